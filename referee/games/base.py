@@ -1,0 +1,347 @@
+"""The contract every game engine implements, and the value types it speaks in.
+
+An engine is pure: no I/O, no clock, no global random state. A match is fully
+described by ``(game, rules, number of seats, seed, events)``: the referee draws
+every chance outcome (dice rolls, shuffles) from the match's seeded generator and
+feeds it in with :meth:`Game.apply_chance`, exactly like a player's action, so
+re-applying the recorded events replays the match.
+
+States, actions and observations are frozen dataclasses: a transition returns a
+new state and never mutates the old one.
+
+Who moves next is :meth:`Game.to_act`: a seat number, :data:`CHANCE` when the
+referee must draw a chance outcome (:meth:`Game.chance_request` says what to
+draw), or ``None`` when the game is over.
+
+Legality is decided from the acting seat's observation alone
+(:meth:`Game.check_action`, :meth:`Game.legal_actions`): everything a seat needs to
+know which moves are legal travels with its observation, so the SDK helpers run
+the very same code as the referee.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Final, Generic, TypeVar
+
+CHANCE: Final = -1
+"""Returned by :meth:`Game.to_act` when the next event is a chance outcome."""
+
+
+class GameError(Exception):
+    """Base of every error raised by the game engines."""
+
+
+class RulesError(GameError):
+    """A rule option or a seat count that the game does not accept."""
+
+
+class MalformedActionError(GameError):
+    """Not an action of this game at all (wrong type, value out of range)."""
+
+
+class IllegalActionError(GameError):
+    """A well-formed action that the rules do not allow at this moment."""
+
+
+class ChanceError(GameError):
+    """A chance outcome that does not fit the request (or no chance is due)."""
+
+
+# ---------------------------------------------------------------------------
+# Chance
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRoll:
+    """Roll ``count`` dice with ``sides`` faces; outcome: ``count`` values in 1..sides."""
+
+    count: int
+    sides: int = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    """Shuffle ``size`` items; outcome: a permutation of ``range(size)``."""
+
+    size: int
+
+
+ChanceRequest = DiceRoll | Shuffle
+ChanceOutcome = tuple[int, ...]
+
+
+def draw_chance(request: ChanceRequest, rng: random.Random) -> ChanceOutcome:
+    """Draw one outcome for ``request`` from an explicit generator."""
+    if isinstance(request, DiceRoll):
+        return tuple(rng.randint(1, request.sides) for _ in range(request.count))
+    order = list(range(request.size))
+    rng.shuffle(order)
+    return tuple(order)
+
+
+def check_chance(request: ChanceRequest, outcome: Sequence[int]) -> ChanceOutcome:
+    """Return ``outcome`` as a tuple if it fits ``request``; raise :class:`ChanceError`."""
+    values = tuple(outcome)
+    if isinstance(request, DiceRoll):
+        if len(values) != request.count or any(
+            not isinstance(v, int) or not 1 <= v <= request.sides for v in values
+        ):
+            raise ChanceError(f"{values!r} is not a roll of {request.count}d{request.sides}")
+    elif sorted(values) != list(range(request.size)):
+        raise ChanceError(f"{values!r} is not a permutation of range({request.size})")
+    return values
+
+
+# ---------------------------------------------------------------------------
+# Rule options
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOption:
+    """One named rule option: its default, its allowed values and what it means.
+
+    ``default`` fixes the type: ``bool``, ``int`` (within ``minimum``..``maximum``)
+    or ``str`` (one of ``choices``).
+    """
+
+    name: str
+    default: bool | int | str
+    doc: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, raw: str | bool | int) -> bool | int | str:
+        """Turn a user-supplied value into a typed one; raise :class:`RulesError`."""
+        if isinstance(self.default, bool):
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise RulesError(f"rule {self.name}={raw!r}: expected true or false")
+        if isinstance(self.default, int):
+            try:
+                value = int(str(raw).strip())
+            except ValueError:
+                raise RulesError(f"rule {self.name}={raw!r}: expected a whole number") from None
+            if self.minimum is not None and value < self.minimum:
+                raise RulesError(f"rule {self.name}={raw!r}: must be at least {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise RulesError(f"rule {self.name}={raw!r}: must be at most {self.maximum}")
+            return value
+        text = str(raw).strip()
+        if text not in self.choices:
+            raise RulesError(
+                f"rule {self.name}={raw!r}: expected one of {', '.join(self.choices)}"
+            )
+        return text
+
+    def format(self, value: bool | int | str) -> str:
+        """The canonical text form of a value (what :meth:`parse` reads back)."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+    def describe_values(self) -> str:
+        """A short human description of the allowed values."""
+        if isinstance(self.default, bool):
+            return "true|false"
+        if isinstance(self.default, int):
+            low = "" if self.minimum is None else str(self.minimum)
+            high = "" if self.maximum is None else str(self.maximum)
+            return f"integer {low}..{high}"
+        return "|".join(self.choices)
+
+
+# ---------------------------------------------------------------------------
+# Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a match ended for every seat.
+
+    ``places[i]`` is seat i's placement, 1 = best; tied seats share a place and the
+    next place skips (1, 1, 3). ``scores[i]`` is the game's own score for seat i
+    (dice left, points, chips, penalty points — each game documents its meaning).
+    """
+
+    places: tuple[int, ...]
+    scores: tuple[float, ...]
+
+
+def places_from_keys(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Competition ranking: a larger key is better; equal keys share a place."""
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+
+
+def forfeit(standings: Outcome, faulted: set[int]) -> Outcome:
+    """Place the ``faulted`` seats last; the rest keep their relative standing."""
+    keys: list[tuple[int, int]] = [
+        (0 if seat in faulted else 1, -place) for seat, place in enumerate(standings.places)
+    ]
+    return Outcome(places=places_from_keys(keys), scores=standings.scores)
+
+
+# ---------------------------------------------------------------------------
+# The engine contract
+
+RulesT = TypeVar("RulesT")
+StateT = TypeVar("StateT")
+ActionT = TypeVar("ActionT")
+ObsT = TypeVar("ObsT")
+
+
+class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
+    """One game's rules. Instances are stateless; every method is pure.
+
+    Subclasses set the class attributes and implement the abstract methods. The
+    ``rules_type`` is a frozen dataclass whose field names equal the option names.
+    """
+
+    name: ClassVar[str]
+    """Registry name, e.g. ``"liars_dice"``."""
+    title: ClassVar[str]
+    """Human name, e.g. ``"Liar's Dice"``."""
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    options: ClassVar[tuple[RuleOption, ...]]
+    rules_type: ClassVar[type[Any]]
+    action_types: ClassVar[tuple[type[Any], ...]]
+    """Every concrete action class; anything else is a malformed action."""
+
+    # -- rules -------------------------------------------------------------
+
+    def default_rules(self) -> RulesT:
+        return self.parse_rules({})
+
+    def parse_rules(self, raw: Mapping[str, str | bool | int]) -> RulesT:
+        """Build validated rules from option text; unknown or bad options raise."""
+        known = {option.name: option for option in self.options}
+        unknown = sorted(set(raw) - set(known))
+        if unknown:
+            raise RulesError(
+                f"unknown rule option(s) for {self.name}: {', '.join(unknown)}"
+                f" (known: {', '.join(known) or 'none'})"
+            )
+        values = {
+            name: option.parse(raw[name]) if name in raw else option.default
+            for name, option in known.items()
+        }
+        rules: RulesT = self.rules_type(**values)
+        self.validate_rules(rules)
+        return rules
+
+    def format_rules(self, rules: RulesT) -> dict[str, str]:
+        """Every option as canonical text (the inverse of :meth:`parse_rules`)."""
+        by_name = {option.name: option for option in self.options}
+        return {
+            f.name: by_name[f.name].format(getattr(rules, f.name)) for f in fields(rules)  # type: ignore[arg-type]
+        }
+
+    def validate_rules(self, rules: RulesT) -> None:
+        """Check combinations of options; raise :class:`RulesError`. Default: none."""
+
+    def check_seats(self, rules: RulesT, num_seats: int) -> None:
+        """Raise :class:`RulesError` unless ``num_seats`` can play under ``rules``."""
+        if not self.min_seats <= num_seats <= self.max_seats:
+            raise RulesError(
+                f"{self.name} needs {self.min_seats}..{self.max_seats} seats, got {num_seats}"
+            )
+
+    # -- the state machine -------------------------------------------------
+
+    @abstractmethod
+    def new_game(self, rules: RulesT, num_seats: int) -> StateT:
+        """The initial state (usually a chance node). Calls :meth:`check_seats`."""
+
+    @abstractmethod
+    def to_act(self, state: StateT) -> int | None:
+        """The seat to act, :data:`CHANCE`, or ``None`` when the game is over."""
+
+    @abstractmethod
+    def chance_request(self, state: StateT) -> ChanceRequest:
+        """What to draw at a chance node; :class:`ChanceError` elsewhere."""
+
+    @abstractmethod
+    def apply_chance(self, state: StateT, outcome: Sequence[int]) -> StateT:
+        """Feed a chance outcome; :class:`ChanceError` if it does not fit."""
+
+    @abstractmethod
+    def observe(self, state: StateT, seat: int) -> ObsT:
+        """What ``seat`` knows: its private information plus all public information.
+
+        Valid in every state, terminal included (then it holds what the rules
+        reveal at the end).
+        """
+
+    @abstractmethod
+    def check_action(self, observation: ObsT, action: object) -> None:
+        """Raise unless ``action`` is legal for the seat whose observation this is.
+
+        :class:`MalformedActionError` when it is not an action of this game at all,
+        :class:`IllegalActionError` when it is one but not allowed now (including
+        when it is not this seat's turn).
+        """
+
+    @abstractmethod
+    def legal_actions(self, observation: ObsT) -> Sequence[ActionT]:
+        """Every legal action for the observing seat (empty if it is not its turn)."""
+
+    @abstractmethod
+    def transition(self, state: StateT, seat: int, action: ActionT) -> StateT:
+        """Apply an action already known to be legal. Use :meth:`apply_action`."""
+
+    @abstractmethod
+    def standings(self, state: StateT) -> Outcome:
+        """The outcome if the game stopped now (final when terminal).
+
+        Used for the final result and, on a forfeit, to place the other seats.
+        """
+
+    @abstractmethod
+    def perturb_hidden(self, state: StateT, seat: int, rng: random.Random) -> StateT:
+        """A state that differs from ``state`` only in what ``seat`` cannot know.
+
+        Used by the leak tests: ``observe(perturb_hidden(s, seat, rng), seat)`` must
+        equal ``observe(s, seat)`` byte for byte. Redraw every hidden die or card
+        (other seats' hidden dice, the stock order, face-down cards, ...).
+        """
+
+    @abstractmethod
+    def describe_action(self, action: ActionT) -> str:
+        """A short human description, e.g. ``"bid 3 x 4s"``."""
+
+    @abstractmethod
+    def describe_chance(self, state: StateT, outcome: Sequence[int]) -> str:
+        """A short omniscient description of a chance outcome about to be applied."""
+
+    # -- conveniences built on the contract ---------------------------------
+
+    def apply_action(self, state: StateT, seat: int, action: object) -> StateT:
+        """Validate ``action`` for ``seat`` and apply it; raise on anything wrong."""
+        actor = self.to_act(state)
+        if actor != seat:
+            if not isinstance(action, self.action_types):
+                raise MalformedActionError(
+                    f"{action!r} is not a {self.name} action"
+                )
+            raise IllegalActionError(f"seat {seat} acted but it is not its turn (to act: {actor})")
+        self.check_action(self.observe(state, seat), action)
+        return self.transition(state, seat, action)  # type: ignore[arg-type]
+
+    def is_terminal(self, state: StateT) -> bool:
+        return self.to_act(state) is None
+
+    def outcome(self, state: StateT) -> Outcome:
+        """The final outcome of a finished game."""
+        if not self.is_terminal(state):
+            raise GameError(f"{self.name}: the game is not over yet")
+        return self.standings(state)

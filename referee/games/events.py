@@ -1,0 +1,88 @@
+"""A match as a list of events, and replaying it.
+
+A match is fully described by its game, rules, seat count and event list: every
+chance outcome the referee drew and every action a seat took, in order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee.games.base import CHANCE, ChanceOutcome, Game, GameError, draw_chance
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceEvent:
+    """The referee drew ``outcome`` at a chance node."""
+
+    outcome: ChanceOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class ActionEvent:
+    """Seat ``seat`` took ``action``."""
+
+    seat: int
+    action: Any
+
+
+Event = ChanceEvent | ActionEvent
+
+
+def apply_event(game: Game[Any, Any, Any, Any], state: Any, event: Event) -> Any:
+    """Apply one event with full validation."""
+    if isinstance(event, ChanceEvent):
+        return game.apply_chance(state, event.outcome)
+    return game.apply_action(state, event.seat, event.action)
+
+
+def replay(
+    game: Game[Any, Any, Any, Any], rules: Any, num_seats: int, events: Iterable[Event]
+) -> list[Any]:
+    """Every state from the initial one through the last event (validated)."""
+    states = [game.new_game(rules, num_seats)]
+    for event in events:
+        states.append(apply_event(game, states[-1], event))
+    return states
+
+
+@dataclass(frozen=True, slots=True)
+class Playout:
+    events: tuple[Event, ...]
+    states: tuple[Any, ...]
+
+    @property
+    def final(self) -> Any:
+        return self.states[-1]
+
+
+def random_playout(
+    game: Game[Any, Any, Any, Any],
+    rules: Any,
+    num_seats: int,
+    rng: random.Random,
+    *,
+    max_events: int = 200_000,
+) -> Playout:
+    """Play uniformly random legal actions (and fair chance) to the end."""
+    state = game.new_game(rules, num_seats)
+    states: list[Any] = [state]
+    events: list[Event] = []
+    while (actor := game.to_act(state)) is not None:
+        if len(events) >= max_events:
+            raise GameError(f"{game.name}: no end after {max_events} events")
+        event: Event
+        if actor == CHANCE:
+            event = ChanceEvent(draw_chance(game.chance_request(state), rng))
+        else:
+            legal: Sequence[Any] = game.legal_actions(game.observe(state, actor))
+            if not legal:
+                raise GameError(f"{game.name}: seat {actor} to act with no legal action")
+            event = ActionEvent(actor, rng.choice(list(legal)))
+        state = apply_event(game, state, event)
+        events.append(event)
+        states.append(state)
+    return Playout(tuple(events), tuple(states))
