@@ -86,3 +86,12 @@ def random_playout(
         events.append(event)
         states.append(state)
     return Playout(tuple(events), tuple(states))
+
+
+def match_rng(seed: int) -> random.Random:
+    """The generator all chance outcomes of the match with ``seed`` are drawn from.
+
+    The referee and the in-process runner (``sdk.local``) both use it, so a seed
+    deals the same dice and cards whichever of them runs the match.
+    """
+    return random.Random(f"bluff-arena:{seed}")

@@ -1,0 +1,76 @@
+"""The class a bot author subclasses."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+ObsT = TypeVar("ObsT")
+ActionT = TypeVar("ActionT")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """What the referee says when a match starts. Nothing in it is private."""
+
+    match_id: str
+    game: str
+    rules: Any
+    """The game's typed rules (e.g. ``referee.games.liars_dice.Rules``)."""
+    seat: int
+    num_seats: int
+    raw_rules: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    seat: int
+    place: int
+    score: float
+    fault: str | None
+    """Fault name (``"timeout"``, ``"crash"``, ...) or ``None``."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """What the referee says when the match ends."""
+
+    reason: str
+    """``"completed"``, ``"forfeit"`` or ``"aborted"``."""
+    results: tuple[SeatResult, ...]
+    observation: Any
+    """This seat's final observation: what the rules reveal at the end."""
+
+
+class Bot(ABC, Generic[ObsT, ActionT]):
+    """Subclass this, set ``game``, implement :meth:`act`, then call ``sdk.run``.
+
+    The SDK makes one instance per match (so instance attributes are per-match
+    state) and calls :meth:`start`, then :meth:`act` once per turn, then :meth:`end`.
+    ``self.rng`` is a generator seeded from the match id and seat, so a bot that
+    draws only from it plays the same match the same way every time.
+    """
+
+    game: ClassVar[str]
+    """Registry name of the game this bot plays, e.g. ``"liars_dice"``."""
+    name: ClassVar[str | None] = None
+    """Display name; defaults to the class name."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+        self.match: MatchInfo | None = None
+
+    def start(self, match: MatchInfo) -> None:
+        """Called once when the match starts. Override to prepare; call super()."""
+        self.match = match
+        self.rng = random.Random(f"{match.match_id}:{match.seat}")
+
+    @abstractmethod
+    def act(self, observation: ObsT) -> ActionT:
+        """Return this seat's action for the observation (its turn)."""
+
+    def end(self, result: MatchResult) -> None:  # noqa: B027 - optional hook
+        """Called once when the match ends. Override to learn from it."""

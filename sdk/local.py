@@ -1,0 +1,76 @@
+"""Play a match in-process, with no gRPC: for bot authors' tests and benchmarks.
+
+Chance is drawn exactly as the referee draws it (``match_rng(seed)``), so a seed
+deals the same match here as in ``arena match``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee.games import get_game
+from referee.games.base import CHANCE, Outcome, draw_chance
+from referee.games.events import ActionEvent, ChanceEvent, Event, match_rng
+from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
+
+BotFactory = Callable[[], Bot[Any, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class LocalMatch:
+    outcome: Outcome
+    events: tuple[Event, ...]
+
+
+def play_local(
+    game_name: str,
+    bots: Sequence[BotFactory],
+    *,
+    seed: int,
+    rules: Mapping[str, str] | None = None,
+    match_id: str | None = None,
+) -> LocalMatch:
+    """Play one match between fresh instances of ``bots`` (one per seat).
+
+    An illegal action raises the engine's error: locally there is no referee
+    to forfeit the bot, and a bot author wants the traceback.
+    """
+    game = get_game(game_name)
+    parsed = game.parse_rules(dict(rules or {}))
+    num_seats = len(bots)
+    match_id = match_id or f"local-{seed}"
+    players = [factory() for factory in bots]
+    for seat, bot in enumerate(players):
+        bot.start(
+            MatchInfo(
+                match_id=match_id,
+                game=game_name,
+                rules=parsed,
+                seat=seat,
+                num_seats=num_seats,
+                raw_rules=game.format_rules(parsed),
+            )
+        )
+    rng = match_rng(seed)
+    state = game.new_game(parsed, num_seats)
+    events: list[Event] = []
+    while (actor := game.to_act(state)) is not None:
+        event: Event
+        if actor == CHANCE:
+            event = ChanceEvent(draw_chance(game.chance_request(state), rng))
+            state = game.apply_chance(state, event.outcome)
+        else:
+            action = players[actor].act(game.observe(state, actor))
+            event = ActionEvent(actor, action)
+            state = game.apply_action(state, actor, action)
+        events.append(event)
+    outcome = game.outcome(state)
+    results = tuple(
+        SeatResult(seat=seat, place=place, score=score, fault=None)
+        for seat, (place, score) in enumerate(zip(outcome.places, outcome.scores, strict=True))
+    )
+    for seat, bot in enumerate(players):
+        bot.end(MatchResult("completed", results, game.observe(state, seat)))
+    return LocalMatch(outcome, tuple(events))
