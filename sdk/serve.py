@@ -1,12 +1,179 @@
-"""Serving a bot over gRPC (implementation lands with the referee)."""
+"""Serving a bot over gRPC, hidden behind :func:`run`.
+
+The referee starts a bot process with ``ARENA_LISTEN=unix:/private/path`` in its
+environment (or the bot is started by hand with ``--listen HOST:PORT``); ``run``
+serves ``arena.v1.BotService`` there until SIGTERM or SIGINT. Each Play stream is
+one match for one seat, played by a fresh instance of the bot class.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import argparse
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from concurrent import futures
+from types import FrameType
 from typing import Any
 
-from sdk.bot import Bot
+import grpc
+
+from arena.v1 import bot_pb2, bot_pb2_grpc
+from referee.games import get_game
+from referee.wire import get_codec
+from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
+
+PROTOCOL_VERSION = 1
+
+SERVER_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.max_receive_message_length", 16 << 20),
+    # The referee pings during long matches to detect frozen peers; allow it.
+    ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.so_reuseport", 0),
+]
+
+_FAULT_NAMES = {
+    bot_pb2.FAULT_KIND_UNSPECIFIED: None,
+    bot_pb2.FAULT_KIND_STARTUP: "startup",
+    bot_pb2.FAULT_KIND_TIMEOUT: "timeout",
+    bot_pb2.FAULT_KIND_CRASH: "crash",
+    bot_pb2.FAULT_KIND_STALL: "stall",
+    bot_pb2.FAULT_KIND_ILLEGAL_ACTION: "illegal_action",
+    bot_pb2.FAULT_KIND_MALFORMED_MESSAGE: "malformed_message",
+}
+_REASON_NAMES = {
+    bot_pb2.END_REASON_COMPLETED: "completed",
+    bot_pb2.END_REASON_FORFEIT: "forfeit",
+    bot_pb2.END_REASON_ABORTED: "aborted",
+}
+
+BotFactory = Callable[[], Bot[Any, Any]]
 
 
-def run(factory: Callable[[], Bot[Any, Any]], argv: Sequence[str] | None = None) -> None:
-    raise NotImplementedError("sdk.run is being written")
+class BotServicer(bot_pb2_grpc.BotServiceServicer):
+    """``arena.v1.BotService`` for one bot class (one instance per match)."""
+
+    def __init__(self, factory: BotFactory) -> None:
+        self.factory = factory
+        probe = factory()
+        self.game = probe.game
+        self.name = probe.name or type(probe).__name__
+        self.engine = get_game(self.game)
+        self.codec = get_codec(self.game)
+
+    def Health(  # noqa: N802 - gRPC method name
+        self, request: bot_pb2.HealthRequest, context: grpc.ServicerContext
+    ) -> bot_pb2.HealthResponse:
+        return bot_pb2.HealthResponse(
+            name=self.name, games=[self.game], protocol_version=PROTOCOL_VERSION
+        )
+
+    def Play(  # noqa: N802 - gRPC method name
+        self, request_iterator: Iterator[bot_pb2.PlayRequest], context: grpc.ServicerContext
+    ) -> Iterator[bot_pb2.PlayResponse]:
+        bot: Bot[Any, Any] | None = None
+        for request in request_iterator:
+            kind = request.WhichOneof("kind")
+            if kind == "start":
+                bot = self._start(request.start, context)
+                yield bot_pb2.PlayResponse(ready=bot_pb2.Ready())
+            elif kind == "turn":
+                if bot is None:
+                    context.abort(grpc.StatusCode.FAILED_PRECONDITION, "TurnRequest before MatchStart")
+                yield bot_pb2.PlayResponse(turn=self._turn(bot, request.turn))
+            elif kind == "end":
+                if bot is not None:
+                    self._end(bot, request.end)
+                return
+            else:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty PlayRequest")
+
+    def _start(self, start: bot_pb2.MatchStart, context: grpc.ServicerContext) -> Bot[Any, Any]:
+        if start.game != self.game:
+            context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"this bot plays {self.game}, not {start.game!r}",
+            )
+        bot = self.factory()
+        bot.start(
+            MatchInfo(
+                match_id=start.match_id,
+                game=start.game,
+                rules=self.engine.parse_rules(dict(start.rules)),
+                seat=start.seat,
+                num_seats=start.num_seats,
+                raw_rules=dict(start.rules),
+            )
+        )
+        return bot
+
+    def _turn(self, bot: Bot[Any, Any], turn: bot_pb2.TurnRequest) -> bot_pb2.TurnResponse:
+        observation = self.codec.decode_observation(turn.observation)
+        action = bot.act(observation)
+        try:
+            encoded = self.codec.encode_action(action)
+        except Exception as error:  # the bot returned something that is not an action
+            print(f"bot returned {action!r}, which is not a {self.game} action: {error!r}",
+                  file=sys.stderr)
+            encoded = bot_pb2.Action()
+        return bot_pb2.TurnResponse(turn=turn.turn, action=encoded)
+
+    def _end(self, bot: Bot[Any, Any], end: bot_pb2.MatchEnd) -> None:
+        results = tuple(
+            SeatResult(seat=r.seat, place=r.place, score=r.score, fault=_FAULT_NAMES.get(r.fault))
+            for r in end.results
+        )
+        observation = self.codec.decode_observation(end.observation)
+        bot.end(MatchResult(_REASON_NAMES.get(end.reason, "aborted"), results, observation))
+
+
+def serve(factory: BotFactory, address: str, *, max_workers: int = 64) -> grpc.Server:
+    """Start serving on ``address`` and return the running server."""
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-bot"),
+        options=SERVER_OPTIONS,
+    )
+    bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(factory), server)
+    if server.add_insecure_port(address) == 0 and not address.startswith("unix:"):
+        raise OSError(f"cannot listen on {address}")
+    server.start()
+    return server
+
+
+def run(factory: BotFactory, argv: Sequence[str] | None = None) -> None:
+    """Serve the bot until SIGTERM/SIGINT. ``factory`` is usually the Bot subclass.
+
+    The address comes from ``--listen`` or the ``ARENA_LISTEN`` environment
+    variable (set by the referee); e.g. ``unix:/tmp/x.sock`` or ``127.0.0.1:50051``.
+    """
+    parser = argparse.ArgumentParser(description="Serve a Bluff Arena bot.")
+    parser.add_argument(
+        "--listen",
+        default=os.environ.get("ARENA_LISTEN"),
+        help="address to serve on (default: $ARENA_LISTEN)",
+    )
+    parser.add_argument(
+        "--max-workers", type=int, default=64, help="concurrent matches this process can play"
+    )
+    options, _ = parser.parse_known_args(argv)
+    if not options.listen:
+        parser.error("no address: pass --listen ADDRESS or set ARENA_LISTEN")
+    try:
+        server = serve(factory, options.listen, max_workers=options.max_workers)
+    except Exception:
+        traceback.print_exc()
+        raise SystemExit(2) from None
+    stopped = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stopped.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    while not stopped.wait(0.5):
+        pass
+    server.stop(grace=0.5).wait()

@@ -1,0 +1,140 @@
+"""The ``arena`` command line. Commands parse input and call library code."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee.games import GAMES, get_game
+from referee.games.base import GameError
+from referee.match import Limits, MatchSpec, play_match
+from referee.process import BotSpec
+from referee.transcript import result_lines, transcript_lines
+
+app = typer.Typer(
+    name="arena",
+    help="Bluff Arena: a referee and league runner for bluffing-game bots.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` to stderr and return the exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def parse_rule_options(pairs: list[str]) -> dict[str, str]:
+    """``["k=v", ...]`` → dict; a malformed pair raises :class:`typer.BadParameter`."""
+    rules: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{pair!r}: expected key=value", param_hint="--rule")
+        if key.strip() in rules:
+            raise typer.BadParameter(f"{key.strip()!r} given twice", param_hint="--rule")
+        rules[key.strip()] = value.strip()
+    return rules
+
+
+@app.command("games")
+def games_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """List the games with their seat counts and rule options (with defaults)."""
+    listing = [
+        {
+            "name": game.name,
+            "title": game.title,
+            "min_seats": game.min_seats,
+            "max_seats": game.max_seats,
+            "options": [
+                {
+                    "name": option.name,
+                    "default": option.format(option.default),
+                    "values": option.describe_values(),
+                    "doc": option.doc,
+                }
+                for option in game.options
+            ],
+        }
+        for game in GAMES.values()
+    ]
+    if as_json:
+        typer.echo(json.dumps(listing, indent=2))
+        return
+    for entry in listing:
+        typer.echo(f"{entry['name']}  —  {entry['title']}  ({entry['min_seats']}–{entry['max_seats']} seats)")
+        for option in entry["options"]:  # type: ignore[attr-defined]
+            typer.echo(
+                f"    {option['name']} = {option['default']}  [{option['values']}]\n"
+                f"        {option['doc']}"
+            )
+
+
+@app.command("match")
+def match_command(
+    game: Annotated[str, typer.Option("--game", "-g", help="Game name (see `arena games`).")],
+    bot: Annotated[
+        list[str],
+        typer.Option("--bot", "-b", help="Bot command line, once per seat in seat order."),
+    ],
+    seed: Annotated[int, typer.Option(help="Seed of the match's chance events.")] = 1,
+    rule: Annotated[
+        list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value (repeatable).")
+    ] = None,
+    time_limit: Annotated[
+        float, typer.Option(help="Seconds per decision.", min=0.001)
+    ] = 2.0,
+    startup_timeout: Annotated[
+        float, typer.Option(help="Seconds a bot has to start.", min=0.001)
+    ] = 15.0,
+    record: Annotated[
+        Path | None, typer.Option(help="Write the match record (JSON) to this file.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
+) -> None:
+    """Run one match between bot processes over gRPC and print the result."""
+    rules = parse_rule_options(rule or [])
+    try:
+        engine = get_game(game)
+        parsed = engine.parse_rules(rules)
+        engine.check_seats(parsed, len(bot))
+        bots = tuple(BotSpec.from_command_line(command) for command in bot)
+    except (GameError, ValueError) as error:
+        raise fail(str(error)) from None
+    spec = MatchSpec(game=game, bots=bots, seed=seed, rules=rules)
+    limits = Limits(decision_s=time_limit, startup_s=startup_timeout)
+    result = play_match(spec, limits)
+    if record is not None:
+        try:
+            record.write_text(result.to_json(indent=1))
+        except OSError as error:
+            raise fail(f"cannot write record to {record}: {error}") from None
+    if as_json:
+        typer.echo(result.to_json(indent=2))
+        return
+    if not quiet:
+        typer.echo(f"match {result.match_id}: {engine.title}, seed {seed}, rules {result.rules}")
+        for line in transcript_lines(result):
+            typer.echo(line)
+        typer.echo("")
+    typer.echo(f"result ({result.reason}, {len(result.events)} events, {result.duration_ms / 1000:.2f} s):")
+    for line in result_lines(result):
+        typer.echo(line)
+
+
+def main() -> None:
+    """Entry point of the ``arena`` script."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)

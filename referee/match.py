@@ -1,0 +1,379 @@
+"""Run one match: seats, the decision loop, faults, and the record.
+
+Every seat is held by its own task for the whole match (process, connection and
+stream live and die inside it), the decision loop runs in the parent task, and
+whatever a bot does wrong becomes a named fault against its seat: the loop
+stops, the faulting seat forfeits (placed last; the others keep their standing
+at that moment) and every process is reaped before :func:`run_match` returns.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import trio
+from google.protobuf import json_format
+
+from arena.v1 import bot_pb2
+from referee.channel import SeatStream
+from referee.faults import (
+    BotFault,
+    BotStartupError,
+    BotTimeout,
+    FaultKind,
+    IllegalAction,
+    ProtocolViolation,
+)
+from referee.games import get_game
+from referee.games.base import (
+    CHANCE,
+    Game,
+    GameError,
+    IllegalActionError,
+    MalformedActionError,
+    Outcome,
+    draw_chance,
+    forfeit,
+)
+from referee.games.events import match_rng
+from referee.launcher import FreshLauncher, Launcher, Lease
+from referee.process import BotSpec
+from referee.record import MatchRecord, RecordedEvent, RecordedFault, SeatInfo
+from referee.wire import Codec, get_codec
+
+PROTOCOL_VERSION = 1
+
+_PROTO_FAULTS = {
+    None: bot_pb2.FAULT_KIND_UNSPECIFIED,
+    FaultKind.STARTUP: bot_pb2.FAULT_KIND_STARTUP,
+    FaultKind.TIMEOUT: bot_pb2.FAULT_KIND_TIMEOUT,
+    FaultKind.CRASH: bot_pb2.FAULT_KIND_CRASH,
+    FaultKind.STALL: bot_pb2.FAULT_KIND_STALL,
+    FaultKind.ILLEGAL_ACTION: bot_pb2.FAULT_KIND_ILLEGAL_ACTION,
+    FaultKind.MALFORMED_MESSAGE: bot_pb2.FAULT_KIND_MALFORMED_MESSAGE,
+}
+_PROTO_REASONS = {
+    "completed": bot_pb2.END_REASON_COMPLETED,
+    "forfeit": bot_pb2.END_REASON_FORFEIT,
+    "aborted": bot_pb2.END_REASON_ABORTED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Time budgets of a match, in seconds."""
+
+    decision_s: float = 2.0
+    """Time a seat has per decision (sent to the bot as ``time_limit_ms``)."""
+    grace_s: float = 0.25
+    """Transport margin the referee allows on top of ``decision_s``."""
+    startup_s: float = 15.0
+    """Time a bot has to start, answer Health and confirm MatchStart."""
+    finish_s: float = 1.0
+    """Time a bot has to close its stream after MatchEnd."""
+
+    def __post_init__(self) -> None:
+        for name in ("decision_s", "startup_s"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
+        if self.grace_s < 0 or self.finish_s < 0:
+            raise ValueError("grace_s and finish_s must not be negative")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """What to play: game, rule options (text), seed and one bot per seat."""
+
+    game: str
+    bots: tuple[BotSpec, ...]
+    seed: int
+    rules: Mapping[str, str] = field(default_factory=dict)
+    match_id: str = ""
+
+
+@dataclass
+class _Seat:
+    index: int
+    bot: BotSpec
+    ready: trio.Event = field(default_factory=trio.Event)
+    stream: SeatStream | None = None
+    lease: Lease | None = None
+    fault: BotFault | None = None
+
+
+class MessageLog:
+    """Every message the referee sent to each seat, as wire bytes (tests, replays)."""
+
+    def __init__(self) -> None:
+        self.sent: dict[int, list[bytes]] = {}
+
+    def on_send(self, seat: int, message: bot_pb2.PlayRequest) -> None:
+        self.sent.setdefault(seat, []).append(message.SerializeToString(deterministic=True))
+
+
+async def run_match(
+    spec: MatchSpec,
+    limits: Limits | None = None,
+    *,
+    launcher: Launcher | None = None,
+    observer: MessageLog | None = None,
+) -> MatchRecord:
+    """Play ``spec`` to the end and return its record. Raises only for bad specs
+    (unknown game, bad rules, wrong seat count): never because of a bot."""
+    limits = limits or Limits()
+    launcher = launcher or FreshLauncher()
+    game = get_game(spec.game)
+    rules = game.parse_rules(dict(spec.rules))
+    game.check_seats(rules, len(spec.bots))
+    codec = get_codec(spec.game)
+    match_id = spec.match_id or uuid.uuid4().hex[:12]
+    raw_rules = game.format_rules(rules)
+    seats = [_Seat(i, bot) for i, bot in enumerate(spec.bots)]
+    start_message = {
+        seat.index: bot_pb2.PlayRequest(
+            start=bot_pb2.MatchStart(
+                match_id=match_id,
+                game=spec.game,
+                rules=raw_rules,
+                seat=seat.index,
+                num_seats=len(seats),
+                protocol_version=PROTOCOL_VERSION,
+            )
+        )
+        for seat in seats
+    }
+    started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+    clock_start = time.perf_counter()
+    done = trio.Event()
+
+    async def hold_seat(seat: _Seat) -> None:
+        try:
+            async with launcher.lease(seat.bot, limits.startup_s) as lease:
+                seat.lease = lease
+                stream = lease.connection.open_stream()
+                try:
+                    message = start_message[seat.index]
+                    if observer:
+                        observer.on_send(seat.index, message)
+                    stream.send(message)
+                    with trio.move_on_after(limits.startup_s) as scope:
+                        reply = await stream.receive()
+                    if scope.cancelled_caught:
+                        raise BotStartupError(
+                            f"no Ready within {limits.startup_s:g} s of MatchStart"
+                        )
+                    if reply.WhichOneof("kind") != "ready":
+                        raise BotStartupError(
+                            f"answered MatchStart with {reply.WhichOneof('kind') or 'nothing'}"
+                            " instead of Ready"
+                        )
+                    seat.stream = stream
+                    seat.ready.set()
+                    await done.wait()
+                    await stream.finish(limits.finish_s)
+                finally:
+                    stream.cancel()
+        except BotFault as fault:
+            if seat.fault is None:
+                seat.fault = fault
+        finally:
+            seat.ready.set()
+
+    record: MatchRecord | None = None
+    async with trio.open_nursery() as nursery:
+        for seat in seats:
+            nursery.start_soon(hold_seat, seat)
+        try:
+            for seat in seats:
+                await seat.ready.wait()
+            record = await _play(
+                game, codec, rules, raw_rules, spec, match_id, seats, limits, observer
+            )
+        finally:
+            done.set()
+    assert record is not None
+    return replace(
+        record,
+        started_at=started_at,
+        duration_ms=round((time.perf_counter() - clock_start) * 1000, 3),
+    )
+
+
+async def _play(
+    game: Game[Any, Any, Any, Any],
+    codec: Codec[Any, Any],
+    rules: Any,
+    raw_rules: dict[str, str],
+    spec: MatchSpec,
+    match_id: str,
+    seats: Sequence[_Seat],
+    limits: Limits,
+    observer: MessageLog | None,
+) -> MatchRecord:
+    """The decision loop. Returns the record; every bot failure becomes a fault."""
+    rng = match_rng(spec.seed)
+    state = game.new_game(rules, len(seats))
+    events: list[RecordedEvent] = []
+    faults: list[RecordedFault] = []
+    for seat in seats:
+        if seat.fault is not None:
+            faults.append(_fault_entry(seat, seat.fault, 0))
+    turn = 0
+    time_limit_ms = int(limits.decision_s * 1000)
+    while not faults and (actor := game.to_act(state)) is not None:
+        if actor == CHANCE:
+            outcome = draw_chance(game.chance_request(state), rng)
+            state = game.apply_chance(state, outcome)
+            events.append(RecordedEvent(seat=None, outcome=outcome))
+            continue
+        seat = seats[actor]
+        turn += 1
+        request = bot_pb2.PlayRequest(
+            turn=bot_pb2.TurnRequest(
+                turn=turn,
+                observation=codec.encode_observation(game.observe(state, actor)),
+                time_limit_ms=time_limit_ms,
+            )
+        )
+        try:
+            action_message, elapsed = await _ask(seat, request, turn, limits, observer)
+            action = _decode(codec, action_message)
+            try:
+                state = game.apply_action(state, actor, action)
+            except IllegalActionError as error:
+                raise IllegalAction(f"illegal action {game.describe_action(action)}: {error}") from None
+            except MalformedActionError as error:
+                raise ProtocolViolation(f"malformed action: {error}") from None
+        except BotFault as fault:
+            seat.fault = fault
+            faults.append(_fault_entry(seat, fault, len(events)))
+            break
+        events.append(
+            RecordedEvent(
+                seat=actor,
+                action=json_format.MessageToDict(action_message, preserving_proto_field_name=True),
+                elapsed_ms=round(elapsed * 1000, 3),
+            )
+        )
+
+    if faults:
+        reason = "forfeit"
+        outcome = forfeit(game.standings(state), {f.seat for f in faults})
+    else:
+        reason = "completed"
+        outcome = game.outcome(state)
+    _announce_end(game, codec, state, seats, reason, outcome, observer)
+    return MatchRecord(
+        match_id=match_id,
+        game=spec.game,
+        rules=raw_rules,
+        num_seats=len(seats),
+        seed=spec.seed,
+        seats=tuple(
+            SeatInfo(
+                seat=s.index,
+                bot=s.bot.name,
+                version=s.bot.version,
+                command=s.bot.command,
+                address=s.bot.address,
+            )
+            for s in seats
+        ),
+        events=tuple(events),
+        faults=tuple(faults),
+        reason=reason,  # type: ignore[arg-type]
+        places=outcome.places,
+        scores=outcome.scores,
+    )
+
+
+async def _ask(
+    seat: _Seat,
+    request: bot_pb2.PlayRequest,
+    turn: int,
+    limits: Limits,
+    observer: MessageLog | None,
+) -> tuple[bot_pb2.Action, float]:
+    """Send one TurnRequest and wait for its answer under the seat's deadline."""
+    assert seat.stream is not None
+    if observer:
+        observer.on_send(seat.index, request)
+    started = trio.current_time()
+    seat.stream.send(request)
+    budget = limits.decision_s + limits.grace_s
+    with trio.move_on_after(budget) as scope:
+        try:
+            reply = await seat.stream.receive()
+        except BotFault as fault:
+            if seat.lease is not None and seat.lease.has_exited():
+                fault.message = f"{fault.message} (process {seat.lease.describe_exit()})"
+                fault.args = (fault.message,)
+            raise
+    if scope.cancelled_caught:
+        seat.stream.cancel()
+        raise BotTimeout(f"no answer to turn {turn} within {limits.decision_s:g} s (+{limits.grace_s:g} s grace)")
+    elapsed = trio.current_time() - started
+    kind = reply.WhichOneof("kind")
+    if kind != "turn":
+        raise ProtocolViolation(f"expected an answer to turn {turn}, got {kind or 'an empty message'}")
+    if reply.turn.turn != turn:
+        raise ProtocolViolation(f"answered turn {reply.turn.turn} while turn {turn} was asked")
+    return reply.turn.action, elapsed
+
+
+def _decode(codec: Codec[Any, Any], message: bot_pb2.Action) -> Any:
+    try:
+        return codec.decode_action(message)
+    except MalformedActionError as error:
+        raise ProtocolViolation(f"malformed action: {error}") from None
+    except (GameError, ValueError, TypeError, KeyError, IndexError) as error:
+        raise ProtocolViolation(f"undecodable action {message!r}: {error!r}") from None
+
+
+def _fault_entry(seat: _Seat, fault: BotFault, at_event: int) -> RecordedFault:
+    return RecordedFault(seat=seat.index, kind=fault.kind, message=fault.message, at_event=at_event)
+
+
+def _announce_end(
+    game: Game[Any, Any, Any, Any],
+    codec: Codec[Any, Any],
+    state: Any,
+    seats: Sequence[_Seat],
+    reason: str,
+    outcome: Outcome,
+    observer: MessageLog | None,
+) -> None:
+    """Send MatchEnd to every seat whose stream still works (best effort)."""
+    results = [
+        bot_pb2.SeatResult(
+            seat=s.index,
+            place=outcome.places[s.index],
+            score=outcome.scores[s.index],
+            fault=_PROTO_FAULTS[s.fault.kind if s.fault else None],
+        )
+        for s in seats
+    ]
+    for seat in seats:
+        if seat.stream is None:
+            continue
+        message = bot_pb2.PlayRequest(
+            end=bot_pb2.MatchEnd(
+                reason=_PROTO_REASONS[reason],
+                results=results,
+                observation=codec.encode_observation(game.observe(state, seat.index)),
+            )
+        )
+        if observer:
+            observer.on_send(seat.index, message)
+        seat.stream.send(message)
+
+
+def play_match(spec: MatchSpec, limits: Limits | None = None) -> MatchRecord:
+    """Blocking wrapper: run one match in a fresh trio run."""
+    return trio.run(run_match, spec, limits)
+

@@ -1,0 +1,43 @@
+"""Human-readable, omniscient transcripts of match records."""
+
+from __future__ import annotations
+
+from referee.games import get_game
+from referee.games.events import ActionEvent, apply_event
+from referee.record import MatchRecord
+
+
+def transcript_lines(record: MatchRecord) -> list[str]:
+    """One line per event (chance outcomes shown in full), then faults."""
+    game = get_game(record.game)
+    state = game.new_game(game.parse_rules(record.rules), record.num_seats)
+    names = {seat.seat: seat.bot for seat in record.seats}
+    lines: list[str] = []
+    for index, (recorded, event) in enumerate(
+        zip(record.events, record.engine_events(), strict=True), start=1
+    ):
+        if isinstance(event, ActionEvent):
+            took = f"  ({recorded.elapsed_ms:.1f} ms)" if recorded.elapsed_ms is not None else ""
+            text = f"seat {event.seat} [{names.get(event.seat, '?')}]: {game.describe_action(event.action)}{took}"
+        else:
+            text = f"chance: {game.describe_chance(state, event.outcome)}"
+        lines.append(f"{index:4d}  {text}")
+        state = apply_event(game, state, event)
+    for fault in record.faults:
+        lines.append(
+            f"fault: seat {fault.seat} [{names.get(fault.seat, '?')}] {fault.kind.value}: {fault.message}"
+        )
+    return lines
+
+
+def result_lines(record: MatchRecord) -> list[str]:
+    """The result table: place, seat, bot, score, fault; best first."""
+    order = sorted(range(record.num_seats), key=lambda s: (record.places[s], s))
+    lines = [f"{'place':>5}  {'seat':>4}  {'bot':<28} {'score':>8}  fault"]
+    for seat in order:
+        fault = record.fault_of(seat)
+        lines.append(
+            f"{record.places[seat]:>5}  {seat:>4}  {record.seats[seat].bot:<28}"
+            f" {record.scores[seat]:>8g}  {fault.kind.value if fault else '-'}"
+        )
+    return lines
