@@ -105,6 +105,7 @@ class SeatStream:
         send, receive = trio.open_memory_channel[bot_pb2.PlayResponse | StreamClosed](4)
         self._send, self._receive = send, receive
         self._closed: StreamClosed | None = None
+        self._cancelled = False
         self._call = stub.Play(self._requests())
         self._reader = threading.Thread(target=self._read, name="arena-seat-reader", daemon=True)
         self._reader.start()
@@ -134,6 +135,8 @@ class SeatStream:
     async def receive(self) -> bot_pb2.PlayResponse:
         """The next message from the bot; :class:`BotFault` if the stream ended."""
         if self._closed is None:
+            if self._cancelled:
+                raise BotCrashed("the stream was cancelled by the referee")
             item = await self._receive.receive()
             if isinstance(item, bot_pb2.PlayResponse):
                 return item
@@ -142,6 +145,8 @@ class SeatStream:
 
     async def finish(self, timeout: float) -> None:
         """Half-close, give the bot ``timeout`` s to end its side, then cancel."""
+        if self._cancelled:
+            return
         self._outbox.put(None)
         with trio.move_on_after(timeout):
             while self._closed is None:
@@ -152,6 +157,9 @@ class SeatStream:
 
     def cancel(self) -> None:
         """Abort the call at once and release the reader thread."""
+        if self._cancelled:
+            return
+        self._cancelled = True
         self._outbox.put(None)
         self._call.cancel()
         self._receive.close()

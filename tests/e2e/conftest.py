@@ -1,0 +1,56 @@
+"""Helpers for end-to-end tests: real bot processes, real gRPC."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.process import BotSpec
+
+EXAMPLE = {
+    "random": "example_bots.liars_dice_random",
+    "probability": "example_bots.liars_dice_probability",
+}
+
+
+def module_bot(module: str, *args: str, name: str | None = None) -> BotSpec:
+    return BotSpec(name=name or module.rsplit(".", 1)[-1], command=(sys.executable, "-m", module, *args))
+
+
+def misbehaving(mode: str, after: int = 1) -> BotSpec:
+    return module_bot("tests.bots.misbehaving", "--mode", mode, "--after", str(after), name=f"bad-{mode}")
+
+
+def process_alive(pid: int) -> bool:
+    """True if ``pid`` runs (a zombie counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            state = stat.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.fixture
+def pidfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "pids"
+    path.write_text("")
+    monkeypatch.setenv("ARENA_TEST_PIDFILE", str(path))
+    return path
+
+
+def recorded_pids(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()]
+
+
+def assert_all_gone(path: Path) -> None:
+    pids = recorded_pids(path)
+    assert pids, "the bot never recorded its pid"
+    alive = [pid for pid in pids if process_alive(pid)]
+    assert not alive, f"processes left running: {alive}"
+    for pid in pids:
+        if process_alive(pid):  # pragma: no cover - cleanup after a failure
+            os.kill(pid, 9)
