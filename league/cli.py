@@ -70,7 +70,10 @@ def games_command(
         typer.echo(json.dumps(listing, indent=2))
         return
     for entry in listing:
-        typer.echo(f"{entry['name']}  —  {entry['title']}  ({entry['min_seats']}–{entry['max_seats']} seats)")
+        typer.echo(
+            f"{entry['name']}  —  {entry['title']}"
+            f"  ({entry['min_seats']}–{entry['max_seats']} seats)"
+        )
         for option in entry["options"]:  # type: ignore[attr-defined]
             typer.echo(
                 f"    {option['name']} = {option['default']}  [{option['values']}]\n"
@@ -89,9 +92,7 @@ def match_command(
     rule: Annotated[
         list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value (repeatable).")
     ] = None,
-    time_limit: Annotated[
-        float, typer.Option(help="Seconds per decision.", min=0.001)
-    ] = 2.0,
+    time_limit: Annotated[float, typer.Option(help="Seconds per decision.", min=0.001)] = 2.0,
     startup_timeout: Annotated[
         float, typer.Option(help="Seconds a bot has to start.", min=0.001)
     ] = 15.0,
@@ -126,7 +127,9 @@ def match_command(
         for line in transcript_lines(result):
             typer.echo(line)
         typer.echo("")
-    typer.echo(f"result ({result.reason}, {len(result.events)} events, {result.duration_ms / 1000:.2f} s):")
+    typer.echo(
+        f"result ({result.reason}, {len(result.events)} events, {result.duration_ms / 1000:.2f} s):"
+    )
     for line in result_lines(result):
         typer.echo(line)
 

@@ -3,7 +3,7 @@
     python proto/generate.py          # rewrite the generated files
     python proto/generate.py --check  # exit 1 if they differ from the .proto files
 
-Generated files (``*_pb2.py``, ``*_pb2.pyi``, ``*_pb2_grpc.py``) sit next to their
+Generated files (``*_pb2.py``, ``*_pb2_grpc.py`` and their ``.pyi`` stubs) sit next to their
 ``.proto`` so that ``import arena.v1.bot_pb2`` mirrors the proto package.
 Never edit them by hand.
 """
@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 PROTO_ROOT = Path(__file__).resolve().parent
-GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
 
 
 def generate(out_dir: Path) -> None:
@@ -33,7 +33,9 @@ def generate(out_dir: Path) -> None:
         f"--python_out={out_dir}",
         f"--grpc_python_out={out_dir}",
         f"--plugin=protoc-gen-mypy={Path(sys.executable).parent / 'protoc-gen-mypy'}",
+        f"--plugin=protoc-gen-mypy_grpc={Path(sys.executable).parent / 'protoc-gen-mypy_grpc'}",
         f"--mypy_out={out_dir}",
+        f"--mypy_grpc_out={out_dir}",
         *sources,
     ]
     if protoc.main(args) != 0:

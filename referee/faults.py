@@ -63,5 +63,12 @@ class ProtocolViolation(BotFault):
 
 FAULT_TYPES: dict[FaultKind, type[BotFault]] = {
     cls.kind: cls
-    for cls in (BotStartupError, BotTimeout, BotCrashed, BotStalled, IllegalAction, ProtocolViolation)
+    for cls in (
+        BotStartupError,
+        BotTimeout,
+        BotCrashed,
+        BotStalled,
+        IllegalAction,
+        ProtocolViolation,
+    )
 }

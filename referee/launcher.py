@@ -65,7 +65,8 @@ class FreshLauncher:
                 except BotStartupError as error:
                     tail = process.log_tail(600).strip()
                     raise BotStartupError(
-                        f"{spec.name}: {error.message}" + (f"; its output ends: {tail}" if tail else "")
+                        f"{spec.name}: {error.message}"
+                        + (f"; its output ends: {tail}" if tail else "")
                     ) from None
                 yield Lease(spec, connection, process)
             finally:

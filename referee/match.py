@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import trio
+from arena.v1 import bot_pb2
 from google.protobuf import json_format
 
-from arena.v1 import bot_pb2
 from referee.channel import SeatStream
 from referee.faults import (
     BotFault,
@@ -227,9 +227,9 @@ async def _play(
     time_limit_ms = int(limits.decision_s * 1000)
     while not faults and (actor := game.to_act(state)) is not None:
         if actor == CHANCE:
-            outcome = draw_chance(game.chance_request(state), rng)
-            state = game.apply_chance(state, outcome)
-            events.append(RecordedEvent(seat=None, outcome=outcome))
+            drawn = draw_chance(game.chance_request(state), rng)
+            state = game.apply_chance(state, drawn)
+            events.append(RecordedEvent(seat=None, outcome=drawn))
             continue
         seat = seats[actor]
         turn += 1
@@ -246,7 +246,9 @@ async def _play(
             try:
                 state = game.apply_action(state, actor, action)
             except IllegalActionError as error:
-                raise IllegalAction(f"illegal action {game.describe_action(action)}: {error}") from None
+                raise IllegalAction(
+                    f"illegal action {game.describe_action(action)}: {error}"
+                ) from None
             except MalformedActionError as error:
                 raise ProtocolViolation(f"malformed action: {error}") from None
         except BotFault as fault:
@@ -316,11 +318,15 @@ async def _ask(
             raise
     if scope.cancelled_caught:
         seat.stream.cancel()
-        raise BotTimeout(f"no answer to turn {turn} within {limits.decision_s:g} s (+{limits.grace_s:g} s grace)")
+        raise BotTimeout(
+            f"no answer to turn {turn} within {limits.decision_s:g} s (+{limits.grace_s:g} s grace)"
+        )
     elapsed = trio.current_time() - started
     kind = reply.WhichOneof("kind")
     if kind != "turn":
-        raise ProtocolViolation(f"expected an answer to turn {turn}, got {kind or 'an empty message'}")
+        raise ProtocolViolation(
+            f"expected an answer to turn {turn}, got {kind or 'an empty message'}"
+        )
     if reply.turn.turn != turn:
         raise ProtocolViolation(f"answered turn {reply.turn.turn} while turn {turn} was asked")
     return reply.turn.action, elapsed
@@ -376,4 +382,3 @@ def _announce_end(
 def play_match(spec: MatchSpec, limits: Limits | None = None) -> MatchRecord:
     """Blocking wrapper: run one match in a fresh trio run."""
     return trio.run(run_match, spec, limits)
-

@@ -3,6 +3,7 @@ them for sure (SIGTERM to the group, then SIGKILL), and say how they ended."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import signal
@@ -134,7 +135,5 @@ class BotProcess:
 
     @staticmethod
     def _signal_group(pgid: int, signum: signal.Signals) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass

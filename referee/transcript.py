@@ -18,15 +18,15 @@ def transcript_lines(record: MatchRecord) -> list[str]:
     ):
         if isinstance(event, ActionEvent):
             took = f"  ({recorded.elapsed_ms:.1f} ms)" if recorded.elapsed_ms is not None else ""
-            text = f"seat {event.seat} [{names.get(event.seat, '?')}]: {game.describe_action(event.action)}{took}"
+            who = f"seat {event.seat} [{names.get(event.seat, '?')}]"
+            text = f"{who}: {game.describe_action(event.action)}{took}"
         else:
             text = f"chance: {game.describe_chance(state, event.outcome)}"
         lines.append(f"{index:4d}  {text}")
         state = apply_event(game, state, event)
     for fault in record.faults:
-        lines.append(
-            f"fault: seat {fault.seat} [{names.get(fault.seat, '?')}] {fault.kind.value}: {fault.message}"
-        )
+        who = f"seat {fault.seat} [{names.get(fault.seat, '?')}]"
+        lines.append(f"fault: {who} {fault.kind.value}: {fault.message}")
     return lines
 
 

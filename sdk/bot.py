@@ -72,5 +72,5 @@ class Bot(ABC, Generic[ObsT, ActionT]):
     def act(self, observation: ObsT) -> ActionT:
         """Return this seat's action for the observation (its turn)."""
 
-    def end(self, result: MatchResult) -> None:  # noqa: B027 - optional hook
+    def end(self, result: MatchResult) -> None:
         """Called once when the match ends. Override to learn from it."""

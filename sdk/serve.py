@@ -20,8 +20,8 @@ from types import FrameType
 from typing import Any
 
 import grpc
-
 from arena.v1 import bot_pb2, bot_pb2_grpc
+
 from referee.games import get_game
 from referee.wire import get_codec
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
@@ -65,14 +65,14 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         self.engine = get_game(self.game)
         self.codec = get_codec(self.game)
 
-    def Health(  # noqa: N802 - gRPC method name
+    def Health(
         self, request: bot_pb2.HealthRequest, context: grpc.ServicerContext
     ) -> bot_pb2.HealthResponse:
         return bot_pb2.HealthResponse(
             name=self.name, games=[self.game], protocol_version=PROTOCOL_VERSION
         )
 
-    def Play(  # noqa: N802 - gRPC method name
+    def Play(
         self, request_iterator: Iterator[bot_pb2.PlayRequest], context: grpc.ServicerContext
     ) -> Iterator[bot_pb2.PlayResponse]:
         bot: Bot[Any, Any] | None = None
@@ -83,7 +83,10 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 yield bot_pb2.PlayResponse(ready=bot_pb2.Ready())
             elif kind == "turn":
                 if bot is None:
-                    context.abort(grpc.StatusCode.FAILED_PRECONDITION, "TurnRequest before MatchStart")
+                    context.abort(
+                        grpc.StatusCode.FAILED_PRECONDITION, "TurnRequest before MatchStart"
+                    )
+                assert bot is not None
                 yield bot_pb2.PlayResponse(turn=self._turn(bot, request.turn))
             elif kind == "end":
                 if bot is not None:
@@ -117,8 +120,10 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         try:
             encoded = self.codec.encode_action(action)
         except Exception as error:  # the bot returned something that is not an action
-            print(f"bot returned {action!r}, which is not a {self.game} action: {error!r}",
-                  file=sys.stderr)
+            print(
+                f"bot returned {action!r}, which is not a {self.game} action: {error!r}",
+                file=sys.stderr,
+            )
             encoded = bot_pb2.Action()
         return bot_pb2.TurnResponse(turn=turn.turn, action=encoded)
 

@@ -138,9 +138,7 @@ class RuleOption:
             return value
         text = str(raw).strip()
         if text not in self.choices:
-            raise RulesError(
-                f"rule {self.name}={raw!r}: expected one of {', '.join(self.choices)}"
-            )
+            raise RulesError(f"rule {self.name}={raw!r}: expected one of {', '.join(self.choices)}")
         return text
 
     def format(self, value: bool | int | str) -> str:
@@ -243,7 +241,8 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
         """Every option as canonical text (the inverse of :meth:`parse_rules`)."""
         by_name = {option.name: option for option in self.options}
         return {
-            f.name: by_name[f.name].format(getattr(rules, f.name)) for f in fields(rules)  # type: ignore[arg-type]
+            f.name: by_name[f.name].format(getattr(rules, f.name))
+            for f in fields(rules)  # type: ignore[arg-type]
         }
 
     def validate_rules(self, rules: RulesT) -> None:
@@ -330,9 +329,7 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
         actor = self.to_act(state)
         if actor != seat:
             if not isinstance(action, self.action_types):
-                raise MalformedActionError(
-                    f"{action!r} is not a {self.name} action"
-                )
+                raise MalformedActionError(f"{action!r} is not a {self.name} action")
             raise IllegalActionError(f"seat {seat} acted but it is not its turn (to act: {actor})")
         self.check_action(self.observe(state, seat), action)
         return self.transition(state, seat, action)  # type: ignore[arg-type]

@@ -22,8 +22,8 @@ import time
 from typing import Any
 
 import grpc
-
 from arena.v1 import bot_pb2
+
 from sdk import Bot, run
 from sdk.liars_dice import Action, Challenge, Observation, legal_actions
 from sdk.serve import BotServicer
@@ -53,10 +53,8 @@ class MisbehavingBot(Bot[Observation, Action]):
         if MODE == "crash":
             os._exit(3)
         if MODE == "hang":
-            child = subprocess.Popen(
-                [sys.executable, "-c",
-                 "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"]
-            )
+            stubborn = "import signal as s, time; s.signal(s.SIGTERM, s.SIG_IGN); time.sleep(600)"
+            child = subprocess.Popen([sys.executable, "-c", stubborn])
             note_pid(child.pid)
             time.sleep(600)
         if MODE == "illegal":
@@ -79,8 +77,9 @@ class WrongTurnServicer(BotServicer):
 def main() -> None:
     global MODE, AFTER
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", required=True,
-                        choices=["crash", "hang", "illegal", "garbage", "wrong-turn"])
+    parser.add_argument(
+        "--mode", required=True, choices=["crash", "hang", "illegal", "garbage", "wrong-turn"]
+    )
     parser.add_argument("--after", type=int, default=1)
     options, _ = parser.parse_known_args()
     MODE, AFTER = options.mode, options.after

@@ -17,11 +17,15 @@ EXAMPLE = {
 
 
 def module_bot(module: str, *args: str, name: str | None = None) -> BotSpec:
-    return BotSpec(name=name or module.rsplit(".", 1)[-1], command=(sys.executable, "-m", module, *args))
+    return BotSpec(
+        name=name or module.rsplit(".", 1)[-1], command=(sys.executable, "-m", module, *args)
+    )
 
 
 def misbehaving(mode: str, after: int = 1) -> BotSpec:
-    return module_bot("tests.bots.misbehaving", "--mode", mode, "--after", str(after), name=f"bad-{mode}")
+    return module_bot(
+        "tests.bots.misbehaving", "--mode", mode, "--after", str(after), name=f"bad-{mode}"
+    )
 
 
 def process_alive(pid: int) -> bool:

@@ -33,8 +33,16 @@ def check_replays(record: MatchRecord) -> None:
     [
         (1, {}, ("random", "probability")),
         (2, {"wild_face": "1", "raise_rule": "reset-face"}, ("probability", "random")),
-        (3, {"dice_per_player": "2", "raise_rule": "quantity-or-face"}, ("random", "random", "probability")),
-        (4, {"wild_face": "6", "sum_endgame": "false", "roll_off": "false"}, ("probability", "probability")),
+        (
+            3,
+            {"dice_per_player": "2", "raise_rule": "quantity-or-face"},
+            ("random", "random", "probability"),
+        ),
+        (
+            4,
+            {"wild_face": "6", "sum_endgame": "false", "roll_off": "false"},
+            ("probability", "probability"),
+        ),
         (5, {"one_round": "true"}, ("random", "probability", "random", "probability")),
     ],
 )

@@ -24,15 +24,27 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61rena/v1/dice_poker.proto\x12\x08\x61rena.v1\"\x16\n\x14\x44icePokerObservation\"\x11\n\x0f\x44icePokerActionb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61rena/v1/dice_poker.proto\x12\x08\x61rena.v1\"G\n\x0e\x44icePokerEntry\x12%\n\x04line\x18\x01 \x01(\x0e\x32\x17.arena.v1.DicePokerLine\x12\x0e\n\x06points\x18\x02 \x01(\r\"U\n\x12\x44icePokerScorecard\x12)\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x18.arena.v1.DicePokerEntry\x12\x14\n\x0c\x65xtra_pokers\x18\x02 \x01(\r\"\x98\x02\n\x14\x44icePokerObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tnum_seats\x18\x02 \x01(\r\x12\x1d\n\x15upper_bonus_inclusive\x18\x03 \x01(\x08\x12\'\n\x05phase\x18\x04 \x01(\x0e\x32\x18.arena.v1.DicePokerPhase\x12\x14\n\x07\x63urrent\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04turn\x18\x06 \x01(\r\x12\x0c\n\x04\x64ice\x18\x07 \x03(\r\x12\r\n\x05rolls\x18\x08 \x01(\r\x12\x18\n\x10reroll_positions\x18\t \x03(\r\x12\x30\n\nscorecards\x18\n \x03(\x0b\x32\x1c.arena.v1.DicePokerScorecardB\n\n\x08_current\"$\n\x0f\x44icePokerReroll\x12\x11\n\tpositions\x18\x01 \x03(\r\"7\n\x0e\x44icePokerScore\x12%\n\x04line\x18\x01 \x01(\x0e\x32\x17.arena.v1.DicePokerLine\"q\n\x0f\x44icePokerAction\x12+\n\x06reroll\x18\x01 \x01(\x0b\x32\x19.arena.v1.DicePokerRerollH\x00\x12)\n\x05score\x18\x02 \x01(\x0b\x32\x18.arena.v1.DicePokerScoreH\x00\x42\x06\n\x04kind*\xf1\x03\n\rDicePokerLine\x12\x1f\n\x1b\x44ICE_POKER_LINE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x44ICE_POKER_LINE_ACES\x10\x01\x12\x18\n\x14\x44ICE_POKER_LINE_TWOS\x10\x02\x12\x1a\n\x16\x44ICE_POKER_LINE_THREES\x10\x03\x12\x19\n\x15\x44ICE_POKER_LINE_FOURS\x10\x04\x12\x19\n\x15\x44ICE_POKER_LINE_FIVES\x10\x05\x12\x19\n\x15\x44ICE_POKER_LINE_SIXES\x10\x06\x12\x18\n\x14\x44ICE_POKER_LINE_PAIR\x10\x07\x12\x1c\n\x18\x44ICE_POKER_LINE_TWO_PAIR\x10\x08\x12#\n\x1f\x44ICE_POKER_LINE_THREE_OF_A_KIND\x10\t\x12\"\n\x1e\x44ICE_POKER_LINE_FOUR_OF_A_KIND\x10\n\x12\x1e\n\x1a\x44ICE_POKER_LINE_FULL_HOUSE\x10\x0b\x12\"\n\x1e\x44ICE_POKER_LINE_SMALL_STRAIGHT\x10\x0c\x12\"\n\x1e\x44ICE_POKER_LINE_LARGE_STRAIGHT\x10\r\x12\x19\n\x15\x44ICE_POKER_LINE_POKER\x10\x0e\x12\x1a\n\x16\x44ICE_POKER_LINE_CHANCE\x10\x0f*\x8a\x01\n\x0e\x44icePokerPhase\x12 \n\x1c\x44ICE_POKER_PHASE_UNSPECIFIED\x10\x00\x12\x19\n\x15\x44ICE_POKER_PHASE_ROLL\x10\x01\x12\x1b\n\x17\x44ICE_POKER_PHASE_CHOOSE\x10\x02\x12\x1e\n\x1a\x44ICE_POKER_PHASE_GAME_OVER\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.dice_poker_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DICEPOKEROBSERVATION']._serialized_start=39
-  _globals['_DICEPOKEROBSERVATION']._serialized_end=61
-  _globals['_DICEPOKERACTION']._serialized_start=63
-  _globals['_DICEPOKERACTION']._serialized_end=80
+  _globals['_DICEPOKERLINE']._serialized_start=693
+  _globals['_DICEPOKERLINE']._serialized_end=1190
+  _globals['_DICEPOKERPHASE']._serialized_start=1193
+  _globals['_DICEPOKERPHASE']._serialized_end=1331
+  _globals['_DICEPOKERENTRY']._serialized_start=39
+  _globals['_DICEPOKERENTRY']._serialized_end=110
+  _globals['_DICEPOKERSCORECARD']._serialized_start=112
+  _globals['_DICEPOKERSCORECARD']._serialized_end=197
+  _globals['_DICEPOKEROBSERVATION']._serialized_start=200
+  _globals['_DICEPOKEROBSERVATION']._serialized_end=480
+  _globals['_DICEPOKERREROLL']._serialized_start=482
+  _globals['_DICEPOKERREROLL']._serialized_end=518
+  _globals['_DICEPOKERSCORE']._serialized_start=520
+  _globals['_DICEPOKERSCORE']._serialized_end=575
+  _globals['_DICEPOKERACTION']._serialized_start=577
+  _globals['_DICEPOKERACTION']._serialized_end=690
 # @@protoc_insertion_point(module_scope)

@@ -3,8 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,36 +19,304 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _DicePokerLine:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DicePokerLineEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DicePokerLine.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DICE_POKER_LINE_UNSPECIFIED: _DicePokerLine.ValueType  # 0
+    """Not set; never valid."""
+    DICE_POKER_LINE_ACES: _DicePokerLine.ValueType  # 1
+    """Sum of the 1s."""
+    DICE_POKER_LINE_TWOS: _DicePokerLine.ValueType  # 2
+    """Sum of the 2s."""
+    DICE_POKER_LINE_THREES: _DicePokerLine.ValueType  # 3
+    """Sum of the 3s."""
+    DICE_POKER_LINE_FOURS: _DicePokerLine.ValueType  # 4
+    """Sum of the 4s."""
+    DICE_POKER_LINE_FIVES: _DicePokerLine.ValueType  # 5
+    """Sum of the 5s."""
+    DICE_POKER_LINE_SIXES: _DicePokerLine.ValueType  # 6
+    """Sum of the 6s."""
+    DICE_POKER_LINE_PAIR: _DicePokerLine.ValueType  # 7
+    """Two equal dice: sum of all dice."""
+    DICE_POKER_LINE_TWO_PAIR: _DicePokerLine.ValueType  # 8
+    """Two pairs of different faces: sum of all dice."""
+    DICE_POKER_LINE_THREE_OF_A_KIND: _DicePokerLine.ValueType  # 9
+    """Three equal dice: sum of all dice."""
+    DICE_POKER_LINE_FOUR_OF_A_KIND: _DicePokerLine.ValueType  # 10
+    """Four equal dice: sum of all dice."""
+    DICE_POKER_LINE_FULL_HOUSE: _DicePokerLine.ValueType  # 11
+    """Three of one face and two of another: 25."""
+    DICE_POKER_LINE_SMALL_STRAIGHT: _DicePokerLine.ValueType  # 12
+    """Four faces in a row: 30."""
+    DICE_POKER_LINE_LARGE_STRAIGHT: _DicePokerLine.ValueType  # 13
+    """Five faces in a row: 40."""
+    DICE_POKER_LINE_POKER: _DicePokerLine.ValueType  # 14
+    """Five equal dice: 50."""
+    DICE_POKER_LINE_CHANCE: _DicePokerLine.ValueType  # 15
+    """Any dice: sum of all dice."""
+
+class DicePokerLine(_DicePokerLine, metaclass=_DicePokerLineEnumTypeWrapper):
+    """DicePokerLine is one line of the scorecard, in card order."""
+
+DICE_POKER_LINE_UNSPECIFIED: DicePokerLine.ValueType  # 0
+"""Not set; never valid."""
+DICE_POKER_LINE_ACES: DicePokerLine.ValueType  # 1
+"""Sum of the 1s."""
+DICE_POKER_LINE_TWOS: DicePokerLine.ValueType  # 2
+"""Sum of the 2s."""
+DICE_POKER_LINE_THREES: DicePokerLine.ValueType  # 3
+"""Sum of the 3s."""
+DICE_POKER_LINE_FOURS: DicePokerLine.ValueType  # 4
+"""Sum of the 4s."""
+DICE_POKER_LINE_FIVES: DicePokerLine.ValueType  # 5
+"""Sum of the 5s."""
+DICE_POKER_LINE_SIXES: DicePokerLine.ValueType  # 6
+"""Sum of the 6s."""
+DICE_POKER_LINE_PAIR: DicePokerLine.ValueType  # 7
+"""Two equal dice: sum of all dice."""
+DICE_POKER_LINE_TWO_PAIR: DicePokerLine.ValueType  # 8
+"""Two pairs of different faces: sum of all dice."""
+DICE_POKER_LINE_THREE_OF_A_KIND: DicePokerLine.ValueType  # 9
+"""Three equal dice: sum of all dice."""
+DICE_POKER_LINE_FOUR_OF_A_KIND: DicePokerLine.ValueType  # 10
+"""Four equal dice: sum of all dice."""
+DICE_POKER_LINE_FULL_HOUSE: DicePokerLine.ValueType  # 11
+"""Three of one face and two of another: 25."""
+DICE_POKER_LINE_SMALL_STRAIGHT: DicePokerLine.ValueType  # 12
+"""Four faces in a row: 30."""
+DICE_POKER_LINE_LARGE_STRAIGHT: DicePokerLine.ValueType  # 13
+"""Five faces in a row: 40."""
+DICE_POKER_LINE_POKER: DicePokerLine.ValueType  # 14
+"""Five equal dice: 50."""
+DICE_POKER_LINE_CHANCE: DicePokerLine.ValueType  # 15
+"""Any dice: sum of all dice."""
+Global___DicePokerLine: _TypeAlias = DicePokerLine  # noqa: Y015
+
+class _DicePokerPhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DicePokerPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DicePokerPhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DICE_POKER_PHASE_UNSPECIFIED: _DicePokerPhase.ValueType  # 0
+    """Not set."""
+    DICE_POKER_PHASE_ROLL: _DicePokerPhase.ValueType  # 1
+    """The referee rolls dice (chance): the first roll of a turn or a re-roll."""
+    DICE_POKER_PHASE_CHOOSE: _DicePokerPhase.ValueType  # 2
+    """The player whose turn it is re-rolls or scores."""
+    DICE_POKER_PHASE_GAME_OVER: _DicePokerPhase.ValueType  # 3
+    """The game is over."""
+
+class DicePokerPhase(_DicePokerPhase, metaclass=_DicePokerPhaseEnumTypeWrapper):
+    """DicePokerPhase says what the game waits for."""
+
+DICE_POKER_PHASE_UNSPECIFIED: DicePokerPhase.ValueType  # 0
+"""Not set."""
+DICE_POKER_PHASE_ROLL: DicePokerPhase.ValueType  # 1
+"""The referee rolls dice (chance): the first roll of a turn or a re-roll."""
+DICE_POKER_PHASE_CHOOSE: DicePokerPhase.ValueType  # 2
+"""The player whose turn it is re-rolls or scores."""
+DICE_POKER_PHASE_GAME_OVER: DicePokerPhase.ValueType  # 3
+"""The game is over."""
+Global___DicePokerPhase: _TypeAlias = DicePokerPhase  # noqa: Y015
+
 @_typing.final
-class DicePokerObservation(_message.Message):
-    """DicePokerObservation is what one seat knows (placeholder: the game is not implemented yet)."""
+class DicePokerEntry(_message.Message):
+    """DicePokerEntry is one filled line of a scorecard."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    LINE_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    line: Global___DicePokerLine.ValueType
+    """The line."""
+    points: _builtins.int
+    """Points written in it (0 when the dice did not fit)."""
     def __init__(
         self,
+        *,
+        line: Global___DicePokerLine.ValueType = ...,
+        points: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["line", b"line", "points", b"points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DicePokerEntry: _TypeAlias = DicePokerEntry  # noqa: Y015
+
+@_typing.final
+class DicePokerScorecard(_message.Message):
+    """DicePokerScorecard is one seat's scorecard (public)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    EXTRA_POKERS_FIELD_NUMBER: _builtins.int
+    extra_pokers: _builtins.int
+    """How many extra-Poker bonuses (100 points each) the seat has earned."""
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___DicePokerEntry]:
+        """The filled lines, in card order; a line not listed is still empty."""
+
+    def __init__(
+        self,
+        *,
+        entries: _abc.Iterable[Global___DicePokerEntry] | None = ...,
+        extra_pokers: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "extra_pokers", b"extra_pokers"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DicePokerScorecard: _TypeAlias = DicePokerScorecard  # noqa: Y015
+
+@_typing.final
+class DicePokerObservation(_message.Message):
+    """DicePokerObservation is what one seat knows (everything is public)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    NUM_SEATS_FIELD_NUMBER: _builtins.int
+    UPPER_BONUS_INCLUSIVE_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    CURRENT_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
+    ROLLS_FIELD_NUMBER: _builtins.int
+    REROLL_POSITIONS_FIELD_NUMBER: _builtins.int
+    SCORECARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The observing seat."""
+    num_seats: _builtins.int
+    """Number of seats."""
+    upper_bonus_inclusive: _builtins.bool
+    """Rule option `upper_bonus_inclusive`: the upper bonus needs 63 or more (true) or more than 63."""
+    phase: Global___DicePokerPhase.ValueType
+    """What the game waits for."""
+    current: _builtins.int
+    """The seat whose turn it is; absent when the game is over."""
+    turn: _builtins.int
+    """The turn number of the current seat, 1..15 (15 when the game is over)."""
+    rolls: _builtins.int
+    """Rolls made this turn (0..3)."""
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The five dice in position order (empty before the turn's first roll)."""
+
+    @_builtins.property
+    def reroll_positions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The positions being re-rolled while a re-roll is drawn."""
+
+    @_builtins.property
+    def scorecards(self) -> _containers.RepeatedCompositeFieldContainer[Global___DicePokerScorecard]:
+        """Every seat's scorecard, in seat order."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        num_seats: _builtins.int = ...,
+        upper_bonus_inclusive: _builtins.bool = ...,
+        phase: Global___DicePokerPhase.ValueType = ...,
+        current: _builtins.int | None = ...,
+        turn: _builtins.int = ...,
+        dice: _abc.Iterable[_builtins.int] | None = ...,
+        rolls: _builtins.int = ...,
+        reroll_positions: _abc.Iterable[_builtins.int] | None = ...,
+        scorecards: _abc.Iterable[Global___DicePokerScorecard] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_current", b"_current", "current", b"current"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_current", b"_current", "current", b"current", "dice", b"dice", "num_seats", b"num_seats", "phase", b"phase", "reroll_positions", b"reroll_positions", "rolls", b"rolls", "scorecards", b"scorecards", "seat", b"seat", "turn", b"turn", "upper_bonus_inclusive", b"upper_bonus_inclusive"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__current: _TypeAlias = _typing.Literal["current"]  # noqa: Y015
+    _WhichOneofArgType__current: _TypeAlias = _typing.Literal["_current", b"_current"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__current) -> _WhichOneofReturnType__current | None: ...
 
 Global___DicePokerObservation: _TypeAlias = DicePokerObservation  # noqa: Y015
 
 @_typing.final
-class DicePokerAction(_message.Message):
-    """DicePokerAction is one move (placeholder: the game is not implemented yet)."""
+class DicePokerReroll(_message.Message):
+    """DicePokerReroll re-rolls some dice (a turn has at most 3 rolls)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    POSITIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def positions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Distinct dice positions 0..4 in increasing order, at least one."""
+
     def __init__(
         self,
+        *,
+        positions: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["positions", b"positions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DicePokerReroll: _TypeAlias = DicePokerReroll  # noqa: Y015
+
+@_typing.final
+class DicePokerScore(_message.Message):
+    """DicePokerScore writes the dice into one empty line and ends the turn."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LINE_FIELD_NUMBER: _builtins.int
+    line: Global___DicePokerLine.ValueType
+    """The line to fill."""
+    def __init__(
+        self,
+        *,
+        line: Global___DicePokerLine.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["line", b"line"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DicePokerScore: _TypeAlias = DicePokerScore  # noqa: Y015
+
+@_typing.final
+class DicePokerAction(_message.Message):
+    """DicePokerAction is one move."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REROLL_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def reroll(self) -> Global___DicePokerReroll:
+        """Re-roll some dice."""
+
+    @_builtins.property
+    def score(self) -> Global___DicePokerScore:
+        """Score the dice and end the turn."""
+
+    def __init__(
+        self,
+        *,
+        reroll: Global___DicePokerReroll | None = ...,
+        score: Global___DicePokerScore | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "reroll", b"reroll", "score", b"score"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "reroll", b"reroll", "score", b"score"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["reroll", "score"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___DicePokerAction: _TypeAlias = DicePokerAction  # noqa: Y015

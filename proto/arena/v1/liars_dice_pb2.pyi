@@ -3,8 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,26 +19,259 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _LiarsDiceRaiseRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LiarsDiceRaiseRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LiarsDiceRaiseRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIARS_DICE_RAISE_RULE_UNSPECIFIED: _LiarsDiceRaiseRule.ValueType  # 0
+    """Not set (never sent by the referee)."""
+    LIARS_DICE_RAISE_RULE_SAME_FACE_OR_SAME_QUANTITY: _LiarsDiceRaiseRule.ValueType  # 1
+    """A higher quantity of the same face, or the same quantity of a higher face."""
+    LIARS_DICE_RAISE_RULE_QUANTITY_OR_FACE: _LiarsDiceRaiseRule.ValueType  # 2
+    """A higher quantity of any face, or a higher face with any quantity; no repeats."""
+    LIARS_DICE_RAISE_RULE_RESET_FACE: _LiarsDiceRaiseRule.ValueType  # 3
+    """A higher quantity of any face, or the same quantity of a higher face."""
+
+class LiarsDiceRaiseRule(_LiarsDiceRaiseRule, metaclass=_LiarsDiceRaiseRuleEnumTypeWrapper):
+    """LiarsDiceRaiseRule says which bids raise a bid of q0 dice showing f0."""
+
+LIARS_DICE_RAISE_RULE_UNSPECIFIED: LiarsDiceRaiseRule.ValueType  # 0
+"""Not set (never sent by the referee)."""
+LIARS_DICE_RAISE_RULE_SAME_FACE_OR_SAME_QUANTITY: LiarsDiceRaiseRule.ValueType  # 1
+"""A higher quantity of the same face, or the same quantity of a higher face."""
+LIARS_DICE_RAISE_RULE_QUANTITY_OR_FACE: LiarsDiceRaiseRule.ValueType  # 2
+"""A higher quantity of any face, or a higher face with any quantity; no repeats."""
+LIARS_DICE_RAISE_RULE_RESET_FACE: LiarsDiceRaiseRule.ValueType  # 3
+"""A higher quantity of any face, or the same quantity of a higher face."""
+Global___LiarsDiceRaiseRule: _TypeAlias = LiarsDiceRaiseRule  # noqa: Y015
+
+class _LiarsDicePhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LiarsDicePhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LiarsDicePhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIARS_DICE_PHASE_UNSPECIFIED: _LiarsDicePhase.ValueType  # 0
+    """Not set (never sent by the referee)."""
+    LIARS_DICE_PHASE_ROLL_OFF: _LiarsDicePhase.ValueType  # 1
+    """The starting roll-off is due (the referee rolls)."""
+    LIARS_DICE_PHASE_ROLL: _LiarsDicePhase.ValueType  # 2
+    """The round's dice are due (the referee rolls)."""
+    LIARS_DICE_PHASE_BID: _LiarsDicePhase.ValueType  # 3
+    """A seat must bid or challenge."""
+    LIARS_DICE_PHASE_OVER: _LiarsDicePhase.ValueType  # 4
+    """The game is over."""
+
+class LiarsDicePhase(_LiarsDicePhase, metaclass=_LiarsDicePhaseEnumTypeWrapper):
+    """LiarsDicePhase says what the match is waiting for."""
+
+LIARS_DICE_PHASE_UNSPECIFIED: LiarsDicePhase.ValueType  # 0
+"""Not set (never sent by the referee)."""
+LIARS_DICE_PHASE_ROLL_OFF: LiarsDicePhase.ValueType  # 1
+"""The starting roll-off is due (the referee rolls)."""
+LIARS_DICE_PHASE_ROLL: LiarsDicePhase.ValueType  # 2
+"""The round's dice are due (the referee rolls)."""
+LIARS_DICE_PHASE_BID: LiarsDicePhase.ValueType  # 3
+"""A seat must bid or challenge."""
+LIARS_DICE_PHASE_OVER: LiarsDicePhase.ValueType  # 4
+"""The game is over."""
+Global___LiarsDicePhase: _TypeAlias = LiarsDicePhase  # noqa: Y015
+
 @_typing.final
 class LiarsDiceObservation(_message.Message):
-    """LiarsDiceObservation: placeholder until the engine lands."""
+    """LiarsDiceObservation is what one seat knows in Liar's Dice: its own dice this
+    round plus everything public. Other seats' dice appear only once a challenge
+    has revealed them (in `history`).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    SEAT_FIELD_NUMBER: _builtins.int
+    NUM_SEATS_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    TO_ACT_FIELD_NUMBER: _builtins.int
+    DICE_COUNTS_FIELD_NUMBER: _builtins.int
+    OWN_DICE_FIELD_NUMBER: _builtins.int
+    ROLL_OFFS_FIELD_NUMBER: _builtins.int
+    ROUND_NUMBER_FIELD_NUMBER: _builtins.int
+    OPENER_FIELD_NUMBER: _builtins.int
+    WILDS_ACTIVE_FIELD_NUMBER: _builtins.int
+    SUM_ROUND_FIELD_NUMBER: _builtins.int
+    BIDS_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    ELIMINATED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The observing seat, 0-based."""
+    num_seats: _builtins.int
+    """Number of seats in the match."""
+    phase: Global___LiarsDicePhase.ValueType
+    """What the match is waiting for."""
+    to_act: _builtins.int
+    """The seat that must act now; absent while the referee rolls or after the end."""
+    round_number: _builtins.int
+    """The current round, 1-based; 0 during the starting roll-off."""
+    opener: _builtins.int
+    """The seat that opens (or opened) the current round; absent during the roll-off."""
+    wilds_active: _builtins.bool
+    """Whether dice showing the wild face count for other faces in this round (so far)."""
+    sum_round: _builtins.bool
+    """Whether this round is a sum round (bids name the total of two dice)."""
+    @_builtins.property
+    def rules(self) -> Global___LiarsDiceRules:
+        """The match's rule options (everything needed to decide legality)."""
+
+    @_builtins.property
+    def dice_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Dice each seat holds now, indexed by seat (0 for seats that are out)."""
+
+    @_builtins.property
+    def own_dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The observer's own dice this round (values 1..6), in the order rolled;
+        empty until the round's dice are rolled and after a challenge.
+        """
+
+    @_builtins.property
+    def roll_offs(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsDiceRollOff]:
+        """Every roll-off so far: the first with every seat, then one per tie."""
+
+    @_builtins.property
+    def bids(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsDicePlacedBid]:
+        """The bids of the current round, in order; the last one is the one to beat."""
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsDiceRoundResult]:
+        """Every finished round, in order; the last entry is the last reveal."""
+
+    @_builtins.property
+    def eliminated(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats that are out, in the order they went out."""
+
     def __init__(
         self,
+        *,
+        seat: _builtins.int = ...,
+        num_seats: _builtins.int = ...,
+        rules: Global___LiarsDiceRules | None = ...,
+        phase: Global___LiarsDicePhase.ValueType = ...,
+        to_act: _builtins.int | None = ...,
+        dice_counts: _abc.Iterable[_builtins.int] | None = ...,
+        own_dice: _abc.Iterable[_builtins.int] | None = ...,
+        roll_offs: _abc.Iterable[Global___LiarsDiceRollOff] | None = ...,
+        round_number: _builtins.int = ...,
+        opener: _builtins.int | None = ...,
+        wilds_active: _builtins.bool = ...,
+        sum_round: _builtins.bool = ...,
+        bids: _abc.Iterable[Global___LiarsDicePlacedBid] | None = ...,
+        history: _abc.Iterable[Global___LiarsDiceRoundResult] | None = ...,
+        eliminated: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_opener", b"_opener", "_to_act", b"_to_act", "opener", b"opener", "rules", b"rules", "to_act", b"to_act"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opener", b"_opener", "_to_act", b"_to_act", "bids", b"bids", "dice_counts", b"dice_counts", "eliminated", b"eliminated", "history", b"history", "num_seats", b"num_seats", "opener", b"opener", "own_dice", b"own_dice", "phase", b"phase", "roll_offs", b"roll_offs", "round_number", b"round_number", "rules", b"rules", "seat", b"seat", "sum_round", b"sum_round", "to_act", b"to_act", "wilds_active", b"wilds_active"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__opener: _TypeAlias = _typing.Literal["opener"]  # noqa: Y015
+    _WhichOneofArgType__opener: _TypeAlias = _typing.Literal["_opener", b"_opener"]  # noqa: Y015
+    _WhichOneofReturnType__to_act: _TypeAlias = _typing.Literal["to_act"]  # noqa: Y015
+    _WhichOneofArgType__to_act: _TypeAlias = _typing.Literal["_to_act", b"_to_act"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__opener) -> _WhichOneofReturnType__opener | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__to_act) -> _WhichOneofReturnType__to_act | None: ...
 
 Global___LiarsDiceObservation: _TypeAlias = LiarsDiceObservation  # noqa: Y015
 
 @_typing.final
 class LiarsDiceAction(_message.Message):
-    """LiarsDiceAction: placeholder until the engine lands."""
+    """LiarsDiceAction is one move in Liar's Dice. Exactly one field is set."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BID_FIELD_NUMBER: _builtins.int
+    SUM_BID_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def bid(self) -> Global___LiarsDiceBid:
+        """Claim that at least `quantity` dice on the table count for `face`."""
+
+    @_builtins.property
+    def sum_bid(self) -> Global___LiarsDiceSumBid:
+        """Sum rounds only: claim that the two dice sum to at least `total`."""
+
+    @_builtins.property
+    def challenge(self) -> Global___LiarsDiceChallenge:
+        """Call the last bid a lie."""
+
+    def __init__(
+        self,
+        *,
+        bid: Global___LiarsDiceBid | None = ...,
+        sum_bid: Global___LiarsDiceSumBid | None = ...,
+        challenge: Global___LiarsDiceChallenge | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "challenge", b"challenge", "sum_bid", b"sum_bid"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "challenge", b"challenge", "sum_bid", b"sum_bid"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["bid", "sum_bid", "challenge"]  # noqa: Y015
+    _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
+
+Global___LiarsDiceAction: _TypeAlias = LiarsDiceAction  # noqa: Y015
+
+@_typing.final
+class LiarsDiceBid(_message.Message):
+    """LiarsDiceBid claims that at least `quantity` dice on the whole table count for `face`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    QUANTITY_FIELD_NUMBER: _builtins.int
+    FACE_FIELD_NUMBER: _builtins.int
+    quantity: _builtins.int
+    """How many dice, at least 1 and at most the dice on the table."""
+    face: _builtins.int
+    """The face, 1..6."""
+    def __init__(
+        self,
+        *,
+        quantity: _builtins.int = ...,
+        face: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["face", b"face", "quantity", b"quantity"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsDiceBid: _TypeAlias = LiarsDiceBid  # noqa: Y015
+
+@_typing.final
+class LiarsDiceSumBid(_message.Message):
+    """LiarsDiceSumBid claims that the two dice of a sum round sum to at least `total`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOTAL_FIELD_NUMBER: _builtins.int
+    total: _builtins.int
+    """The total, 2..12."""
+    def __init__(
+        self,
+        *,
+        total: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsDiceSumBid: _TypeAlias = LiarsDiceSumBid  # noqa: Y015
+
+@_typing.final
+class LiarsDiceChallenge(_message.Message):
+    """LiarsDiceChallenge calls the last bid a lie: every die is revealed."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -48,4 +284,224 @@ class LiarsDiceAction(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___LiarsDiceAction: _TypeAlias = LiarsDiceAction  # noqa: Y015
+Global___LiarsDiceChallenge: _TypeAlias = LiarsDiceChallenge  # noqa: Y015
+
+@_typing.final
+class LiarsDiceRules(_message.Message):
+    """LiarsDiceRules are the rule options of a match."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DICE_PER_PLAYER_FIELD_NUMBER: _builtins.int
+    RAISE_RULE_FIELD_NUMBER: _builtins.int
+    WILD_FACE_FIELD_NUMBER: _builtins.int
+    SUM_ENDGAME_FIELD_NUMBER: _builtins.int
+    ONE_ROUND_FIELD_NUMBER: _builtins.int
+    ROLL_OFF_FIELD_NUMBER: _builtins.int
+    dice_per_player: _builtins.int
+    """Dice each seat starts with."""
+    raise_rule: Global___LiarsDiceRaiseRule.ValueType
+    """What counts as a raise."""
+    wild_face: _builtins.int
+    """The wild face, 1 or 6; 0 when no face is wild."""
+    sum_endgame: _builtins.bool
+    """Two seats with one die each bid on the total of both dice."""
+    one_round: _builtins.bool
+    """The game ends after the first challenge."""
+    roll_off: _builtins.bool
+    """A roll-off picks the first opener; when false seat 0 opens."""
+    def __init__(
+        self,
+        *,
+        dice_per_player: _builtins.int = ...,
+        raise_rule: Global___LiarsDiceRaiseRule.ValueType = ...,
+        wild_face: _builtins.int = ...,
+        sum_endgame: _builtins.bool = ...,
+        one_round: _builtins.bool = ...,
+        roll_off: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice_per_player", b"dice_per_player", "one_round", b"one_round", "raise_rule", b"raise_rule", "roll_off", b"roll_off", "sum_endgame", b"sum_endgame", "wild_face", b"wild_face"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsDiceRules: _TypeAlias = LiarsDiceRules  # noqa: Y015
+
+@_typing.final
+class LiarsDiceRollOff(_message.Message):
+    """LiarsDiceRollOff is one roll-off: every contender's two dice."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROLLS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def rolls(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsDiceRollOffRoll]:
+        """One entry per contender, in seat order."""
+
+    def __init__(
+        self,
+        *,
+        rolls: _abc.Iterable[Global___LiarsDiceRollOffRoll] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rolls", b"rolls"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsDiceRollOff: _TypeAlias = LiarsDiceRollOff  # noqa: Y015
+
+@_typing.final
+class LiarsDiceRollOffRoll(_message.Message):
+    """LiarsDiceRollOffRoll is one contender's roll in a roll-off."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The contender's seat."""
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The two dice rolled, 1..6."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        dice: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsDiceRollOffRoll: _TypeAlias = LiarsDiceRollOffRoll  # noqa: Y015
+
+@_typing.final
+class LiarsDicePlacedBid(_message.Message):
+    """LiarsDicePlacedBid is a bid made by one seat during a round."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    FACE_BID_FIELD_NUMBER: _builtins.int
+    SUM_BID_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that made the bid."""
+    @_builtins.property
+    def face_bid(self) -> Global___LiarsDiceBid:
+        """A quantity-and-face bid."""
+
+    @_builtins.property
+    def sum_bid(self) -> Global___LiarsDiceSumBid:
+        """A total bid of a sum round."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        face_bid: Global___LiarsDiceBid | None = ...,
+        sum_bid: Global___LiarsDiceSumBid | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "face_bid", b"face_bid", "sum_bid", b"sum_bid"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "face_bid", b"face_bid", "seat", b"seat", "sum_bid", b"sum_bid"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_bid: _TypeAlias = _typing.Literal["face_bid", "sum_bid"]  # noqa: Y015
+    _WhichOneofArgType_bid: _TypeAlias = _typing.Literal["bid", b"bid"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_bid) -> _WhichOneofReturnType_bid | None: ...
+
+Global___LiarsDicePlacedBid: _TypeAlias = LiarsDicePlacedBid  # noqa: Y015
+
+@_typing.final
+class LiarsDiceHand(_message.Message):
+    """LiarsDiceHand is one seat's revealed dice."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DICE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The dice, 1..6, in the order rolled; empty for a seat that was out."""
+
+    def __init__(
+        self,
+        *,
+        dice: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsDiceHand: _TypeAlias = LiarsDiceHand  # noqa: Y015
+
+@_typing.final
+class LiarsDiceRoundResult(_message.Message):
+    """LiarsDiceRoundResult is a finished round, revealed by its challenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_NUMBER_FIELD_NUMBER: _builtins.int
+    OPENER_FIELD_NUMBER: _builtins.int
+    WILDS_ACTIVE_FIELD_NUMBER: _builtins.int
+    SUM_ROUND_FIELD_NUMBER: _builtins.int
+    BIDS_FIELD_NUMBER: _builtins.int
+    CHALLENGER_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
+    ACTUAL_FIELD_NUMBER: _builtins.int
+    BID_TRUE_FIELD_NUMBER: _builtins.int
+    LOSER_FIELD_NUMBER: _builtins.int
+    ELIMINATED_FIELD_NUMBER: _builtins.int
+    round_number: _builtins.int
+    """The round, 1-based."""
+    opener: _builtins.int
+    """The seat that opened the round."""
+    wilds_active: _builtins.bool
+    """Whether wild dice counted in this round."""
+    sum_round: _builtins.bool
+    """Whether this was a sum round."""
+    challenger: _builtins.int
+    """The seat that challenged."""
+    actual: _builtins.int
+    """Dice that counted for the challenged bid, or the actual sum in a sum round."""
+    bid_true: _builtins.bool
+    """Whether the challenged bid was true."""
+    loser: _builtins.int
+    """The seat that lost a die."""
+    eliminated: _builtins.bool
+    """Whether the loser lost their last die and is out."""
+    @_builtins.property
+    def bids(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsDicePlacedBid]:
+        """Every bid of the round in order; the last one was challenged."""
+
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsDiceHand]:
+        """Every seat's revealed dice, indexed by seat."""
+
+    def __init__(
+        self,
+        *,
+        round_number: _builtins.int = ...,
+        opener: _builtins.int = ...,
+        wilds_active: _builtins.bool = ...,
+        sum_round: _builtins.bool = ...,
+        bids: _abc.Iterable[Global___LiarsDicePlacedBid] | None = ...,
+        challenger: _builtins.int = ...,
+        dice: _abc.Iterable[Global___LiarsDiceHand] | None = ...,
+        actual: _builtins.int = ...,
+        bid_true: _builtins.bool = ...,
+        loser: _builtins.int = ...,
+        eliminated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actual", b"actual", "bid_true", b"bid_true", "bids", b"bids", "challenger", b"challenger", "dice", b"dice", "eliminated", b"eliminated", "loser", b"loser", "opener", b"opener", "round_number", b"round_number", "sum_round", b"sum_round", "wilds_active", b"wilds_active"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsDiceRoundResult: _TypeAlias = LiarsDiceRoundResult  # noqa: Y015

@@ -24,15 +24,37 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x61rena/v1/liars_poker_dice.proto\x12\x08\x61rena.v1\"\x1b\n\x19LiarsPokerDiceObservation\"\x16\n\x14LiarsPokerDiceActionb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x61rena/v1/liars_poker_dice.proto\x12\x08\x61rena.v1\"M\n\rPokerDiceHand\x12-\n\x08\x63\x61tegory\x18\x01 \x01(\x0e\x32\x1b.arena.v1.PokerDiceCategory\x12\r\n\x05\x66\x61\x63\x65s\x18\x02 \x03(\r\"\x88\x01\n\x12LiarsPokerDiceStep\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12.\n\x04kind\x18\x02 \x01(\x0e\x32 .arena.v1.LiarsPokerDiceStepKind\x12%\n\x04hand\x18\x03 \x01(\x0b\x32\x17.arena.v1.PokerDiceHand\x12\r\n\x05\x63ount\x18\x04 \x01(\r\"o\n\x13LiarsPokerDiceRound\x12\x0e\n\x06opener\x18\x01 \x01(\r\x12+\n\x05steps\x18\x02 \x03(\x0b\x32\x1c.arena.v1.LiarsPokerDiceStep\x12\x0c\n\x04\x64ice\x18\x03 \x03(\r\x12\r\n\x05loser\x18\x04 \x01(\r\")\n\x19LiarsPokerDiceRollOffRoll\x12\x0c\n\x04\x64ice\x18\x01 \x03(\r\"\xb8\x03\n\x19LiarsPokerDiceObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x16\n\x0estarting_chips\x18\x02 \x01(\r\x12\x12\n\nmin_reroll\x18\x03 \x01(\r\x12,\n\x05phase\x18\x04 \x01(\x0e\x32\x1d.arena.v1.LiarsPokerDicePhase\x12\x12\n\x05\x61\x63tor\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05\x63hips\x18\x06 \x03(\r\x12\x0b\n\x03pot\x18\x07 \x01(\r\x12\x35\n\x08roll_off\x18\x08 \x03(\x0b\x32#.arena.v1.LiarsPokerDiceRollOffRoll\x12\x13\n\x06holder\x18\t \x01(\rH\x01\x88\x01\x01\x12\x0c\n\x04\x64ice\x18\n \x03(\r\x12\x18\n\x10reroll_positions\x18\x0b \x03(\r\x12+\n\x05steps\x18\x0c \x03(\x0b\x32\x1c.arena.v1.LiarsPokerDiceStep\x12-\n\x06rounds\x18\r \x03(\x0b\x32\x1d.arena.v1.LiarsPokerDiceRound\x12\x13\n\x06winner\x18\x0e \x01(\rH\x02\x88\x01\x01\x42\x08\n\x06_actorB\t\n\x07_holderB\t\n\x07_winner\">\n\x15LiarsPokerDiceDeclare\x12%\n\x04hand\x18\x01 \x01(\x0b\x32\x17.arena.v1.PokerDiceHand\"\x19\n\x17LiarsPokerDiceChallenge\"\x16\n\x14LiarsPokerDiceAccept\")\n\x14LiarsPokerDiceReroll\x12\x11\n\tpositions\x18\x01 \x03(\r\"\xee\x01\n\x14LiarsPokerDiceAction\x12\x32\n\x07\x64\x65\x63lare\x18\x01 \x01(\x0b\x32\x1f.arena.v1.LiarsPokerDiceDeclareH\x00\x12\x36\n\tchallenge\x18\x02 \x01(\x0b\x32!.arena.v1.LiarsPokerDiceChallengeH\x00\x12\x30\n\x06\x61\x63\x63\x65pt\x18\x03 \x01(\x0b\x32\x1e.arena.v1.LiarsPokerDiceAcceptH\x00\x12\x30\n\x06reroll\x18\x04 \x01(\x0b\x32\x1e.arena.v1.LiarsPokerDiceRerollH\x00\x42\x06\n\x04kind*\x89\x03\n\x11PokerDiceCategory\x12#\n\x1fPOKER_DICE_CATEGORY_UNSPECIFIED\x10\x00\x12!\n\x1dPOKER_DICE_CATEGORY_HIGH_CARD\x10\x01\x12 \n\x1cPOKER_DICE_CATEGORY_ONE_PAIR\x10\x02\x12 \n\x1cPOKER_DICE_CATEGORY_TWO_PAIR\x10\x03\x12\'\n#POKER_DICE_CATEGORY_THREE_OF_A_KIND\x10\x04\x12$\n POKER_DICE_CATEGORY_LOW_STRAIGHT\x10\x05\x12%\n!POKER_DICE_CATEGORY_HIGH_STRAIGHT\x10\x06\x12\"\n\x1ePOKER_DICE_CATEGORY_FULL_HOUSE\x10\x07\x12&\n\"POKER_DICE_CATEGORY_FOUR_OF_A_KIND\x10\x08\x12&\n\"POKER_DICE_CATEGORY_FIVE_OF_A_KIND\x10\t*\xbc\x02\n\x13LiarsPokerDicePhase\x12&\n\"LIARS_POKER_DICE_PHASE_UNSPECIFIED\x10\x00\x12#\n\x1fLIARS_POKER_DICE_PHASE_ROLL_OFF\x10\x01\x12\x1f\n\x1bLIARS_POKER_DICE_PHASE_ROLL\x10\x02\x12\"\n\x1eLIARS_POKER_DICE_PHASE_DECLARE\x10\x03\x12\"\n\x1eLIARS_POKER_DICE_PHASE_RESPOND\x10\x04\x12!\n\x1dLIARS_POKER_DICE_PHASE_REROLL\x10\x05\x12&\n\"LIARS_POKER_DICE_PHASE_REROLL_ROLL\x10\x06\x12$\n LIARS_POKER_DICE_PHASE_GAME_OVER\x10\x07*\xe4\x01\n\x16LiarsPokerDiceStepKind\x12*\n&LIARS_POKER_DICE_STEP_KIND_UNSPECIFIED\x10\x00\x12&\n\"LIARS_POKER_DICE_STEP_KIND_DECLARE\x10\x01\x12%\n!LIARS_POKER_DICE_STEP_KIND_ACCEPT\x10\x02\x12%\n!LIARS_POKER_DICE_STEP_KIND_REROLL\x10\x03\x12(\n$LIARS_POKER_DICE_STEP_KIND_CHALLENGE\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.liars_poker_dice_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LIARSPOKERDICEOBSERVATION']._serialized_start=45
-  _globals['_LIARSPOKERDICEOBSERVATION']._serialized_end=72
-  _globals['_LIARSPOKERDICEACTION']._serialized_start=74
-  _globals['_LIARSPOKERDICEACTION']._serialized_end=96
+  _globals['_POKERDICECATEGORY']._serialized_start=1262
+  _globals['_POKERDICECATEGORY']._serialized_end=1655
+  _globals['_LIARSPOKERDICEPHASE']._serialized_start=1658
+  _globals['_LIARSPOKERDICEPHASE']._serialized_end=1974
+  _globals['_LIARSPOKERDICESTEPKIND']._serialized_start=1977
+  _globals['_LIARSPOKERDICESTEPKIND']._serialized_end=2205
+  _globals['_POKERDICEHAND']._serialized_start=45
+  _globals['_POKERDICEHAND']._serialized_end=122
+  _globals['_LIARSPOKERDICESTEP']._serialized_start=125
+  _globals['_LIARSPOKERDICESTEP']._serialized_end=261
+  _globals['_LIARSPOKERDICEROUND']._serialized_start=263
+  _globals['_LIARSPOKERDICEROUND']._serialized_end=374
+  _globals['_LIARSPOKERDICEROLLOFFROLL']._serialized_start=376
+  _globals['_LIARSPOKERDICEROLLOFFROLL']._serialized_end=417
+  _globals['_LIARSPOKERDICEOBSERVATION']._serialized_start=420
+  _globals['_LIARSPOKERDICEOBSERVATION']._serialized_end=860
+  _globals['_LIARSPOKERDICEDECLARE']._serialized_start=862
+  _globals['_LIARSPOKERDICEDECLARE']._serialized_end=924
+  _globals['_LIARSPOKERDICECHALLENGE']._serialized_start=926
+  _globals['_LIARSPOKERDICECHALLENGE']._serialized_end=951
+  _globals['_LIARSPOKERDICEACCEPT']._serialized_start=953
+  _globals['_LIARSPOKERDICEACCEPT']._serialized_end=975
+  _globals['_LIARSPOKERDICEREROLL']._serialized_start=977
+  _globals['_LIARSPOKERDICEREROLL']._serialized_end=1018
+  _globals['_LIARSPOKERDICEACTION']._serialized_start=1021
+  _globals['_LIARSPOKERDICEACTION']._serialized_end=1259
 # @@protoc_insertion_point(module_scope)

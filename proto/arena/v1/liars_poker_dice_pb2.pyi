@@ -3,8 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,26 +19,387 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _PokerDiceCategory:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PokerDiceCategoryEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PokerDiceCategory.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    POKER_DICE_CATEGORY_UNSPECIFIED: _PokerDiceCategory.ValueType  # 0
+    """Not set; never valid in a hand."""
+    POKER_DICE_CATEGORY_HIGH_CARD: _PokerDiceCategory.ValueType  # 1
+    """Five different faces that are not a straight (always 6-high)."""
+    POKER_DICE_CATEGORY_ONE_PAIR: _PokerDiceCategory.ValueType  # 2
+    """Two dice of one face."""
+    POKER_DICE_CATEGORY_TWO_PAIR: _PokerDiceCategory.ValueType  # 3
+    """Two pairs of different faces."""
+    POKER_DICE_CATEGORY_THREE_OF_A_KIND: _PokerDiceCategory.ValueType  # 4
+    """Three dice of one face, the other two different from it and each other."""
+    POKER_DICE_CATEGORY_LOW_STRAIGHT: _PokerDiceCategory.ValueType  # 5
+    """1 2 3 4 5."""
+    POKER_DICE_CATEGORY_HIGH_STRAIGHT: _PokerDiceCategory.ValueType  # 6
+    """2 3 4 5 6."""
+    POKER_DICE_CATEGORY_FULL_HOUSE: _PokerDiceCategory.ValueType  # 7
+    """Three of one face and two of another."""
+    POKER_DICE_CATEGORY_FOUR_OF_A_KIND: _PokerDiceCategory.ValueType  # 8
+    """Four dice of one face."""
+    POKER_DICE_CATEGORY_FIVE_OF_A_KIND: _PokerDiceCategory.ValueType  # 9
+    """All five dice of one face."""
+
+class PokerDiceCategory(_PokerDiceCategory, metaclass=_PokerDiceCategoryEnumTypeWrapper):
+    """PokerDiceCategory is a poker-dice hand category, lowest first."""
+
+POKER_DICE_CATEGORY_UNSPECIFIED: PokerDiceCategory.ValueType  # 0
+"""Not set; never valid in a hand."""
+POKER_DICE_CATEGORY_HIGH_CARD: PokerDiceCategory.ValueType  # 1
+"""Five different faces that are not a straight (always 6-high)."""
+POKER_DICE_CATEGORY_ONE_PAIR: PokerDiceCategory.ValueType  # 2
+"""Two dice of one face."""
+POKER_DICE_CATEGORY_TWO_PAIR: PokerDiceCategory.ValueType  # 3
+"""Two pairs of different faces."""
+POKER_DICE_CATEGORY_THREE_OF_A_KIND: PokerDiceCategory.ValueType  # 4
+"""Three dice of one face, the other two different from it and each other."""
+POKER_DICE_CATEGORY_LOW_STRAIGHT: PokerDiceCategory.ValueType  # 5
+"""1 2 3 4 5."""
+POKER_DICE_CATEGORY_HIGH_STRAIGHT: PokerDiceCategory.ValueType  # 6
+"""2 3 4 5 6."""
+POKER_DICE_CATEGORY_FULL_HOUSE: PokerDiceCategory.ValueType  # 7
+"""Three of one face and two of another."""
+POKER_DICE_CATEGORY_FOUR_OF_A_KIND: PokerDiceCategory.ValueType  # 8
+"""Four dice of one face."""
+POKER_DICE_CATEGORY_FIVE_OF_A_KIND: PokerDiceCategory.ValueType  # 9
+"""All five dice of one face."""
+Global___PokerDiceCategory: _TypeAlias = PokerDiceCategory  # noqa: Y015
+
+class _LiarsPokerDicePhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LiarsPokerDicePhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LiarsPokerDicePhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIARS_POKER_DICE_PHASE_UNSPECIFIED: _LiarsPokerDicePhase.ValueType  # 0
+    """Not set."""
+    LIARS_POKER_DICE_PHASE_ROLL_OFF: _LiarsPokerDicePhase.ValueType  # 1
+    """The referee rolls for who starts (chance)."""
+    LIARS_POKER_DICE_PHASE_ROLL: _LiarsPokerDicePhase.ValueType  # 2
+    """The referee rolls the opener's five fresh dice (chance)."""
+    LIARS_POKER_DICE_PHASE_DECLARE: _LiarsPokerDicePhase.ValueType  # 3
+    """The holder of the dice declares a hand."""
+    LIARS_POKER_DICE_PHASE_RESPOND: _LiarsPokerDicePhase.ValueType  # 4
+    """The other seat challenges or accepts the declaration."""
+    LIARS_POKER_DICE_PHASE_REROLL: _LiarsPokerDicePhase.ValueType  # 5
+    """The seat that accepted chooses which dice to re-roll."""
+    LIARS_POKER_DICE_PHASE_REROLL_ROLL: _LiarsPokerDicePhase.ValueType  # 6
+    """The referee rolls the re-rolled dice (chance)."""
+    LIARS_POKER_DICE_PHASE_GAME_OVER: _LiarsPokerDicePhase.ValueType  # 7
+    """The game is over."""
+
+class LiarsPokerDicePhase(_LiarsPokerDicePhase, metaclass=_LiarsPokerDicePhaseEnumTypeWrapper):
+    """LiarsPokerDicePhase says what the game waits for."""
+
+LIARS_POKER_DICE_PHASE_UNSPECIFIED: LiarsPokerDicePhase.ValueType  # 0
+"""Not set."""
+LIARS_POKER_DICE_PHASE_ROLL_OFF: LiarsPokerDicePhase.ValueType  # 1
+"""The referee rolls for who starts (chance)."""
+LIARS_POKER_DICE_PHASE_ROLL: LiarsPokerDicePhase.ValueType  # 2
+"""The referee rolls the opener's five fresh dice (chance)."""
+LIARS_POKER_DICE_PHASE_DECLARE: LiarsPokerDicePhase.ValueType  # 3
+"""The holder of the dice declares a hand."""
+LIARS_POKER_DICE_PHASE_RESPOND: LiarsPokerDicePhase.ValueType  # 4
+"""The other seat challenges or accepts the declaration."""
+LIARS_POKER_DICE_PHASE_REROLL: LiarsPokerDicePhase.ValueType  # 5
+"""The seat that accepted chooses which dice to re-roll."""
+LIARS_POKER_DICE_PHASE_REROLL_ROLL: LiarsPokerDicePhase.ValueType  # 6
+"""The referee rolls the re-rolled dice (chance)."""
+LIARS_POKER_DICE_PHASE_GAME_OVER: LiarsPokerDicePhase.ValueType  # 7
+"""The game is over."""
+Global___LiarsPokerDicePhase: _TypeAlias = LiarsPokerDicePhase  # noqa: Y015
+
+class _LiarsPokerDiceStepKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LiarsPokerDiceStepKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LiarsPokerDiceStepKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIARS_POKER_DICE_STEP_KIND_UNSPECIFIED: _LiarsPokerDiceStepKind.ValueType  # 0
+    """Not set."""
+    LIARS_POKER_DICE_STEP_KIND_DECLARE: _LiarsPokerDiceStepKind.ValueType  # 1
+    """A seat declared a hand."""
+    LIARS_POKER_DICE_STEP_KIND_ACCEPT: _LiarsPokerDiceStepKind.ValueType  # 2
+    """A seat accepted the declaration and took the dice."""
+    LIARS_POKER_DICE_STEP_KIND_REROLL: _LiarsPokerDiceStepKind.ValueType  # 3
+    """A seat re-rolled some dice (only the count is public)."""
+    LIARS_POKER_DICE_STEP_KIND_CHALLENGE: _LiarsPokerDiceStepKind.ValueType  # 4
+    """A seat challenged the declaration."""
+
+class LiarsPokerDiceStepKind(_LiarsPokerDiceStepKind, metaclass=_LiarsPokerDiceStepKindEnumTypeWrapper):
+    """LiarsPokerDiceStepKind names one public event of a round."""
+
+LIARS_POKER_DICE_STEP_KIND_UNSPECIFIED: LiarsPokerDiceStepKind.ValueType  # 0
+"""Not set."""
+LIARS_POKER_DICE_STEP_KIND_DECLARE: LiarsPokerDiceStepKind.ValueType  # 1
+"""A seat declared a hand."""
+LIARS_POKER_DICE_STEP_KIND_ACCEPT: LiarsPokerDiceStepKind.ValueType  # 2
+"""A seat accepted the declaration and took the dice."""
+LIARS_POKER_DICE_STEP_KIND_REROLL: LiarsPokerDiceStepKind.ValueType  # 3
+"""A seat re-rolled some dice (only the count is public)."""
+LIARS_POKER_DICE_STEP_KIND_CHALLENGE: LiarsPokerDiceStepKind.ValueType  # 4
+"""A seat challenged the declaration."""
+Global___LiarsPokerDiceStepKind: _TypeAlias = LiarsPokerDiceStepKind  # noqa: Y015
+
 @_typing.final
-class LiarsPokerDiceObservation(_message.Message):
-    """LiarsPokerDiceObservation is what one seat knows (placeholder: the game is not implemented yet)."""
+class PokerDiceHand(_message.Message):
+    """PokerDiceHand is a declared (or evaluated) hand: a category and its defining faces."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    FACES_FIELD_NUMBER: _builtins.int
+    category: Global___PokerDiceCategory.ValueType
+    """The category."""
+    @_builtins.property
+    def faces(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The defining faces (1..6): one face for five/four/three of a kind, one pair
+        and high card; the three's face then the pair's face for a full house; the
+        higher pair then the lower pair for two pair; none for the straights.
+        """
+
     def __init__(
         self,
+        *,
+        category: Global___PokerDiceCategory.ValueType = ...,
+        faces: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "faces", b"faces"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PokerDiceHand: _TypeAlias = PokerDiceHand  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDiceStep(_message.Message):
+    """LiarsPokerDiceStep is one public event of a round."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that acted."""
+    kind: Global___LiarsPokerDiceStepKind.ValueType
+    """What it did."""
+    count: _builtins.int
+    """How many dice were re-rolled (REROLL only)."""
+    @_builtins.property
+    def hand(self) -> Global___PokerDiceHand:
+        """The declared hand (DECLARE only)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        kind: Global___LiarsPokerDiceStepKind.ValueType = ...,
+        hand: Global___PokerDiceHand | None = ...,
+        count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "hand", b"hand", "kind", b"kind", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerDiceStep: _TypeAlias = LiarsPokerDiceStep  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDiceRound(_message.Message):
+    """LiarsPokerDiceRound is a finished round, as revealed by its challenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPENER_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
+    LOSER_FIELD_NUMBER: _builtins.int
+    opener: _builtins.int
+    """The seat that opened the round with a fresh roll."""
+    loser: _builtins.int
+    """The seat that paid a chip."""
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerDiceStep]:
+        """Every public event of the round, the final challenge included."""
+
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The dice revealed by the challenge."""
+
+    def __init__(
+        self,
+        *,
+        opener: _builtins.int = ...,
+        steps: _abc.Iterable[Global___LiarsPokerDiceStep] | None = ...,
+        dice: _abc.Iterable[_builtins.int] | None = ...,
+        loser: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "loser", b"loser", "opener", b"opener", "steps", b"steps"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerDiceRound: _TypeAlias = LiarsPokerDiceRound  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDiceRollOffRoll(_message.Message):
+    """LiarsPokerDiceRollOffRoll is one seat's five dice in the roll for who starts."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DICE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The five dice (public)."""
+
+    def __init__(
+        self,
+        *,
+        dice: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerDiceRollOffRoll: _TypeAlias = LiarsPokerDiceRollOffRoll  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDiceObservation(_message.Message):
+    """LiarsPokerDiceObservation is what one seat knows."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    STARTING_CHIPS_FIELD_NUMBER: _builtins.int
+    MIN_REROLL_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    ACTOR_FIELD_NUMBER: _builtins.int
+    CHIPS_FIELD_NUMBER: _builtins.int
+    POT_FIELD_NUMBER: _builtins.int
+    ROLL_OFF_FIELD_NUMBER: _builtins.int
+    HOLDER_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
+    REROLL_POSITIONS_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    WINNER_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The observing seat (0 or 1)."""
+    starting_chips: _builtins.int
+    """Rule option `chips`: chips each seat started with."""
+    min_reroll: _builtins.int
+    """Rule option `min_reroll`: fewest dice a seat that accepted must re-roll."""
+    phase: Global___LiarsPokerDicePhase.ValueType
+    """What the game waits for."""
+    actor: _builtins.int
+    """The seat to act; absent at chance nodes and when the game is over."""
+    pot: _builtins.int
+    """Chips paid into the pot so far."""
+    holder: _builtins.int
+    """The seat holding the dice this round; absent during the roll-off and after the end."""
+    winner: _builtins.int
+    """The winner, once the game is over."""
+    @_builtins.property
+    def chips(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Chips each seat holds, in seat order."""
+
+    @_builtins.property
+    def roll_off(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerDiceRollOffRoll]:
+        """The roll for who starts, in order: seat 0, seat 1, seat 0, ... (ties re-roll)."""
+
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The five dice, in position order, only when the observing seat holds them."""
+
+    @_builtins.property
+    def reroll_positions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The positions (0..4) being re-rolled, only for the holder while the re-roll is drawn."""
+
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerDiceStep]:
+        """Public events of the current round."""
+
+    @_builtins.property
+    def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerDiceRound]:
+        """Every finished round."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        starting_chips: _builtins.int = ...,
+        min_reroll: _builtins.int = ...,
+        phase: Global___LiarsPokerDicePhase.ValueType = ...,
+        actor: _builtins.int | None = ...,
+        chips: _abc.Iterable[_builtins.int] | None = ...,
+        pot: _builtins.int = ...,
+        roll_off: _abc.Iterable[Global___LiarsPokerDiceRollOffRoll] | None = ...,
+        holder: _builtins.int | None = ...,
+        dice: _abc.Iterable[_builtins.int] | None = ...,
+        reroll_positions: _abc.Iterable[_builtins.int] | None = ...,
+        steps: _abc.Iterable[Global___LiarsPokerDiceStep] | None = ...,
+        rounds: _abc.Iterable[Global___LiarsPokerDiceRound] | None = ...,
+        winner: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_actor", b"_actor", "_holder", b"_holder", "_winner", b"_winner", "actor", b"actor", "holder", b"holder", "winner", b"winner"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_actor", b"_actor", "_holder", b"_holder", "_winner", b"_winner", "actor", b"actor", "chips", b"chips", "dice", b"dice", "holder", b"holder", "min_reroll", b"min_reroll", "phase", b"phase", "pot", b"pot", "reroll_positions", b"reroll_positions", "roll_off", b"roll_off", "rounds", b"rounds", "seat", b"seat", "starting_chips", b"starting_chips", "steps", b"steps", "winner", b"winner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__actor: _TypeAlias = _typing.Literal["actor"]  # noqa: Y015
+    _WhichOneofArgType__actor: _TypeAlias = _typing.Literal["_actor", b"_actor"]  # noqa: Y015
+    _WhichOneofReturnType__holder: _TypeAlias = _typing.Literal["holder"]  # noqa: Y015
+    _WhichOneofArgType__holder: _TypeAlias = _typing.Literal["_holder", b"_holder"]  # noqa: Y015
+    _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
+    _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__actor) -> _WhichOneofReturnType__actor | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__holder) -> _WhichOneofReturnType__holder | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__winner) -> _WhichOneofReturnType__winner | None: ...
 
 Global___LiarsPokerDiceObservation: _TypeAlias = LiarsPokerDiceObservation  # noqa: Y015
 
 @_typing.final
-class LiarsPokerDiceAction(_message.Message):
-    """LiarsPokerDiceAction is one move (placeholder: the game is not implemented yet)."""
+class LiarsPokerDiceDeclare(_message.Message):
+    """LiarsPokerDiceDeclare declares a hand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def hand(self) -> Global___PokerDiceHand:
+        """The hand declared; it must be higher than the last declaration of the round."""
+
+    def __init__(
+        self,
+        *,
+        hand: Global___PokerDiceHand | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerDiceDeclare: _TypeAlias = LiarsPokerDiceDeclare  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDiceChallenge(_message.Message):
+    """LiarsPokerDiceChallenge calls the last declaration a lie."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -47,5 +411,92 @@ class LiarsPokerDiceAction(_message.Message):
     _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerDiceChallenge: _TypeAlias = LiarsPokerDiceChallenge  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDiceAccept(_message.Message):
+    """LiarsPokerDiceAccept accepts the last declaration and takes the dice."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerDiceAccept: _TypeAlias = LiarsPokerDiceAccept  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDiceReroll(_message.Message):
+    """LiarsPokerDiceReroll re-rolls some of the held dice."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    POSITIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def positions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Distinct dice positions 0..4 in increasing order; may be empty when the
+        `min_reroll` option is 0.
+        """
+
+    def __init__(
+        self,
+        *,
+        positions: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["positions", b"positions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerDiceReroll: _TypeAlias = LiarsPokerDiceReroll  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDiceAction(_message.Message):
+    """LiarsPokerDiceAction is one move."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECLARE_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    ACCEPT_FIELD_NUMBER: _builtins.int
+    REROLL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def declare(self) -> Global___LiarsPokerDiceDeclare:
+        """Declare a hand (opener, or after re-rolling)."""
+
+    @_builtins.property
+    def challenge(self) -> Global___LiarsPokerDiceChallenge:
+        """Challenge the last declaration."""
+
+    @_builtins.property
+    def accept(self) -> Global___LiarsPokerDiceAccept:
+        """Accept the last declaration."""
+
+    @_builtins.property
+    def reroll(self) -> Global___LiarsPokerDiceReroll:
+        """Re-roll dice after accepting."""
+
+    def __init__(
+        self,
+        *,
+        declare: Global___LiarsPokerDiceDeclare | None = ...,
+        challenge: Global___LiarsPokerDiceChallenge | None = ...,
+        accept: Global___LiarsPokerDiceAccept | None = ...,
+        reroll: Global___LiarsPokerDiceReroll | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "challenge", b"challenge", "declare", b"declare", "kind", b"kind", "reroll", b"reroll"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "challenge", b"challenge", "declare", b"declare", "kind", b"kind", "reroll", b"reroll"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["declare", "challenge", "accept", "reroll"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___LiarsPokerDiceAction: _TypeAlias = LiarsPokerDiceAction  # noqa: Y015

@@ -1,0 +1,49 @@
+# Bluff Arena — every target creates and uses the local virtual environment .venv.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PACKAGES := referee sdk example_bots league bench tests/bots proto/generate.py
+
+.PHONY: help venv demo match test pytest lint typecheck proto proto-check clean
+
+help:
+	@echo "make demo   - play example bots against each other over real gRPC"
+	@echo "make test   - lint, type-check, protobuf drift check and the test suite"
+	@echo "make proto  - regenerate the Python code for proto/arena/v1/*.proto"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: venv
+	$(BIN)/arena games
+	@echo
+	$(BIN)/arena match --game liars_dice --seed 7 \
+		--bot "python -m example_bots.liars_dice_probability" \
+		--bot "python -m example_bots.liars_dice_random"
+
+test: venv proto-check lint typecheck pytest
+
+pytest: venv
+	$(BIN)/python -m pytest -q
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: venv
+	$(BIN)/mypy $(PACKAGES)
+
+proto: venv
+	$(BIN)/python proto/generate.py
+
+proto-check: venv
+	$(BIN)/python proto/generate.py --check
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
