@@ -214,6 +214,8 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
     rules_type: ClassVar[type[Any]]
     action_types: ClassVar[tuple[type[Any], ...]]
     """Every concrete action class; anything else is a malformed action."""
+    hidden_information: ClassVar[bool] = True
+    """False for games where every seat sees everything (then nothing can leak)."""
 
     # -- rules -------------------------------------------------------------
 

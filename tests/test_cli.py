@@ -1,0 +1,113 @@
+"""The ``arena`` command line: listings, a real match, and clear errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from league.cli import app
+from referee.games import GAMES
+from referee.record import MatchRecord
+
+runner = CliRunner()
+RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
+PROBABILITY = f"{sys.executable} -m example_bots.liars_dice_probability"
+
+
+def test_games_lists_every_game_with_options_and_defaults() -> None:
+    result = runner.invoke(app, ["games"])
+    assert result.exit_code == 0, result.output
+    for name in GAMES:
+        assert name in result.output
+    assert "dice_per_player = 5" in result.output
+
+
+def test_games_json_is_machine_readable() -> None:
+    result = runner.invoke(app, ["games", "--json"])
+    assert result.exit_code == 0
+    listing = json.loads(result.output)
+    liars = next(entry for entry in listing if entry["name"] == "liars_dice")
+    options = {o["name"]: o["default"] for o in liars["options"]}
+    assert options["dice_per_player"] == "5"
+    assert options["wild_face"] == "none"
+
+
+@pytest.mark.e2e
+def test_match_runs_real_bots_and_writes_the_record(tmp_path: Path) -> None:
+    out = tmp_path / "match.json"
+    result = runner.invoke(
+        app,
+        [
+            "match",
+            "--game",
+            "liars_dice",
+            "--bot",
+            PROBABILITY,
+            "--bot",
+            RANDOM,
+            "--seed",
+            "3",
+            "--rule",
+            "wild_face=1",
+            "--record",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "result (completed" in result.output
+    assert "chance: round 1 roll" in result.output
+    record = MatchRecord.from_json(out.read_text())
+    assert record.rules["wild_face"] == "1"
+    assert record.seed == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--game", "chess", "--bot", RANDOM, "--bot", RANDOM], "unknown game 'chess'"),
+        (["--game", "liars_dice", "--bot", RANDOM], "needs 2..10 seats, got 1"),
+        (
+            ["--game", "liars_dice", "--bot", RANDOM, "--bot", RANDOM, "--rule", "wild_face=7"],
+            "rule wild_face='7'",
+        ),
+        (
+            ["--game", "liars_dice", "--bot", RANDOM, "--bot", RANDOM, "--rule", "colour=red"],
+            "unknown rule option(s) for liars_dice: colour",
+        ),
+        (
+            ["--game", "liars_dice", "--bot", RANDOM, "--bot", RANDOM, "--rule", "wild_face"],
+            "expected key=value",
+        ),
+        (
+            [
+                "--game",
+                "liars_dice",
+                "--bot",
+                RANDOM,
+                "--bot",
+                RANDOM,
+                "--rule",
+                "dice_per_player=x",
+            ],
+            "expected a whole number",
+        ),
+        (["--game", "liars_dice", "--bot", "", "--bot", RANDOM], "empty bot command"),
+        (
+            ["--game", "liars_dice", "--bot", RANDOM, "--bot", RANDOM, "--time-limit", "0"],
+            "time-limit",
+        ),
+    ],
+)
+def test_match_rejects_bad_input_clearly(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["match", *args])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_unknown_command_fails() -> None:
+    result = runner.invoke(app, ["frobnicate"])
+    assert result.exit_code != 0
