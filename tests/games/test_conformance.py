@@ -125,7 +125,7 @@ def test_observations_do_not_leak_and_survive_the_wire(name: str, data: st.DataO
     playout = random_playout(game, rules, num_seats, random.Random(seed))
     rng = random.Random(seed ^ 0x5EED)
     step = max(1, len(playout.states) // 25)
-    for state in playout.states[::step] + (playout.final,):
+    for state in (*playout.states[::step], playout.final):
         actor = game.to_act(state)
         for seat in range(num_seats):
             observation = game.observe(state, seat)
