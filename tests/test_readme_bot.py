@@ -1,0 +1,42 @@
+"""The bot shown in the README is complete, short, and plays real matches."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.match import Limits, MatchSpec, run_match
+from referee.process import BotSpec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_bot_source() -> str:
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert blocks, "README has no python example"
+    return str(blocks[0])
+
+
+def test_readme_bot_is_under_25_lines() -> None:
+    lines = [line for line in readme_bot_source().splitlines() if line.strip()]
+    assert len(lines) < 25
+
+
+@pytest.mark.e2e
+async def test_readme_bot_plays_a_real_match(tmp_path: Path) -> None:
+    path = tmp_path / "my_bot.py"
+    path.write_text(readme_bot_source())
+    bots = (
+        BotSpec("readme", command=(sys.executable, str(path))),
+        BotSpec(
+            "probability", command=(sys.executable, "-m", "example_bots.liars_dice_probability")
+        ),
+    )
+    for seed in (1, 2, 3):
+        record = await run_match(
+            MatchSpec("liars_dice", bots, seed=seed, rules={"wild_face": "1"}), Limits(startup_s=20)
+        )
+        assert record.reason == "completed", record.faults
