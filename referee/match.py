@@ -192,7 +192,7 @@ async def run_match(
             for seat in seats:
                 await seat.ready.wait()
             record = await _play(
-                game, codec, rules, raw_rules, spec, match_id, seats, limits, observer
+                game, codec, rules, raw_rules, spec, match_id, seats, limits, observer, clock_start
             )
         finally:
             done.set()
@@ -200,7 +200,7 @@ async def run_match(
     return replace(
         record,
         started_at=started_at,
-        duration_ms=round((time.perf_counter() - clock_start) * 1000, 3),
+        duration_ms=_since(clock_start),
     )
 
 
@@ -214,6 +214,7 @@ async def _play(
     seats: Sequence[_Seat],
     limits: Limits,
     observer: MessageLog | None,
+    clock_start: float,
 ) -> MatchRecord:
     """The decision loop. Returns the record; every bot failure becomes a fault."""
     rng = match_rng(spec.seed)
@@ -229,7 +230,7 @@ async def _play(
         if actor == CHANCE:
             drawn = draw_chance(game.chance_request(state), rng)
             state = game.apply_chance(state, drawn)
-            events.append(RecordedEvent(seat=None, outcome=drawn))
+            events.append(RecordedEvent(seat=None, outcome=drawn, at_ms=_since(clock_start)))
             continue
         seat = seats[actor]
         turn += 1
@@ -260,6 +261,7 @@ async def _play(
                 seat=actor,
                 action=json_format.MessageToDict(action_message, preserving_proto_field_name=True),
                 elapsed_ms=round(elapsed * 1000, 3),
+                at_ms=_since(clock_start),
             )
         )
 
@@ -339,6 +341,10 @@ def _decode(codec: Codec[Any, Any], message: bot_pb2.Action) -> Any:
         raise ProtocolViolation(f"malformed action: {error}") from None
     except (GameError, ValueError, TypeError, KeyError, IndexError) as error:
         raise ProtocolViolation(f"undecodable action {message!r}: {error!r}") from None
+
+
+def _since(clock_start: float) -> float:
+    return round((time.perf_counter() - clock_start) * 1000, 3)
 
 
 def _fault_entry(seat: _Seat, fault: BotFault, at_event: int) -> RecordedFault:

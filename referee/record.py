@@ -51,6 +51,8 @@ class RecordedEvent:
     """The action in protobuf JSON form (``arena.v1.Action``)."""
     elapsed_ms: float | None = None
     """How long the seat took to answer, measured by the referee."""
+    at_ms: float | None = None
+    """When the event was applied, in ms since the match started."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,7 @@ class MatchRecord:
                         outcome=None if e.get("outcome") is None else tuple(e["outcome"]),
                         action=e.get("action"),
                         elapsed_ms=e.get("elapsed_ms"),
+                        at_ms=e.get("at_ms"),
                     )
                     for e in data["events"]
                 ),
