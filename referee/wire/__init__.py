@@ -6,11 +6,21 @@ from typing import Any
 
 from referee.games.base import RulesError
 from referee.wire.base import Codec, MalformedObservationError
+from referee.wire.cockroach_poker import CockroachPokerCodec
+from referee.wire.dice_poker import DicePokerCodec
 from referee.wire.liars_dice import LiarsDiceCodec
+from referee.wire.liars_poker import LiarsPokerCodec
+from referee.wire.liars_poker_dice import LiarsPokerDiceCodec
 
 CODECS: dict[str, Codec[Any, Any]] = {
     codec.game: codec
-    for codec in (LiarsDiceCodec(),)
+    for codec in (
+        LiarsDiceCodec(),
+        LiarsPokerDiceCodec(),
+        DicePokerCodec(),
+        CockroachPokerCodec(),
+        LiarsPokerCodec(),
+    )
 }
 
 

@@ -3,8 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,26 +19,333 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _CockroachPokerKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _CockroachPokerKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CockroachPokerKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    COCKROACH_POKER_KIND_UNSPECIFIED: _CockroachPokerKind.ValueType  # 0
+    """Not set (never a valid card)."""
+    COCKROACH_POKER_KIND_COCKROACH: _CockroachPokerKind.ValueType  # 1
+    """Cockroach."""
+    COCKROACH_POKER_KIND_SCORPION: _CockroachPokerKind.ValueType  # 2
+    """Scorpion."""
+    COCKROACH_POKER_KIND_TOAD: _CockroachPokerKind.ValueType  # 3
+    """Toad."""
+    COCKROACH_POKER_KIND_SPIDER: _CockroachPokerKind.ValueType  # 4
+    """Spider."""
+    COCKROACH_POKER_KIND_RAT: _CockroachPokerKind.ValueType  # 5
+    """Rat."""
+    COCKROACH_POKER_KIND_BAT: _CockroachPokerKind.ValueType  # 6
+    """Bat."""
+    COCKROACH_POKER_KIND_CENTIPEDE: _CockroachPokerKind.ValueType  # 7
+    """Centipede."""
+    COCKROACH_POKER_KIND_FLY: _CockroachPokerKind.ValueType  # 8
+    """Fly."""
+
+class CockroachPokerKind(_CockroachPokerKind, metaclass=_CockroachPokerKindEnumTypeWrapper):
+    """CockroachPokerKind is one of the eight critters; 8 cards of each make the deck."""
+
+COCKROACH_POKER_KIND_UNSPECIFIED: CockroachPokerKind.ValueType  # 0
+"""Not set (never a valid card)."""
+COCKROACH_POKER_KIND_COCKROACH: CockroachPokerKind.ValueType  # 1
+"""Cockroach."""
+COCKROACH_POKER_KIND_SCORPION: CockroachPokerKind.ValueType  # 2
+"""Scorpion."""
+COCKROACH_POKER_KIND_TOAD: CockroachPokerKind.ValueType  # 3
+"""Toad."""
+COCKROACH_POKER_KIND_SPIDER: CockroachPokerKind.ValueType  # 4
+"""Spider."""
+COCKROACH_POKER_KIND_RAT: CockroachPokerKind.ValueType  # 5
+"""Rat."""
+COCKROACH_POKER_KIND_BAT: CockroachPokerKind.ValueType  # 6
+"""Bat."""
+COCKROACH_POKER_KIND_CENTIPEDE: CockroachPokerKind.ValueType  # 7
+"""Centipede."""
+COCKROACH_POKER_KIND_FLY: CockroachPokerKind.ValueType  # 8
+"""Fly."""
+Global___CockroachPokerKind: _TypeAlias = CockroachPokerKind  # noqa: Y015
+
+class _CockroachPokerPhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _CockroachPokerPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CockroachPokerPhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    COCKROACH_POKER_PHASE_UNSPECIFIED: _CockroachPokerPhase.ValueType  # 0
+    """Not set."""
+    COCKROACH_POKER_PHASE_DEAL: _CockroachPokerPhase.ValueType  # 1
+    """The cards are not dealt yet."""
+    COCKROACH_POKER_PHASE_ANNOUNCE: _CockroachPokerPhase.ValueType  # 2
+    """The seat `to_act` must pass a card and claim a kind."""
+    COCKROACH_POKER_PHASE_RESPOND: _CockroachPokerPhase.ValueType  # 3
+    """The seat `to_act` (the target) must believe or disbelieve the claim."""
+    COCKROACH_POKER_PHASE_OVER: _CockroachPokerPhase.ValueType  # 4
+    """The game is over."""
+
+class CockroachPokerPhase(_CockroachPokerPhase, metaclass=_CockroachPokerPhaseEnumTypeWrapper):
+    """CockroachPokerPhase says what the game waits for."""
+
+COCKROACH_POKER_PHASE_UNSPECIFIED: CockroachPokerPhase.ValueType  # 0
+"""Not set."""
+COCKROACH_POKER_PHASE_DEAL: CockroachPokerPhase.ValueType  # 1
+"""The cards are not dealt yet."""
+COCKROACH_POKER_PHASE_ANNOUNCE: CockroachPokerPhase.ValueType  # 2
+"""The seat `to_act` must pass a card and claim a kind."""
+COCKROACH_POKER_PHASE_RESPOND: CockroachPokerPhase.ValueType  # 3
+"""The seat `to_act` (the target) must believe or disbelieve the claim."""
+COCKROACH_POKER_PHASE_OVER: CockroachPokerPhase.ValueType  # 4
+"""The game is over."""
+Global___CockroachPokerPhase: _TypeAlias = CockroachPokerPhase  # noqa: Y015
+
 @_typing.final
-class CockroachPokerObservation(_message.Message):
-    """CockroachPokerObservation is what one seat knows (placeholder: the game is not implemented yet)."""
+class CockroachPokerRules(_message.Message):
+    """CockroachPokerRules holds the game's rule options."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    MAX_PLAYERS_FIELD_NUMBER: _builtins.int
+    max_players: _builtins.int
+    """Most seats allowed at the table (option max_players)."""
     def __init__(
         self,
+        *,
+        max_players: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_players", b"max_players"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CockroachPokerRules: _TypeAlias = CockroachPokerRules  # noqa: Y015
+
+@_typing.final
+class CockroachPokerSeat(_message.Message):
+    """CockroachPokerSeat is what everyone sees of one seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_SIZE_FIELD_NUMBER: _builtins.int
+    FACE_UP_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
+    ELIMINATED_FIELD_NUMBER: _builtins.int
+    hand_size: _builtins.int
+    """Cards in the seat's hand."""
+    face_down: _builtins.int
+    """Face-down cards in front of the seat (their kinds are hidden from everyone)."""
+    eliminated: _builtins.bool
+    """Whether the seat is out of the game."""
+    @_builtins.property
+    def face_up(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Face-up cards in front of the seat, one count per kind in kind order
+        (cockroach first, fly last): always 8 entries.
+        """
+
+    def __init__(
+        self,
+        *,
+        hand_size: _builtins.int = ...,
+        face_up: _abc.Iterable[_builtins.int] | None = ...,
+        face_down: _builtins.int = ...,
+        eliminated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["eliminated", b"eliminated", "face_down", b"face_down", "face_up", b"face_up", "hand_size", b"hand_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CockroachPokerSeat: _TypeAlias = CockroachPokerSeat  # noqa: Y015
+
+@_typing.final
+class CockroachPokerPending(_message.Message):
+    """CockroachPokerPending is the card on its way from the announcer to the target."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANNOUNCER_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    CLAIM_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    announcer: _builtins.int
+    """The seat that passed it."""
+    target: _builtins.int
+    """The seat that must answer."""
+    claim: Global___CockroachPokerKind.ValueType
+    """The kind claimed."""
+    card: Global___CockroachPokerKind.ValueType
+    """The true kind: set only in the announcer's own observation."""
+    def __init__(
+        self,
+        *,
+        announcer: _builtins.int = ...,
+        target: _builtins.int = ...,
+        claim: Global___CockroachPokerKind.ValueType = ...,
+        card: Global___CockroachPokerKind.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcer", b"announcer", "card", b"card", "claim", b"claim", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CockroachPokerPending: _TypeAlias = CockroachPokerPending  # noqa: Y015
+
+@_typing.final
+class CockroachPokerPass(_message.Message):
+    """CockroachPokerPass is one finished pass."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANNOUNCER_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    CLAIM_FIELD_NUMBER: _builtins.int
+    BELIEVED_FIELD_NUMBER: _builtins.int
+    TAKER_FIELD_NUMBER: _builtins.int
+    ELIMINATED_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    announcer: _builtins.int
+    """The seat that passed the card."""
+    target: _builtins.int
+    """The seat that answered."""
+    claim: Global___CockroachPokerKind.ValueType
+    """The kind claimed."""
+    believed: _builtins.bool
+    """True if the target believed (the card went face down in front of it)."""
+    taker: _builtins.int
+    """The seat that took the card."""
+    eliminated: _builtins.bool
+    """Whether taking it put the taker out of the game."""
+    card: Global___CockroachPokerKind.ValueType
+    """The true kind when the observer knows it (turned face up, or passed by the
+    observer); UNSPECIFIED otherwise.
+    """
+    def __init__(
+        self,
+        *,
+        announcer: _builtins.int = ...,
+        target: _builtins.int = ...,
+        claim: Global___CockroachPokerKind.ValueType = ...,
+        believed: _builtins.bool = ...,
+        taker: _builtins.int = ...,
+        eliminated: _builtins.bool = ...,
+        card: Global___CockroachPokerKind.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcer", b"announcer", "believed", b"believed", "card", b"card", "claim", b"claim", "eliminated", b"eliminated", "taker", b"taker", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CockroachPokerPass: _TypeAlias = CockroachPokerPass  # noqa: Y015
+
+@_typing.final
+class CockroachPokerObservation(_message.Message):
+    """CockroachPokerObservation is what one seat knows."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULES_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    NUM_SEATS_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    TO_ACT_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    SET_ASIDE_FIELD_NUMBER: _builtins.int
+    PENDING_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    ELIMINATED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The observing seat, 0-based."""
+    num_seats: _builtins.int
+    """Number of seats in the match."""
+    phase: Global___CockroachPokerPhase.ValueType
+    """What the game waits for."""
+    to_act: _builtins.int
+    """The seat to act; unset when nobody acts (deal, game over)."""
+    set_aside: _builtins.int
+    """How many cards were set aside unseen at the deal."""
+    @_builtins.property
+    def rules(self) -> Global___CockroachPokerRules:
+        """The game's rule options."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The observer's hand: one count per kind in kind order, always 8 entries."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___CockroachPokerSeat]:
+        """Every seat, in seat order."""
+
+    @_builtins.property
+    def pending(self) -> Global___CockroachPokerPending:
+        """The card on its way, during the respond phase."""
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___CockroachPokerPass]:
+        """Every finished pass, oldest first."""
+
+    @_builtins.property
+    def eliminated(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats out of the game, in order of elimination."""
+
+    def __init__(
+        self,
+        *,
+        rules: Global___CockroachPokerRules | None = ...,
+        seat: _builtins.int = ...,
+        num_seats: _builtins.int = ...,
+        phase: Global___CockroachPokerPhase.ValueType = ...,
+        to_act: _builtins.int | None = ...,
+        hand: _abc.Iterable[_builtins.int] | None = ...,
+        seats: _abc.Iterable[Global___CockroachPokerSeat] | None = ...,
+        set_aside: _builtins.int = ...,
+        pending: Global___CockroachPokerPending | None = ...,
+        history: _abc.Iterable[Global___CockroachPokerPass] | None = ...,
+        eliminated: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_to_act", b"_to_act", "pending", b"pending", "rules", b"rules", "to_act", b"to_act"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_to_act", b"_to_act", "eliminated", b"eliminated", "hand", b"hand", "history", b"history", "num_seats", b"num_seats", "pending", b"pending", "phase", b"phase", "rules", b"rules", "seat", b"seat", "seats", b"seats", "set_aside", b"set_aside", "to_act", b"to_act"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__to_act: _TypeAlias = _typing.Literal["to_act"]  # noqa: Y015
+    _WhichOneofArgType__to_act: _TypeAlias = _typing.Literal["_to_act", b"_to_act"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__to_act) -> _WhichOneofReturnType__to_act | None: ...
 
 Global___CockroachPokerObservation: _TypeAlias = CockroachPokerObservation  # noqa: Y015
 
 @_typing.final
-class CockroachPokerAction(_message.Message):
-    """CockroachPokerAction is one move (placeholder: the game is not implemented yet)."""
+class CockroachPokerAnnounce(_message.Message):
+    """CockroachPokerAnnounce passes a card face down, claiming a kind."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    CLAIM_FIELD_NUMBER: _builtins.int
+    card: Global___CockroachPokerKind.ValueType
+    """The kind of the card taken from the hand."""
+    claim: Global___CockroachPokerKind.ValueType
+    """The kind claimed (true or not)."""
+    def __init__(
+        self,
+        *,
+        card: Global___CockroachPokerKind.ValueType = ...,
+        claim: Global___CockroachPokerKind.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "claim", b"claim"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CockroachPokerAnnounce: _TypeAlias = CockroachPokerAnnounce  # noqa: Y015
+
+@_typing.final
+class CockroachPokerBelieve(_message.Message):
+    """CockroachPokerBelieve takes the passed card face down, unseen."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -47,5 +357,60 @@ class CockroachPokerAction(_message.Message):
     _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CockroachPokerBelieve: _TypeAlias = CockroachPokerBelieve  # noqa: Y015
+
+@_typing.final
+class CockroachPokerDisbelieve(_message.Message):
+    """CockroachPokerDisbelieve turns the passed card face up."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CockroachPokerDisbelieve: _TypeAlias = CockroachPokerDisbelieve  # noqa: Y015
+
+@_typing.final
+class CockroachPokerAction(_message.Message):
+    """CockroachPokerAction is one move."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANNOUNCE_FIELD_NUMBER: _builtins.int
+    BELIEVE_FIELD_NUMBER: _builtins.int
+    DISBELIEVE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def announce(self) -> Global___CockroachPokerAnnounce:
+        """Pass a card and claim a kind (announce phase)."""
+
+    @_builtins.property
+    def believe(self) -> Global___CockroachPokerBelieve:
+        """Believe the claim (respond phase)."""
+
+    @_builtins.property
+    def disbelieve(self) -> Global___CockroachPokerDisbelieve:
+        """Disbelieve the claim (respond phase)."""
+
+    def __init__(
+        self,
+        *,
+        announce: Global___CockroachPokerAnnounce | None = ...,
+        believe: Global___CockroachPokerBelieve | None = ...,
+        disbelieve: Global___CockroachPokerDisbelieve | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "announce", b"announce", "believe", b"believe", "disbelieve", b"disbelieve"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "announce", b"announce", "believe", b"believe", "disbelieve", b"disbelieve"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["announce", "believe", "disbelieve"]  # noqa: Y015
+    _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
 
 Global___CockroachPokerAction: _TypeAlias = CockroachPokerAction  # noqa: Y015

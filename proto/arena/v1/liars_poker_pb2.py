@@ -24,15 +24,39 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x61rena/v1/liars_poker.proto\x12\x08\x61rena.v1\"\x17\n\x15LiarsPokerObservation\"\x12\n\x10LiarsPokerActionb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x61rena/v1/liars_poker.proto\x12\x08\x61rena.v1\"W\n\x0fLiarsPokerRules\x12\x15\n\rpenalty_limit\x18\x01 \x01(\r\x12\x15\n\rchips_variant\x18\x02 \x01(\x08\x12\x16\n\x0estarting_chips\x18\x03 \x01(\r\"F\n\x0eLiarsPokerCard\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12&\n\x04suit\x18\x02 \x01(\x0e\x32\x18.arena.v1.LiarsPokerSuit\"W\n\x16LiarsPokerAnnouncement\x12.\n\x08\x63\x61tegory\x18\x01 \x01(\x0e\x32\x1c.arena.v1.LiarsPokerCategory\x12\r\n\x05ranks\x18\x02 \x03(\r\"}\n\x0fLiarsPokerClaim\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x16\n\texchanged\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x36\n\x0c\x61nnouncement\x18\x03 \x01(\x0b\x32 .arena.v1.LiarsPokerAnnouncementB\x0c\n\n_exchanged\"\xe5\x01\n\x14LiarsPokerDealResult\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x0f\n\x07starter\x18\x03 \x01(\r\x12)\n\x06\x63laims\x18\x04 \x03(\x0b\x32\x19.arena.v1.LiarsPokerClaim\x12\x12\n\nchallenger\x18\x05 \x01(\r\x12\x11\n\tannouncer\x18\x06 \x01(\r\x12\'\n\x05\x63\x61rds\x18\x07 \x03(\x0b\x32\x18.arena.v1.LiarsPokerCard\x12\x10\n\x08truthful\x18\x08 \x01(\x08\x12\x11\n\tpenalised\x18\t \x01(\r\"\xdd\x03\n\x15LiarsPokerObservation\x12(\n\x05rules\x18\x01 \x01(\x0b\x32\x19.arena.v1.LiarsPokerRules\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x11\n\tnum_seats\x18\x03 \x01(\r\x12(\n\x05phase\x18\x04 \x01(\x0e\x32\x19.arena.v1.LiarsPokerPhase\x12\x13\n\x06to_act\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04\x64\x65\x61l\x18\x06 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x07 \x01(\r\x12\x0f\n\x07starter\x18\x08 \x01(\r\x12\x0e\n\x06holder\x18\t \x01(\r\x12\x10\n\x08has_hand\x18\n \x01(\x08\x12&\n\x04hand\x18\x0b \x03(\x0b\x32\x18.arena.v1.LiarsPokerCard\x12\x16\n\texchanged\x18\x0c \x01(\rH\x01\x88\x01\x01\x12\x12\n\nstock_size\x18\r \x01(\r\x12)\n\x06\x63laims\x18\x0e \x03(\x0b\x32\x19.arena.v1.LiarsPokerClaim\x12\x11\n\tpenalties\x18\x0f \x03(\r\x12\r\n\x05\x63hips\x18\x10 \x03(\r\x12/\n\x07results\x18\x11 \x03(\x0b\x32\x1e.arena.v1.LiarsPokerDealResultB\t\n\x07_to_actB\x0c\n\n_exchanged\"L\n\x12LiarsPokerAnnounce\x12\x36\n\x0c\x61nnouncement\x18\x01 \x01(\x0b\x32 .arena.v1.LiarsPokerAnnouncement\"\x12\n\x10LiarsPokerAccept\"\x15\n\x13LiarsPokerChallenge\"@\n\x12LiarsPokerExchange\x12*\n\x08\x64iscards\x18\x01 \x03(\x0b\x32\x18.arena.v1.LiarsPokerCard\"\xe2\x01\n\x10LiarsPokerAction\x12\x30\n\x08\x61nnounce\x18\x01 \x01(\x0b\x32\x1c.arena.v1.LiarsPokerAnnounceH\x00\x12,\n\x06\x61\x63\x63\x65pt\x18\x02 \x01(\x0b\x32\x1a.arena.v1.LiarsPokerAcceptH\x00\x12\x32\n\tchallenge\x18\x03 \x01(\x0b\x32\x1d.arena.v1.LiarsPokerChallengeH\x00\x12\x30\n\x08\x65xchange\x18\x04 \x01(\x0b\x32\x1c.arena.v1.LiarsPokerExchangeH\x00\x42\x08\n\x06\x61\x63tion*\xa7\x01\n\x0eLiarsPokerSuit\x12 \n\x1cLIARS_POKER_SUIT_UNSPECIFIED\x10\x00\x12\x1a\n\x16LIARS_POKER_SUIT_CLUBS\x10\x01\x12\x1d\n\x19LIARS_POKER_SUIT_DIAMONDS\x10\x02\x12\x1b\n\x17LIARS_POKER_SUIT_HEARTS\x10\x03\x12\x1b\n\x17LIARS_POKER_SUIT_SPADES\x10\x04*\xad\x03\n\x12LiarsPokerCategory\x12$\n LIARS_POKER_CATEGORY_UNSPECIFIED\x10\x00\x12\"\n\x1eLIARS_POKER_CATEGORY_HIGH_CARD\x10\x01\x12\x1d\n\x19LIARS_POKER_CATEGORY_PAIR\x10\x02\x12!\n\x1dLIARS_POKER_CATEGORY_TWO_PAIR\x10\x03\x12(\n$LIARS_POKER_CATEGORY_THREE_OF_A_KIND\x10\x04\x12!\n\x1dLIARS_POKER_CATEGORY_STRAIGHT\x10\x05\x12\x1e\n\x1aLIARS_POKER_CATEGORY_FLUSH\x10\x06\x12#\n\x1fLIARS_POKER_CATEGORY_FULL_HOUSE\x10\x07\x12\'\n#LIARS_POKER_CATEGORY_FOUR_OF_A_KIND\x10\x08\x12\'\n#LIARS_POKER_CATEGORY_STRAIGHT_FLUSH\x10\t\x12\'\n#LIARS_POKER_CATEGORY_FIVE_OF_A_KIND\x10\n*\xe7\x01\n\x0fLiarsPokerPhase\x12!\n\x1dLIARS_POKER_PHASE_UNSPECIFIED\x10\x00\x12\x1a\n\x16LIARS_POKER_PHASE_DEAL\x10\x01\x12\x1e\n\x1aLIARS_POKER_PHASE_ANNOUNCE\x10\x02\x12\x1d\n\x19LIARS_POKER_PHASE_RESPOND\x10\x03\x12\x1e\n\x1aLIARS_POKER_PHASE_EXCHANGE\x10\x04\x12\x1a\n\x16LIARS_POKER_PHASE_DRAW\x10\x05\x12\x1a\n\x16LIARS_POKER_PHASE_OVER\x10\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.liars_poker_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LIARSPOKEROBSERVATION']._serialized_start=40
-  _globals['_LIARSPOKEROBSERVATION']._serialized_end=63
-  _globals['_LIARSPOKERACTION']._serialized_start=65
-  _globals['_LIARSPOKERACTION']._serialized_end=83
+  _globals['_LIARSPOKERSUIT']._serialized_start=1546
+  _globals['_LIARSPOKERSUIT']._serialized_end=1713
+  _globals['_LIARSPOKERCATEGORY']._serialized_start=1716
+  _globals['_LIARSPOKERCATEGORY']._serialized_end=2145
+  _globals['_LIARSPOKERPHASE']._serialized_start=2148
+  _globals['_LIARSPOKERPHASE']._serialized_end=2379
+  _globals['_LIARSPOKERRULES']._serialized_start=40
+  _globals['_LIARSPOKERRULES']._serialized_end=127
+  _globals['_LIARSPOKERCARD']._serialized_start=129
+  _globals['_LIARSPOKERCARD']._serialized_end=199
+  _globals['_LIARSPOKERANNOUNCEMENT']._serialized_start=201
+  _globals['_LIARSPOKERANNOUNCEMENT']._serialized_end=288
+  _globals['_LIARSPOKERCLAIM']._serialized_start=290
+  _globals['_LIARSPOKERCLAIM']._serialized_end=415
+  _globals['_LIARSPOKERDEALRESULT']._serialized_start=418
+  _globals['_LIARSPOKERDEALRESULT']._serialized_end=647
+  _globals['_LIARSPOKEROBSERVATION']._serialized_start=650
+  _globals['_LIARSPOKEROBSERVATION']._serialized_end=1127
+  _globals['_LIARSPOKERANNOUNCE']._serialized_start=1129
+  _globals['_LIARSPOKERANNOUNCE']._serialized_end=1205
+  _globals['_LIARSPOKERACCEPT']._serialized_start=1207
+  _globals['_LIARSPOKERACCEPT']._serialized_end=1225
+  _globals['_LIARSPOKERCHALLENGE']._serialized_start=1227
+  _globals['_LIARSPOKERCHALLENGE']._serialized_end=1248
+  _globals['_LIARSPOKEREXCHANGE']._serialized_start=1250
+  _globals['_LIARSPOKEREXCHANGE']._serialized_end=1314
+  _globals['_LIARSPOKERACTION']._serialized_start=1317
+  _globals['_LIARSPOKERACTION']._serialized_end=1543
 # @@protoc_insertion_point(module_scope)

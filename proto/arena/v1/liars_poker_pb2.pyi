@@ -3,8 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,26 +19,442 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _LiarsPokerSuit:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LiarsPokerSuitEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LiarsPokerSuit.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIARS_POKER_SUIT_UNSPECIFIED: _LiarsPokerSuit.ValueType  # 0
+    """No suit: only the joker has none."""
+    LIARS_POKER_SUIT_CLUBS: _LiarsPokerSuit.ValueType  # 1
+    """Clubs."""
+    LIARS_POKER_SUIT_DIAMONDS: _LiarsPokerSuit.ValueType  # 2
+    """Diamonds."""
+    LIARS_POKER_SUIT_HEARTS: _LiarsPokerSuit.ValueType  # 3
+    """Hearts."""
+    LIARS_POKER_SUIT_SPADES: _LiarsPokerSuit.ValueType  # 4
+    """Spades."""
+
+class LiarsPokerSuit(_LiarsPokerSuit, metaclass=_LiarsPokerSuitEnumTypeWrapper):
+    """LiarsPokerSuit is a card's suit."""
+
+LIARS_POKER_SUIT_UNSPECIFIED: LiarsPokerSuit.ValueType  # 0
+"""No suit: only the joker has none."""
+LIARS_POKER_SUIT_CLUBS: LiarsPokerSuit.ValueType  # 1
+"""Clubs."""
+LIARS_POKER_SUIT_DIAMONDS: LiarsPokerSuit.ValueType  # 2
+"""Diamonds."""
+LIARS_POKER_SUIT_HEARTS: LiarsPokerSuit.ValueType  # 3
+"""Hearts."""
+LIARS_POKER_SUIT_SPADES: LiarsPokerSuit.ValueType  # 4
+"""Spades."""
+Global___LiarsPokerSuit: _TypeAlias = LiarsPokerSuit  # noqa: Y015
+
+class _LiarsPokerCategory:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LiarsPokerCategoryEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LiarsPokerCategory.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIARS_POKER_CATEGORY_UNSPECIFIED: _LiarsPokerCategory.ValueType  # 0
+    """Not set (never valid)."""
+    LIARS_POKER_CATEGORY_HIGH_CARD: _LiarsPokerCategory.ValueType  # 1
+    """High card: ranks = the card, then up to 4 lower kickers, falling."""
+    LIARS_POKER_CATEGORY_PAIR: _LiarsPokerCategory.ValueType  # 2
+    """One pair: ranks = the pair, then up to 3 kickers, falling."""
+    LIARS_POKER_CATEGORY_TWO_PAIR: _LiarsPokerCategory.ValueType  # 3
+    """Two pair: ranks = higher pair, lower pair, then up to 1 kicker."""
+    LIARS_POKER_CATEGORY_THREE_OF_A_KIND: _LiarsPokerCategory.ValueType  # 4
+    """Three of a kind: ranks = the triple, then up to 2 kickers, falling."""
+    LIARS_POKER_CATEGORY_STRAIGHT: _LiarsPokerCategory.ValueType  # 5
+    """Straight: ranks = its top card (5..14; 5 is A-2-3-4-5)."""
+    LIARS_POKER_CATEGORY_FLUSH: _LiarsPokerCategory.ValueType  # 6
+    """Flush: ranks = its top card (6..14)."""
+    LIARS_POKER_CATEGORY_FULL_HOUSE: _LiarsPokerCategory.ValueType  # 7
+    """Full house: ranks = the triple, the pair."""
+    LIARS_POKER_CATEGORY_FOUR_OF_A_KIND: _LiarsPokerCategory.ValueType  # 8
+    """Four of a kind: ranks = the four, then up to 1 kicker."""
+    LIARS_POKER_CATEGORY_STRAIGHT_FLUSH: _LiarsPokerCategory.ValueType  # 9
+    """Straight flush: ranks = its top card (5..14)."""
+    LIARS_POKER_CATEGORY_FIVE_OF_A_KIND: _LiarsPokerCategory.ValueType  # 10
+    """Five of a kind (needs a joker): ranks = the rank."""
+
+class LiarsPokerCategory(_LiarsPokerCategory, metaclass=_LiarsPokerCategoryEnumTypeWrapper):
+    """LiarsPokerCategory is a poker category, low to high."""
+
+LIARS_POKER_CATEGORY_UNSPECIFIED: LiarsPokerCategory.ValueType  # 0
+"""Not set (never valid)."""
+LIARS_POKER_CATEGORY_HIGH_CARD: LiarsPokerCategory.ValueType  # 1
+"""High card: ranks = the card, then up to 4 lower kickers, falling."""
+LIARS_POKER_CATEGORY_PAIR: LiarsPokerCategory.ValueType  # 2
+"""One pair: ranks = the pair, then up to 3 kickers, falling."""
+LIARS_POKER_CATEGORY_TWO_PAIR: LiarsPokerCategory.ValueType  # 3
+"""Two pair: ranks = higher pair, lower pair, then up to 1 kicker."""
+LIARS_POKER_CATEGORY_THREE_OF_A_KIND: LiarsPokerCategory.ValueType  # 4
+"""Three of a kind: ranks = the triple, then up to 2 kickers, falling."""
+LIARS_POKER_CATEGORY_STRAIGHT: LiarsPokerCategory.ValueType  # 5
+"""Straight: ranks = its top card (5..14; 5 is A-2-3-4-5)."""
+LIARS_POKER_CATEGORY_FLUSH: LiarsPokerCategory.ValueType  # 6
+"""Flush: ranks = its top card (6..14)."""
+LIARS_POKER_CATEGORY_FULL_HOUSE: LiarsPokerCategory.ValueType  # 7
+"""Full house: ranks = the triple, the pair."""
+LIARS_POKER_CATEGORY_FOUR_OF_A_KIND: LiarsPokerCategory.ValueType  # 8
+"""Four of a kind: ranks = the four, then up to 1 kicker."""
+LIARS_POKER_CATEGORY_STRAIGHT_FLUSH: LiarsPokerCategory.ValueType  # 9
+"""Straight flush: ranks = its top card (5..14)."""
+LIARS_POKER_CATEGORY_FIVE_OF_A_KIND: LiarsPokerCategory.ValueType  # 10
+"""Five of a kind (needs a joker): ranks = the rank."""
+Global___LiarsPokerCategory: _TypeAlias = LiarsPokerCategory  # noqa: Y015
+
+class _LiarsPokerPhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LiarsPokerPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LiarsPokerPhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LIARS_POKER_PHASE_UNSPECIFIED: _LiarsPokerPhase.ValueType  # 0
+    """Not set."""
+    LIARS_POKER_PHASE_DEAL: _LiarsPokerPhase.ValueType  # 1
+    """A deal is about to be shuffled and dealt."""
+    LIARS_POKER_PHASE_ANNOUNCE: _LiarsPokerPhase.ValueType  # 2
+    """The holder must announce."""
+    LIARS_POKER_PHASE_RESPOND: _LiarsPokerPhase.ValueType  # 3
+    """The seat after the announcer must accept or challenge."""
+    LIARS_POKER_PHASE_EXCHANGE: _LiarsPokerPhase.ValueType  # 4
+    """The accepting seat must choose the cards to exchange."""
+    LIARS_POKER_PHASE_DRAW: _LiarsPokerPhase.ValueType  # 5
+    """The stock is about to be shuffled for an exchange."""
+    LIARS_POKER_PHASE_OVER: _LiarsPokerPhase.ValueType  # 6
+    """The game is over."""
+
+class LiarsPokerPhase(_LiarsPokerPhase, metaclass=_LiarsPokerPhaseEnumTypeWrapper):
+    """LiarsPokerPhase says what the game waits for."""
+
+LIARS_POKER_PHASE_UNSPECIFIED: LiarsPokerPhase.ValueType  # 0
+"""Not set."""
+LIARS_POKER_PHASE_DEAL: LiarsPokerPhase.ValueType  # 1
+"""A deal is about to be shuffled and dealt."""
+LIARS_POKER_PHASE_ANNOUNCE: LiarsPokerPhase.ValueType  # 2
+"""The holder must announce."""
+LIARS_POKER_PHASE_RESPOND: LiarsPokerPhase.ValueType  # 3
+"""The seat after the announcer must accept or challenge."""
+LIARS_POKER_PHASE_EXCHANGE: LiarsPokerPhase.ValueType  # 4
+"""The accepting seat must choose the cards to exchange."""
+LIARS_POKER_PHASE_DRAW: LiarsPokerPhase.ValueType  # 5
+"""The stock is about to be shuffled for an exchange."""
+LIARS_POKER_PHASE_OVER: LiarsPokerPhase.ValueType  # 6
+"""The game is over."""
+Global___LiarsPokerPhase: _TypeAlias = LiarsPokerPhase  # noqa: Y015
+
 @_typing.final
-class LiarsPokerObservation(_message.Message):
-    """LiarsPokerObservation is what one seat knows (placeholder: the game is not implemented yet)."""
+class LiarsPokerRules(_message.Message):
+    """LiarsPokerRules holds the game's rule options."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    PENALTY_LIMIT_FIELD_NUMBER: _builtins.int
+    CHIPS_VARIANT_FIELD_NUMBER: _builtins.int
+    STARTING_CHIPS_FIELD_NUMBER: _builtins.int
+    penalty_limit: _builtins.int
+    """Penalty points that end the game (option penalty_limit)."""
+    chips_variant: _builtins.bool
+    """Whether the chips variant is played (option chips_variant)."""
+    starting_chips: _builtins.int
+    """Chips each seat starts with in the chips variant (option starting_chips)."""
     def __init__(
         self,
+        *,
+        penalty_limit: _builtins.int = ...,
+        chips_variant: _builtins.bool = ...,
+        starting_chips: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips_variant", b"chips_variant", "penalty_limit", b"penalty_limit", "starting_chips", b"starting_chips"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerRules: _TypeAlias = LiarsPokerRules  # noqa: Y015
+
+@_typing.final
+class LiarsPokerCard(_message.Message):
+    """LiarsPokerCard is one card."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    SUIT_FIELD_NUMBER: _builtins.int
+    rank: _builtins.int
+    """Rank 2..14 (11 jack, 12 queen, 13 king, 14 ace); 0 for a joker."""
+    suit: Global___LiarsPokerSuit.ValueType
+    """Suit; UNSPECIFIED for a joker."""
+    def __init__(
+        self,
+        *,
+        rank: _builtins.int = ...,
+        suit: Global___LiarsPokerSuit.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank", "suit", b"suit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerCard: _TypeAlias = LiarsPokerCard  # noqa: Y015
+
+@_typing.final
+class LiarsPokerAnnouncement(_message.Message):
+    """LiarsPokerAnnouncement is a claimed combination."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    RANKS_FIELD_NUMBER: _builtins.int
+    category: Global___LiarsPokerCategory.ValueType
+    """The category."""
+    @_builtins.property
+    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The defining ranks, then any kickers (see LiarsPokerCategory)."""
+
+    def __init__(
+        self,
+        *,
+        category: Global___LiarsPokerCategory.ValueType = ...,
+        ranks: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "ranks", b"ranks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerAnnouncement: _TypeAlias = LiarsPokerAnnouncement  # noqa: Y015
+
+@_typing.final
+class LiarsPokerClaim(_message.Message):
+    """LiarsPokerClaim is one announcement of a deal."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    EXCHANGED_FIELD_NUMBER: _builtins.int
+    ANNOUNCEMENT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The announcing seat."""
+    exchanged: _builtins.int
+    """Cards it exchanged before announcing; unset for the deal's starter."""
+    @_builtins.property
+    def announcement(self) -> Global___LiarsPokerAnnouncement:
+        """What it announced."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        exchanged: _builtins.int | None = ...,
+        announcement: Global___LiarsPokerAnnouncement | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_exchanged", b"_exchanged", "announcement", b"announcement", "exchanged", b"exchanged"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exchanged", b"_exchanged", "announcement", b"announcement", "exchanged", b"exchanged", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__exchanged: _TypeAlias = _typing.Literal["exchanged"]  # noqa: Y015
+    _WhichOneofArgType__exchanged: _TypeAlias = _typing.Literal["_exchanged", b"_exchanged"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__exchanged) -> _WhichOneofReturnType__exchanged | None: ...
+
+Global___LiarsPokerClaim: _TypeAlias = LiarsPokerClaim  # noqa: Y015
+
+@_typing.final
+class LiarsPokerDealResult(_message.Message):
+    """LiarsPokerDealResult is one finished deal; everything in it is public."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    STARTER_FIELD_NUMBER: _builtins.int
+    CLAIMS_FIELD_NUMBER: _builtins.int
+    CHALLENGER_FIELD_NUMBER: _builtins.int
+    ANNOUNCER_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    TRUTHFUL_FIELD_NUMBER: _builtins.int
+    PENALISED_FIELD_NUMBER: _builtins.int
+    deal: _builtins.int
+    """Number of the deal, from 1."""
+    dealer: _builtins.int
+    """The dealer."""
+    starter: _builtins.int
+    """The seat that received the first five cards."""
+    challenger: _builtins.int
+    """The challenging seat."""
+    announcer: _builtins.int
+    """The seat whose announcement was challenged."""
+    truthful: _builtins.bool
+    """Whether the cards contained the challenged announcement."""
+    penalised: _builtins.int
+    """The seat that got the penalty point."""
+    @_builtins.property
+    def claims(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerClaim]:
+        """Every announcement of the deal, in order."""
+
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerCard]:
+        """The five cards shown."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.int = ...,
+        dealer: _builtins.int = ...,
+        starter: _builtins.int = ...,
+        claims: _abc.Iterable[Global___LiarsPokerClaim] | None = ...,
+        challenger: _builtins.int = ...,
+        announcer: _builtins.int = ...,
+        cards: _abc.Iterable[Global___LiarsPokerCard] | None = ...,
+        truthful: _builtins.bool = ...,
+        penalised: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcer", b"announcer", "cards", b"cards", "challenger", b"challenger", "claims", b"claims", "deal", b"deal", "dealer", b"dealer", "penalised", b"penalised", "starter", b"starter", "truthful", b"truthful"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerDealResult: _TypeAlias = LiarsPokerDealResult  # noqa: Y015
+
+@_typing.final
+class LiarsPokerObservation(_message.Message):
+    """LiarsPokerObservation is what one seat knows."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULES_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    NUM_SEATS_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    TO_ACT_FIELD_NUMBER: _builtins.int
+    DEAL_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    STARTER_FIELD_NUMBER: _builtins.int
+    HOLDER_FIELD_NUMBER: _builtins.int
+    HAS_HAND_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    EXCHANGED_FIELD_NUMBER: _builtins.int
+    STOCK_SIZE_FIELD_NUMBER: _builtins.int
+    CLAIMS_FIELD_NUMBER: _builtins.int
+    PENALTIES_FIELD_NUMBER: _builtins.int
+    CHIPS_FIELD_NUMBER: _builtins.int
+    RESULTS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The observing seat, 0-based."""
+    num_seats: _builtins.int
+    """Number of seats in the match."""
+    phase: Global___LiarsPokerPhase.ValueType
+    """What the game waits for."""
+    to_act: _builtins.int
+    """The seat to act; unset while chance acts or after the game."""
+    deal: _builtins.int
+    """Number of the current deal, from 1."""
+    dealer: _builtins.int
+    """The current dealer."""
+    starter: _builtins.int
+    """The seat that started the current deal."""
+    holder: _builtins.int
+    """The seat that holds the five cards."""
+    has_hand: _builtins.bool
+    """Whether `hand` is set: true while the observer holds the cards."""
+    exchanged: _builtins.int
+    """Cards the holder exchanged this turn; unset for the starter or before an exchange."""
+    stock_size: _builtins.int
+    """Cards in the stock."""
+    @_builtins.property
+    def rules(self) -> Global___LiarsPokerRules:
+        """The game's rule options."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerCard]:
+        """The cards the observer holds (only when has_hand)."""
+
+    @_builtins.property
+    def claims(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerClaim]:
+        """Every announcement of the current deal, in order."""
+
+    @_builtins.property
+    def penalties(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Penalty points per seat, in seat order."""
+
+    @_builtins.property
+    def chips(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Chips per seat, in seat order (zeros unless the chips variant is played)."""
+
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerDealResult]:
+        """Every finished deal, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        rules: Global___LiarsPokerRules | None = ...,
+        seat: _builtins.int = ...,
+        num_seats: _builtins.int = ...,
+        phase: Global___LiarsPokerPhase.ValueType = ...,
+        to_act: _builtins.int | None = ...,
+        deal: _builtins.int = ...,
+        dealer: _builtins.int = ...,
+        starter: _builtins.int = ...,
+        holder: _builtins.int = ...,
+        has_hand: _builtins.bool = ...,
+        hand: _abc.Iterable[Global___LiarsPokerCard] | None = ...,
+        exchanged: _builtins.int | None = ...,
+        stock_size: _builtins.int = ...,
+        claims: _abc.Iterable[Global___LiarsPokerClaim] | None = ...,
+        penalties: _abc.Iterable[_builtins.int] | None = ...,
+        chips: _abc.Iterable[_builtins.int] | None = ...,
+        results: _abc.Iterable[Global___LiarsPokerDealResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_exchanged", b"_exchanged", "_to_act", b"_to_act", "exchanged", b"exchanged", "rules", b"rules", "to_act", b"to_act"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exchanged", b"_exchanged", "_to_act", b"_to_act", "chips", b"chips", "claims", b"claims", "deal", b"deal", "dealer", b"dealer", "exchanged", b"exchanged", "hand", b"hand", "has_hand", b"has_hand", "holder", b"holder", "num_seats", b"num_seats", "penalties", b"penalties", "phase", b"phase", "results", b"results", "rules", b"rules", "seat", b"seat", "starter", b"starter", "stock_size", b"stock_size", "to_act", b"to_act"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__exchanged: _TypeAlias = _typing.Literal["exchanged"]  # noqa: Y015
+    _WhichOneofArgType__exchanged: _TypeAlias = _typing.Literal["_exchanged", b"_exchanged"]  # noqa: Y015
+    _WhichOneofReturnType__to_act: _TypeAlias = _typing.Literal["to_act"]  # noqa: Y015
+    _WhichOneofArgType__to_act: _TypeAlias = _typing.Literal["_to_act", b"_to_act"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__exchanged) -> _WhichOneofReturnType__exchanged | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__to_act) -> _WhichOneofReturnType__to_act | None: ...
 
 Global___LiarsPokerObservation: _TypeAlias = LiarsPokerObservation  # noqa: Y015
 
 @_typing.final
-class LiarsPokerAction(_message.Message):
-    """LiarsPokerAction is one move (placeholder: the game is not implemented yet)."""
+class LiarsPokerAnnounce(_message.Message):
+    """LiarsPokerAnnounce claims the five cards contain an announcement."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANNOUNCEMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def announcement(self) -> Global___LiarsPokerAnnouncement:
+        """The announcement; it must beat the last one of the deal."""
+
+    def __init__(
+        self,
+        *,
+        announcement: Global___LiarsPokerAnnouncement | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["announcement", b"announcement"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcement", b"announcement"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerAnnounce: _TypeAlias = LiarsPokerAnnounce  # noqa: Y015
+
+@_typing.final
+class LiarsPokerAccept(_message.Message):
+    """LiarsPokerAccept takes the cards, to exchange and announce higher."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -47,5 +466,90 @@ class LiarsPokerAction(_message.Message):
     _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerAccept: _TypeAlias = LiarsPokerAccept  # noqa: Y015
+
+@_typing.final
+class LiarsPokerChallenge(_message.Message):
+    """LiarsPokerChallenge calls the last announcement a lie."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerChallenge: _TypeAlias = LiarsPokerChallenge  # noqa: Y015
+
+@_typing.final
+class LiarsPokerExchange(_message.Message):
+    """LiarsPokerExchange discards 0..4 cards of the hand and draws as many."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiarsPokerCard]:
+        """The cards discarded (may be empty)."""
+
+    def __init__(
+        self,
+        *,
+        discards: _abc.Iterable[Global___LiarsPokerCard] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["discards", b"discards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiarsPokerExchange: _TypeAlias = LiarsPokerExchange  # noqa: Y015
+
+@_typing.final
+class LiarsPokerAction(_message.Message):
+    """LiarsPokerAction is one move."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANNOUNCE_FIELD_NUMBER: _builtins.int
+    ACCEPT_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    EXCHANGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def announce(self) -> Global___LiarsPokerAnnounce:
+        """Announce (announce phase)."""
+
+    @_builtins.property
+    def accept(self) -> Global___LiarsPokerAccept:
+        """Accept (respond phase)."""
+
+    @_builtins.property
+    def challenge(self) -> Global___LiarsPokerChallenge:
+        """Challenge (respond phase)."""
+
+    @_builtins.property
+    def exchange(self) -> Global___LiarsPokerExchange:
+        """Exchange (exchange phase)."""
+
+    def __init__(
+        self,
+        *,
+        announce: Global___LiarsPokerAnnounce | None = ...,
+        accept: Global___LiarsPokerAccept | None = ...,
+        challenge: Global___LiarsPokerChallenge | None = ...,
+        exchange: Global___LiarsPokerExchange | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "action", b"action", "announce", b"announce", "challenge", b"challenge", "exchange", b"exchange"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "action", b"action", "announce", b"announce", "challenge", b"challenge", "exchange", b"exchange"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["announce", "accept", "challenge", "exchange"]  # noqa: Y015
+    _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
 
 Global___LiarsPokerAction: _TypeAlias = LiarsPokerAction  # noqa: Y015
