@@ -18,8 +18,8 @@ from pathlib import Path
 
 import grpc
 import trio
-from arena.v1 import bot_pb2, bot_pb2_grpc
 
+from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.faults import BotCrashed, BotFault, BotStalled, BotStartupError, ProtocolViolation
 
 MAX_MESSAGE_FROM_BOT = 1 << 20

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import trio
-from arena.v1 import bot_pb2
 from google.protobuf import json_format
 
+from arena.v1 import bot_pb2
 from referee.channel import SeatStream
 from referee.faults import (
     BotFault,

@@ -20,8 +20,8 @@ from types import FrameType
 from typing import Any
 
 import grpc
-from arena.v1 import bot_pb2, bot_pb2_grpc
 
+from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.games import get_game
 from referee.wire import get_codec
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult

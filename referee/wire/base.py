@@ -11,9 +11,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic, TypeVar
 
-from arena.v1 import bot_pb2
 from google.protobuf import json_format
 
+from arena.v1 import bot_pb2
 from referee.games.base import GameError, MalformedActionError
 
 ObsT = TypeVar("ObsT")

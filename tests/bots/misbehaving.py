@@ -22,8 +22,8 @@ import time
 from typing import Any
 
 import grpc
-from arena.v1 import bot_pb2
 
+from arena.v1 import bot_pb2
 from sdk import Bot, run
 from sdk.liars_dice import Action, Challenge, Observation, legal_actions
 from sdk.serve import BotServicer
