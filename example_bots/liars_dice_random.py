@@ -1,0 +1,23 @@
+"""A Liar's Dice bot that plays a uniformly random legal action.
+
+python -m example_bots.liars_dice_random
+"""
+
+from __future__ import annotations
+
+from sdk import Bot, run
+from sdk.liars_dice import Action, Observation, legal_actions
+
+
+class RandomLiarsDiceBot(Bot[Observation, Action]):
+    """Picks any legal bid or challenge with equal probability."""
+
+    game = "liars_dice"
+    name = "liars-dice-random"
+
+    def act(self, observation: Observation) -> Action:
+        return self.rng.choice(legal_actions(observation))
+
+
+if __name__ == "__main__":
+    run(RandomLiarsDiceBot)
