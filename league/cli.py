@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from league import cli_bot, cli_league
+from league.cli_common import Context, fail, parse_rule_options
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
 from referee.match import Limits, MatchSpec, play_match
@@ -24,23 +26,24 @@ app = typer.Typer(
 )
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``error: message`` to stderr and return the exit to raise."""
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
+@app.callback()
+def root(
+    ctx: typer.Context,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            envvar="ARENA_DB",
+            help="Database URL (default: SQLite file arena.db here; or postgresql+psycopg://...).",
+        ),
+    ] = None,
+) -> None:
+    """Bluff Arena: a referee and league runner for bluffing-game bots."""
+    ctx.obj = Context(db_url=db)
 
 
-def parse_rule_options(pairs: list[str]) -> dict[str, str]:
-    """``["k=v", ...]`` → dict; a malformed pair raises :class:`typer.BadParameter`."""
-    rules: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"{pair!r}: expected key=value", param_hint="--rule")
-        if key.strip() in rules:
-            raise typer.BadParameter(f"{key.strip()!r} given twice", param_hint="--rule")
-        rules[key.strip()] = value.strip()
-    return rules
+app.add_typer(cli_bot.app, name="bot")
+app.add_typer(cli_league.app, name="league")
 
 
 @app.command("games")

@@ -143,10 +143,13 @@ class SeatStream:
             self._closed = item
         raise closed_fault(self._closed)
 
-    async def finish(self, timeout: float) -> None:
-        """Half-close, give the bot ``timeout`` s to end its side, then cancel."""
+    async def finish(self, timeout: float) -> bool:
+        """Half-close, give the bot ``timeout`` s to end its side, then cancel.
+
+        True if the bot ended the stream cleanly in time.
+        """
         if self._cancelled:
-            return
+            return False
         self._outbox.put(None)
         with trio.move_on_after(timeout):
             while self._closed is None:
@@ -154,6 +157,7 @@ class SeatStream:
                 if isinstance(item, StreamClosed):
                     self._closed = item
         self.cancel()
+        return self._closed is not None and self._closed.code is None
 
     def cancel(self) -> None:
         """Abort the call at once and release the reader thread."""

@@ -21,13 +21,15 @@ from referee.faults import BotStartupError
 from referee.process import BotProcess, BotSpec
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Lease:
     """A ready connection to one bot, and its process if the referee started it."""
 
     spec: BotSpec
     connection: BotConnection
     process: BotProcess | None
+    faulty: bool = False
+    """Set by the match when this bot faulted: a pool must not hand it out again."""
 
     def describe_exit(self) -> str:
         return self.process.describe_exit() if self.process else "service unreachable"

@@ -155,34 +155,41 @@ async def run_match(
         try:
             async with launcher.lease(seat.bot, limits.startup_s) as lease:
                 seat.lease = lease
-                stream = lease.connection.open_stream()
                 try:
-                    message = start_message[seat.index]
-                    if observer:
-                        observer.on_send(seat.index, message)
-                    stream.send(message)
-                    with trio.move_on_after(limits.startup_s) as scope:
-                        reply = await stream.receive()
-                    if scope.cancelled_caught:
-                        raise BotStartupError(
-                            f"no Ready within {limits.startup_s:g} s of MatchStart"
-                        )
-                    if reply.WhichOneof("kind") != "ready":
-                        raise BotStartupError(
-                            f"answered MatchStart with {reply.WhichOneof('kind') or 'nothing'}"
-                            " instead of Ready"
-                        )
-                    seat.stream = stream
-                    seat.ready.set()
-                    await done.wait()
-                    await stream.finish(limits.finish_s)
-                finally:
-                    stream.cancel()
+                    await open_seat(seat, lease)
+                except BotFault:
+                    lease.faulty = True
+                    raise
         except BotFault as fault:
             if seat.fault is None:
                 seat.fault = fault
         finally:
             seat.ready.set()
+
+    async def open_seat(seat: _Seat, lease: Lease) -> None:
+        """Open the stream, confirm MatchStart, then hold it until the match ends."""
+        stream = lease.connection.open_stream()
+        try:
+            message = start_message[seat.index]
+            if observer:
+                observer.on_send(seat.index, message)
+            stream.send(message)
+            with trio.move_on_after(limits.startup_s) as scope:
+                reply = await stream.receive()
+            if scope.cancelled_caught:
+                raise BotStartupError(f"no Ready within {limits.startup_s:g} s of MatchStart")
+            if reply.WhichOneof("kind") != "ready":
+                raise BotStartupError(
+                    f"answered MatchStart with {reply.WhichOneof('kind') or 'nothing'}"
+                    " instead of Ready"
+                )
+            seat.stream = stream
+            seat.ready.set()
+            await done.wait()
+            if not await stream.finish(limits.finish_s):
+                lease.faulty = True  # it did not close its side: do not reuse it
+        finally:
+            stream.cancel()
 
     record: MatchRecord | None = None
     async with trio.open_nursery() as nursery:
@@ -254,6 +261,8 @@ async def _play(
                 raise ProtocolViolation(f"malformed action: {error}") from None
         except BotFault as fault:
             seat.fault = fault
+            if seat.lease is not None:
+                seat.lease.faulty = True
             faults.append(_fault_entry(seat, fault, len(events)))
             break
         events.append(

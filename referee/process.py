@@ -87,6 +87,9 @@ class BotProcess:
         env = dict(os.environ)
         env["ARENA_LISTEN"] = f"unix:{workdir / SOCKET_NAME}"
         env["PYTHONUNBUFFERED"] = "1"
+        # Bots built on the SDK exit when their parent is no longer this process
+        # (the referee was killed): no orphaned bots after a SIGKILL.
+        env["ARENA_REFEREE_PID"] = str(os.getpid())
         with open(workdir / LOG_NAME, "wb") as log:
             try:
                 process = await trio.lowlevel.open_process(

@@ -180,5 +180,13 @@ def run(factory: BotFactory, argv: Sequence[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     while not stopped.wait(0.5):
-        pass
+        if orphaned():
+            print("the referee that started this bot is gone; stopping", file=sys.stderr)
+            break
     server.stop(grace=0.5).wait()
+
+
+def orphaned() -> bool:
+    """True when the referee that started this process has died (we were re-parented)."""
+    referee = os.environ.get("ARENA_REFEREE_PID", "")
+    return referee.isdigit() and os.getppid() != int(referee)

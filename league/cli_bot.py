@@ -1,0 +1,109 @@
+"""``arena bot``: register, list, show and remove bots."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from league.cli_common import echo_json, echo_table, transaction
+from league.models import BotRow
+from league.registry import add_bot, get_bot, list_bots, remove_bot
+
+app = typer.Typer(help="Register and inspect bots.", no_args_is_help=True)
+
+
+def bot_json(row: BotRow) -> dict[str, object]:
+    return {
+        "name": row.name,
+        "version": row.version,
+        "games": row.games.split(",") if row.games else [],
+        "command": row.command,
+        "address": row.address,
+        "retired": row.retired,
+        "created_at": row.created_at.isoformat(),
+    }
+
+
+@app.command("add")
+def add_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Bot name (no spaces).")],
+    cmd: Annotated[str, typer.Option("--cmd", help="Command line that starts the bot.")] = "",
+    address: Annotated[
+        str, typer.Option(help="Address of an already running bot (host:port or unix:/path).")
+    ] = "",
+    game: Annotated[
+        list[str] | None, typer.Option("--game", "-g", help="A game it plays (repeatable).")
+    ] = None,
+    version: Annotated[
+        str, typer.Option(help="Version label (default: content hash of its files).")
+    ] = "",
+    check: Annotated[bool, typer.Option(help="Start it and check that it answers.")] = True,
+    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start.")] = 15.0,
+) -> None:
+    """Register a bot (a new version if its files changed)."""
+    with transaction(ctx) as session:
+        row = add_bot(
+            session=session,
+            name=name,
+            command=cmd,
+            address=address,
+            games=game or [],
+            version=version,
+            check=check,
+            startup_s=startup_timeout,
+        )
+        typer.echo(f"registered {row.name} version {row.version} (plays {row.games})")
+
+
+@app.command("list")
+def list_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    all_versions: Annotated[bool, typer.Option("--all", help="Include removed bots.")] = False,
+) -> None:
+    """List registered bots."""
+    with transaction(ctx) as session:
+        rows = list_bots(session=session, include_retired=all_versions)
+        if as_json:
+            echo_json([bot_json(r) for r in rows])
+            return
+        echo_table(
+            ["name", "version", "games", "starts with"],
+            [
+                [
+                    r.name + (" (removed)" if r.retired else ""),
+                    r.version,
+                    r.games,
+                    r.command or r.address,
+                ]
+                for r in rows
+            ],
+        )
+
+
+@app.command("show")
+def show_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Bot name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Show one bot (its newest version)."""
+    with transaction(ctx) as session:
+        data = bot_json(get_bot(session=session, name=name))
+        if as_json:
+            echo_json(data)
+            return
+        for key, value in data.items():
+            typer.echo(f"{key:>10}: {value}")
+
+
+@app.command("remove")
+def remove_command(
+    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Bot name.")]
+) -> None:
+    """Remove a bot. Versions with recorded matches are kept, marked removed."""
+    with transaction(ctx) as session:
+        count = remove_bot(session=session, name=name)
+        typer.echo(f"removed {name} ({count} version{'s' if count != 1 else ''})")

@@ -1,0 +1,93 @@
+"""Shared pieces of the ``arena`` commands: errors, the database option, output."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import typer
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from league.db import DatabaseError, open_database, session_scope
+from league.registry import LeagueError
+from referee.games.base import GameError
+
+
+@dataclass
+class Context:
+    """What the root callback parsed (``--db``) for the subcommands."""
+
+    db_url: str | None = None
+    _engine: Engine | None = None
+
+    def engine(self, *, create: bool = True) -> Engine:
+        if self._engine is None:
+            try:
+                self._engine = open_database(self.db_url, create=create)
+            except DatabaseError as error:
+                raise fail(str(error)) from None
+        return self._engine
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` to stderr and return the exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def context_of(ctx: typer.Context) -> Context:
+    obj = ctx.find_root().obj
+    if not isinstance(obj, Context):
+        obj = Context()
+        ctx.find_root().obj = obj
+    return obj
+
+
+@contextmanager
+def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]:
+    """A session that commits on success; a library error becomes a clean exit 2
+    with nothing written."""
+    engine = context_of(ctx).engine(create=create)
+    try:
+        with session_scope(engine) as session:
+            yield session
+    except (LeagueError, GameError, DatabaseError, ValueError) as error:
+        raise fail(str(error)) from None
+
+
+def parse_rule_options(pairs: list[str]) -> dict[str, str]:
+    """``["k=v", ...]`` → dict; a malformed pair raises :class:`typer.BadParameter`."""
+    rules: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{pair!r}: expected key=value", param_hint="--rule")
+        if key.strip() in rules:
+            raise typer.BadParameter(f"{key.strip()!r} given twice", param_hint="--rule")
+        rules[key.strip()] = value.strip()
+    return rules
+
+
+def echo_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+def echo_table(headers: list[str], rows: list[list[str]], *, right: set[int] | None = None) -> None:
+    """A plain aligned text table."""
+    right = right or set()
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(cells)
+        ).rstrip()
+
+    typer.echo(line(headers))
+    for row in rows:
+        typer.echo(line(row))

@@ -1,0 +1,345 @@
+"""``arena league``: create, run, inspect and delete leagues."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Annotated
+
+import trio
+import typer
+
+from league.cli_common import (
+    context_of,
+    echo_json,
+    echo_table,
+    fail,
+    parse_rule_options,
+    transaction,
+)
+from league.leagues import (
+    LeagueSettings,
+    create_league,
+    delete_league,
+    get_league,
+    league_bots,
+    league_status,
+    list_leagues,
+)
+from league.models import LeagueRow
+from league.registry import LeagueError
+from league.runner import Progress, run_league
+from league.standings import crosstable, standings
+
+app = typer.Typer(help="Round-robin leagues with ratings.", no_args_is_help=True)
+
+
+def league_json(row: LeagueRow) -> dict[str, object]:
+    return {
+        "name": row.name,
+        "game": row.game,
+        "rules": json.loads(row.rules),
+        "table_size": row.table_size,
+        "rounds": row.rounds,
+        "seed": row.seed,
+        "time_limit": row.decision_s,
+        "startup_timeout": row.startup_s,
+        "k_factor": row.k_factor,
+        "created_at": row.created_at.isoformat(),
+    }
+
+
+@app.command("create")
+def create_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name (no spaces).")],
+    game: Annotated[str, typer.Option("--game", "-g", help="Game name.")],
+    bot: Annotated[list[str], typer.Option("--bot", "-b", help="Registered bot (repeatable).")],
+    rule: Annotated[
+        list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value.")
+    ] = None,
+    table_size: Annotated[int, typer.Option(min=2, help="Seats per match.")] = 2,
+    rounds: Annotated[int, typer.Option(min=1, help="Times the whole round-robin is played.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, help="League seed (deals of every match).")] = 0,
+    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
+    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start a bot.")] = 15.0,
+    k_factor: Annotated[float, typer.Option(min=0.0, help="K of the rating history.")] = 16.0,
+) -> None:
+    """Create a league and write its whole schedule."""
+    settings = LeagueSettings(
+        game=game,
+        bots=tuple(bot),
+        rules=parse_rule_options(rule or []),
+        table_size=table_size,
+        rounds=rounds,
+        seed=seed,
+        decision_s=time_limit,
+        startup_s=startup_timeout,
+        k_factor=k_factor,
+    )
+    with transaction(ctx) as session:
+        league = create_league(session=session, name=name, settings=settings)
+        total = league_status(session=session, league=league).total
+        typer.echo(f"created league {league.name}: {game}, {len(bot)} bots, {total} matches")
+
+
+def _format_eta(seconds: float | None) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "--:--"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+class ProgressPrinter:
+    """A one-line progress bar on a terminal; a line per ~5% otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last_step = -1
+
+    def __call__(self, progress: Progress) -> None:
+        width = 24
+        fraction = progress.done / progress.total if progress.total else 1.0
+        bar = "#" * int(width * fraction) + "-" * (width - int(width * fraction))
+        text = (
+            f"[{bar}] {progress.done}/{progress.total}  {progress.rate:.2f} matches/s"
+            f"  ETA {_format_eta(progress.eta_s)}"
+            f"  leader {progress.leader} ({progress.leader_elo:.0f})"
+            + (
+                "  stopping after running matches (Ctrl-C again to abandon them)"
+                if progress.stopping
+                else ""
+            )
+        )
+        if self.tty:
+            sys.stderr.write("\r" + text.ljust(110))
+            sys.stderr.flush()
+            return
+        step = int(fraction * 20)
+        if step != self.last_step or progress.stopping:
+            self.last_step = step
+            sys.stderr.write(text + "\n")
+
+    def close(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+@app.command("run")
+def run_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    concurrency: Annotated[int, typer.Option(min=1, max=256, help="Matches at a time.")] = 1,
+    max_matches: Annotated[
+        int | None, typer.Option(min=1, help="Stop after this many matches.")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+) -> None:
+    """Play the league's pending matches (resumes where a previous run stopped)."""
+    engine = context_of(ctx).engine()
+    with transaction(ctx) as session:
+        get_league(session=session, name=name)
+    printer = ProgressPrinter() if progress else None
+    try:
+        summary = trio.run(
+            lambda: run_league(
+                engine, name, concurrency=concurrency, max_matches=max_matches, on_progress=printer
+            )
+        )
+    except LeagueError as error:
+        raise fail(str(error)) from None
+    finally:
+        if printer:
+            printer.close()
+    state = "interrupted" if summary.interrupted else "finished"
+    typer.echo(
+        f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"
+        f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
+        f" reused {summary.processes_reused}"
+    )
+    if summary.interrupted:
+        raise typer.Exit(130)
+
+
+@app.command("status")
+def status_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Progress of a league: matches done and pending, forfeits, faults."""
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        status = league_status(session=session, league=league)
+        data = {
+            **league_json(league),
+            "bots": [bot.name for _, bot in league_bots(session=session, league=league)],
+            "matches": status.total,
+            "done": status.done,
+            "pending": status.pending,
+            "forfeits": status.forfeits,
+            "faults": status.faults,
+        }
+    if as_json:
+        echo_json(data)
+        return
+    for key, value in data.items():
+        typer.echo(f"{key:>15}: {value}")
+
+
+def _fmt(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "-"
+    if not math.isfinite(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.{digits}f}"
+
+
+@app.command("standings")
+def standings_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals."""
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        rows = standings(session=session, league=league, samples=samples)
+    if as_json:
+        echo_json([row.as_json() for row in rows])
+        return
+    echo_table(
+        [
+            "rank",
+            "bot",
+            "elo",
+            "95% interval",
+            "matches",
+            "wins",
+            "mean place",
+            "mean score",
+            "faults",
+        ],
+        [
+            [
+                str(row.rank or "-"),
+                row.bot,
+                _fmt(row.elo),
+                f"{_fmt(row.lo)} .. {_fmt(row.hi)}" if row.elo is not None else "-",
+                str(row.matches),
+                str(row.wins),
+                _fmt(row.mean_place, 2),
+                _fmt(row.mean_score, 2),
+                ", ".join(f"{k} {v}" for k, v in sorted(row.faults.items())) or "-",
+            ]
+            for row in rows
+        ],
+        right={0, 2, 4, 5, 6, 7},
+    )
+    typer.echo(
+        "elo: batch Bradley-Terry fit, mean 1500, order-independent;"
+        " interval: bootstrap over duplicate groups"
+    )
+
+
+@app.command("crosstable")
+def crosstable_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Head-to-head scores: row bot's wins-draws-losses against the column bot."""
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        table = crosstable(session=session, league=league)
+    if as_json:
+        echo_json(
+            {
+                a: {
+                    b: {
+                        "wins": h.wins,
+                        "draws": h.draws,
+                        "losses": h.losses,
+                        "score": h.score,
+                        "elo": h.elo if h.elo is None or math.isfinite(h.elo) else str(h.elo),
+                        "margin": h.margin
+                        if h.margin is None or math.isfinite(h.margin)
+                        else str(h.margin),
+                        "los": h.los,
+                    }
+                    for b, h in row.items()
+                }
+                for a, row in table.items()
+            }
+        )
+        return
+    names = list(table)
+    echo_table(
+        ["", *names],
+        [
+            [
+                a,
+                *(
+                    "x"
+                    if a == b
+                    else f"{table[a][b].wins}-{table[a][b].draws}-{table[a][b].losses}"
+                    for b in names
+                ),
+            ]
+            for a in names
+        ],
+    )
+    typer.echo("")
+    pairs = [
+        [a, b, _fmt(h.score, 3), f"{_fmt(h.elo, 1)} ± {_fmt(h.margin, 1)}", f"{h.los:.1%}"]
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        for h in [table[a][b]]
+    ]
+    echo_table(["bot", "vs", "score", "elo diff", "LOS"], pairs, right={2, 3, 4})
+
+
+@app.command("list")
+def list_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """List leagues."""
+    with transaction(ctx) as session:
+        rows = []
+        for league in list_leagues(session=session):
+            status = league_status(session=session, league=league)
+            rows.append({**league_json(league), "matches": status.total, "done": status.done})
+    if as_json:
+        echo_json(rows)
+        return
+    echo_table(
+        ["name", "game", "table", "rounds", "done"],
+        [
+            [
+                str(r["name"]),
+                str(r["game"]),
+                str(r["table_size"]),
+                str(r["rounds"]),
+                f"{r['done']}/{r['matches']}",
+            ]
+            for r in rows
+        ],
+    )
+
+
+@app.command("delete")
+def delete_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a league with its schedule and results (bots stay registered)."""
+    if not yes and not typer.confirm(f"delete league {name} and all its results?", default=False):
+        raise fail("not deleted", code=1)
+    with transaction(ctx) as session:
+        delete_league(session=session, name=name)
+    typer.echo(f"deleted league {name}")

@@ -1,0 +1,114 @@
+"""Database setup in one place: URL resolution, engine, migrations, sessions.
+
+SQLite file ``arena.db`` in the working directory by default; ``--db URL`` or the
+``ARENA_DB`` environment variable choose another (``postgresql+psycopg://...``
+for a real deployment). Opening a database brings its schema to the newest
+Alembic revision.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, event, inspect
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlmodel import Session, create_engine
+
+DEFAULT_URL = "sqlite:///arena.db"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class DatabaseError(Exception):
+    """The database cannot be opened or used; the message says which and why."""
+
+
+def resolve_url(url: str | None = None) -> str:
+    """``url``, else ``$ARENA_DB``, else the SQLite file ``arena.db`` here."""
+    chosen = url or os.environ.get("ARENA_DB") or DEFAULT_URL
+    if "://" not in chosen:
+        # A bare path means a SQLite file.
+        chosen = f"sqlite:///{chosen}"
+    return chosen
+
+
+def redact(url: str) -> str:
+    """The URL with any password hidden (for messages)."""
+    head, sep, tail = url.partition("://")
+    if "@" in tail and ":" in tail.split("@", 1)[0]:
+        user = tail.split("@", 1)[0].split(":", 1)[0]
+        tail = f"{user}:***@{tail.split('@', 1)[1]}"
+    return head + sep + tail
+
+
+def make_engine(url: str) -> Engine:
+    try:
+        if url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"timeout": 30})
+
+            @event.listens_for(engine, "connect")
+            def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
+                cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
+                cursor.execute("PRAGMA foreign_keys=ON")
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+                cursor.close()
+
+            return engine
+        return create_engine(url, pool_pre_ping=True)
+    except (ArgumentError, NoSuchModuleError, ValueError) as error:
+        raise DatabaseError(f"bad database URL {redact(url)!r}: {error}") from None
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest revision."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def open_database(url: str | None = None, *, create: bool = True) -> Engine:
+    """An engine for ``url`` with the schema migrated; :class:`DatabaseError` if not.
+
+    With ``create=False`` a SQLite file that does not exist is an error instead
+    of being created (read-only commands use this).
+    """
+    resolved = resolve_url(url)
+    if not create and resolved.startswith("sqlite:///"):
+        path = resolved.removeprefix("sqlite:///")
+        if path and path != ":memory:" and not Path(path).exists():
+            raise DatabaseError(f"no database at {path} (create a league first)")
+    engine = make_engine(resolved)
+    try:
+        migrate(engine)
+    except OperationalError as error:
+        engine.dispose()
+        raise DatabaseError(
+            f"cannot open database {redact(resolved)}: {error.orig or error}"
+        ) from None
+    except SQLAlchemyError as error:
+        engine.dispose()
+        raise DatabaseError(f"database {redact(resolved)} failed: {error}") from None
+    return engine
+
+
+def table_names(engine: Engine) -> list[str]:
+    return sorted(inspect(engine).get_table_names())
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """A session whose work commits at the end, or rolls back on any error."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise

@@ -1,0 +1,328 @@
+"""Leagues: creation (the whole schedule written at once), queries, results.
+
+Plain functions taking a keyword-only ``session``. Writing a finished match —
+its status, seats, compressed record and rating update — happens in
+:func:`record_result` inside the caller's single transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from sqlmodel import Session, col, select
+
+from league.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow, utcnow
+from league.ratings import MatchResult, elo_update
+from league.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
+from league.schedule import ScheduleError, make_schedule
+from referee.games import get_game
+from referee.games.base import GameError
+from referee.record import MatchRecord
+
+RECORD_CAP_BYTES = 16 << 20
+"""Largest compressed match record stored (16 MiB); larger ones are refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueSettings:
+    game: str
+    bots: tuple[str, ...]
+    rules: Mapping[str, str] = field(default_factory=dict)
+    table_size: int = 2
+    rounds: int = 1
+    seed: int = 0
+    decision_s: float = 2.0
+    startup_s: float = 15.0
+    k_factor: float = 16.0
+
+
+def create_league(*, session: Session, name: str, settings: LeagueSettings) -> LeagueRow:
+    """Validate everything, then write the league, its entries and its whole schedule."""
+    name = name.strip()
+    if not name or len(name) > 100 or any(ch.isspace() for ch in name):
+        raise LeagueError(f"bad league name {name!r}: use 1-100 characters without spaces")
+    if session.exec(select(LeagueRow).where(LeagueRow.name == name)).first() is not None:
+        raise AlreadyExistsError(f"league {name!r} already exists")
+    try:
+        game = get_game(settings.game)
+        rules = game.parse_rules(dict(settings.rules))
+        game.check_seats(rules, settings.table_size)
+    except GameError as error:
+        raise LeagueError(str(error)) from None
+    if settings.decision_s <= 0 or settings.startup_s <= 0:
+        raise LeagueError("time limits must be positive")
+    duplicates = sorted(n for n, c in Counter(settings.bots).items() if c > 1)
+    if duplicates:
+        raise LeagueError(f"bot(s) entered twice: {', '.join(duplicates)}")
+    bots: list[BotRow] = []
+    for bot_name in settings.bots:
+        row = get_bot(session=session, name=bot_name)
+        if settings.game not in row.games.split(","):
+            raise LeagueError(
+                f"bot {bot_name!r} does not play {settings.game} (it plays {row.games})"
+            )
+        bots.append(row)
+    try:
+        schedule = make_schedule(
+            [b.name for b in bots],
+            table_size=settings.table_size,
+            rounds=settings.rounds,
+            seed=settings.seed,
+        )
+    except ScheduleError as error:
+        raise LeagueError(str(error)) from None
+    league = LeagueRow(
+        name=name,
+        game=settings.game,
+        rules=json.dumps(game.format_rules(rules), sort_keys=True),
+        table_size=settings.table_size,
+        rounds=settings.rounds,
+        seed=settings.seed,
+        decision_s=settings.decision_s,
+        startup_s=settings.startup_s,
+        k_factor=settings.k_factor,
+    )
+    session.add(league)
+    session.flush()
+    assert league.id is not None
+    by_name = {b.name: b for b in bots}
+    for bot in bots:
+        session.add(EntryRow(league_id=league.id, bot_id=bot.id))  # type: ignore[arg-type]
+    for scheduled in schedule:
+        match = MatchRow(
+            league_id=league.id,
+            position=scheduled.index,
+            round=scheduled.round,
+            table=scheduled.table,
+            rotation=scheduled.rotation,
+            seed=scheduled.seed,
+            group_key=scheduled.group,
+        )
+        session.add(match)
+        session.flush()
+        assert match.id is not None
+        for seat, bot_name in enumerate(scheduled.bots):
+            session.add(SeatRow(match_id=match.id, seat=seat, bot_id=by_name[bot_name].id))  # type: ignore[arg-type]
+    session.flush()
+    return league
+
+
+def get_league(*, session: Session, name: str) -> LeagueRow:
+    row = session.exec(select(LeagueRow).where(LeagueRow.name == name)).first()
+    if row is None:
+        known = [league.name for league in list_leagues(session=session)]
+        raise NotFoundError(f"no league named {name!r} (leagues: {', '.join(known) or 'none'})")
+    return row
+
+
+def list_leagues(*, session: Session) -> list[LeagueRow]:
+    return list(session.exec(select(LeagueRow).order_by(col(LeagueRow.created_at))))
+
+
+def delete_league(*, session: Session, name: str) -> None:
+    league = get_league(session=session, name=name)
+    match_ids = list(session.exec(select(MatchRow.id).where(MatchRow.league_id == league.id)))
+    for seat in session.exec(select(SeatRow).where(col(SeatRow.match_id).in_(match_ids))):
+        session.delete(seat)
+    for match in session.exec(select(MatchRow).where(MatchRow.league_id == league.id)):
+        session.delete(match)
+    for entry in session.exec(select(EntryRow).where(EntryRow.league_id == league.id)):
+        session.delete(entry)
+    session.flush()
+    session.delete(league)
+    session.flush()
+
+
+def league_bots(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, BotRow]]:
+    rows = session.exec(
+        select(EntryRow, BotRow)
+        .where(EntryRow.league_id == league.id)
+        .join(BotRow, col(BotRow.id) == EntryRow.bot_id)
+        .order_by(col(BotRow.name))
+    )
+    return [(entry, bot) for entry, bot in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingMatch:
+    match_id: int
+    position: int
+    seed: int
+    group: str
+    bots: tuple[BotRow, ...]
+
+
+def pending_matches(*, session: Session, league: LeagueRow) -> list[PendingMatch]:
+    """Scheduled matches without a result, in schedule order."""
+    matches = list(
+        session.exec(
+            select(MatchRow)
+            .where(MatchRow.league_id == league.id, MatchRow.status == "pending")
+            .order_by(col(MatchRow.position))
+        )
+    )
+    if not matches:
+        return []
+    ids = [m.id for m in matches]
+    seats: dict[int, dict[int, BotRow]] = {}
+    for seat, bot in session.exec(
+        select(SeatRow, BotRow)
+        .where(col(SeatRow.match_id).in_(ids))
+        .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
+    ):
+        seats.setdefault(seat.match_id, {})[seat.seat] = bot
+    return [
+        PendingMatch(
+            match_id=m.id,  # type: ignore[arg-type]
+            position=m.position,
+            seed=m.seed,
+            group=m.group_key,
+            bots=tuple(seats[m.id][s] for s in sorted(seats[m.id])),  # type: ignore[index]
+        )
+        for m in matches
+    ]
+
+
+def compress_record(record: MatchRecord) -> bytes:
+    data = zlib.compress(record.to_json().encode(), 6)
+    if len(data) > RECORD_CAP_BYTES:
+        raise LeagueError(
+            f"match record of {record.match_id} is {len(data)} bytes compressed,"
+            f" over the {RECORD_CAP_BYTES} byte cap"
+        )
+    return data
+
+
+def decompress_record(data: bytes) -> MatchRecord:
+    return MatchRecord.from_json(zlib.decompress(data).decode())
+
+
+def record_result(
+    *, session: Session, league: LeagueRow, match_id: int, record: MatchRecord
+) -> None:
+    """Store a finished match: status, seats, record and rating update, together.
+
+    The caller commits; nothing here commits, so a crash leaves the match pending.
+    """
+    match = session.get(MatchRow, match_id)
+    if match is None or match.league_id != league.id:
+        raise NotFoundError(f"match {match_id} is not in league {league.name!r}")
+    if match.status != "pending":
+        raise LeagueError(f"match {match_id} of league {league.name!r} already has a result")
+    seats = sorted(
+        session.exec(select(SeatRow).where(SeatRow.match_id == match_id)), key=lambda s: s.seat
+    )
+    entries = {
+        e.bot_id: e for e in session.exec(select(EntryRow).where(EntryRow.league_id == league.id))
+    }
+    names = {
+        b.id: b.name
+        for b in session.exec(select(BotRow).where(col(BotRow.id).in_([s.bot_id for s in seats])))
+    }
+    result = MatchResult(
+        bots=tuple(names[s.bot_id] for s in seats),
+        places=record.places,
+        group=match.group_key,
+    )
+    current = {names[s.bot_id]: entries[s.bot_id].elo for s in seats}
+    updated = elo_update(current, result, k=league.k_factor)
+    for seat in seats:
+        fault = record.fault_of(seat.seat)
+        seat.place = record.places[seat.seat]
+        seat.score = record.scores[seat.seat]
+        seat.fault = fault.kind.value if fault else ""
+        seat.elo_after = updated[names[seat.bot_id]]
+        entries[seat.bot_id].elo = updated[names[seat.bot_id]]
+        session.add(seat)
+        session.add(entries[seat.bot_id])
+    match.status = "done"
+    match.reason = record.reason
+    match.duration_ms = record.duration_ms
+    match.finished_at = utcnow()
+    match.record = compress_record(record)
+    session.add(match)
+    session.flush()
+
+
+def finished_results(*, session: Session, league: LeagueRow) -> list[MatchResult]:
+    """Every finished match as rating input, in the order they finished."""
+    matches = list(
+        session.exec(
+            select(MatchRow)
+            .where(MatchRow.league_id == league.id, MatchRow.status == "done")
+            .order_by(col(MatchRow.finished_at), col(MatchRow.id))
+        )
+    )
+    seats: dict[int, list[tuple[int, str, int]]] = {}
+    for seat, bot in session.exec(
+        select(SeatRow, BotRow)
+        .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
+        .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
+        .where(MatchRow.league_id == league.id, MatchRow.status == "done")
+    ):
+        seats.setdefault(seat.match_id, []).append((seat.seat, bot.name, seat.place or 0))
+    results = []
+    for match in matches:
+        ordered = sorted(seats.get(match.id or -1, []))
+        results.append(
+            MatchResult(
+                bots=tuple(name for _, name, _ in ordered),
+                places=tuple(place for _, _, place in ordered),
+                group=match.group_key,
+            )
+        )
+    return results
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueStatus:
+    total: int
+    done: int
+    forfeits: int
+    faults: dict[str, dict[str, int]]
+    """bot name → fault kind → count."""
+
+    @property
+    def pending(self) -> int:
+        return self.total - self.done
+
+
+def league_status(*, session: Session, league: LeagueRow) -> LeagueStatus:
+    statuses = Counter(session.exec(select(MatchRow.status).where(MatchRow.league_id == league.id)))
+    forfeits = len(
+        list(
+            session.exec(
+                select(MatchRow.id).where(
+                    MatchRow.league_id == league.id, MatchRow.reason == "forfeit"
+                )
+            )
+        )
+    )
+    faults: dict[str, dict[str, int]] = {}
+    for seat, bot in session.exec(
+        select(SeatRow, BotRow)
+        .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
+        .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
+        .where(MatchRow.league_id == league.id, SeatRow.fault != "")
+    ):
+        kinds = faults.setdefault(bot.name, {})
+        kinds[seat.fault] = kinds.get(seat.fault, 0) + 1
+    return LeagueStatus(
+        total=sum(statuses.values()), done=statuses.get("done", 0), forfeits=forfeits, faults=faults
+    )
+
+
+def seat_rows(*, session: Session, league: LeagueRow) -> Sequence[tuple[SeatRow, BotRow]]:
+    """Every seat of every finished match with its bot (for standings)."""
+    return list(
+        session.exec(
+            select(SeatRow, BotRow)
+            .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
+            .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
+            .where(MatchRow.league_id == league.id, MatchRow.status == "done")
+        )
+    )

@@ -1,0 +1,110 @@
+"""Database tables (SQLModel). All models live here to avoid circular imports.
+
+Match rows are the source of truth: every rating is recomputed from them. The
+schema is managed by Alembic migrations in ``league/migrations`` — change a
+model, then add a migration (``tests/league/test_db.py`` checks they agree).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import BigInteger, Column, LargeBinary, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class BotRow(SQLModel, table=True):
+    """One version of one bot. Results of different versions are never mixed."""
+
+    __tablename__ = "bot"
+    __table_args__ = (UniqueConstraint("name", "version", name="uq_bot_name_version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, max_length=100)
+    version: str = Field(max_length=100)
+    """Content hash of the bot's files, or a label the user gave."""
+    games: str = Field(default="", max_length=500)
+    """Comma-separated game names the bot plays."""
+    command: str = Field(default="", max_length=2000)
+    """Shell-style command line that starts the bot, if the referee starts it."""
+    address: str = Field(default="", max_length=500)
+    """Address of an already running bot service, otherwise."""
+    retired: bool = Field(default=False)
+    """Removed from the registry; kept because matches refer to it."""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class LeagueRow(SQLModel, table=True):
+    __tablename__ = "league"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, max_length=100)
+    game: str = Field(max_length=50)
+    rules: str = Field(default="{}", max_length=4000)
+    """Every rule option as canonical text, JSON object."""
+    table_size: int = 2
+    rounds: int = 1
+    seed: int = Field(default=0, sa_type=BigInteger)
+    decision_s: float = 2.0
+    startup_s: float = 15.0
+    k_factor: float = 16.0
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class EntryRow(SQLModel, table=True):
+    """A bot (version) entered in a league, with its incremental Elo."""
+
+    __tablename__ = "league_entry"
+    __table_args__ = (UniqueConstraint("league_id", "bot_id", name="uq_entry_league_bot"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    league_id: int = Field(foreign_key="league.id", index=True, ondelete="CASCADE")
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    elo: float = 1500.0
+    """Incremental (order-dependent) Elo after the matches played so far."""
+
+
+class MatchRow(SQLModel, table=True):
+    """One scheduled match; ``status`` becomes 'done' together with its result."""
+
+    __tablename__ = "match"
+    __table_args__ = (UniqueConstraint("league_id", "position", name="uq_match_league_position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    league_id: int = Field(foreign_key="league.id", index=True, ondelete="CASCADE")
+    position: int
+    """Position in the schedule, 0-based."""
+    round: int
+    table: int
+    rotation: int
+    seed: int = Field(sa_type=BigInteger)
+    group_key: str = Field(max_length=50)
+    """Duplicate group: the rotations of one table in one round share a seed."""
+    status: str = Field(default="pending", max_length=20, index=True)
+    reason: str = Field(default="", max_length=20)
+    """completed | forfeit (when done)."""
+    duration_ms: float = 0.0
+    finished_at: datetime | None = None
+    record: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    """The match record: zlib-compressed JSON."""
+
+
+class SeatRow(SQLModel, table=True):
+    """One seat of one match: who sat there and how it ended for them."""
+
+    __tablename__ = "match_seat"
+    __table_args__ = (UniqueConstraint("match_id", "seat", name="uq_seat_match_seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: int = Field(foreign_key="match.id", index=True, ondelete="CASCADE")
+    seat: int
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    place: int | None = None
+    score: float | None = None
+    fault: str = Field(default="", max_length=30)
+    elo_after: float | None = None
+    """Incremental Elo of this bot right after this match (rating history)."""

@@ -1,0 +1,200 @@
+"""The bots registry: names, versions, how to start or reach each bot.
+
+Plain functions taking a keyword-only ``session``; the CLI is a thin layer on top.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+from sqlmodel import Session, col, select
+
+from arena.v1 import bot_pb2
+from league.models import BotRow, EntryRow, SeatRow
+from referee.faults import BotFault
+from referee.games import GAMES
+from referee.launcher import FreshLauncher
+from referee.process import BotSpec
+
+
+class LeagueError(Exception):
+    """Base of the league errors; messages name the bad input."""
+
+
+class NotFoundError(LeagueError):
+    pass
+
+
+class AlreadyExistsError(LeagueError):
+    pass
+
+
+class BotCheckError(LeagueError):
+    """The bot did not start or answer, or does not play the declared games."""
+
+
+def command_files(argv: Sequence[str]) -> list[Path]:
+    """The files a command runs: scripts named on the line, modules after ``-m``."""
+    files: list[Path] = []
+    args = list(argv)
+    for index, arg in enumerate(args):
+        if index > 0 and args[index - 1] == "-m":
+            try:
+                spec = importlib.util.find_spec(arg)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None and spec.origin and Path(spec.origin).is_file():
+                files.append(Path(spec.origin))
+        elif index > 0 and Path(arg).is_file():
+            files.append(Path(arg))
+    return files
+
+
+def content_version(argv: Sequence[str]) -> str:
+    """A short hash of the command line and the content of the files it runs."""
+    digest = hashlib.sha256(shlex.join(argv).encode())
+    for path in command_files(argv):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def bot_spec(row: BotRow) -> BotSpec:
+    """How the referee starts or reaches a registered bot."""
+    if row.command:
+        return BotSpec(name=row.name, command=tuple(shlex.split(row.command)), version=row.version)
+    return BotSpec(name=row.name, address=row.address, version=row.version)
+
+
+def check_bot(spec: BotSpec, startup_s: float = 15.0) -> bot_pb2.HealthResponse:
+    """Start (or dial) the bot and ask Health; :class:`BotCheckError` if it fails."""
+
+    async def probe() -> bot_pb2.HealthResponse:
+        async with FreshLauncher().lease(spec, startup_s) as lease:
+            assert lease.connection.health is not None
+            return lease.connection.health
+
+    try:
+        return trio.run(probe)
+    except BotFault as fault:
+        raise BotCheckError(f"bot {spec.name!r} failed its check: {fault.message}") from None
+
+
+def add_bot(
+    *,
+    session: Session,
+    name: str,
+    command: str = "",
+    address: str = "",
+    games: Sequence[str] = (),
+    version: str = "",
+    check: bool = True,
+    startup_s: float = 15.0,
+) -> BotRow:
+    """Register a bot version. Checks that it starts and answers unless ``check`` is off."""
+    name = name.strip()
+    if not name or any(ch.isspace() for ch in name) or len(name) > 100:
+        raise LeagueError(f"bad bot name {name!r}: use 1-100 characters without spaces")
+    if bool(command.strip()) == bool(address.strip()):
+        raise LeagueError("give exactly one of --cmd (a command line) or --address")
+    unknown = sorted(set(games) - set(GAMES))
+    if unknown:
+        raise LeagueError(
+            f"unknown game(s) {', '.join(unknown)} (known: {', '.join(sorted(GAMES))})"
+        )
+    if command:
+        try:
+            argv = shlex.split(command)
+        except ValueError as error:
+            raise LeagueError(f"bad command line {command!r}: {error}") from None
+        if not argv:
+            raise LeagueError("empty command line")
+        version = version or content_version(argv)
+        spec = BotSpec(name=name, command=tuple(argv), version=version)
+    else:
+        version = version or "service"
+        spec = BotSpec(name=name, address=address.strip(), version=version)
+    existing = session.exec(
+        select(BotRow).where(BotRow.name == name, BotRow.version == version)
+    ).first()
+    if existing is not None and not existing.retired:
+        raise AlreadyExistsError(f"bot {name!r} version {version} is already registered")
+    played = list(games)
+    if check:
+        health = check_bot(spec, startup_s)
+        if played:
+            missing = sorted(set(played) - set(health.games))
+            if missing:
+                raise BotCheckError(
+                    f"bot {name!r} says it plays {', '.join(health.games) or 'nothing'},"
+                    f" not {', '.join(missing)}"
+                )
+        else:
+            played = [g for g in health.games if g in GAMES]
+    if not played:
+        raise LeagueError(f"bot {name!r}: name the games it plays with --game")
+    if existing is not None:
+        existing.retired = False
+        existing.games = ",".join(played)
+        row = existing
+    else:
+        row = BotRow(
+            name=name,
+            version=version,
+            games=",".join(played),
+            command=command.strip(),
+            address=address.strip(),
+        )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def list_bots(*, session: Session, include_retired: bool = False) -> list[BotRow]:
+    query = select(BotRow).order_by(col(BotRow.name), col(BotRow.created_at))
+    if not include_retired:
+        query = query.where(col(BotRow.retired).is_(False))
+    return list(session.exec(query))
+
+
+def get_bot(*, session: Session, name: str, version: str = "") -> BotRow:
+    """The newest active version of ``name`` (or exactly ``version``)."""
+    query = select(BotRow).where(BotRow.name == name)
+    if version:
+        query = query.where(BotRow.version == version)
+    else:
+        query = query.where(col(BotRow.retired).is_(False))
+    row = session.exec(query.order_by(col(BotRow.created_at).desc(), col(BotRow.id).desc())).first()
+    if row is None:
+        known = sorted({b.name for b in list_bots(session=session)})
+        raise NotFoundError(
+            f"no bot named {name!r}"
+            + (f" version {version}" if version else "")
+            + f" (registered: {', '.join(known) or 'none'})"
+        )
+    return row
+
+
+def remove_bot(*, session: Session, name: str) -> int:
+    """Retire every version of ``name``; versions never played are deleted outright.
+
+    Returns the number of versions affected.
+    """
+    rows = list(session.exec(select(BotRow).where(BotRow.name == name)))
+    active = [row for row in rows if not row.retired]
+    if not active:
+        raise NotFoundError(f"no bot named {name!r}")
+    for row in active:
+        played = session.exec(select(SeatRow.id).where(SeatRow.bot_id == row.id)).first()
+        entered = session.exec(select(EntryRow.id).where(EntryRow.bot_id == row.id)).first()
+        if played is None and entered is None:
+            session.delete(row)
+        else:
+            row.retired = True
+            session.add(row)
+    session.flush()
+    return len(active)

@@ -1,0 +1,175 @@
+"""Play a league's pending matches concurrently, resumably.
+
+Each finished match is written (result, seats, record, rating update) in one
+transaction; a match that did not finish is never written, so it stays pending
+and the next run plays it. Bot processes are kept warm across matches.
+
+Stopping: the first Ctrl-C (SIGINT) stops starting new matches and lets the
+running ones finish and be saved; a second one abandons the running matches
+(discarded, still pending). SIGKILL at any moment loses at most the matches that
+were running.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import trio
+from sqlalchemy import Engine
+
+from league.db import session_scope
+from league.leagues import (
+    PendingMatch,
+    get_league,
+    league_bots,
+    league_status,
+    pending_matches,
+    record_result,
+)
+from league.models import LeagueRow
+from league.registry import bot_spec
+from referee.match import Limits, MatchSpec, run_match
+from referee.pool import WarmPool
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    done: int
+    total: int
+    played_now: int
+    """Matches finished by this run."""
+    elapsed_s: float
+    leader: str
+    leader_elo: float
+    stopping: bool = False
+
+    @property
+    def rate(self) -> float:
+        """Matches per second in this run."""
+        return self.played_now / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        return (self.total - self.done) / self.rate if self.rate > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    played: int
+    remaining: int
+    interrupted: bool
+    processes_started: int
+    processes_reused: int
+    elapsed_s: float
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def match_id(league: LeagueRow, pending: PendingMatch) -> str:
+    """Deterministic: a resumed run gives a match the id (and bot seeds) it would have had."""
+    return f"{league.name}-{pending.position}"
+
+
+async def run_league(
+    engine: Engine,
+    name: str,
+    *,
+    concurrency: int = 1,
+    max_matches: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    handle_signals: bool = True,
+) -> RunSummary:
+    """Play the pending matches of league ``name``; see the module docstring."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    with session_scope(engine) as session:
+        league = get_league(session=session, name=name)
+        todo = pending_matches(session=session, league=league)
+        status = league_status(session=session, league=league)
+    if max_matches is not None:
+        todo = todo[:max_matches]
+    rules = json.loads(league.rules)
+    limits = Limits(decision_s=league.decision_s, startup_s=league.startup_s)
+    pool = WarmPool()
+    started = time.monotonic()
+    done = status.done
+    played = 0
+    stopping = False
+    queue = list(reversed(todo))
+
+    def report() -> None:
+        if on_progress is None:
+            return
+        with session_scope(engine) as session:
+            entries = league_bots(session=session, league=league)
+        leader_entry, leader_bot = max(entries, key=lambda pair: pair[0].elo)
+        on_progress(
+            Progress(
+                done=done,
+                total=status.total,
+                played_now=played,
+                elapsed_s=time.monotonic() - started,
+                leader=leader_bot.name,
+                leader_elo=leader_entry.elo,
+                stopping=stopping,
+            )
+        )
+
+    async def worker() -> None:
+        nonlocal done, played
+        while queue and not stopping:
+            pending = queue.pop()
+            spec = MatchSpec(
+                game=league.game,
+                bots=tuple(bot_spec(bot) for bot in pending.bots),
+                seed=pending.seed,
+                rules=rules,
+                match_id=match_id(league, pending),
+            )
+            record = await run_match(spec, limits, launcher=pool)
+            with session_scope(engine) as session:
+                record_result(
+                    session=session, league=league, match_id=pending.match_id, record=record
+                )
+            done += 1
+            played += 1
+            report()
+
+    async def watch_signals(cancel_scope: trio.CancelScope) -> None:
+        nonlocal stopping
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                if not stopping:
+                    stopping = True
+                    report()
+                else:
+                    cancel_scope.cancel()
+                    return
+
+    interrupted = False
+    try:
+        report()
+        async with trio.open_nursery() as outer:
+            if handle_signals:
+                outer.start_soon(watch_signals, outer.cancel_scope)
+            async with trio.open_nursery() as workers:
+                for _ in range(min(concurrency, max(1, len(todo)))):
+                    workers.start_soon(worker)
+            outer.cancel_scope.cancel()
+        interrupted = stopping
+    finally:
+        with trio.CancelScope(shield=True):
+            await pool.aclose()
+    return RunSummary(
+        played=played,
+        remaining=status.total - done,
+        interrupted=interrupted or bool(queue),
+        processes_started=pool.started,
+        processes_reused=pool.reused,
+        elapsed_s=time.monotonic() - started,
+    )

@@ -1,0 +1,101 @@
+"""Standings and crosstables of a league, from its finished match rows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from sqlmodel import Session
+
+from league.leagues import finished_results, league_bots, seat_rows
+from league.models import LeagueRow
+from league.ratings import HeadToHead, head_to_head_from_results, league_table
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    rank: int | None
+    bot: str
+    version: str
+    elo: float | None
+    lo: float | None
+    hi: float | None
+    matches: int
+    wins: int
+    mean_place: float | None
+    mean_score: float | None
+    incremental_elo: float
+    faults: dict[str, int] = field(default_factory=dict)
+    los: dict[str, float] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, object]:
+        def finite(value: float | None) -> float | None:
+            return None if value is None or not math.isfinite(value) else round(value, 2)
+
+        return {
+            "rank": self.rank,
+            "bot": self.bot,
+            "version": self.version,
+            "elo": finite(self.elo),
+            "elo_low": finite(self.lo),
+            "elo_high": finite(self.hi),
+            "matches": self.matches,
+            "wins": self.wins,
+            "mean_place": finite(self.mean_place),
+            "mean_score": finite(self.mean_score),
+            "incremental_elo": finite(self.incremental_elo),
+            "faults": self.faults,
+            "los": {k: round(v, 4) for k, v in self.los.items()},
+        }
+
+
+def standings(
+    *, session: Session, league: LeagueRow, samples: int = 1000, seed: int = 0
+) -> list[Standing]:
+    """Ranked by the batch Bradley–Terry fit; bots without a finished match last."""
+    results = finished_results(session=session, league=league)
+    table = (
+        {row.bot: row for row in league_table(results, samples=samples, seed=seed)}
+        if results
+        else {}
+    )
+    scores: dict[str, list[float]] = {}
+    faults: dict[str, dict[str, int]] = {}
+    for seat, bot in seat_rows(session=session, league=league):
+        if seat.score is not None:
+            scores.setdefault(bot.name, []).append(seat.score)
+        if seat.fault:
+            kinds = faults.setdefault(bot.name, {})
+            kinds[seat.fault] = kinds.get(seat.fault, 0) + 1
+    rows: list[Standing] = []
+    for entry, bot in league_bots(session=session, league=league):
+        row = table.get(bot.name)
+        bot_scores = scores.get(bot.name, [])
+        rows.append(
+            Standing(
+                rank=row.rank if row else None,
+                bot=bot.name,
+                version=bot.version,
+                elo=row.elo if row else None,
+                lo=row.lo if row else None,
+                hi=row.hi if row else None,
+                matches=row.games if row else 0,
+                wins=row.wins if row else 0,
+                mean_place=row.mean_place if row else None,
+                mean_score=sum(bot_scores) / len(bot_scores) if bot_scores else None,
+                incremental_elo=entry.elo,
+                faults=faults.get(bot.name, {}),
+                los=dict(row.los) if row else {},
+            )
+        )
+    rows.sort(key=lambda s: (s.rank is None, s.rank or 0, s.bot))
+    return rows
+
+
+def crosstable(*, session: Session, league: LeagueRow) -> dict[str, dict[str, HeadToHead]]:
+    """``table[a][b]``: a's head-to-head record against b."""
+    results = finished_results(session=session, league=league)
+    names = [bot.name for _, bot in league_bots(session=session, league=league)]
+    return {
+        a: {b: head_to_head_from_results(results, a, b) for b in names if b != a} for a in names
+    }
