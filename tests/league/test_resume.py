@@ -1,0 +1,135 @@
+"""A league run killed with SIGKILL resumes to exactly the scheduled matches, each
+once, with the same standings as an uninterrupted run (deterministic bots)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+from sqlalchemy import Engine, func
+from sqlmodel import select
+
+from league.db import open_database, session_scope
+from league.leagues import LeagueSettings, create_league, get_league
+from league.models import MatchRow, SeatRow
+from league.registry import add_bot
+from league.runner import run_league
+from league.standings import standings
+from tests.e2e.conftest import process_alive
+
+pytestmark = pytest.mark.e2e
+
+BOTS = {
+    "random": f"{sys.executable} -m example_bots.liars_dice_random",
+    "probability": f"{sys.executable} -m example_bots.liars_dice_probability",
+    "random-b": f"{sys.executable} -m example_bots.liars_dice_random",
+}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def prepare(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        for name, command in BOTS.items():
+            add_bot(session=session, name=name, command=command, games=["liars_dice"], check=False)
+        create_league(
+            session=session,
+            name="resume",
+            settings=LeagueSettings(
+                "liars_dice", tuple(BOTS), rounds=2, seed=3, rules={"dice_per_player": "3"}
+            ),
+        )
+
+
+def done_count(engine: Engine) -> int:
+    with session_scope(engine) as session:
+        return session.exec(
+            select(func.count()).select_from(MatchRow).where(MatchRow.status == "done")
+        ).one()
+
+
+def bots_of(referee_pid: int) -> list[int]:
+    """Live processes started by the referee ``referee_pid`` (found by environment)."""
+    found = []
+    marker = f"ARENA_REFEREE_PID={referee_pid}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if marker in environ.split(b"\0") and process_alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_run_after(url: str, engine: Engine, done_at_least: int) -> None:
+    runner = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "league.cli",
+            "--db",
+            url,
+            "league",
+            "run",
+            "resume",
+            "--concurrency",
+            "2",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while done_count(engine) < done_at_least and time.monotonic() < deadline:
+        assert runner.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.02)
+    # Let it get into the middle of the next matches.
+    time.sleep(0.15)
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    # SDK bots notice that their referee is gone and exit.
+    deadline = time.monotonic() + 10
+    while bots_of(runner.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert bots_of(runner.pid) == []
+
+
+def comparable(engine: Engine) -> list[dict[str, object]]:
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="resume")
+        rows = standings(session=session, league=league, samples=200)
+    return [{k: v for k, v in row.as_json().items() if k != "incremental_elo"} for row in rows]
+
+
+def test_sigkilled_runs_resume_to_the_uninterrupted_result(db_url: str, tmp_path: Path) -> None:
+    reference = open_database(f"sqlite:///{tmp_path / 'reference.db'}")
+    prepare(reference)
+    trio.run(lambda: run_league(reference, "resume", concurrency=2, handle_signals=False))
+
+    engine = open_database(db_url)
+    prepare(engine)
+    total = 12
+    for point in (0, 4, 8):
+        kill_run_after(db_url, engine, point)
+        assert done_count(engine) < total
+    summary = trio.run(lambda: run_league(engine, "resume", concurrency=2, handle_signals=False))
+    assert summary.remaining == 0
+    with session_scope(engine) as session:
+        matches = session.exec(select(MatchRow)).all()
+        assert len(matches) == total
+        assert all(m.status == "done" and m.record is not None for m in matches)
+        assert sorted(m.position for m in matches) == list(range(total))
+        seats = session.exec(select(SeatRow)).all()
+        assert len(seats) == 2 * total and all(s.place is not None for s in seats)
+    assert comparable(engine) == comparable(reference)
+    engine.dispose()
+    reference.dispose()
