@@ -8,7 +8,7 @@ PACKAGES := referee sdk example_bots league bench tests/bots proto/generate.py
 .PHONY: help venv demo match test pytest lint typecheck proto proto-check clean
 
 help:
-	@echo "make demo   - play example bots against each other over real gRPC"
+	@echo "make demo   - example bots of every game play a league over real gRPC (arena.db)"
 	@echo "make test   - lint, type-check, protobuf drift check and the test suite"
 	@echo "make proto  - regenerate the Python code for proto/arena/v1/*.proto"
 
@@ -21,11 +21,11 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: venv
-	$(BIN)/arena games
-	@echo
-	$(BIN)/arena match --game liars_dice --seed 7 \
+	$(BIN)/arena match --game liars_dice --seed 7 --quiet \
 		--bot "python -m example_bots.liars_dice_probability" \
 		--bot "python -m example_bots.liars_dice_random"
+	@echo
+	$(BIN)/arena demo
 
 test: venv proto-check lint typecheck pytest
 

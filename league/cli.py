@@ -10,7 +10,9 @@ from typing import Annotated
 import typer
 
 from league import cli_bot, cli_league
-from league.cli_common import Context, fail, parse_rule_options
+from league.cli_common import Context, context_of, fail, parse_rule_options
+from league.db import redact, resolve_url
+from league.demo import run_demo
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
 from referee.match import Limits, MatchSpec, play_match
@@ -135,6 +137,28 @@ def match_command(
     )
     for line in result_lines(result):
         typer.echo(line)
+
+
+@app.command("demo")
+def demo_command(
+    ctx: typer.Context,
+    rounds: Annotated[int, typer.Option(min=1, help="Round-robin repetitions per game.")] = 5,
+    concurrency: Annotated[int, typer.Option(min=1, help="Matches at a time.")] = 2,
+) -> None:
+    """Register the example bots, run a small league per game, print the standings."""
+    engine = context_of(ctx).engine()
+    typer.echo(f"database: {redact(resolve_url(context_of(ctx).db_url))}")
+    for league, summary in run_demo(
+        engine,
+        rounds=rounds,
+        concurrency=concurrency,
+        on_progress=lambda _name: cli_league.ProgressPrinter(),
+    ):
+        typer.echo(
+            f"\n== {league}: {summary.played} matches played now,"
+            f" {summary.remaining} remaining ({summary.elapsed_s:.1f} s)"
+        )
+        cli_league.standings_command(ctx, league, samples=500, as_json=False)
 
 
 def main() -> None:

@@ -20,6 +20,11 @@ def readme_bot_source() -> str:
     return str(blocks[0])
 
 
+def test_readme_bot_is_the_counting_example_bot() -> None:
+    example = (ROOT / "example_bots" / "liars_dice_counting.py").read_text()
+    assert readme_bot_source() in example
+
+
 def test_readme_bot_is_under_25_lines() -> None:
     lines = [line for line in readme_bot_source().splitlines() if line.strip()]
     assert len(lines) < 25

@@ -1,0 +1,93 @@
+"""The demo league: example bots of every game, registered, played and ranked.
+
+Idempotent: bots already registered and leagues already created are reused, and
+a league that is already finished is just shown again.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+
+import trio
+from sqlalchemy import Engine
+
+from league.db import session_scope
+from league.leagues import LeagueSettings, create_league, get_league
+from league.registry import NotFoundError, add_bot, get_bot
+from league.runner import ProgressCallback, RunSummary, run_league
+from referee.games import GAMES
+
+EXAMPLE_BOTS: dict[str, tuple[str, ...]] = {
+    "liars_dice": ("liars_dice_random", "liars_dice_counting", "liars_dice_probability"),
+    "liars_poker_dice": ("liars_poker_dice_random", "liars_poker_dice_heuristic"),
+    "dice_poker": ("dice_poker_random", "dice_poker_heuristic"),
+    "cockroach_poker": ("cockroach_poker_random", "cockroach_poker_heuristic"),
+    "liars_poker": ("liars_poker_random", "liars_poker_heuristic"),
+}
+
+
+def demo_games() -> list[str]:
+    """Games that are registered and have their example bots in this checkout."""
+    return [
+        game
+        for game, modules in EXAMPLE_BOTS.items()
+        if game in GAMES
+        and all(importlib.util.find_spec(f"example_bots.{m}") is not None for m in modules)
+    ]
+
+
+def prepare_demo(engine: Engine, *, rounds: int, games: list[str]) -> list[str]:
+    """Register the example bots and create one league per game; return league names."""
+    leagues = []
+    with session_scope(engine) as session:
+        for game in games:
+            names = []
+            for module in EXAMPLE_BOTS[game]:
+                try:
+                    get_bot(session=session, name=module)
+                except NotFoundError:
+                    add_bot(
+                        session=session,
+                        name=module,
+                        command=f"{sys.executable} -m example_bots.{module}",
+                        games=[game],
+                        check=False,
+                    )
+                names.append(module)
+            league = f"demo-{game}"
+            try:
+                get_league(session=session, name=league)
+            except NotFoundError:
+                create_league(
+                    session=session,
+                    name=league,
+                    settings=LeagueSettings(game=game, bots=tuple(names), rounds=rounds, seed=2026),
+                )
+            leagues.append(league)
+    return leagues
+
+
+def run_demo(
+    engine: Engine,
+    *,
+    rounds: int = 5,
+    concurrency: int = 2,
+    on_progress: Callable[[str], ProgressCallback | None] | None = None,
+) -> list[tuple[str, RunSummary]]:
+    leagues = prepare_demo(engine, rounds=rounds, games=demo_games())
+    summaries = []
+    for league in leagues:
+        callback = on_progress(league) if on_progress else None
+        summaries.append(
+            (
+                league,
+                trio.run(
+                    lambda name=league: run_league(
+                        engine, name, concurrency=concurrency, on_progress=callback
+                    )
+                ),
+            )
+        )
+    return summaries
