@@ -1,0 +1,23 @@
+"""A Cockroach Poker bot that plays a uniformly random legal action.
+
+python -m example_bots.cockroach_poker_random
+"""
+
+from __future__ import annotations
+
+from sdk import Bot, run
+from sdk.cockroach_poker import Action, Observation, legal_actions
+
+
+class RandomCockroachPokerBot(Bot[Observation, Action]):
+    """Passes any card with any claim, believes or not, with equal probability."""
+
+    game = "cockroach_poker"
+    name = "cockroach-poker-random"
+
+    def act(self, observation: Observation) -> Action:
+        return self.rng.choice(legal_actions(observation))
+
+
+if __name__ == "__main__":
+    run(RandomCockroachPokerBot)
