@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from league import cli_bot, cli_league
+from league import cli_bot, cli_league, cli_replay
 from league.cli_common import Context, context_of, fail, parse_rule_options
 from league.db import redact, resolve_url
 from league.demo import run_demo
@@ -44,6 +44,7 @@ def root(
     ctx.obj = Context(db_url=db)
 
 
+app.command("replay")(cli_replay.replay_command)
 app.add_typer(cli_bot.app, name="bot")
 app.add_typer(cli_league.app, name="league")
 

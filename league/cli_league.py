@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import asdict
+from pathlib import Path
 from typing import Annotated
 
 import trio
@@ -26,11 +28,13 @@ from league.leagues import (
     league_bots,
     league_status,
     list_leagues,
+    list_matches,
 )
 from league.models import LeagueRow
 from league.registry import LeagueError
 from league.runner import Progress, run_league
 from league.standings import crosstable, standings
+from referee.faults import FaultKind
 
 app = typer.Typer(help="Round-robin leagues with ratings.", no_args_is_help=True)
 
@@ -343,3 +347,68 @@ def delete_command(
     with transaction(ctx) as session:
         delete_league(session=session, name=name)
     typer.echo(f"deleted league {name}")
+
+
+@app.command("matches")
+def matches_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
+    result: Annotated[
+        str | None,
+        typer.Option(help="completed, forfeit, pending, or with --bot: won, lost."),
+    ] = None,
+    fault: Annotated[
+        str | None, typer.Option(help="Only matches with this fault (e.g. timeout).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """List a league's matches (ids for `arena replay`), with filters."""
+    if fault is not None and fault not in {kind.value for kind in FaultKind}:
+        raise fail(
+            f"unknown fault {fault!r} (faults: {', '.join(kind.value for kind in FaultKind)})"
+        )
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        rows = list_matches(session=session, league=league, bot=bot, result=result, fault=fault)
+    if as_json:
+        echo_json([asdict(row) for row in rows])
+        return
+    echo_table(
+        ["match", "status", "seats (place)", "faults", "ms"],
+        [
+            [
+                row.key,
+                row.reason or row.status,
+                "  ".join(
+                    f"{b} ({p if p is not None else '-'})"
+                    for b, p in zip(row.bots, row.places, strict=True)
+                ),
+                ", ".join(f"seat {i} {f}" for i, f in enumerate(row.faults) if f) or "-",
+                f"{row.duration_ms:.0f}",
+            ]
+            for row in rows
+        ],
+        right={4},
+    )
+
+
+@app.command("report")
+def report_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    html: Annotated[Path, typer.Option(help="The league page to write (replays go beside it).")],
+    samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
+) -> None:
+    """Write an HTML league report: standings, crosstable, rating chart, match replays."""
+    from league.report import write_league_report
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        try:
+            written = write_league_report(
+                session=session, league=league, path=html, samples=samples
+            )
+        except OSError as error:
+            raise fail(f"cannot write the report: {error}") from None
+    typer.echo(f"wrote {html} and {len(written) - 1} match replays")

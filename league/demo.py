@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from collections.abc import Callable
+from functools import partial
 
 import trio
 from sqlalchemy import Engine
@@ -80,14 +81,8 @@ def run_demo(
     summaries = []
     for league in leagues:
         callback = on_progress(league) if on_progress else None
-        summaries.append(
-            (
-                league,
-                trio.run(
-                    lambda name=league: run_league(
-                        engine, name, concurrency=concurrency, on_progress=callback
-                    )
-                ),
-            )
+        summary = trio.run(
+            partial(run_league, engine, league, concurrency=concurrency, on_progress=callback)
         )
+        summaries.append((league, summary))
     return summaries

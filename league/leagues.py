@@ -326,3 +326,101 @@ def seat_rows(*, session: Session, league: LeagueRow) -> Sequence[tuple[SeatRow,
             .where(MatchRow.league_id == league.id, MatchRow.status == "done")
         )
     )
+
+
+def match_key(league: LeagueRow, position: int) -> str:
+    """The id of a league match in records and on the command line: ``LEAGUE-POSITION``."""
+    return f"{league.name}-{position}"
+
+
+def find_match(*, session: Session, key: str) -> tuple[LeagueRow, MatchRow]:
+    """The match ``LEAGUE-POSITION`` (as listed by ``arena league matches``)."""
+    name, sep, position = key.rpartition("-")
+    if not sep or not position.isdigit():
+        raise NotFoundError(f"{key!r} is not a match id (LEAGUE-POSITION) or a record file")
+    league = get_league(session=session, name=name)
+    match = session.exec(
+        select(MatchRow).where(MatchRow.league_id == league.id, MatchRow.position == int(position))
+    ).first()
+    if match is None:
+        raise NotFoundError(f"league {name!r} has no match {position}")
+    return league, match
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    key: str
+    position: int
+    status: str
+    reason: str
+    seed: int
+    bots: tuple[str, ...]
+    places: tuple[int | None, ...]
+    faults: tuple[str, ...]
+    duration_ms: float
+
+
+def list_matches(
+    *,
+    session: Session,
+    league: LeagueRow,
+    bot: str | None = None,
+    result: str | None = None,
+    fault: str | None = None,
+) -> list[MatchSummary]:
+    """The league's matches in schedule order, filtered.
+
+    ``result``: ``completed`` or ``forfeit`` (how it ended), ``pending``, or — with
+    ``bot`` — ``won`` (the bot placed first) or ``lost`` (it did not). ``fault``:
+    some seat (the ``bot``'s, if given) committed that fault.
+    """
+    if result in ("won", "lost") and not bot:
+        raise LeagueError(f"--result {result} needs --bot")
+    if result not in (None, "completed", "forfeit", "pending", "won", "lost"):
+        raise LeagueError(
+            f"unknown result {result!r} (use completed, forfeit, pending, won or lost)"
+        )
+    if bot is not None:
+        get_bot(session=session, name=bot)
+    seats: dict[int, list[tuple[int, str, int | None, str]]] = {}
+    for seat, bot_row in session.exec(
+        select(SeatRow, BotRow)
+        .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
+        .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
+        .where(MatchRow.league_id == league.id)
+    ):
+        seats.setdefault(seat.match_id, []).append(
+            (seat.seat, bot_row.name, seat.place, seat.fault)
+        )
+    found = []
+    for match in session.exec(
+        select(MatchRow).where(MatchRow.league_id == league.id).order_by(col(MatchRow.position))
+    ):
+        rows = sorted(seats.get(match.id or -1, []))
+        mine = [r for r in rows if r[1] == bot] if bot else rows
+        if bot and not mine:
+            continue
+        if result in ("completed", "forfeit") and match.reason != result:
+            continue
+        if result == "pending" and match.status != "pending":
+            continue
+        if result == "won" and not any(r[2] == 1 for r in mine):
+            continue
+        if result == "lost" and (match.status != "done" or any(r[2] == 1 for r in mine)):
+            continue
+        if fault and not any(r[3] == fault for r in mine):
+            continue
+        found.append(
+            MatchSummary(
+                key=match_key(league, match.position),
+                position=match.position,
+                status=match.status,
+                reason=match.reason,
+                seed=match.seed,
+                bots=tuple(r[1] for r in rows),
+                places=tuple(r[2] for r in rows),
+                faults=tuple(r[3] for r in rows),
+                duration_ms=match.duration_ms,
+            )
+        )
+    return found

@@ -27,6 +27,7 @@ from league.leagues import (
     get_league,
     league_bots,
     league_status,
+    match_key,
     pending_matches,
     record_result,
 )
@@ -72,7 +73,7 @@ ProgressCallback = Callable[[Progress], None]
 
 def match_id(league: LeagueRow, pending: PendingMatch) -> str:
     """Deterministic: a resumed run gives a match the id (and bot seeds) it would have had."""
-    return f"{league.name}-{pending.position}"
+    return match_key(league, pending.position)
 
 
 async def run_league(

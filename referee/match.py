@@ -20,12 +20,12 @@ import trio
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
+from referee import messages
 from referee.channel import SeatStream
 from referee.faults import (
     BotFault,
     BotStartupError,
     BotTimeout,
-    FaultKind,
     IllegalAction,
     ProtocolViolation,
 )
@@ -43,25 +43,15 @@ from referee.games.base import (
 from referee.games.events import match_rng
 from referee.launcher import FreshLauncher, Launcher, Lease
 from referee.process import BotSpec
-from referee.record import MatchRecord, RecordedEvent, RecordedFault, SeatInfo
+from referee.record import (
+    MatchRecord,
+    RecordedEvent,
+    RecordedFault,
+    SeatInfo,
+    observation_digest,
+    state_digest,
+)
 from referee.wire import Codec, get_codec
-
-PROTOCOL_VERSION = 1
-
-_PROTO_FAULTS = {
-    None: bot_pb2.FAULT_KIND_UNSPECIFIED,
-    FaultKind.STARTUP: bot_pb2.FAULT_KIND_STARTUP,
-    FaultKind.TIMEOUT: bot_pb2.FAULT_KIND_TIMEOUT,
-    FaultKind.CRASH: bot_pb2.FAULT_KIND_CRASH,
-    FaultKind.STALL: bot_pb2.FAULT_KIND_STALL,
-    FaultKind.ILLEGAL_ACTION: bot_pb2.FAULT_KIND_ILLEGAL_ACTION,
-    FaultKind.MALFORMED_MESSAGE: bot_pb2.FAULT_KIND_MALFORMED_MESSAGE,
-}
-_PROTO_REASONS = {
-    "completed": bot_pb2.END_REASON_COMPLETED,
-    "forfeit": bot_pb2.END_REASON_FORFEIT,
-    "aborted": bot_pb2.END_REASON_ABORTED,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +94,7 @@ class _Seat:
     stream: SeatStream | None = None
     lease: Lease | None = None
     fault: BotFault | None = None
+    start_sent: bool = False
 
 
 class MessageLog:
@@ -135,15 +126,12 @@ async def run_match(
     raw_rules = game.format_rules(rules)
     seats = [_Seat(i, bot) for i, bot in enumerate(spec.bots)]
     start_message = {
-        seat.index: bot_pb2.PlayRequest(
-            start=bot_pb2.MatchStart(
-                match_id=match_id,
-                game=spec.game,
-                rules=raw_rules,
-                seat=seat.index,
-                num_seats=len(seats),
-                protocol_version=PROTOCOL_VERSION,
-            )
+        seat.index: messages.match_start(
+            match_id=match_id,
+            game=spec.game,
+            rules=raw_rules,
+            seat=seat.index,
+            num_seats=len(seats),
         )
         for seat in seats
     }
@@ -174,6 +162,7 @@ async def run_match(
             if observer:
                 observer.on_send(seat.index, message)
             stream.send(message)
+            seat.start_sent = True
             with trio.move_on_after(limits.startup_s) as scope:
                 reply = await stream.receive()
             if scope.cancelled_caught:
@@ -204,11 +193,7 @@ async def run_match(
         finally:
             done.set()
     assert record is not None
-    return replace(
-        record,
-        started_at=started_at,
-        duration_ms=_since(clock_start),
-    )
+    return replace(record, started_at=started_at, duration_ms=_since(clock_start)).sealed()
 
 
 async def _play(
@@ -237,16 +222,17 @@ async def _play(
         if actor == CHANCE:
             drawn = draw_chance(game.chance_request(state), rng)
             state = game.apply_chance(state, drawn)
-            events.append(RecordedEvent(seat=None, outcome=drawn, at_ms=_since(clock_start)))
+            events.append(
+                RecordedEvent(
+                    seat=None, outcome=drawn, at_ms=_since(clock_start), state=state_digest(state)
+                )
+            )
             continue
         seat = seats[actor]
         turn += 1
-        request = bot_pb2.PlayRequest(
-            turn=bot_pb2.TurnRequest(
-                turn=turn,
-                observation=codec.encode_observation(game.observe(state, actor)),
-                time_limit_ms=time_limit_ms,
-            )
+        observation = codec.encode_observation(game.observe(state, actor))
+        request = messages.turn_request(
+            turn=turn, observation=observation, time_limit_ms=time_limit_ms
         )
         try:
             action_message, elapsed = await _ask(seat, request, turn, limits, observer)
@@ -271,6 +257,9 @@ async def _play(
                 action=json_format.MessageToDict(action_message, preserving_proto_field_name=True),
                 elapsed_ms=round(elapsed * 1000, 3),
                 at_ms=_since(clock_start),
+                turn=turn,
+                obs=observation_digest(observation.SerializeToString(deterministic=True)),
+                state=state_digest(state),
             )
         )
 
@@ -294,11 +283,15 @@ async def _play(
                 version=s.bot.version,
                 command=s.bot.command,
                 address=s.bot.address,
+                start_sent=s.start_sent,
+                ready=s.stream is not None,
             )
             for s in seats
         ),
         events=tuple(events),
         faults=tuple(faults),
+        time_limit_ms=time_limit_ms,
+        protocol_version=messages.PROTOCOL_VERSION,
         reason=reason,  # type: ignore[arg-type]
         places=outcome.places,
         scores=outcome.scores,
@@ -369,25 +362,16 @@ def _announce_end(
     outcome: Outcome,
     observer: MessageLog | None,
 ) -> None:
-    """Send MatchEnd to every seat whose stream still works (best effort)."""
-    results = [
-        bot_pb2.SeatResult(
-            seat=s.index,
-            place=outcome.places[s.index],
-            score=outcome.scores[s.index],
-            fault=_PROTO_FAULTS[s.fault.kind if s.fault else None],
-        )
-        for s in seats
-    ]
+    """Send MatchEnd to every seat that confirmed MatchStart (best effort)."""
+    faults = {s.index: s.fault.kind for s in seats if s.fault is not None}
     for seat in seats:
         if seat.stream is None:
             continue
-        message = bot_pb2.PlayRequest(
-            end=bot_pb2.MatchEnd(
-                reason=_PROTO_REASONS[reason],
-                results=results,
-                observation=codec.encode_observation(game.observe(state, seat.index)),
-            )
+        message = messages.match_end(
+            reason=reason,
+            outcome=outcome,
+            faults=faults,
+            observation=codec.encode_observation(game.observe(state, seat.index)),
         )
         if observer:
             observer.on_send(seat.index, message)

@@ -1,16 +1,23 @@
 """The match record: everything needed to audit and replay one match.
 
-A record is plain data and serialises to JSON (``to_json`` / ``from_json``):
-header (game, rules, seed, seats and bots), every chance outcome and action in
-order with the time the seat took, every fault, and the outcome. Actions are
-stored in the protobuf JSON mapping of ``arena.v1.Action``, so the file can be
-read without this code.
+A record is plain data and serialises to JSON (``to_json`` / ``from_json``; the
+format is described in ``docs/record-format.md``): a header (game, rules, seed,
+seats and bots, time limit), every chance outcome and action in order with its
+timing and digests of what the acting seat saw and of the state after it, every
+fault, and the outcome. Actions are stored in the protobuf JSON mapping of
+``arena.v1.Action``, so the file can be read without this code.
+
+A hash chain runs through it: ``header_hash`` covers the header, each event's
+``hash`` covers the previous hash and the event, and ``outcome_hash`` covers the
+last event hash and the outcome. :func:`chain_problems` finds the first link
+that does not match.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from referee.faults import FaultKind
@@ -26,6 +33,25 @@ class RecordError(Exception):
     """A record that cannot be read: bad JSON, wrong format version, bad fields."""
 
 
+def canonical_json(data: Any) -> bytes:
+    """The bytes that are hashed: sorted keys, no spaces, UTF-8."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def state_digest(state: object) -> str:
+    """Digest of an engine state (its ``repr``: frozen dataclasses of plain values)."""
+    return sha256_hex(repr(state).encode())[:16]
+
+
+def observation_digest(observation_bytes: bytes) -> str:
+    """Digest of an observation as sent on the wire (deterministic serialisation)."""
+    return sha256_hex(observation_bytes)[:16]
+
+
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
     """Who sat where."""
@@ -39,6 +65,10 @@ class SeatInfo:
     """How the referee started it (empty for a bot reached by address)."""
     address: str = ""
     """Where it was reached, for a bot that was already running."""
+    start_sent: bool = True
+    """The referee sent this seat MatchStart (its bot started and answered Health)."""
+    ready: bool = True
+    """The seat confirmed MatchStart (so it was sent turns and MatchEnd)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +83,18 @@ class RecordedEvent:
     """How long the seat took to answer, measured by the referee."""
     at_ms: float | None = None
     """When the event was applied, in ms since the match started."""
+    turn: int | None = None
+    """The TurnRequest number this action answered."""
+    obs: str | None = None
+    """Digest of the observation the acting seat was sent for this decision."""
+    state: str = ""
+    """Digest of the engine state after this event."""
+    hash: str = ""
+    """Chain hash: sha256(previous hash + canonical JSON of this event without it)."""
+
+    def body(self) -> dict[str, Any]:
+        """The event as stored, without its chain hash."""
+        return {k: v for k, v in asdict(self).items() if v is not None and k != "hash"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +123,13 @@ class MatchRecord:
     started_at: str = ""
     """UTC start time, ISO 8601."""
     duration_ms: float = 0.0
+    time_limit_ms: int = 0
+    """The per-decision time limit sent to the bots."""
+    protocol_version: int = 1
     format: int = FORMAT_VERSION
     meta: dict[str, Any] = field(default_factory=dict)
+    header_hash: str = ""
+    outcome_hash: str = ""
 
     @property
     def outcome(self) -> Outcome:
@@ -102,18 +149,58 @@ class MatchRecord:
                 events.append(ActionEvent(event.seat, codec.action_from_json(event.action or {})))
         return events
 
+    # -- hash chain ---------------------------------------------------------------
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "match_id": self.match_id,
+            "game": self.game,
+            "rules": self.rules,
+            "num_seats": self.num_seats,
+            "seed": self.seed,
+            "seats": [asdict(s) for s in self.seats],
+            "started_at": self.started_at,
+            "time_limit_ms": self.time_limit_ms,
+            "protocol_version": self.protocol_version,
+        }
+
+    def ending(self) -> dict[str, Any]:
+        return {
+            "faults": [{**asdict(f), "kind": f.kind.value} for f in self.faults],
+            "reason": self.reason,
+            "places": list(self.places),
+            "scores": list(self.scores),
+            "duration_ms": self.duration_ms,
+            "meta": self.meta,
+        }
+
+    def sealed(self) -> MatchRecord:
+        """This record with every chain hash computed."""
+        previous = sha256_hex(canonical_json(self.header()))
+        header_hash = previous
+        events = []
+        for event in self.events:
+            previous = sha256_hex(previous.encode() + canonical_json(event.body()))
+            events.append(replace(event, hash=previous))
+        outcome_hash = sha256_hex(previous.encode() + canonical_json(self.ending()))
+        return replace(
+            self, events=tuple(events), header_hash=header_hash, outcome_hash=outcome_hash
+        )
+
     # -- JSON -------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["faults"] = [{**asdict(f), "kind": f.kind.value} for f in self.faults]
-        data["events"] = [
-            {k: v for k, v in asdict(e).items() if v is not None} for e in self.events
-        ]
-        return data
+        return {
+            **self.header(),
+            **self.ending(),
+            "header_hash": self.header_hash,
+            "events": [{**e.body(), "hash": e.hash} for e in self.events],
+            "outcome_hash": self.outcome_hash,
+        }
 
     def to_json(self, *, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent, sort_keys=True)
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=True, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchRecord:
@@ -137,19 +224,12 @@ class MatchRecord:
                         version=str(s.get("version", "")),
                         command=tuple(str(c) for c in s.get("command", ())),
                         address=str(s.get("address", "")),
+                        start_sent=bool(s.get("start_sent", True)),
+                        ready=bool(s.get("ready", True)),
                     )
                     for s in data["seats"]
                 ),
-                events=tuple(
-                    RecordedEvent(
-                        seat=None if e.get("seat") is None else int(e["seat"]),
-                        outcome=None if e.get("outcome") is None else tuple(e["outcome"]),
-                        action=e.get("action"),
-                        elapsed_ms=e.get("elapsed_ms"),
-                        at_ms=e.get("at_ms"),
-                    )
-                    for e in data["events"]
-                ),
+                events=tuple(_event_from_dict(e) for e in data["events"]),
                 faults=tuple(
                     RecordedFault(
                         seat=int(f["seat"]),
@@ -164,7 +244,11 @@ class MatchRecord:
                 scores=tuple(float(s) for s in data["scores"]),
                 started_at=str(data.get("started_at", "")),
                 duration_ms=float(data.get("duration_ms", 0.0)),
+                time_limit_ms=int(data.get("time_limit_ms", 0)),
+                protocol_version=int(data.get("protocol_version", 1)),
                 meta=dict(data.get("meta", {})),
+                header_hash=str(data.get("header_hash", "")),
+                outcome_hash=str(data.get("outcome_hash", "")),
             )
         except RecordError:
             raise
@@ -180,3 +264,43 @@ class MatchRecord:
         if not isinstance(data, dict):
             raise RecordError("match record must be a JSON object")
         return cls.from_dict(data)
+
+
+def _event_from_dict(e: dict[str, Any]) -> RecordedEvent:
+    def optional(key: str, kind: type[Any]) -> Any:
+        value = e.get(key)
+        return None if value is None else kind(value)
+
+    outcome = e.get("outcome")
+    return RecordedEvent(
+        seat=optional("seat", int),
+        outcome=None if outcome is None else tuple(int(v) for v in outcome),
+        action=e.get("action"),
+        elapsed_ms=optional("elapsed_ms", float),
+        at_ms=optional("at_ms", float),
+        turn=optional("turn", int),
+        obs=optional("obs", str),
+        state=str(e.get("state", "")),
+        hash=str(e.get("hash", "")),
+    )
+
+
+def chain_problems(record: MatchRecord) -> list[str]:
+    """Where the stored hash chain disagrees with the content; empty if intact.
+
+    Problems are listed in record order, so the first one names the first
+    altered part (header, event N counted from 1, or outcome).
+    """
+    expected = record.sealed()
+    problems = []
+    if expected.header_hash != record.header_hash:
+        problems.append("header: hash does not match its content")
+    for index, (mine, good) in enumerate(zip(record.events, expected.events, strict=True), 1):
+        if mine.hash != good.hash:
+            problems.append(
+                f"event {index}: hash does not match (the event or one before it was altered)"
+            )
+            break
+    if expected.outcome_hash != record.outcome_hash:
+        problems.append("outcome: hash does not match its content")
+    return problems

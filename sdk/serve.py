@@ -23,10 +23,9 @@ import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.games import get_game
+from referee.messages import PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
 from referee.wire import get_codec
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
-
-PROTOCOL_VERSION = 1
 
 SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.max_receive_message_length", 16 << 20),
@@ -36,20 +35,8 @@ SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.so_reuseport", 0),
 ]
 
-_FAULT_NAMES = {
-    bot_pb2.FAULT_KIND_UNSPECIFIED: None,
-    bot_pb2.FAULT_KIND_STARTUP: "startup",
-    bot_pb2.FAULT_KIND_TIMEOUT: "timeout",
-    bot_pb2.FAULT_KIND_CRASH: "crash",
-    bot_pb2.FAULT_KIND_STALL: "stall",
-    bot_pb2.FAULT_KIND_ILLEGAL_ACTION: "illegal_action",
-    bot_pb2.FAULT_KIND_MALFORMED_MESSAGE: "malformed_message",
-}
-_REASON_NAMES = {
-    bot_pb2.END_REASON_COMPLETED: "completed",
-    bot_pb2.END_REASON_FORFEIT: "forfeit",
-    bot_pb2.END_REASON_ABORTED: "aborted",
-}
+_FAULT_NAMES = {proto: (kind.value if kind else None) for kind, proto in PROTO_FAULTS.items()}
+_REASON_NAMES = {proto: name for name, proto in PROTO_REASONS.items()}
 
 BotFactory = Callable[[], Bot[Any, Any]]
 

@@ -80,6 +80,29 @@ def test_full_league_workflow(db: Path) -> None:
     assert h2h["wins"] + h2h["draws"] + h2h["losses"] == 2
     code, out = arena(db, "league", "list")
     assert "cup" in out and "6/6" in out
+    code, out = arena(db, "league", "matches", "cup", "--json")
+    listed = json.loads(out)
+    assert [m["key"] for m in listed] == [f"cup-{i}" for i in range(6)]
+    code, out = arena(
+        db, "league", "matches", "cup", "--bot", "probability", "--result", "won", "--json"
+    )
+    won = json.loads(out)
+    assert all(
+        1 in [p for b, p in zip(m["bots"], m["places"], strict=True) if b == "probability"]
+        for m in won
+    )
+    code, out = arena(db, "league", "matches", "cup", "--result", "won")
+    assert code == 2 and "needs --bot" in out
+    code, out = arena(db, "league", "matches", "cup", "--fault", "timeout", "--json")
+    assert code == 0 and json.loads(out) == []
+    code, out = arena(db, "league", "matches", "cup", "--fault", "sneeze")
+    assert code == 2 and "unknown fault 'sneeze'" in out
+    code, out = arena(db, "replay", "cup-3", "--verify")
+    assert code == 0 and "verified cup-3" in out, out
+    code, out = arena(db, "replay", "cup-3")
+    assert code == 0 and "result (completed)" in out
+    code, out = arena(db, "replay", "cup-99")
+    assert code == 2 and "has no match 99" in out
     code, out = arena(db, "bot", "remove", "random")
     assert code == 0
     code, out = arena(db, "league", "delete", "cup", "--yes")
