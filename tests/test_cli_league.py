@@ -204,7 +204,7 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(
 
 def _snapshot(db: Path) -> str:
     code, bots = arena(db, "bot", "list", "--json", "--all")
-    code, leagues = arena(db, "league", "list", "--json")
+    _code, leagues = arena(db, "league", "list", "--json")
     return bots + leagues
 
 
@@ -240,5 +240,5 @@ def test_delete_asks_for_confirmation(db: Path) -> None:
         app, ["--db", f"sqlite:///{db}", "league", "delete", "keep"], input="n\n"
     )
     assert result.exit_code == 1
-    code, out = arena(db, "league", "list")
+    _code, out = arena(db, "league", "list")
     assert "keep" in out
