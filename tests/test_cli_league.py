@@ -203,8 +203,8 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(
 
 
 def _snapshot(db: Path) -> str:
-    code, bots = arena(db, "bot", "list", "--json", "--all")
-    _code, leagues = arena(db, "league", "list", "--json")
+    _, bots = arena(db, "bot", "list", "--json", "--all")
+    _, leagues = arena(db, "league", "list", "--json")
     return bots + leagues
 
 
