@@ -90,7 +90,12 @@ def engine_and_referee_work(game_name: str, matches: int) -> tuple[float, float,
 class _EchoBot(bot_pb2_grpc.BotServiceServicer):
     """Answers every TurnRequest at once with an empty action (transport floor)."""
 
-    def Play(  # noqa: N802
+    def Health(
+        self, request: bot_pb2.HealthRequest, context: grpc.ServicerContext
+    ) -> bot_pb2.HealthResponse:
+        return bot_pb2.HealthResponse(name="echo")
+
+    def Play(
         self, request_iterator: Iterator[bot_pb2.PlayRequest], context: grpc.ServicerContext
     ) -> Iterator[bot_pb2.PlayResponse]:
         for request in request_iterator:
@@ -102,7 +107,7 @@ def grpc_floor(observation: bot_pb2.Observation, rounds: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         address = f"unix:{Path(tmp) / 'echo.sock'}"
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-        bot_pb2_grpc.add_BotServiceServicer_to_server(_EchoBot(), server)  # type: ignore[no-untyped-call]
+        bot_pb2_grpc.add_BotServiceServicer_to_server(_EchoBot(), server)
         server.add_insecure_port(address)
         server.start()
         channel = grpc.insecure_channel(address)
@@ -116,7 +121,7 @@ def grpc_floor(observation: bot_pb2.Observation, rounds: int) -> float:
                     return
                 yield outbox.pop()
 
-        stub = bot_pb2_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
+        stub = bot_pb2_grpc.BotServiceStub(channel)
         responses = stub.Play(requests())
         times = []
         for turn in range(1, rounds + 1):
