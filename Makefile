@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-PACKAGES := referee sdk example_bots league bench tests/bots proto/generate.py
+PACKAGES := referee sdk example_bots league bench tests proto/generate.py
 
 .PHONY: help venv demo match test pytest lint typecheck proto proto-check clean
 

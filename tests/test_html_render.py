@@ -1,0 +1,296 @@
+"""The HTML replay viewer and league report, checked as text (no browser).
+
+Records and leagues come from real matches over gRPC (example bots); the shared
+helpers here are used by the browser tests too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import zlib
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from sqlalchemy import Engine
+from sqlmodel import col, select
+
+from league.db import open_database, session_scope
+from league.leagues import (
+    LeagueSettings,
+    create_league,
+    finished_results,
+    get_league,
+    league_bots,
+)
+from league.models import MatchRow
+from league.registry import add_bot
+from league.report import match_file_name, write_league_report
+from league.runner import run_league
+from league.standings import crosstable, standings
+from referee.html_replay import json_for_script, render_replay_html
+from referee.match import MatchSpec, run_match
+from referee.process import BotSpec
+from referee.record import MatchRecord
+from referee.replay import replay_steps
+
+EVIL = "</script><script>alert(1)</script>"
+"""A bot name that would end the data script element if it were not escaped."""
+
+RANDOM = (sys.executable, "-m", "example_bots.liars_dice_random")
+PROBABILITY = (sys.executable, "-m", "example_bots.liars_dice_probability")
+
+
+def play_liars_dice(
+    seed: int = 5, names: tuple[str, str] = ("random", "probability")
+) -> MatchRecord:
+    bots = (BotSpec(name=names[0], command=RANDOM), BotSpec(name=names[1], command=PROBABILITY))
+    return trio.run(lambda: run_match(MatchSpec("liars_dice", bots, seed=seed)))
+
+
+@dataclass(frozen=True)
+class League:
+    engine: Engine
+    name: str
+    page: Path
+    written: list[Path]
+
+
+LEAGUE_BOTS = ("probability", "random", EVIL)
+
+
+def build_league(directory: Path, *, played: int = 4) -> League:
+    """A 3-bot liars_dice league (6 matches), ``played`` of them played; its report."""
+    engine = open_database(f"sqlite:///{directory / 'arena.db'}")
+    with session_scope(engine) as session:
+        for name in LEAGUE_BOTS:
+            command = PROBABILITY if name == "probability" else RANDOM
+            add_bot(
+                session=session,
+                name=name,
+                command=" ".join(command),
+                games=["liars_dice"],
+                check=False,
+            )
+        create_league(
+            session=session, name="html", settings=LeagueSettings("liars_dice", LEAGUE_BOTS)
+        )
+    trio.run(
+        lambda: run_league(engine, "html", concurrency=3, max_matches=played, handle_signals=False)
+    )
+    page = directory / "report" / "league page.html"
+    page.parent.mkdir()
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="html")
+        written = write_league_report(session=session, league=league, path=page, samples=100)
+    return League(engine, "html", page, written)
+
+
+class _Links(HTMLParser):
+    """Every ``<a>``'s attributes, and the text outside script elements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.anchors: list[dict[str, str | None]] = []
+        self.urls: list[str] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "a":
+            self.anchors.append(found)
+        self.urls += [v or "" for k, v in attrs if k in ("href", "src", "action")]
+        if tag == "script":
+            self._in_script = True
+            self.scripts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.scripts[-1] += data
+
+
+def parse(page: str) -> _Links:
+    parser = _Links()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def embedded_data(page: str) -> dict[str, Any]:
+    found = re.search(
+        r'<script type="application/json" id="replay-data">(.*?)</script>', page, re.S
+    )
+    assert found, "no embedded replay data"
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def assert_self_contained(page: str) -> None:
+    for url in parse(page).urls:
+        assert not re.match(r"^\s*([a-z][a-z0-9+.-]*:|//)", url, re.I) or url == "data:,", url
+    assert "@import" not in page and "url(" not in page
+    assert not re.search(r"<(link|script|img|iframe)[^>]*\ssrc=", page, re.I)
+
+
+@pytest.fixture(scope="module")
+def record() -> MatchRecord:
+    return play_liars_dice()
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> League:
+    return build_league(tmp_path_factory.mktemp("league"))
+
+
+# ---------------------------------------------------------------- replay page
+
+
+def test_replay_page_embeds_every_step_of_the_record(record: MatchRecord) -> None:
+    page = render_replay_html(record, title="My replay")
+    data = embedded_data(page)
+    steps = replay_steps(record)
+    assert len(data["steps"]) == len(record.events) + 1 == len(steps)
+    for shown, step in zip(data["steps"], steps, strict=True):
+        assert shown["index"] == step.index
+        assert shown["event"] == step.event
+        assert shown["actor"] == step.actor and shown["to_act"] == step.to_act
+        assert shown["observations"] == list(step.observations)
+    assert data["match_id"] == record.match_id and data["seed"] == record.seed
+    assert [s["bot"] for s in data["seats"]] == [s.bot for s in record.seats]
+    assert [s["place"] for s in data["seats"]] == list(record.places)
+    assert "<title>My replay</title>" in page
+    assert f"step 0 / {len(record.events)}" in page
+    for element in ('id="next"', 'id="prev"', 'id="first"', 'id="last"', 'id="seat-select"'):
+        assert element in page
+    assert_self_contained(page)
+
+
+def test_replay_header_shows_the_result_table(record: MatchRecord) -> None:
+    page = render_replay_html(record)
+    table = re.search(r'<table id="result-table".*?</table>', page, re.S)
+    assert table
+    rows = re.findall(r'<tr data-seat="(\d+)"><td class="num">(\d+)</td>', table.group(0))
+    by_seat = {int(seat): int(place) for seat, place in rows}
+    assert by_seat == dict(enumerate(record.places))
+    assert [place for _, place in rows] == sorted(place for _, place in rows)
+    for key, value in record.rules.items():
+        assert f"<code>{key}={value}</code>" in page
+
+
+def test_a_script_closing_bot_name_cannot_break_out(record: MatchRecord) -> None:
+    evil = play_liars_dice(seed=6, names=(EVIL, "probability"))
+    assert evil.seats[0].bot == EVIL
+    page = render_replay_html(evil, title=EVIL)
+    assert EVIL not in page
+    assert "<script>alert" not in page
+    # Only the two script elements of the page open and close.
+    assert len(re.findall(r"<script\b", page, re.I)) == 2
+    assert len(re.findall(r"</script", page, re.I)) == 2
+    assert parse(page).scripts[0].strip().startswith("{")
+    assert embedded_data(page)["seats"][0]["bot"] == EVIL
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+@pytest.mark.parametrize(
+    "text", ["</script><!--", "<!-- </SCRIPT >", "a & b > c", "line\u2028sep\u2029", "é ü ⚀"]
+)
+def test_json_for_script_round_trips_without_markup(text: str) -> None:
+    encoded = json_for_script({"k": [text]})
+    assert json.loads(encoded) == {"k": [text]}
+    assert not set(encoded) & {"<", ">", "&", "\u2028", "\u2029"}
+
+
+# ---------------------------------------------------------------- league report
+
+
+def test_every_match_link_points_to_a_written_replay(league: League) -> None:
+    page = league.page.read_text()
+    links = [a for a in parse(page).anchors if "replay-link" in (a.get("class") or "")]
+    assert len(links) == 4  # four of six matches were played
+    targets = {(league.page.parent / str(a["href"]).replace("%20", " ")).resolve() for a in links}
+    assert targets == {p.resolve() for p in league.written[1:]}
+    assert league.written[0] == league.page
+    assert all(p.is_file() for p in league.written)
+    with session_scope(league.engine) as session:
+        matches = list(session.exec(select(MatchRow).order_by(col(MatchRow.position))))
+    done = {m.position for m in matches if m.status == "done"}
+    assert len(done) == 4 and len(matches) == 6
+    assert {p.name for p in league.written[1:]} == {match_file_name(n) for n in done}
+    for position in done:
+        replay = (
+            league.page.parent / "league page_matches" / match_file_name(position)
+        ).read_text()
+        assert embedded_data(replay)["match_id"] == f"html-{position}"
+        assert 'href="../league%20page.html"' in replay
+    for match in matches:
+        row = re.search(rf'<tr data-position="{match.position}".*?</tr>', page, re.S)
+        assert row, match.position
+        assert ("replay-link" in row.group(0)) == (match.status == "done")
+
+
+def test_league_page_tables_match_the_standings(league: League) -> None:
+    page = league.page.read_text()
+    assert_self_contained(page)
+    assert EVIL not in page and "<script" not in page
+    with session_scope(league.engine) as session:
+        row = get_league(session=session, name="html")
+        table = standings(session=session, league=row, samples=100)
+        cross = crosstable(session=session, league=row)
+        entries = {bot.name: entry.elo for entry, bot in league_bots(session=session, league=row)}
+        results = finished_results(session=session, league=row)
+    body = re.search(r'<table id="standings".*?</table>', page, re.S)
+    assert body
+    ranked = re.findall(r'<tr data-bot="([^"]*)">', body.group(0))
+    assert [name.replace("&lt;", "<").replace("&gt;", ">") for name in ranked] == [
+        s.bot for s in table
+    ]
+    for standing in table:
+        assert standing.elo is not None
+        assert f'<td class="num elo">{standing.elo:.0f}</td>'.replace("-", "−") in page
+    for row_ in cross.values():
+        for b, h2h in row_.items():
+            if h2h.games:
+                cell = f'data-col="{_html(b)}"><div class="wdl"'
+                assert cell in page
+                assert f"{h2h.wins}-{h2h.draws}-{h2h.losses}</div>" in page
+    # One point per finished match from a bot's first one (plus its 1500 start before it);
+    # the legend shows where each line ends: the bot's incremental Elo.
+    for name, elo in entries.items():
+        line = re.search(rf'<polyline data-bot="{re.escape(_html(name))}" points="([^"]*)"', page)
+        assert line, name
+        first = next(i for i, result in enumerate(results) if name in result.bots)
+        assert len(line.group(1).split()) == len(results) - first + 1
+        assert f"{_html(name)} ({elo:.0f})" in page
+
+
+def test_an_unreplayable_record_gets_an_error_page(league: League, tmp_path: Path) -> None:
+    with session_scope(league.engine) as session:
+        match = session.exec(select(MatchRow).where(MatchRow.status == "done")).first()
+        assert match is not None
+        position = match.position
+        match.record = zlib.compress(b"{not json")
+        session.add(match)
+        session.flush()
+        row = get_league(session=session, name="html")
+        written = write_league_report(
+            session=session, league=row, path=tmp_path / "broken.html", samples=10
+        )
+        session.rollback()
+    broken = tmp_path / "broken_matches" / match_file_name(position)
+    assert broken in written
+    assert 'id="replay-error"' in broken.read_text()
+    assert "not JSON" in broken.read_text()
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
