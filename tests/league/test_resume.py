@@ -133,3 +133,44 @@ def test_sigkilled_runs_resume_to_the_uninterrupted_result(db_url: str, tmp_path
     assert comparable(engine) == comparable(reference)
     engine.dispose()
     reference.dispose()
+
+
+def test_ctrl_c_finishes_running_matches_and_stops(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'stop.db'}"
+    engine = open_database(url)
+    prepare(engine)
+    runner = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "league.cli",
+            "--db",
+            url,
+            "league",
+            "run",
+            "resume",
+            "--concurrency",
+            "2",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while done_count(engine) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    runner.send_signal(signal.SIGINT)
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 130, err
+    assert "interrupted: played" in out
+    played = int(out.split("played ")[1].split(" ")[0])
+    assert done_count(engine) == played < 12
+    # Every written match is whole: a result for each of its seats.
+    with session_scope(engine) as session:
+        for match in session.exec(select(MatchRow).where(MatchRow.status == "done")):
+            seats = session.exec(select(SeatRow).where(SeatRow.match_id == match.id)).all()
+            assert match.record is not None and all(s.place is not None for s in seats)
+    assert bots_of(runner.pid) == []
+    engine.dispose()
