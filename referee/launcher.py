@@ -7,6 +7,7 @@ not care where its bots come from.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -54,26 +55,49 @@ class FreshLauncher:
             async with connect(spec, startup_s) as leased:
                 yield leased
             return
-        with tempfile.TemporaryDirectory(prefix="arena-bot-") as workdir:
-            process = await BotProcess.spawn(spec, Path(workdir))
-            connection = BotConnection(process.address, socket_path=process.socket_path)
-            try:
+        leased = await start_process(spec, startup_s, stop_grace_s=self.stop_grace_s)
+        try:
+            yield leased
+        finally:
+            await release(leased, self.stop_grace_s)
 
-                def exited() -> str | None:
-                    return None if process.returncode is None else process.describe_exit()
 
-                try:
-                    await connection.wait_ready(startup_s, exited=exited)
-                except BotStartupError as error:
-                    tail = process.log_tail(600).strip()
-                    raise BotStartupError(
-                        f"{spec.name}: {error.message}"
-                        + (f"; its output ends: {tail}" if tail else "")
-                    ) from None
-                yield Lease(spec, connection, process)
-            finally:
-                connection.close()
-                await process.stop(self.stop_grace_s)
+async def start_process(spec: BotSpec, startup_s: float, *, stop_grace_s: float = 1.0) -> Lease:
+    """Start ``spec.command`` in a private directory and wait until it answers Health.
+
+    On failure the process is stopped, its directory removed, and
+    :class:`BotStartupError` says why, with the end of the bot's output.
+    """
+    workdir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+    try:
+        process = await BotProcess.spawn(spec, workdir)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    leased = Lease(spec, BotConnection(process.address, socket_path=process.socket_path), process)
+
+    def exited() -> str | None:
+        return None if process.returncode is None else process.describe_exit()
+
+    try:
+        await leased.connection.wait_ready(startup_s, exited=exited)
+    except BaseException as error:
+        await release(leased, stop_grace_s)
+        if isinstance(error, BotStartupError):
+            tail = process.log_tail(600).strip()
+            raise BotStartupError(
+                f"{spec.name}: {error.message}" + (f"; its output ends: {tail}" if tail else "")
+            ) from None
+        raise
+    return leased
+
+
+async def release(leased: Lease, stop_grace_s: float = 1.0) -> None:
+    """Close the connection, stop the process group, remove the private directory."""
+    leased.connection.close()
+    if leased.process is not None:
+        await leased.process.stop(stop_grace_s)
+        shutil.rmtree(leased.process.workdir, ignore_errors=True)
 
 
 @asynccontextmanager

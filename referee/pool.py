@@ -8,16 +8,11 @@ died or did not end its stream cleanly is stopped instead of returned.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
-from referee.channel import BotConnection
-from referee.faults import BotStartupError
-from referee.launcher import Lease, connect
-from referee.process import BotProcess, BotSpec
+from referee.launcher import Lease, connect, release, start_process
+from referee.process import BotSpec
 
 
 class WarmPool:
@@ -66,36 +61,12 @@ class WarmPool:
         return None
 
     async def _start(self, spec: BotSpec, startup_s: float) -> Lease:
-        workdir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
-        try:
-            process = await BotProcess.spawn(spec, workdir)
-        except BaseException:
-            shutil.rmtree(workdir, ignore_errors=True)
-            raise
-        connection = BotConnection(process.address, socket_path=process.socket_path)
-        leased = Lease(spec, connection, process)
+        leased = await start_process(spec, startup_s, stop_grace_s=self.stop_grace_s)
         self.started += 1
-
-        def exited() -> str | None:
-            return None if process.returncode is None else process.describe_exit()
-
-        try:
-            await connection.wait_ready(startup_s, exited=exited)
-        except BaseException as error:
-            await self._discard(leased)
-            if isinstance(error, BotStartupError):
-                tail = process.log_tail(600).strip()
-                raise BotStartupError(
-                    f"{spec.name}: {error.message}" + (f"; its output ends: {tail}" if tail else "")
-                ) from None
-            raise
         return leased
 
     async def _discard(self, leased: Lease) -> None:
-        leased.connection.close()
-        if leased.process is not None:
-            await leased.process.stop(self.stop_grace_s)
-            shutil.rmtree(leased.process.workdir, ignore_errors=True)
+        await release(leased, self.stop_grace_s)
 
     async def aclose(self) -> None:
         """Stop every idle process."""
