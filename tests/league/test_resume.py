@@ -41,7 +41,7 @@ def prepare(engine: Engine) -> None:
             session=session,
             name="resume",
             settings=LeagueSettings(
-                "liars_dice", tuple(BOTS), rounds=2, seed=3, rules={"dice_per_player": "3"}
+                "liars_dice", tuple(BOTS), rounds=4, seed=3, rules={"dice_per_player": "3"}
             ),
         )
 
@@ -93,7 +93,7 @@ def kill_run_after(url: str, engine: Engine, done_at_least: int) -> None:
         assert runner.poll() is None, "the run ended before it could be killed"
         time.sleep(0.02)
     # Let it get into the middle of the next matches.
-    time.sleep(0.15)
+    time.sleep(0.05)
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
     # SDK bots notice that their referee is gone and exit.
@@ -117,8 +117,8 @@ def test_sigkilled_runs_resume_to_the_uninterrupted_result(db_url: str, tmp_path
 
     engine = open_database(db_url)
     prepare(engine)
-    total = 12
-    for point in (0, 4, 8):
+    total = 24
+    for point in (0, 5, 10):
         kill_run_after(db_url, engine, point)
         assert done_count(engine) < total
     summary = trio.run(lambda: run_league(engine, "resume", concurrency=2, handle_signals=False))
@@ -166,7 +166,7 @@ def test_ctrl_c_finishes_running_matches_and_stops(tmp_path: Path) -> None:
     assert runner.returncode == 130, err
     assert "interrupted: played" in out
     played = int(out.split("played ")[1].split(" ")[0])
-    assert done_count(engine) == played < 12
+    assert done_count(engine) == played < 24
     # Every written match is whole: a result for each of its seats.
     with session_scope(engine) as session:
         for match in session.exec(select(MatchRow).where(MatchRow.status == "done")):
