@@ -280,3 +280,41 @@ def test_delete_league_removes_everything_but_the_bots(engine: Engine) -> None:
     with session_scope(engine) as session:
         delete_league(session=session, name="d")
     assert counts(engine) == (2, 0, 0, 0, 0)
+
+
+def test_a_bot_service_reached_by_address_plays_in_a_league(engine: Engine) -> None:
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    service = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "example_bots.liars_dice_probability",
+            "--listen",
+            f"127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        register(engine, "random")
+        with session_scope(engine) as session:
+            row = add_bot(session=session, name="remote", address=f"127.0.0.1:{port}")
+            assert row.games == "liars_dice" and row.version == "service"
+            create_league(
+                session=session,
+                name="remote-cup",
+                settings=LeagueSettings("liars_dice", ("random", "remote"), rounds=2),
+            )
+        summary = trio.run(lambda: run_league(engine, "remote-cup", handle_signals=False))
+        assert summary.played == 4 and summary.remaining == 0
+        with session_scope(engine) as session:
+            league = get_league(session=session, name="remote-cup")
+            assert league_status(session=session, league=league).forfeits == 0
+    finally:
+        service.terminate()
+        service.wait(10)
