@@ -7,6 +7,7 @@ Modes (each starts on the bot's turn number N+1, N defaults to 1):
   hang        never answer (sleeps), and spawn a child that ignores SIGTERM
   illegal     answer with a well-formed but illegal action
   garbage     return something that is not an action (SDK sends an empty action)
+  raise       raise an exception inside act (the SDK breaks the stream)
   wrong-turn  answer with the wrong turn number
 If ARENA_TEST_PIDFILE is set, every process the bot starts appends its pid there.
 """
@@ -62,6 +63,8 @@ class MisbehavingBot(Bot[Observation, Action]):
             return observation.bids[-1].bid if observation.bids else Challenge()
         if MODE == "garbage":
             return "not an action"
+        if MODE == "raise":
+            raise RuntimeError("the bot's own bug")
         return self.rng.choice(list(legal_actions(observation)))
 
 
@@ -78,7 +81,9 @@ def main() -> None:
     global MODE, AFTER
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "--mode", required=True, choices=["crash", "hang", "illegal", "garbage", "wrong-turn"]
+        "--mode",
+        required=True,
+        choices=["crash", "hang", "illegal", "garbage", "raise", "wrong-turn"],
     )
     parser.add_argument("--after", type=int, default=1)
     options, _ = parser.parse_known_args()
