@@ -159,7 +159,7 @@ def demo_command(
             f"\n== {league}: {summary.played} matches played now,"
             f" {summary.remaining} remaining ({summary.elapsed_s:.1f} s)"
         )
-        cli_league.standings_command(ctx, league, samples=500, as_json=False)
+        cli_league.standings_command(ctx, league, samples=500, los=True, as_json=False)
 
 
 def main() -> None:

@@ -206,9 +206,12 @@ def standings_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="League name.")],
     samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
+    los: Annotated[
+        bool, typer.Option(help="Also print the likelihood-of-superiority matrix.")
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals."""
+    """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals, and LOS."""
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         rows = standings(session=session, league=league, samples=samples)
@@ -247,6 +250,17 @@ def standings_command(
         "elo: batch Bradley-Terry fit, mean 1500, order-independent;"
         " interval: bootstrap over duplicate groups"
     )
+    rated = [row for row in rows if row.rank is not None]
+    if los and len(rated) > 1:
+        typer.echo("\nlikelihood of superiority (row better than column, % of bootstrap samples):")
+        echo_table(
+            ["", *(row.bot for row in rated)],
+            [
+                [a.bot, *("-" if a.bot == b.bot else f"{a.los.get(b.bot, 0.5):.0%}" for b in rated)]
+                for a in rated
+            ],
+            right=set(range(1, len(rated) + 1)),
+        )
 
 
 @app.command("crosstable")

@@ -68,6 +68,7 @@ def test_full_league_workflow(db: Path) -> None:
     assert status["rules"]["dice_per_player"] == "3"
     code, out = arena(db, "league", "standings", "cup", "--samples", "50")
     assert code == 0 and "95% interval" in out and "probability" in out, out
+    assert "likelihood of superiority" in out
     code, out = arena(db, "league", "standings", "cup", "--samples", "50", "--json")
     rows = json.loads(out)
     assert [r["rank"] for r in rows] == [1, 2, 3]
