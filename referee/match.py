@@ -145,12 +145,15 @@ async def run_match(
                 seat.lease = lease
                 try:
                     await open_seat(seat, lease)
-                except BotFault:
+                except Exception:
                     lease.faulty = True
                     raise
         except BotFault as fault:
             if seat.fault is None:
                 seat.fault = fault
+        except Exception as error:  # e.g. an address gRPC cannot parse: still this seat's
+            if seat.fault is None:
+                seat.fault = BotStartupError(f"could not reach the bot: {error!r}")
         finally:
             seat.ready.set()
 
@@ -245,6 +248,12 @@ async def _play(
                 ) from None
             except MalformedActionError as error:
                 raise ProtocolViolation(f"malformed action: {error}") from None
+            except GameError as error:
+                raise IllegalAction(f"action {action!r} rejected: {error}") from None
+            except Exception as error:  # an engine bug triggered by this bot's input
+                raise ProtocolViolation(
+                    f"action {action!r} could not be applied: {error!r}"
+                ) from None
         except BotFault as fault:
             seat.fault = fault
             if seat.lease is not None:

@@ -142,6 +142,16 @@ async def test_bot_that_never_becomes_ready_is_a_startup_fault(
     assert record.events == ()
 
 
+@pytest.mark.parametrize(
+    "address", ["127.0.0.1:1", "unix:/nonexistent/dir/bot.sock", "::nonsense::"]
+)
+async def test_unreachable_bot_service_is_a_startup_fault(address: str) -> None:
+    bots = (module_bot(EXAMPLE["random"]), BotSpec("remote", address=address))
+    record = await run_match(MatchSpec("liars_dice", bots, seed=1), Limits(startup_s=1.0))
+    assert [(f.seat, f.kind) for f in record.faults] == [(1, FaultKind.STARTUP)]
+    assert record.places == (1, 2)
+
+
 async def test_each_seat_receives_only_its_own_view() -> None:
     log = MessageLog()
     bots = (module_bot(EXAMPLE["random"]), module_bot(EXAMPLE["probability"]))
