@@ -43,7 +43,7 @@ def fill(message: Message, rng: random.Random, depth: int = 0) -> None:
                 setattr(message, field.name, value)
 
 
-def random_value(field: FieldDescriptor, parent: Message, rng: random.Random, depth: int) -> Any:
+def random_value(field: Any, parent: Message, rng: random.Random, depth: int) -> Any:
     if field.type == FieldDescriptor.TYPE_MESSAGE:
         if depth > 4:
             return None
