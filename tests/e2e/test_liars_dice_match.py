@@ -133,7 +133,7 @@ async def test_bot_that_never_becomes_ready_is_a_startup_fault(
     command: tuple[str, ...], text: str
 ) -> None:
     bots = (BotSpec("broken", command=command), module_bot(EXAMPLE["random"]))
-    limits = Limits(decision_s=1.0, startup_s=1.5)
+    limits = Limits(decision_s=1.0, startup_s=4.0)
     record = await run_match(MatchSpec("liars_dice", bots, seed=1), limits)
     assert record.reason == "forfeit"
     assert [(f.seat, f.kind) for f in record.faults] == [(0, FaultKind.STARTUP)]
@@ -147,7 +147,7 @@ async def test_bot_that_never_becomes_ready_is_a_startup_fault(
 )
 async def test_unreachable_bot_service_is_a_startup_fault(address: str) -> None:
     bots = (module_bot(EXAMPLE["random"]), BotSpec("remote", address=address))
-    record = await run_match(MatchSpec("liars_dice", bots, seed=1), Limits(startup_s=1.0))
+    record = await run_match(MatchSpec("liars_dice", bots, seed=1), Limits(startup_s=4.0))
     assert [(f.seat, f.kind) for f in record.faults] == [(1, FaultKind.STARTUP)]
     assert record.places == (1, 2)
 
