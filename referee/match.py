@@ -233,7 +233,8 @@ async def _play(
             continue
         seat = seats[actor]
         turn += 1
-        observation = codec.encode_observation(game.observe(state, actor))
+        view = game.observe(state, actor)
+        observation = codec.encode_observation(view)
         request = messages.turn_request(
             turn=turn, observation=observation, time_limit_ms=time_limit_ms
         )
@@ -241,7 +242,10 @@ async def _play(
             action_message, elapsed = await _ask(seat, request, turn, limits, observer)
             action = _decode(codec, action_message)
             try:
-                state = game.apply_action(state, actor, action)
+                # The seat's own view decides legality (as in the SDK helpers); it
+                # was computed for the request above, so validate against it.
+                game.check_action(view, action)
+                state = game.transition(state, actor, action)
             except IllegalActionError as error:
                 raise IllegalAction(
                     f"illegal action {game.describe_action(action)}: {error}"

@@ -43,7 +43,8 @@ async def test_readme_bot_plays_a_real_match(tmp_path: Path) -> None:
     sum_bids = 0
     # One die each: every round is a two-player sum round.
     for seed, rules in [(1, {"wild_face": "1"}), (2, {}), (3, {"dice_per_player": "1"})]:
-        record = await run_match(MatchSpec("liars_dice", bots, seed=seed, rules=rules), Limits())
+        spec = MatchSpec("liars_dice", bots, seed=seed, rules=rules, match_id=f"readme-{seed}")
+        record = await run_match(spec, Limits())
         assert record.reason == "completed", record.faults
         sum_bids += sum(1 for e in record.events if e.seat == 0 and "sum_bid" in str(e.action))
     assert sum_bids > 0

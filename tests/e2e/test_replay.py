@@ -77,7 +77,7 @@ def liars_record() -> MatchRecord:
     import trio
 
     bots = (example("liars_dice_random"), example("liars_dice_probability"))
-    record, _ = trio.run(lambda: play("liars_dice", bots, seed=8))
+    record, _ = trio.run(lambda: play("liars_dice", bots, seed=8, match_id="replay-fixture"))
     assert verify(record) == []
     return record
 
@@ -89,9 +89,11 @@ def first_action(record: MatchRecord) -> int:
 def test_altered_action_is_rejected_naming_the_event(liars_record: MatchRecord) -> None:
     index = first_action(liars_record)
     events = list(liars_record.events)
-    events[index] = replace(
-        events[index], action={"liars_dice": {"bid": {"quantity": 1, "face": 6}}}
-    )
+    original = events[index].action
+    changed = {"liars_dice": {"bid": {"quantity": 1, "face": 6}}}
+    if original == changed:
+        changed = {"liars_dice": {"bid": {"quantity": 1, "face": 5}}}
+    events[index] = replace(events[index], action=changed)
     tampered = replace(liars_record, events=tuple(events))
     assert verify(tampered)[0].startswith(f"event {index + 1}: hash does not match")
     # Even with the chain recomputed, re-simulation finds the change.
