@@ -50,7 +50,8 @@ def play_liars_dice(
     seed: int = 5, names: tuple[str, str] = ("random", "probability")
 ) -> MatchRecord:
     bots = (BotSpec(name=names[0], command=RANDOM), BotSpec(name=names[1], command=PROBABILITY))
-    return trio.run(lambda: run_match(MatchSpec("liars_dice", bots, seed=seed)))
+    spec = MatchSpec("liars_dice", bots, seed=seed, match_id=f"html-{seed}")
+    return trio.run(lambda: run_match(spec))
 
 
 @dataclass(frozen=True)
