@@ -8,6 +8,7 @@ Modes (each starts on the bot's turn number N+1, N defaults to 1):
   illegal     answer with a well-formed but illegal action
   garbage     return something that is not an action (SDK sends an empty action)
   raise       raise an exception inside act (the SDK breaks the stream)
+  freeze      SIGSTOP itself (a frozen process: only SIGKILL ends it)
   wrong-turn  answer with the wrong turn number
 If ARENA_TEST_PIDFILE is set, every process the bot starts appends its pid there.
 """
@@ -65,6 +66,9 @@ class MisbehavingBot(Bot[Observation, Action]):
             return "not an action"
         if MODE == "raise":
             raise RuntimeError("the bot's own bug")
+        if MODE == "freeze":
+            while True:  # stay frozen even if something sends SIGCONT
+                os.kill(os.getpid(), signal.SIGSTOP)
         return self.rng.choice(list(legal_actions(observation)))
 
 
@@ -83,7 +87,7 @@ def main() -> None:
     parser.add_argument(
         "--mode",
         required=True,
-        choices=["crash", "hang", "illegal", "garbage", "raise", "wrong-turn"],
+        choices=["crash", "hang", "illegal", "garbage", "raise", "freeze", "wrong-turn"],
     )
     parser.add_argument("--after", type=int, default=1)
     options, _ = parser.parse_known_args()

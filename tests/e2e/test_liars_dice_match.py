@@ -85,6 +85,7 @@ async def test_same_seed_and_match_id_replay_the_same_match() -> None:
         ("illegal", FAST, FaultKind.ILLEGAL_ACTION),
         ("garbage", FAST, FaultKind.MALFORMED_MESSAGE),
         ("raise", FAST, FaultKind.CRASH),
+        ("freeze", Limits(decision_s=0.4, grace_s=0.1, startup_s=20.0), FaultKind.TIMEOUT),
         ("wrong-turn", FAST, FaultKind.MALFORMED_MESSAGE),
     ],
 )
