@@ -16,7 +16,7 @@ from referee import messages
 from referee.faults import FaultKind
 from referee.games import get_game
 from referee.games.base import CHANCE, GameError, Outcome, draw_chance, forfeit
-from referee.games.events import ActionEvent, apply_event, match_rng
+from referee.games.events import ActionEvent, apply_event, describe_event, match_rng
 from referee.record import (
     MatchRecord,
     RecordError,
@@ -222,12 +222,8 @@ def replay_steps(record: MatchRecord) -> list[ReplayStep]:
             text, actor = "", None
         else:
             event = engine_events[index - 1]
-            if isinstance(event, ActionEvent):
-                text = f"seat {event.seat}: {game.describe_action(event.action)}"
-                actor = event.seat
-            else:
-                text = f"chance: {game.describe_chance(states[index - 1], event.outcome)}"
-                actor = None
+            text = describe_event(game, states[index - 1], event)
+            actor = event.seat if isinstance(event, ActionEvent) else None
         next_actor = game.to_act(state)
         steps.append(
             ReplayStep(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from referee.games import get_game
-from referee.games.events import ActionEvent, apply_event
+from referee.games.events import ActionEvent, apply_event, describe_event
 from referee.record import MatchRecord
 
 
@@ -16,13 +16,13 @@ def transcript_lines(record: MatchRecord) -> list[str]:
     for index, (recorded, event) in enumerate(
         zip(record.events, record.engine_events(), strict=True), start=1
     ):
+        who = None
+        took = ""
         if isinstance(event, ActionEvent):
-            took = f"  ({recorded.elapsed_ms:.1f} ms)" if recorded.elapsed_ms is not None else ""
             who = f"seat {event.seat} [{names.get(event.seat, '?')}]"
-            text = f"{who}: {game.describe_action(event.action)}{took}"
-        else:
-            text = f"chance: {game.describe_chance(state, event.outcome)}"
-        lines.append(f"{index:4d}  {text}")
+            if recorded.elapsed_ms is not None:
+                took = f"  ({recorded.elapsed_ms:.1f} ms)"
+        lines.append(f"{index:4d}  {describe_event(game, state, event, who=who)}{took}")
         state = apply_event(game, state, event)
     for fault in record.faults:
         who = f"seat {fault.seat} [{names.get(fault.seat, '?')}]"

@@ -16,7 +16,7 @@ import pytest
 
 from referee.games import GAMES
 from referee.games.base import CHANCE
-from referee.games.events import ActionEvent, random_playout
+from referee.games.events import describe_event, random_playout
 from referee.record import observation_digest
 from referee.wire import get_codec
 
@@ -41,13 +41,7 @@ def playthrough(name: str) -> str:
         if index == 0:
             text = "start"
         else:
-            event = playout.events[index - 1]
-            before = playout.states[index - 1]
-            text = (
-                f"seat {event.seat}: {game.describe_action(event.action)}"
-                if isinstance(event, ActionEvent)
-                else f"chance: {game.describe_chance(before, event.outcome)}"
-            )
+            text = describe_event(game, playout.states[index - 1], playout.events[index - 1])
         actor = game.to_act(state)
         who = "over" if actor is None else "chance" if actor == CHANCE else f"seat {actor}"
         views = " ".join(

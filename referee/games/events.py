@@ -39,6 +39,18 @@ def apply_event(game: Game[Any, Any, Any, Any], state: Any, event: Event) -> Any
     return game.apply_action(state, event.seat, event.action)
 
 
+def describe_event(
+    game: Game[Any, Any, Any, Any], before: Any, event: Event, *, who: str | None = None
+) -> str:
+    """One line for an event: ``seat N: <action>`` or ``chance: <outcome>``.
+
+    ``before`` is the state the event applies to; ``who`` replaces ``seat N``.
+    """
+    if isinstance(event, ActionEvent):
+        return f"{who or f'seat {event.seat}'}: {game.describe_action(event.action)}"
+    return f"chance: {game.describe_chance(before, event.outcome)}"
+
+
 def replay(
     game: Game[Any, Any, Any, Any], rules: Any, num_seats: int, events: Iterable[Event]
 ) -> list[Any]:
