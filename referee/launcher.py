@@ -11,7 +11,7 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -20,6 +20,7 @@ import trio
 from referee.channel import BotConnection
 from referee.faults import BotStartupError
 from referee.process import BotProcess, BotSpec
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 
 @dataclass(slots=True)
@@ -31,6 +32,20 @@ class Lease:
     process: BotProcess | None
     faulty: bool = False
     """Set by the match when this bot faulted: a pool must not hand it out again."""
+    log_start: int = 0
+    """Offset in the process's log where this lease's output begins."""
+    groups: set[str] = field(default_factory=set)
+    """Deal groups this process has played (a pool never reuses it within one)."""
+    uses: int = 0
+    """Matches this process has been leased for."""
+
+    def log(self, limit: int = 64 << 10) -> bytes:
+        """What the bot wrote during this lease (at most ``limit`` bytes, the end kept)."""
+        if self.process is None:
+            return b""
+        end = self.process.log_size()
+        start = max(self.log_start, end - limit)
+        return self.process.read_log(start, end - start)
 
     def describe_exit(self) -> str:
         return self.process.describe_exit() if self.process else "service unreachable"
@@ -40,29 +55,46 @@ class Lease:
 
 
 class Launcher(Protocol):
-    def lease(self, spec: BotSpec, startup_s: float) -> AbstractAsyncContextManager[Lease]: ...
+    def lease(
+        self, spec: BotSpec, startup_s: float, *, group: str = ""
+    ) -> AbstractAsyncContextManager[Lease]:
+        """A ready bot for one seat of a match of deal group ``group`` ("" = none)."""
+        ...
 
 
 class FreshLauncher:
     """A new process for every lease; stopped (and reaped) when the lease ends."""
 
-    def __init__(self, stop_grace_s: float = 1.0) -> None:
+    def __init__(
+        self, stop_grace_s: float = 1.0, *, sandbox: SandboxConfig = DEFAULT_SANDBOX
+    ) -> None:
         self.stop_grace_s = stop_grace_s
+        self.sandbox = sandbox
 
     @asynccontextmanager
-    async def lease(self, spec: BotSpec, startup_s: float) -> AsyncIterator[Lease]:
+    async def lease(
+        self, spec: BotSpec, startup_s: float, *, group: str = ""
+    ) -> AsyncIterator[Lease]:
         if not spec.command:
             async with connect(spec, startup_s) as leased:
                 yield leased
             return
-        leased = await start_process(spec, startup_s, stop_grace_s=self.stop_grace_s)
+        leased = await start_process(
+            spec, startup_s, stop_grace_s=self.stop_grace_s, sandbox=self.sandbox
+        )
         try:
             yield leased
         finally:
             await release(leased, self.stop_grace_s)
 
 
-async def start_process(spec: BotSpec, startup_s: float, *, stop_grace_s: float = 1.0) -> Lease:
+async def start_process(
+    spec: BotSpec,
+    startup_s: float,
+    *,
+    stop_grace_s: float = 1.0,
+    sandbox: SandboxConfig = DEFAULT_SANDBOX,
+) -> Lease:
     """Start ``spec.command`` in a private directory and wait until it answers Health.
 
     On failure the process is stopped, its directory removed, and
@@ -70,7 +102,7 @@ async def start_process(spec: BotSpec, startup_s: float, *, stop_grace_s: float 
     """
     workdir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
     try:
-        process = await BotProcess.spawn(spec, workdir)
+        process = await BotProcess.spawn(spec, workdir, sandbox)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
@@ -82,9 +114,10 @@ async def start_process(spec: BotSpec, startup_s: float, *, stop_grace_s: float 
     try:
         await leased.connection.wait_ready(startup_s, exited=exited)
     except BaseException as error:
+        await process.stop(stop_grace_s)
+        tail = process.log_tail(600).strip()
         await release(leased, stop_grace_s)
         if isinstance(error, BotStartupError):
-            tail = process.log_tail(600).strip()
             raise BotStartupError(
                 f"{spec.name}: {error.message}" + (f"; its output ends: {tail}" if tail else "")
             ) from None

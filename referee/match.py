@@ -84,6 +84,9 @@ class MatchSpec:
     seed: int
     rules: Mapping[str, str] = field(default_factory=dict)
     match_id: str = ""
+    deal_group: str = ""
+    """Duplicate group of the deal ("" = none): a warm pool never gives one process
+    two matches of the same group, so no bot remembers a deal it is dealt again."""
 
 
 @dataclass
@@ -113,9 +116,13 @@ async def run_match(
     *,
     launcher: Launcher | None = None,
     observer: MessageLog | None = None,
+    logs: dict[int, bytes] | None = None,
 ) -> MatchRecord:
     """Play ``spec`` to the end and return its record. Raises only for bad specs
-    (unknown game, bad rules, wrong seat count): never because of a bot."""
+    (unknown game, bad rules, wrong seat count): never because of a bot.
+
+    ``logs``, if given, receives what each seat's process wrote during the match
+    (capped; for the bot's author, never part of the public record)."""
     limits = limits or Limits()
     launcher = launcher or FreshLauncher()
     game = get_game(spec.game)
@@ -141,13 +148,16 @@ async def run_match(
 
     async def hold_seat(seat: _Seat) -> None:
         try:
-            async with launcher.lease(seat.bot, limits.startup_s) as lease:
+            async with launcher.lease(seat.bot, limits.startup_s, group=spec.deal_group) as lease:
                 seat.lease = lease
                 try:
                     await open_seat(seat, lease)
                 except Exception:
                     lease.faulty = True
                     raise
+                finally:
+                    if logs is not None:
+                        logs[seat.index] = lease.log()
         except BotFault as fault:
             if seat.fault is None:
                 seat.fault = fault

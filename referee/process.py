@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,9 +17,11 @@ from pathlib import Path
 import trio
 
 from referee.faults import BotStartupError
+from referee.sandbox import NO_SANDBOX, SandboxConfig, SandboxError, build_command
 
 LOG_NAME = "bot.log"
 SOCKET_NAME = "bot.sock"
+SOCKET_DIR = "sock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +67,24 @@ def resolve_argv(command: Sequence[str]) -> list[str]:
 class BotProcess:
     """One started bot process; :meth:`stop` always reaps it and its children."""
 
-    def __init__(self, process: trio.Process, workdir: Path) -> None:
+    def __init__(
+        self, process: trio.Process, workdir: Path, *, uid: int | None = None, log_cap: int = 0
+    ) -> None:
         self.process = process
         self.workdir = workdir
+        self.uid = uid
+        """Host uid of a sandboxed bot (root referee), else None."""
+        self.log_cap = log_cap
+        """Bytes the bot may write to its log (0: unlimited, no sandbox)."""
+        self.sandboxed = log_cap > 0
 
     @property
     def socket_path(self) -> Path:
-        return self.workdir / SOCKET_NAME
+        return self.workdir / SOCKET_DIR / SOCKET_NAME
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / LOG_NAME
 
     @property
     def address(self) -> str:
@@ -81,16 +95,48 @@ class BotProcess:
         return self.process.poll()
 
     @classmethod
-    async def spawn(cls, spec: BotSpec, workdir: Path) -> BotProcess:
-        """fork+exec ``spec.command`` in a new session, listening in ``workdir``."""
+    async def spawn(
+        cls, spec: BotSpec, workdir: Path, sandbox: SandboxConfig = NO_SANDBOX
+    ) -> BotProcess:
+        """fork+exec ``spec.command`` in a new session, listening in ``workdir/sock``.
+
+        With ``sandbox.enabled`` the command runs inside the bot sandbox
+        (:mod:`referee.sandbox`); :class:`BotStartupError` if it cannot start.
+        """
         argv = resolve_argv(spec.command)
-        env = dict(os.environ)
-        env["ARENA_LISTEN"] = f"unix:{workdir / SOCKET_NAME}"
-        env["PYTHONUNBUFFERED"] = "1"
-        # Bots built on the SDK exit when their parent is no longer this process
-        # (the referee was killed): no orphaned bots after a SIGKILL.
-        env["ARENA_REFEREE_PID"] = str(os.getpid())
-        with open(workdir / LOG_NAME, "wb") as log:
+        program = shutil.which(argv[0]) if argv else None
+        if program is None:
+            raise BotStartupError(
+                f"cannot start bot {spec.name!r} ({shlex.join(argv)}):"
+                f" program {argv[0] if argv else ''!r} not found or not executable"
+            )
+        socket_dir = workdir / SOCKET_DIR
+        socket_dir.mkdir(mode=0o700)
+        uid: int | None = None
+        if sandbox.enabled:
+            try:
+                sandboxed = build_command(
+                    sandbox, argv, socket_dir=socket_dir, socket_name=SOCKET_NAME
+                )
+            except SandboxError as error:
+                raise BotStartupError(f"cannot start bot {spec.name!r}: {error}") from None
+            uid = sandboxed.uid
+            if uid is not None:
+                os.chown(socket_dir, uid, uid)
+            argv = sandboxed.argv
+            env = sandboxed.env
+        else:
+            env = dict(os.environ)
+            env["ARENA_LISTEN"] = f"unix:{socket_dir / SOCKET_NAME}"
+            env["PYTHONUNBUFFERED"] = "1"
+            # Bots built on the SDK exit when their parent is no longer this process
+            # (the referee was killed): no orphaned bots after a SIGKILL.
+            env["ARENA_REFEREE_PID"] = str(os.getpid())
+        # 0600 and owned by the referee: a sandboxed bot cannot reopen it for reading.
+        fd = os.open(
+            workdir / LOG_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
+        )
+        with open(fd, "wb") as log:
             try:
                 process = await trio.lowlevel.open_process(
                     argv,
@@ -104,12 +150,29 @@ class BotProcess:
                 raise BotStartupError(
                     f"cannot start bot {spec.name!r} ({shlex.join(argv)}): {error}"
                 ) from None
-        return cls(process, workdir)
+        return cls(
+            process, workdir, uid=uid, log_cap=sandbox.log_cap_bytes if sandbox.enabled else 0
+        )
+
+    def log_size(self) -> int:
+        try:
+            return self.log_path.stat().st_size
+        except OSError:
+            return 0
+
+    def read_log(self, start: int, limit: int) -> bytes:
+        """Up to ``limit`` bytes of the bot's output from offset ``start``."""
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(start)
+                return log.read(limit)
+        except OSError:
+            return b""
 
     def log_tail(self, limit: int = 2000) -> str:
         """The last ``limit`` bytes the bot wrote to stdout/stderr."""
         try:
-            with open(self.workdir / LOG_NAME, "rb") as log:
+            with open(self.log_path, "rb") as log:
                 log.seek(0, os.SEEK_END)
                 size = log.tell()
                 log.seek(max(0, size - limit))
@@ -126,8 +189,17 @@ class BotProcess:
         return f"exited with code {code}"
 
     async def stop(self, grace: float = 1.0) -> None:
-        """SIGTERM the whole process group, wait ``grace`` s, then SIGKILL it."""
+        """SIGTERM the whole process group, wait ``grace`` s, then SIGKILL it.
+
+        A sandboxed bot is killed at once with its whole PID namespace: the
+        namespace's first process is SIGKILLed (the kernel then kills every
+        process in it, however it was started), and this returns only when that
+        process is gone, so nothing of the bot outlives the call.
+        """
         with trio.CancelScope(shield=True):
+            if self.sandboxed:
+                await self._stop_sandbox()
+                return
             pgid = self.process.pid
             self._signal_group(pgid, signal.SIGTERM)
             with trio.move_on_after(grace):
@@ -136,7 +208,39 @@ class BotProcess:
             self._signal_group(pgid, signal.SIGKILL)
             await self.process.wait()
 
+    async def _stop_sandbox(self) -> None:
+        inner = _children(self.process.pid)
+        for pid in inner:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        self._signal_group(self.process.pid, signal.SIGKILL)
+        await self.process.wait()
+        # The namespace's init is not our child: wait until the kernel has torn
+        # the namespace down (its init exits only after every process in it).
+        with trio.move_on_after(5.0):
+            while any(_alive(pid) for pid in inner):
+                await trio.sleep(0.005)
+
     @staticmethod
     def _signal_group(pgid: int, signum: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signum)
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (Linux ``/proc/PID/task/*/children``)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False

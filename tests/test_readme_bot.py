@@ -34,6 +34,7 @@ def test_readme_bot_is_under_25_lines() -> None:
 async def test_readme_bot_plays_a_real_match(tmp_path: Path) -> None:
     path = tmp_path / "my_bot.py"
     path.write_text(readme_bot_source())
+    tmp_path.chmod(0o755)  # sandboxed bots run as a user of their own: files must be readable
     bots = (
         BotSpec("readme", command=(sys.executable, str(path))),
         BotSpec(

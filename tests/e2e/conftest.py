@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.process import BotSpec
+from referee.sandbox import UID_BASE, UID_SPAN
 
 EXAMPLE = {
     "random": "example_bots.liars_dice_random",
@@ -58,3 +59,28 @@ def assert_all_gone(path: Path) -> None:
     for pid in pids:
         if process_alive(pid):  # pragma: no cover - cleanup after a failure
             os.kill(pid, 9)
+
+
+def sandboxed_processes() -> list[int]:
+    """Live processes of sandboxed bots (their uids) and bwrap children of this process."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = dict(
+                line.split(":", 1) for line in (entry / "status").read_text().splitlines()
+            )
+        except (OSError, ValueError):
+            continue
+        uid = int(status.get("Uid", "0").split()[0])
+        state = status.get("State", "").strip()[:1]
+        ours = status.get("Name", "").strip() == "bwrap" and int(status["PPid"]) == os.getpid()
+        if (UID_BASE <= uid < UID_BASE + UID_SPAN or ours) and state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def assert_no_sandboxed_processes() -> None:
+    left = sandboxed_processes()
+    assert not left, f"sandboxed processes left running: {left}"

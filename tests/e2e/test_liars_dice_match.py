@@ -11,10 +11,18 @@ import trio
 from referee.faults import FaultKind
 from referee.games import get_game
 from referee.games.events import replay
+from referee.launcher import FreshLauncher
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.process import BotSpec
 from referee.record import MatchRecord
-from tests.e2e.conftest import EXAMPLE, assert_all_gone, misbehaving, module_bot
+from referee.sandbox import DEFAULT_SANDBOX, NO_SANDBOX
+from tests.e2e.conftest import (
+    EXAMPLE,
+    assert_all_gone,
+    assert_no_sandboxed_processes,
+    misbehaving,
+    module_bot,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -90,14 +98,17 @@ async def test_same_seed_and_match_id_replay_the_same_match() -> None:
     ],
 )
 @pytest.mark.parametrize("bad_seat", [0, 1])
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
 async def test_misbehaving_bot_forfeits_with_named_fault(
-    mode: str, limits: Limits, fault: FaultKind, bad_seat: int, pidfile: Path
+    mode: str, limits: Limits, fault: FaultKind, bad_seat: int, pidfile: Path, sandboxed: bool
 ) -> None:
     good = module_bot(EXAMPLE["random"])
     bots = [good, good]
     bots[bad_seat] = misbehaving(mode, after=1)
     record = await run_match(
-        MatchSpec("liars_dice", tuple(bots), seed=11, rules={"roll_off": "false"}), limits
+        MatchSpec("liars_dice", tuple(bots), seed=11, rules={"roll_off": "false"}),
+        limits,
+        launcher=FreshLauncher(sandbox=DEFAULT_SANDBOX if sandboxed else NO_SANDBOX),
     )
     assert record.reason == "forfeit"
     assert [(f.seat, f.kind) for f in record.faults] == [(bad_seat, fault)]
@@ -105,21 +116,30 @@ async def test_misbehaving_bot_forfeits_with_named_fault(
     # The fault came on the bad bot's second turn: its first action is recorded.
     assert sum(1 for e in record.events if e.seat == bad_seat) == 1
     check_replays(record)
-    assert_all_gone(pidfile)
+    if sandboxed:
+        assert_no_sandboxed_processes()
+    else:
+        assert_all_gone(pidfile)
 
 
-async def test_hung_bot_is_cut_off_near_its_deadline(pidfile: Path) -> None:
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
+async def test_hung_bot_is_cut_off_near_its_deadline(pidfile: Path, sandboxed: bool) -> None:
     limits = Limits(decision_s=0.3, grace_s=0.1, startup_s=20.0, finish_s=0.2)
     bots = (misbehaving("hang", after=0), module_bot(EXAMPLE["random"]))
     started = trio.current_time()
     record = await run_match(
-        MatchSpec("liars_dice", bots, seed=5, rules={"roll_off": "false"}), limits
+        MatchSpec("liars_dice", bots, seed=5, rules={"roll_off": "false"}),
+        limits,
+        launcher=FreshLauncher(sandbox=DEFAULT_SANDBOX if sandboxed else NO_SANDBOX),
     )
     assert record.faults[0].kind == FaultKind.TIMEOUT
     assert "turn 1" in record.faults[0].message
     # Startup takes a moment; the hang itself costs the deadline plus cleanup only.
     assert trio.current_time() - started < 20
-    assert_all_gone(pidfile)
+    if sandboxed:
+        assert_no_sandboxed_processes()
+    else:
+        assert_all_gone(pidfile)
 
 
 @pytest.mark.parametrize(

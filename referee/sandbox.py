@@ -1,0 +1,336 @@
+"""The sandbox every bot process runs in: bubblewrap, rlimits and its own user.
+
+A bot is code from a stranger who wants to win. The referee starts each bot
+process through `bubblewrap <https://github.com/containers/bubblewrap>`_
+(Debian package ``bubblewrap``), which gives it
+
+- new PID, network (loopback only, nothing reachable), IPC, UTS and mount
+  namespaces: it sees no other process, no socket of the host, and no file but
+  the ones bound in below;
+- a read-only view of the system (``/usr`` and the few ``/etc`` files programs
+  need), the Python runtime, the SDK packages and the bot's own files;
+- a fresh, size-capped ``/tmp`` (also its working directory and ``$HOME``) that
+  disappears with the process, and its socket directory (``/run/arena``);
+- an allow-listed environment;
+- rlimits (``prlimit``) on address space, CPU time, processes, open files and
+  file size (the file-size limit also caps its log);
+- its own user: when the referee runs as root, every bot process gets a uid of
+  its own (``setpriv``), never the referee's, so the process cap counts only that
+  bot and nothing the referee owns is writable or signalable. An unprivileged
+  referee uses a user namespace instead (uid 65534 inside, its own uid outside).
+- ``--die-with-parent``: when the referee dies, every bot dies with it.
+
+Nothing here is home-made isolation: namespaces and mounts are bubblewrap's,
+limits are the kernel's rlimits set by util-linux ``prlimit``, the user switch
+is util-linux ``setpriv``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import shutil
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SOCKET_DIR_INSIDE = "/run/arena"
+"""Where a sandboxed bot finds its (only writable, besides /tmp) socket directory."""
+
+UID_BASE = 1_700_000_000
+"""Sandboxed bots run as uids from here up (root referee only); no such user exists."""
+UID_SPAN = 100_000_000
+
+SDK_PACKAGES = ("arena", "sdk", "referee")
+"""Packages a Python bot built on the SDK imports (read-only inside)."""
+
+ENV_ALLOWED = ("LANG", "LC_ALL", "TZ")
+"""Variables copied from the referee's environment (if set); nothing else is."""
+
+ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/alternatives",
+    "/etc/ssl/certs",
+    "/etc/ca-certificates",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/mime.types",
+)
+"""System files bound read-only (no passwords, no host names, no credentials)."""
+
+
+class SandboxError(Exception):
+    """The sandbox cannot start here (a tool is missing, or the kernel refuses)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxConfig:
+    """What a bot process may use. ``enabled=False`` is ``--no-sandbox``."""
+
+    enabled: bool = True
+    memory_mb: int = 2048
+    """Address-space limit (RLIMIT_AS) of each bot process, MiB."""
+    cpu_s: int = 600
+    """CPU seconds a bot process may use in its whole life (RLIMIT_CPU); the warm
+    pool retires processes long before an honest bot gets near it."""
+    max_procs: int = 128
+    """Processes and threads of the bot's user (RLIMIT_NPROC)."""
+    max_files: int = 256
+    """Open file descriptors (RLIMIT_NOFILE)."""
+    file_mb: int = 16
+    """Largest file the bot may write (RLIMIT_FSIZE): its log, and any file in /tmp."""
+    tmp_mb: int = 64
+    """Size of the private /tmp."""
+    readable: tuple[str, ...] = ()
+    """Extra host paths the bot may read (bound read-only at the same path)."""
+    protect: tuple[str, ...] = field(default=())
+    """Host files never visible inside even if under a bound directory (the
+    database, records): each is hidden behind an empty file."""
+
+    def __post_init__(self) -> None:
+        for name in ("memory_mb", "cpu_s", "max_procs", "max_files", "file_mb", "tmp_mb"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value <= 0:
+                raise ValueError(f"sandbox {name} must be a positive integer, got {value!r}")
+
+    @property
+    def log_cap_bytes(self) -> int:
+        return self.file_mb << 20
+
+    def describe(self) -> str:
+        if not self.enabled:
+            return "no sandbox"
+        return (
+            f"sandbox: {self.memory_mb} MiB, {self.cpu_s} CPU s, {self.max_procs} processes,"
+            f" {self.max_files} files, {self.file_mb} MiB per file, {self.tmp_mb} MiB /tmp"
+        )
+
+
+DEFAULT_SANDBOX = SandboxConfig()
+NO_SANDBOX = SandboxConfig(enabled=False)
+
+
+def require_tools() -> dict[str, str]:
+    """Paths of bwrap, prlimit and setpriv; :class:`SandboxError` naming what is missing."""
+    found: dict[str, str] = {}
+    missing: list[str] = []
+    for tool, package in (
+        ("bwrap", "bubblewrap"),
+        ("prlimit", "util-linux"),
+        ("setpriv", "util-linux"),
+    ):
+        path = shutil.which(
+            tool, path="/usr/bin:/bin:/usr/sbin:/sbin:" + os.environ.get("PATH", "")
+        )
+        if path is None:
+            missing.append(f"{tool} (Debian package {package})")
+        else:
+            found[tool] = path
+    if missing:
+        raise SandboxError(
+            "the bot sandbox needs "
+            + ", ".join(missing)
+            + ": install it (apt-get install bubblewrap), or run without a sandbox"
+            " with --no-sandbox (only for bots you trust)"
+        )
+    return found
+
+
+_uid_lock = threading.Lock()
+_uid_counter = itertools.count()
+
+
+def next_bot_uid() -> int:
+    """A uid no other live bot of this referee has (root referee only)."""
+    with _uid_lock:
+        slot = next(_uid_counter) % 100_000
+    return UID_BASE + (os.getpid() % 1000) * 100_000 + slot
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxedCommand:
+    argv: list[str]
+    env: dict[str, str]
+    uid: int | None
+    """The bot's host uid (root referee), or None (user namespace, referee's uid)."""
+    socket_inside: str
+
+
+def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
+    """(paths to bind read-only, directories to put on PYTHONPATH) for a bot command.
+
+    ``-m pkg.mod``: the top-level package of the module (found the way the
+    referee itself would import it), with its parent on PYTHONPATH (inside, the
+    working directory is the private /tmp). A script: the script's directory.
+    An absolute program outside the system directories: its directory.
+    """
+    binds: list[Path] = []
+    pythonpath: list[Path] = []
+    args = list(command)
+    for index, arg in enumerate(args):
+        if index > 0 and args[index - 1] == "-m":
+            top = arg.split(".", 1)[0]
+            try:
+                spec = importlib.util.find_spec(top)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is None:
+                continue
+            if spec.submodule_search_locations:
+                for location in spec.submodule_search_locations:
+                    binds.append(Path(location).resolve())
+                    pythonpath.append(Path(location).resolve().parent)
+            elif spec.origin and Path(spec.origin).is_file():
+                binds.append(Path(spec.origin).resolve())
+                pythonpath.append(Path(spec.origin).resolve().parent)
+        elif index > 0 and not arg.startswith("-") and Path(arg).is_file():
+            binds.append(Path(arg).resolve().parent)
+    if args and os.path.isabs(args[0]) and Path(args[0]).exists():
+        program = Path(args[0])
+        if not any(str(program).startswith(p) for p in ("/usr/", "/bin/", "/sbin/")):
+            binds.append(program.parent)
+    return binds, pythonpath
+
+
+def python_runtime() -> list[Path]:
+    """The interpreter and its libraries (venv and base installation)."""
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
+    paths.add(Path(sys.base_prefix).resolve())
+    for name in SDK_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.submodule_search_locations:
+            paths.update(Path(p).resolve() for p in spec.submodule_search_locations)
+    return sorted(paths)
+
+
+def _minimal(paths: Iterable[Path]) -> list[Path]:
+    """Drop paths inside other paths of the list (one bind covers them)."""
+    result: list[Path] = []
+    for path in sorted({p for p in paths if p.exists()}, key=lambda p: len(p.parts)):
+        if not any(path == kept or kept in path.parents for kept in result):
+            result.append(path)
+    return sorted(result)
+
+
+def _ancestors_args(path: Path, made: set[Path]) -> list[str]:
+    """``--dir`` every ancestor with mode 0755 (bwrap would make them 0700)."""
+    args: list[str] = []
+    for parent in reversed(path.parents):
+        if parent == Path("/") or parent in made or str(parent) in ("/usr", "/etc"):
+            continue
+        made.add(parent)
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def build_command(
+    config: SandboxConfig,
+    command: Sequence[str],
+    *,
+    socket_dir: Path,
+    socket_name: str,
+    extra_env: dict[str, str] | None = None,
+) -> SandboxedCommand:
+    """The argv and environment that run ``command`` inside the sandbox."""
+    tools = require_tools()
+    as_root = os.geteuid() == 0
+    uid = next_bot_uid() if as_root else None
+    bwrap = [tools["bwrap"], "--die-with-parent", "--new-session"]
+    bwrap += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+    bwrap += ["--unshare-cgroup-try", "--hostname", "arena-bot"]
+    if not as_root:
+        bwrap += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--disable-userns"]
+    # The system, read-only.
+    bwrap += ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = Path("/") / name
+        if host.is_symlink():
+            bwrap += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            bwrap += ["--ro-bind", str(host), str(host)]
+    bwrap += ["--perms", "0755", "--dir", "/etc"]
+    for etc in ETC_FILES:
+        bwrap += ["--ro-bind-try", etc, etc]
+    bwrap += ["--proc", "/proc", "--dev", "/dev"]
+    bwrap += ["--perms", "1777", "--size", str(config.tmp_mb << 20), "--tmpfs", "/tmp"]
+    # The runtime and the bot's own files, read-only, at their host paths.
+    own, pythonpath = bot_files(command)
+    made: set[Path] = set()
+    if uid is not None:
+        for path in own:
+            if not os.stat(path).st_mode & 0o004:
+                raise SandboxError(
+                    f"the bot's files at {path} are not readable by other users"
+                    f" (mode {os.stat(path).st_mode & 0o777:o}): sandboxed bots run as a user"
+                    " of their own; make them readable (chmod o+rX) or use --no-sandbox"
+                )
+    for path in _minimal([*python_runtime(), *own, *(Path(p) for p in config.readable)]):
+        bwrap += _ancestors_args(path, made)
+        bwrap += ["--ro-bind", str(path), str(path)]
+    # Nothing secret under a bound directory is visible (database, records).
+    bound = _minimal([*python_runtime(), *own, *(Path(p) for p in config.readable)])
+    for secret in config.protect:
+        target = Path(secret).resolve()
+        if target.exists() and any(b == target or b in target.parents for b in bound):
+            bwrap += ["--ro-bind", "/dev/null", str(target)]
+    bwrap += ["--perms", "0755", "--dir", "/run"]
+    bwrap += ["--bind", str(socket_dir), SOCKET_DIR_INSIDE]
+    bwrap += ["--chdir", "/tmp", "--clearenv"]
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MALLOC_ARENA_MAX": "2",
+        "ARENA_LISTEN": f"unix:{SOCKET_DIR_INSIDE}/{socket_name}",
+        "ARENA_SANDBOX": "1",
+    }
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in dict.fromkeys(pythonpath))
+    for name in ENV_ALLOWED:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    env.update(extra_env or {})
+    for key, value in env.items():
+        bwrap += ["--setenv", key, value]
+    if as_root:
+        # setpriv needs these two to switch user; it then drops every capability.
+        bwrap += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    limits = [
+        tools["prlimit"],
+        f"--as={config.memory_mb << 20}",
+        f"--cpu={config.cpu_s}",
+        f"--nproc={config.max_procs}",
+        f"--nofile={config.max_files}",
+        f"--fsize={config.file_mb << 20}",
+        "--core=0",
+        "--",
+    ]
+    switch: list[str] = []
+    if uid is not None:
+        switch = [
+            tools["setpriv"],
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+    return SandboxedCommand(
+        argv=[*bwrap, "--", *limits, *switch, *command],
+        env={},
+        uid=uid,
+        socket_inside=env["ARENA_LISTEN"],
+    )
