@@ -4,19 +4,33 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from league import cli_bot, cli_league, cli_replay
-from league.cli_common import Context, context_of, fail, parse_rule_options
+from league.cli_common import (
+    SANDBOX_DEFAULTS,
+    Context,
+    CpuOption,
+    MemoryOption,
+    NoSandboxOption,
+    ProcsOption,
+    context_of,
+    fail,
+    parse_rule_options,
+    sandbox_config,
+)
 from league.db import redact, resolve_url
 from league.demo import run_demo
+from referee.files import write_atomic
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
 from referee.match import Limits, MatchSpec, play_match
 from referee.process import BotSpec
+from referee.sandbox import SandboxError, require_tools
 from referee.transcript import result_lines, transcript_lines
 
 app = typer.Typer(
@@ -107,8 +121,15 @@ def match_command(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
+    no_sandbox: NoSandboxOption = False,
+    memory_mb: MemoryOption = SANDBOX_DEFAULTS.memory_mb,
+    cpu_s: CpuOption = SANDBOX_DEFAULTS.cpu_s,
+    max_procs: ProcsOption = SANDBOX_DEFAULTS.max_procs,
 ) -> None:
-    """Run one match between bot processes over gRPC and print the result."""
+    """Run one match between bot processes over gRPC and print the result.
+
+    Every bot runs in the sandbox (see docs/security.md) unless --no-sandbox.
+    """
     rules = parse_rule_options(rule or [])
     try:
         engine = get_game(game)
@@ -119,10 +140,20 @@ def match_command(
         raise fail(str(error)) from None
     spec = MatchSpec(game=game, bots=bots, seed=seed, rules=rules)
     limits = Limits(decision_s=time_limit, startup_s=startup_timeout)
-    result = play_match(spec, limits)
+    sandbox = sandbox_config(
+        no_sandbox=no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs
+    )
+    if sandbox.enabled:
+        try:
+            require_tools()
+        except SandboxError as error:
+            raise fail(str(error)) from None
+    if record is not None:
+        sandbox = replace(sandbox, protect=(str(record.resolve()),))
+    result = play_match(spec, limits, sandbox=sandbox)
     if record is not None:
         try:
-            record.write_text(result.to_json(indent=1))
+            write_atomic(record, result.to_json(indent=1).encode())
         except OSError as error:
             raise fail(f"cannot write record to {record}: {error}") from None
     if as_json:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from sqlalchemy import Engine
@@ -15,6 +15,7 @@ from sqlmodel import Session
 from league.db import DatabaseError, open_database, session_scope
 from league.registry import LeagueError
 from referee.games.base import GameError
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError
 
 
 @dataclass
@@ -55,7 +56,7 @@ def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]
     try:
         with session_scope(engine) as session:
             yield session
-    except (LeagueError, GameError, DatabaseError, ValueError) as error:
+    except (LeagueError, GameError, DatabaseError, SandboxError, ValueError) as error:
         raise fail(str(error)) from None
 
 
@@ -91,3 +92,33 @@ def echo_table(headers: list[str], rows: list[list[str]], *, right: set[int] | N
     typer.echo(line(headers))
     for row in rows:
         typer.echo(line(row))
+
+
+NoSandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-sandbox",
+        help="Run bots WITHOUT the sandbox (as your user, seeing your files): trusted bots only.",
+    ),
+]
+MemoryOption = Annotated[
+    int, typer.Option("--memory-mb", min=64, help="Address-space limit of each bot process, MiB.")
+]
+CpuOption = Annotated[
+    int, typer.Option("--cpu-s", min=1, help="CPU seconds a bot process may use in its life.")
+]
+ProcsOption = Annotated[
+    int, typer.Option("--max-procs", min=1, help="Processes and threads a bot may run.")
+]
+
+
+def sandbox_config(
+    *, no_sandbox: bool, memory_mb: int, cpu_s: int, max_procs: int
+) -> SandboxConfig:
+    """The sandbox the CLI options describe."""
+    return SandboxConfig(
+        enabled=not no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs
+    )
+
+
+SANDBOX_DEFAULTS = DEFAULT_SANDBOX

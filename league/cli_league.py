@@ -13,28 +13,38 @@ import trio
 import typer
 
 from league.cli_common import (
+    SANDBOX_DEFAULTS,
+    CpuOption,
+    MemoryOption,
+    NoSandboxOption,
+    ProcsOption,
     context_of,
     echo_json,
     echo_table,
     fail,
     parse_rule_options,
+    sandbox_config,
     transaction,
 )
 from league.leagues import (
     LeagueSettings,
     create_league,
     delete_league,
+    find_match,
     get_league,
     league_bots,
+    league_sandbox,
     league_status,
     list_leagues,
     list_matches,
+    match_log,
 )
 from league.models import LeagueRow
 from league.registry import LeagueError
 from league.runner import Progress, run_league
 from league.standings import crosstable, standings
 from referee.faults import FaultKind
+from referee.sandbox import SandboxError
 
 app = typer.Typer(help="Round-robin leagues with ratings.", no_args_is_help=True)
 
@@ -50,6 +60,7 @@ def league_json(row: LeagueRow) -> dict[str, object]:
         "time_limit": row.decision_s,
         "startup_timeout": row.startup_s,
         "k_factor": row.k_factor,
+        "sandbox": league_sandbox(row).to_dict(),
         "created_at": row.created_at.isoformat(),
     }
 
@@ -69,6 +80,10 @@ def create_command(
     time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
     startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start a bot.")] = 15.0,
     k_factor: Annotated[float, typer.Option(min=0.0, help="K of the rating history.")] = 16.0,
+    no_sandbox: NoSandboxOption = False,
+    memory_mb: MemoryOption = SANDBOX_DEFAULTS.memory_mb,
+    cpu_s: CpuOption = SANDBOX_DEFAULTS.cpu_s,
+    max_procs: ProcsOption = SANDBOX_DEFAULTS.max_procs,
 ) -> None:
     """Create a league and write its whole schedule."""
     settings = LeagueSettings(
@@ -81,6 +96,9 @@ def create_command(
         decision_s=time_limit,
         startup_s=startup_timeout,
         k_factor=k_factor,
+        sandbox=sandbox_config(
+            no_sandbox=no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs
+        ),
     )
     with transaction(ctx) as session:
         league = create_league(session=session, name=name, settings=settings)
@@ -152,7 +170,7 @@ def run_command(
                 engine, name, concurrency=concurrency, max_matches=max_matches, on_progress=printer
             )
         )
-    except LeagueError as error:
+    except (LeagueError, SandboxError) as error:
         raise fail(str(error)) from None
     finally:
         if printer:
@@ -165,6 +183,25 @@ def run_command(
     )
     if summary.interrupted:
         raise typer.Exit(130)
+
+
+@app.command("logs")
+def logs_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    match: Annotated[int, typer.Argument(help="Match position (see `arena league matches`).")],
+    seat: Annotated[int, typer.Option("--seat", "-s", min=0, help="Seat whose output to print.")],
+) -> None:
+    """What a seat's bot printed (stdout and stderr) during one match, capped."""
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        found = find_match(session=session, key=f"{league.name}-{match}")[1]
+        if found.status != "done":
+            raise LeagueError(f"match {league.name}-{match} has not been played")
+        output = match_log(session=session, match=found, seat=seat)
+        if output is None:
+            raise LeagueError(f"no output captured for seat {seat} of match {league.name}-{match}")
+    sys.stdout.write(output.decode("utf-8", "replace"))
 
 
 @app.command("status")

@@ -13,6 +13,7 @@ from google.protobuf import json_format, text_format
 from arena.v1 import bot_pb2
 from league.cli_common import fail, transaction
 from league.leagues import decompress_record, find_match
+from referee.files import write_atomic
 from referee.games.base import GameError
 from referee.record import MatchRecord, RecordError
 from referee.replay import seat_messages, verify
@@ -91,7 +92,7 @@ def replay_command(
         from referee.html_replay import render_replay_html
 
         try:
-            html.write_text(render_replay_html(record))
+            write_atomic(html, render_replay_html(record).encode())
         except OSError as error:
             raise fail(f"cannot write {html}: {error}") from None
         typer.echo(f"wrote {html}")

@@ -8,6 +8,7 @@ Alembic revision.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -84,6 +85,8 @@ def open_database(url: str | None = None, *, create: bool = True) -> Engine:
         path = resolved.removeprefix("sqlite:///")
         if path and path != ":memory:" and not Path(path).exists():
             raise DatabaseError(f"no database at {path} (create a league first)")
+    if resolved.startswith("sqlite:///"):
+        _private_sqlite_file(resolved.removeprefix("sqlite:///"))
     engine = make_engine(resolved)
     try:
         migrate(engine)
@@ -96,6 +99,27 @@ def open_database(url: str | None = None, *, create: bool = True) -> Engine:
         engine.dispose()
         raise DatabaseError(f"database {redact(resolved)} failed: {error}") from None
     return engine
+
+
+def _private_sqlite_file(path: str) -> None:
+    """Create the SQLite file 0600 (it holds league secrets), or tighten an existing one.
+
+    The file is never created through a symbolic link. SQLite gives its journal
+    and WAL files the database file's mode.
+    """
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        with contextlib.suppress(OSError):
+            info = os.stat(path)
+            if info.st_uid == os.geteuid() and info.st_mode & 0o077:
+                os.chmod(path, 0o600)
+        return
+    except OSError:
+        return  # e.g. no such directory: SQLite reports it with its own words
+    os.close(fd)
 
 
 def table_names(engine: Engine) -> list[str]:

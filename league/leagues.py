@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 
 from sqlmodel import Session, col, select
 
-from league.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow, utcnow
+from league.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchRow, SeatRow, utcnow
 from league.ratings import MatchResult, elo_update
 from league.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
 from league.schedule import ScheduleError, make_schedule
 from referee.games import get_game
 from referee.games.base import GameError
 from referee.record import MatchRecord
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 RECORD_CAP_BYTES = 16 << 20
 """Largest compressed match record stored (16 MiB); larger ones are refused."""
@@ -38,6 +39,11 @@ class LeagueSettings:
     decision_s: float = 2.0
     startup_s: float = 15.0
     k_factor: float = 16.0
+    sandbox: SandboxConfig = DEFAULT_SANDBOX
+
+
+LOG_CAP_BYTES = 64 << 10
+"""Most bot output kept per seat and match (the end of it); the rest is dropped."""
 
 
 def create_league(*, session: Session, name: str, settings: LeagueSettings) -> LeagueRow:
@@ -85,6 +91,7 @@ def create_league(*, session: Session, name: str, settings: LeagueSettings) -> L
         decision_s=settings.decision_s,
         startup_s=settings.startup_s,
         k_factor=settings.k_factor,
+        sandbox=json.dumps(settings.sandbox.to_dict(), sort_keys=True),
     )
     session.add(league)
     session.flush()
@@ -201,10 +208,24 @@ def decompress_record(data: bytes) -> MatchRecord:
     return MatchRecord.from_json(zlib.decompress(data).decode())
 
 
+def league_sandbox(league: LeagueRow) -> SandboxConfig:
+    """The sandbox the league's bots run in (stored at creation)."""
+    try:
+        return SandboxConfig.from_dict(json.loads(league.sandbox or "{}"))
+    except (ValueError, TypeError) as error:
+        raise LeagueError(f"league {league.name!r} has bad sandbox settings: {error}") from None
+
+
 def record_result(
-    *, session: Session, league: LeagueRow, match_id: int, record: MatchRecord
+    *,
+    session: Session,
+    league: LeagueRow,
+    match_id: int,
+    record: MatchRecord,
+    logs: Mapping[int, bytes] | None = None,
 ) -> None:
-    """Store a finished match: status, seats, record and rating update, together.
+    """Store a finished match: status, seats, record, bot output and rating update,
+    together.
 
     The caller commits; nothing here commits, so a crash leaves the match pending.
     """
@@ -245,7 +266,22 @@ def record_result(
     match.finished_at = utcnow()
     match.record = compress_record(record)
     session.add(match)
+    for seat_index, output in sorted((logs or {}).items()):
+        kept = output[-LOG_CAP_BYTES:]
+        session.add(
+            MatchLogRow(
+                match_id=match_id, seat=seat_index, size=len(kept), data=zlib.compress(kept, 6)
+            )
+        )
     session.flush()
+
+
+def match_log(*, session: Session, match: MatchRow, seat: int) -> bytes | None:
+    """What the bot in ``seat`` wrote during ``match`` (None: nothing captured)."""
+    row = session.exec(
+        select(MatchLogRow).where(MatchLogRow.match_id == match.id, MatchLogRow.seat == seat)
+    ).first()
+    return None if row is None else zlib.decompress(row.data)
 
 
 def finished_results(*, session: Session, league: LeagueRow) -> list[MatchResult]:

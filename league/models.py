@@ -52,6 +52,8 @@ class LeagueRow(SQLModel, table=True):
     decision_s: float = 2.0
     startup_s: float = 15.0
     k_factor: float = 16.0
+    sandbox: str = Field(default="{}", max_length=4000)
+    """Bot sandbox settings, JSON object (``referee.sandbox.SandboxConfig``)."""
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -108,3 +110,18 @@ class SeatRow(SQLModel, table=True):
     fault: str = Field(default="", max_length=30)
     elo_after: float | None = None
     """Incremental Elo of this bot right after this match (rating history)."""
+
+
+class MatchLogRow(SQLModel, table=True):
+    """What one seat's bot process wrote during one match (for its author only;
+    never part of the public record). zlib-compressed, capped."""
+
+    __tablename__ = "match_log"
+    __table_args__ = (UniqueConstraint("match_id", "seat", name="uq_log_match_seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: int = Field(foreign_key="match.id", index=True, ondelete="CASCADE")
+    seat: int
+    size: int = 0
+    """Bytes captured (before compression)."""
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

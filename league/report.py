@@ -39,6 +39,7 @@ from league.leagues import (
 from league.models import BotRow, LeagueRow, MatchRow, SeatRow
 from league.ratings import HeadToHead, elo_history
 from league.standings import Standing, crosstable, standings
+from referee.files import write_atomic
 from referee.games import get_game
 from referee.games.base import GameError
 from referee.html_replay import BASE_CSS, render_replay_html
@@ -149,7 +150,7 @@ def write_league_report(
             page = render_replay_html(record, title=title, back=back)
         except (RecordError, GameError, zlib.error, UnicodeDecodeError) as error:
             page = _error_page(title, back, error)
-        file.write_text(page, encoding="utf-8")
+        write_atomic(file, page.encode("utf-8"))
         written.append(file)
         links[match.position] = f"{quote(match_dir.name)}/{match_file_name(match.position)}"
 
@@ -166,7 +167,7 @@ def write_league_report(
         links=links,
         samples=samples,
     )
-    path.write_text(page, encoding="utf-8")
+    write_atomic(path, page.encode("utf-8"))
     return [path, *written]
 
 

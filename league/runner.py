@@ -16,7 +16,8 @@ import json
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import trio
 from sqlalchemy import Engine
@@ -26,6 +27,7 @@ from league.leagues import (
     PendingMatch,
     get_league,
     league_bots,
+    league_sandbox,
     league_status,
     match_key,
     pending_matches,
@@ -35,6 +37,7 @@ from league.models import LeagueRow
 from league.registry import bot_spec
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
+from referee.sandbox import require_tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,15 @@ def match_id(league: LeagueRow, pending: PendingMatch) -> str:
     return match_key(league, pending.position)
 
 
+def protected_files(engine: Engine) -> tuple[str, ...]:
+    """The SQLite file (and its journals) of ``engine``: never visible to a bot."""
+    database = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+    if not database or database == ":memory:":
+        return ()
+    path = Path(database).resolve()
+    return tuple(str(path) + suffix for suffix in ("", "-wal", "-shm", "-journal"))
+
+
 async def run_league(
     engine: Engine,
     name: str,
@@ -96,7 +108,10 @@ async def run_league(
         todo = todo[:max_matches]
     rules = json.loads(league.rules)
     limits = Limits(decision_s=league.decision_s, startup_s=league.startup_s)
-    pool = WarmPool()
+    sandbox = league_sandbox(league)
+    if sandbox.enabled:
+        require_tools()  # a clear error now rather than a startup fault per seat
+    pool = WarmPool(sandbox=replace(sandbox, protect=(*sandbox.protect, *protected_files(engine))))
     started = time.monotonic()
     done = status.done
     played = 0
@@ -131,11 +146,17 @@ async def run_league(
                 seed=pending.seed,
                 rules=rules,
                 match_id=match_id(league, pending),
+                deal_group=pending.group,
             )
-            record = await run_match(spec, limits, launcher=pool)
+            logs: dict[int, bytes] = {}
+            record = await run_match(spec, limits, launcher=pool, logs=logs)
             with session_scope(engine) as session:
                 record_result(
-                    session=session, league=league, match_id=pending.match_id, record=record
+                    session=session,
+                    league=league,
+                    match_id=pending.match_id,
+                    record=record,
+                    logs=logs,
                 )
             done += 1
             played += 1

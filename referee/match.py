@@ -51,6 +51,7 @@ from referee.record import (
     observation_digest,
     state_digest,
 )
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec, get_codec
 
 
@@ -401,6 +402,12 @@ def _announce_end(
         seat.stream.send(message)
 
 
-def play_match(spec: MatchSpec, limits: Limits | None = None) -> MatchRecord:
-    """Blocking wrapper: run one match in a fresh trio run."""
-    return trio.run(run_match, spec, limits)
+def play_match(
+    spec: MatchSpec, limits: Limits | None = None, *, sandbox: SandboxConfig = DEFAULT_SANDBOX
+) -> MatchRecord:
+    """Blocking wrapper: run one match in a fresh trio run, bots in ``sandbox``."""
+
+    async def main() -> MatchRecord:
+        return await run_match(spec, limits, launcher=FreshLauncher(sandbox=sandbox))
+
+    return trio.run(main)

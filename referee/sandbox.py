@@ -33,9 +33,10 @@ import os
 import shutil
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SOCKET_DIR_INSIDE = "/run/arena"
 """Where a sandboxed bot finds its (only writable, besides /tmp) socket directory."""
@@ -96,8 +97,39 @@ class SandboxConfig:
     def __post_init__(self) -> None:
         for name in ("memory_mb", "cpu_s", "max_procs", "max_files", "file_mb", "tmp_mb"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"sandbox {name} must be a positive integer, got {value!r}")
+
+    def to_dict(self) -> dict[str, object]:
+        """The settings a league stores (``protect`` is the runner's business)."""
+        return {
+            "enabled": self.enabled,
+            "memory_mb": self.memory_mb,
+            "cpu_s": self.cpu_s,
+            "max_procs": self.max_procs,
+            "max_files": self.max_files,
+            "file_mb": self.file_mb,
+            "tmp_mb": self.tmp_mb,
+            "readable": list(self.readable),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> SandboxConfig:
+        """Inverse of :meth:`to_dict`; missing keys take the defaults.
+
+        :class:`ValueError` names an unknown key or a bad value.
+        """
+        known = {"enabled", "memory_mb", "cpu_s", "max_procs", "max_files", "file_mb", "tmp_mb"}
+        unknown = sorted(set(data) - known - {"readable"})
+        if unknown:
+            raise ValueError(f"unknown sandbox setting(s) {', '.join(unknown)}")
+        values: dict[str, Any] = {k: data[k] for k in known if k in data}
+        if "enabled" in values and not isinstance(values["enabled"], bool):
+            raise ValueError(f"sandbox enabled must be true or false, got {values['enabled']!r}")
+        readable = data.get("readable", [])
+        if not isinstance(readable, list) or not all(isinstance(p, str) for p in readable):
+            raise ValueError(f"sandbox readable must be a list of paths, got {readable!r}")
+        return cls(**values, readable=tuple(readable))
 
     @property
     def log_cap_bytes(self) -> int:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import stat
+from pathlib import Path
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -10,7 +13,7 @@ from sqlmodel import SQLModel
 
 from league.db import DatabaseError, open_database, resolve_url, table_names
 
-MODEL_TABLES = {"bot", "league", "league_entry", "match", "match_seat"}
+MODEL_TABLES = {"bot", "league", "league_entry", "match", "match_log", "match_seat"}
 
 
 def test_migrations_create_exactly_the_model_schema(engine: Engine) -> None:
@@ -53,3 +56,14 @@ def test_url_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_read_only_commands_do_not_create_a_sqlite_file(tmp_path: object) -> None:
     with pytest.raises(DatabaseError, match="no database at"):
         open_database(f"sqlite:///{tmp_path}/missing.db", create=False)
+
+
+def test_sqlite_file_is_private(tmp_path: Path) -> None:
+    path = tmp_path / "private.db"
+    open_database(f"sqlite:///{path}").dispose()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    loose = tmp_path / "loose.db"
+    loose.touch(mode=0o644)
+    loose.chmod(0o644)
+    open_database(f"sqlite:///{loose}").dispose()
+    assert stat.S_IMODE(loose.stat().st_mode) == 0o600
