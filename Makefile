@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := referee sdk example_bots league bench tests proto/generate.py
 
-.PHONY: help venv demo match test pytest lint typecheck proto proto-check clean
+.PHONY: help venv sandbox-tools demo match test pytest lint typecheck proto proto-check clean
 
 help:
 	@echo "make demo   - example bots of every game play a league over real gRPC (arena.db)"
@@ -20,14 +20,24 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-demo: venv
+# The bot sandbox needs bubblewrap (bwrap); prlimit and setpriv come with util-linux.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing bubblewrap (the bot sandbox)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "the bot sandbox needs bubblewrap: sudo apt-get install bubblewrap" >&2; exit 1; \
+	  fi; }
+
+demo: venv sandbox-tools
 	$(BIN)/arena match --game liars_dice --seed 7 --quiet \
 		--bot "python -m example_bots.liars_dice_probability" \
 		--bot "python -m example_bots.liars_dice_random"
 	@echo
 	$(BIN)/arena demo
 
-test: venv proto-check lint typecheck pytest
+test: venv sandbox-tools proto-check lint typecheck pytest
 
 pytest: venv
 	$(BIN)/python -m pytest -q

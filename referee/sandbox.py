@@ -178,11 +178,20 @@ _uid_lock = threading.Lock()
 _uid_counter = itertools.count()
 
 
+UIDS_PER_REFEREE = 100_000
+
+
+def referee_uids(pid: int | None = None) -> range:
+    """The uids the referee process ``pid`` (default: this one) gives its bots."""
+    first = UID_BASE + ((os.getpid() if pid is None else pid) % 1000) * UIDS_PER_REFEREE
+    return range(first, first + UIDS_PER_REFEREE)
+
+
 def next_bot_uid() -> int:
     """A uid no other live bot of this referee has (root referee only)."""
     with _uid_lock:
-        slot = next(_uid_counter) % 100_000
-    return UID_BASE + (os.getpid() % 1000) * 100_000 + slot
+        slot = next(_uid_counter) % UIDS_PER_REFEREE
+    return referee_uids()[slot]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.process import BotSpec
-from referee.sandbox import UID_BASE, UID_SPAN
+from referee.sandbox import referee_uids
 
 EXAMPLE = {
     "random": "example_bots.liars_dice_random",
@@ -61,8 +61,11 @@ def assert_all_gone(path: Path) -> None:
             os.kill(pid, 9)
 
 
-def sandboxed_processes() -> list[int]:
-    """Live processes of sandboxed bots (their uids) and bwrap children of this process."""
+def sandboxed_processes(referee_pid: int | None = None) -> list[int]:
+    """Live processes of bots sandboxed by the referee ``referee_pid`` (default: this
+    process): processes with the uids it hands out, and bwrap processes it started."""
+    referee = os.getpid() if referee_pid is None else referee_pid
+    uids = referee_uids(referee)
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -75,12 +78,12 @@ def sandboxed_processes() -> list[int]:
             continue
         uid = int(status.get("Uid", "0").split()[0])
         state = status.get("State", "").strip()[:1]
-        ours = status.get("Name", "").strip() == "bwrap" and int(status["PPid"]) == os.getpid()
-        if (UID_BASE <= uid < UID_BASE + UID_SPAN or ours) and state not in ("Z", "X"):
+        ours = status.get("Name", "").strip() == "bwrap" and int(status["PPid"]) == referee
+        if (uid in uids or ours) and state not in ("Z", "X"):
             found.append(int(entry.name))
     return found
 
 
-def assert_no_sandboxed_processes() -> None:
-    left = sandboxed_processes()
+def assert_no_sandboxed_processes(referee_pid: int | None = None) -> None:
+    left = sandboxed_processes(referee_pid)
     assert not left, f"sandboxed processes left running: {left}"

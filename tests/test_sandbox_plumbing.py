@@ -1,0 +1,176 @@
+"""The sandbox's settings, where they are stored, and what it changes around a match:
+captured output per seat, the deal-group rule of the warm pool, the private
+database file, records never written through a link, clear errors without bwrap."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from league.cli import app
+from referee import sandbox as sandbox_module
+from referee.match import Limits, MatchSpec, run_match
+from referee.pool import WarmPool
+from referee.process import BotSpec
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
+from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
+
+runner = CliRunner()
+CHATTY = f"{sys.executable} -m tests.bots.chatty"
+RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
+LIMITS = Limits(decision_s=5.0, startup_s=20.0)
+
+
+def arena(db: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["--db", f"sqlite:///{db}", *args])
+    return result.exit_code, result.output
+
+
+def test_settings_round_trip_and_bad_values_name_the_setting() -> None:
+    config = SandboxConfig(memory_mb=512, cpu_s=30, max_procs=16, readable=("/opt/x",))
+    assert SandboxConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+    assert SandboxConfig.from_dict({}) == DEFAULT_SANDBOX
+    with pytest.raises(ValueError, match="memory_mb"):
+        SandboxConfig.from_dict({"memory_mb": 0})
+    with pytest.raises(ValueError, match="max_procs"):
+        SandboxConfig.from_dict({"max_procs": True})
+    with pytest.raises(ValueError, match="unknown sandbox setting.*swap"):
+        SandboxConfig.from_dict({"swap": 1})
+    with pytest.raises(ValueError, match="enabled"):
+        SandboxConfig.from_dict({"enabled": "yes"})
+
+
+def test_missing_bubblewrap_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sandbox_module.shutil, "which", lambda *a, **k: None)
+    with pytest.raises(SandboxError, match=r"bwrap \(Debian package bubblewrap\).*--no-sandbox"):
+        require_tools()
+    code, out = arena(
+        tmp_path / "a.db", "match", "--game", "liars_dice", "--bot", RANDOM, "--bot", RANDOM
+    )
+    assert code == 2 and "bubblewrap" in out and "--no-sandbox" in out, out
+
+
+@pytest.mark.e2e
+def test_record_is_never_written_through_a_planted_link(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    link = tmp_path / "record.json"
+    link.symlink_to(victim)
+    code, out = arena(
+        tmp_path / "a.db",
+        "match",
+        "--game",
+        "liars_dice",
+        "-q",
+        "--bot",
+        RANDOM,
+        "--bot",
+        RANDOM,
+        "--record",
+        str(link),
+    )
+    assert code == 0, out
+    assert victim.read_text() == "precious"
+    assert not link.is_symlink()
+    assert json.loads(link.read_text())["game"] == "liars_dice"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.e2e
+def test_league_keeps_each_seats_output_and_its_sandbox_settings(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    for name, command in (("chatty", CHATTY), ("random", RANDOM)):
+        code, out = arena(db, "bot", "add", name, "--cmd", command, "--game", "liars_dice")
+        assert code == 0, out
+    assert (db.stat().st_mode & 0o777) == 0o600
+    code, out = arena(
+        db,
+        "league",
+        "create",
+        "talk",
+        "--game",
+        "liars_dice",
+        "--bot",
+        "chatty",
+        "--bot",
+        "random",
+        "--memory-mb",
+        "1024",
+        "--max-procs",
+        "64",
+    )
+    assert code == 0, out
+    code, out = arena(db, "league", "list", "--json")
+    settings = json.loads(out)[0]["sandbox"]
+    assert settings["enabled"] is True
+    assert (settings["memory_mb"], settings["max_procs"]) == (1024, 64)
+    code, out = arena(db, "league", "run", "talk", "--no-progress")
+    assert code == 0, out
+    code, out = arena(db, "league", "matches", "talk", "--json")
+    matches = json.loads(out)
+    for match in matches:
+        chatty_seat = match["bots"].index("chatty")
+        code, out = arena(
+            db, "league", "logs", "talk", str(match["position"]), "--seat", str(chatty_seat)
+        )
+        assert code == 0, out
+        assert re.search(rf"chatty process=\w+ seat={chatty_seat}", out), out
+        code, out = arena(
+            db, "league", "logs", "talk", str(match["position"]), "--seat", str(1 - chatty_seat)
+        )
+        assert code == 0 and "chatty" not in out
+    code, out = arena(db, "league", "logs", "talk", "0", "--seat", "7")
+    assert code == 2 and "no output captured for seat 7" in out
+    assert_no_sandboxed_processes()
+
+
+@pytest.mark.e2e
+def test_league_created_without_sandbox_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    code, out = arena(db, "bot", "add", "random", "--cmd", RANDOM, "--game", "liars_dice")
+    assert code == 0, out
+    code, out = arena(
+        db, "league", "create", "open", "--game", "liars_dice", "--bot", "random",
+        "--bot", "random", "--no-sandbox",
+    )  # fmt: skip
+    # (a bot cannot be entered twice: the error is about that, not about the flag)
+    assert code == 2 and "entered twice" in out, out
+
+
+def processes_in(logs: dict[int, bytes], seat: int) -> set[str]:
+    return set(re.findall(r"process=(\w+)", logs[seat].decode()))
+
+
+@pytest.mark.e2e
+async def test_pool_never_reuses_a_process_within_a_deal_group() -> None:
+    chatty = module_bot("tests.bots.chatty", name="chatty")
+    random_bot = BotSpec("random", command=(sys.executable, "-m", "example_bots.liars_dice_random"))
+    pool = WarmPool(sandbox=DEFAULT_SANDBOX)
+    seen: list[set[str]] = []
+    try:
+        for index, (group, bots) in enumerate(
+            [
+                ("g1", (chatty, random_bot)),
+                ("g1", (random_bot, chatty)),  # the other rotation of the same deal
+                ("g2", (chatty, random_bot)),  # another deal: a warm process may serve it
+            ]
+        ):
+            logs: dict[int, bytes] = {}
+            spec = MatchSpec("liars_dice", bots, seed=3, match_id=f"pool-{index}", deal_group=group)
+            record = await run_match(spec, LIMITS, launcher=pool, logs=logs)
+            assert record.reason == "completed", record.faults
+            seen.append(processes_in(logs, bots.index(chatty)))
+    finally:
+        await pool.aclose()
+    assert all(len(tokens) == 1 for tokens in seen), seen
+    assert seen[0] != seen[1], "the same process played both rotations of one deal"
+    assert seen[2] & (seen[0] | seen[1]), "no process was reused across deal groups"
+    assert pool.reused >= 1
+    assert_no_sandboxed_processes()
