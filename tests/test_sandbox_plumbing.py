@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,7 +14,6 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from referee import sandbox as sandbox_module
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.process import BotSpec
@@ -39,7 +39,7 @@ def test_settings_round_trip_and_bad_values_name_the_setting() -> None:
         SandboxConfig.from_dict({"memory_mb": 0})
     with pytest.raises(ValueError, match="max_procs"):
         SandboxConfig.from_dict({"max_procs": True})
-    with pytest.raises(ValueError, match="unknown sandbox setting.*swap"):
+    with pytest.raises(ValueError, match=r"unknown sandbox setting.*swap"):
         SandboxConfig.from_dict({"swap": 1})
     with pytest.raises(ValueError, match="enabled"):
         SandboxConfig.from_dict({"enabled": "yes"})
@@ -48,7 +48,7 @@ def test_settings_round_trip_and_bad_values_name_the_setting() -> None:
 def test_missing_bubblewrap_is_a_clear_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(sandbox_module.shutil, "which", lambda *a, **k: None)
+    monkeypatch.setattr(shutil, "which", lambda *a, **k: None)
     with pytest.raises(SandboxError, match=r"bwrap \(Debian package bubblewrap\).*--no-sandbox"):
         require_tools()
     code, out = arena(

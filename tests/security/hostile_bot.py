@@ -298,7 +298,14 @@ def attack_files() -> dict[str, Any]:
     for path in OPTIONS.read:
         text = read_text(path, 256)
         read[path] = "read" if text is not None else "unreadable"
-    return {"write": opened, "read": read, "cwd": os.getcwd()}
+    listing: dict[str, list[str] | str] = {}
+    for path in OPTIONS.read:
+        parent = os.path.dirname(path)
+        try:
+            listing[parent] = sorted(os.listdir(parent))
+        except OSError as error:
+            listing[parent] = error_name(error)
+    return {"write": opened, "read": read, "listing": listing, "cwd": os.getcwd()}
 
 
 class HostileBot(Bot[Observation, Action]):
