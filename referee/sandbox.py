@@ -208,8 +208,8 @@ def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
 
     ``-m pkg.mod``: the top-level package of the module (found the way the
     referee itself would import it), with its parent on PYTHONPATH (inside, the
-    working directory is the private /tmp). A script: the script's directory.
-    An absolute program outside the system directories: its directory.
+    working directory is the private /tmp). A script: the script file alone.
+    An absolute program outside the system directories: the program file.
     """
     binds: list[Path] = []
     pythonpath: list[Path] = []
@@ -231,11 +231,14 @@ def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
                 binds.append(Path(spec.origin).resolve())
                 pythonpath.append(Path(spec.origin).resolve().parent)
         elif index > 0 and not arg.startswith("-") and Path(arg).is_file():
-            binds.append(Path(arg).resolve().parent)
+            # The script alone, not its directory: that may be the runner's
+            # directory (the database, records, other bots). A bot of several
+            # files is a package (``-m``) or names more paths in ``readable``.
+            binds.append(Path(arg).resolve())
     if args and os.path.isabs(args[0]) and Path(args[0]).exists():
         program = Path(args[0])
         if not any(str(program).startswith(p) for p in ("/usr/", "/bin/", "/sbin/")):
-            binds.append(program.parent)
+            binds.append(program)
     return binds, pythonpath
 
 

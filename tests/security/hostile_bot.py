@@ -2,28 +2,30 @@
 
     python -m tests.security.hostile_bot --attack NAME [options]
 
-On its first turn of every match the bot runs ONE attack and prints what it
-achieved as a single line ``ATTACK {json}`` on stderr (the referee captures it
-into the match's log); with ``--report PATH`` it also appends that line to PATH
-when it can (the guard tests use this where the referee itself may die).
+On its first turn of every match (``fork``: once, at startup) the bot runs ONE
+attack and prints what it achieved as a single line ``ATTACK {json}`` on stderr
+(the referee captures it into the match's log); with ``report`` set it also
+appends that line to that file when it can (the guard tests use this where the
+referee itself may die).
+Parameters come as ``--config HEX`` (hex-encoded JSON of :class:`Options`).
 
 Attacks (see tests/security/test_sandbox_attacks.py for what each must achieve):
-  network   connect to 127.0.0.1:--port (a listener the test opened)
-  fork      fork up to --count children (each sleeps), count the successes,
-            then kill and reap them
-  memory    allocate a bytearray of --mb MiB
-  log       write --mb MiB to stderr (past the log cap)
+  network   connect to 127.0.0.1:``port`` (a listener the test opened)
+  fork      at startup (before serving): fork up to ``count`` children (each
+            sleeps), count the successes, then kill and reap them
+  memory    allocate a bytearray of ``mb`` MiB
+  log       write ``mb`` MiB to stderr (past the log cap)
   persist   look for markers an earlier process or match left, then leave
             markers everywhere it can write (cwd, /tmp, $HOME, /run/arena,
             its own package directory)
   proc      list /proc, read the parent's cmdline/environ/memory, look for
-            the other seat (a process whose command line holds --needle)
-  signal    SIGSTOP+SIGKILL the other seat (found by --needle) and/or the
-            referee (getppid() and --pid) as chosen by --target
-  escape    fork a child that leaves the session (setsid), writes --path after
-            --delay s and then sleeps 60 s
-  files     open the referee's files for writing (--path, relative
-            ``arena.db``) and read the project tree (--read)
+            the other seat (a process whose command line holds ``needle``)
+  signal    SIGSTOP+SIGKILL the other seat (found by ``needle``) and/or the
+            referee (getppid() and ``pids``) as chosen by ``target``
+  escape    fork a child that leaves the session (setsid), writes ``paths[0]`` after
+            ``delay`` s and then sleeps 60 s
+  files     open the referee's files for writing (``paths``, relative
+            ``arena.db``) and read the project tree (``reads``)
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import signal
 import socket
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,25 +52,44 @@ MATCHES_SEEN: list[str] = []
 """Match ids this process has played: in-memory state a reused process keeps."""
 MARKER_PREFIX = "arena-hostile-marker-"
 
-OPTIONS = argparse.Namespace()
+
+@dataclass
+class Options:
+    """What to attack and with what (the test passes them as hex-encoded JSON, so
+    no host path or search string appears literally in the bot's command line:
+    the sandbox binds the directory of any argument that names a file, and a
+    needle in argv would match the bot's own command line)."""
+
+    attack: str = ""
+    port: int = 0
+    count: int = 64
+    mb: int = 0
+    token: str = ""
+    needle: str = ""
+    target: str = "all"
+    """signal: "opponent", "referee" or "all"."""
+    pids: list[int] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+    delay: float = 2.0
+    report: str = ""
 
 
-def parse_options(argv: list[str]) -> argparse.Namespace:
+OPTIONS = Options()
+
+
+def encode_config(**values: Any) -> str:
+    """The ``--config`` argument for ``values`` (fields of :class:`Options`)."""
+    return json.dumps(values, sort_keys=True).encode().hex()
+
+
+def parse_options(argv: list[str]) -> Options:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--attack", required=True)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--count", type=int, default=64)
-    parser.add_argument("--mb", type=int, default=0)
-    parser.add_argument("--token", default="")
-    parser.add_argument("--needle", default="")
-    parser.add_argument("--target", default="all", choices=("all", "opponent", "referee"))
-    parser.add_argument("--pid", type=int, action="append", default=[])
-    parser.add_argument("--path", action="append", default=[])
-    parser.add_argument("--read", action="append", default=[])
-    parser.add_argument("--delay", type=float, default=2.0)
-    parser.add_argument("--report", default="")
+    parser.add_argument("--config", default="")
     options, _ = parser.parse_known_args(argv)
-    return options
+    values = json.loads(bytes.fromhex(options.config)) if options.config else {}
+    return Options(attack=options.attack, **values)
 
 
 def report(result: dict[str, Any]) -> None:
@@ -246,7 +268,7 @@ def attack_signal() -> dict[str, Any]:
     if OPTIONS.target in ("all", "opponent"):
         targets["opponent"] = matching(OPTIONS.needle)
     if OPTIONS.target in ("all", "referee"):
-        targets["referee"] = [os.getppid(), *OPTIONS.pid]
+        targets["referee"] = [os.getppid(), *OPTIONS.pids]
     sent: dict[str, dict[str, str]] = {}
     # Report before the referee is hit (it may not survive to read the log).
     report({"phase": "aiming", "targets": targets})
@@ -264,7 +286,7 @@ def attack_signal() -> dict[str, Any]:
 
 
 def attack_escape() -> dict[str, Any]:
-    path = OPTIONS.path[0] if OPTIONS.path else ""
+    path = OPTIONS.paths[0] if OPTIONS.paths else ""
     try:
         pid = os.fork()
     except OSError as error:
@@ -284,7 +306,7 @@ def attack_escape() -> dict[str, Any]:
 
 def attack_files() -> dict[str, Any]:
     opened: dict[str, str] = {}
-    for path in ["arena.db", *OPTIONS.path]:
+    for path in ["arena.db", *OPTIONS.paths]:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             try:
@@ -295,11 +317,11 @@ def attack_files() -> dict[str, Any]:
         except OSError as error:
             opened[path] = error_name(error)
     read: dict[str, str] = {}
-    for path in OPTIONS.read:
+    for path in OPTIONS.reads:
         text = read_text(path, 256)
         read[path] = "read" if text is not None else "unreadable"
     listing: dict[str, list[str] | str] = {}
-    for path in OPTIONS.read:
+    for path in OPTIONS.reads:
         parent = os.path.dirname(path)
         try:
             listing[parent] = sorted(os.listdir(parent))
@@ -332,7 +354,7 @@ class HostileBot(Bot[Observation, Action]):
         if name == "network":
             result = attack_network()
         elif name == "fork":
-            result = attack_fork()
+            return  # done at startup (see main)
         elif name == "memory":
             result = attack_memory()
         elif name == "log":
@@ -353,6 +375,17 @@ class HostileBot(Bot[Observation, Action]):
         report(result)
 
 
-if __name__ == "__main__":
+def main() -> None:
+    global OPTIONS
     OPTIONS = parse_options(sys.argv[1:])
+    if OPTIONS.attack == "fork":
+        # At startup, before gRPC starts its threads: forking a process with
+        # gRPC threads running is unreliable, and the cap counts threads too.
+        result = attack_fork()
+        result["match_id"] = ""
+        report(result)
     run(HostileBot)
+
+
+if __name__ == "__main__":
+    main()
