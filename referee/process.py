@@ -185,7 +185,10 @@ class BotProcess:
         if code is None:
             return "still running"
         if code < 0:
-            return f"killed by signal {signal.Signals(-code).name}"
+            return f"killed by signal {_signal_name(-code)}"
+        if self.sandboxed and code > 128:
+            # bubblewrap exits with 128 + the signal that killed the bot.
+            return f"killed by signal {_signal_name(code - 128)}"
         return f"exited with code {code}"
 
     async def stop(self, grace: float = 1.0) -> None:
@@ -244,3 +247,12 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
     except OSError:
         return False
+
+
+def _signal_name(number: int) -> str:
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return str(number)
+    hints = {"SIGXCPU": " (CPU-time limit)", "SIGXFSZ": " (file-size limit)"}
+    return name + hints.get(name, "")
