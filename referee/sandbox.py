@@ -45,8 +45,10 @@ UID_BASE = 1_700_000_000
 """Sandboxed bots run as uids from here up (root referee only); no such user exists."""
 UID_SPAN = 100_000_000
 
-SDK_PACKAGES = ("arena", "sdk", "referee")
-"""Packages a Python bot built on the SDK imports (read-only inside)."""
+SDK_PACKAGES = ("arena", "sdk", "referee", "example_bots")
+"""Packages installed with the SDK that a Python bot may import (read-only
+inside; a normal install has them in site-packages anyway). The example bots are
+public code a bot may build on."""
 
 ENV_ALLOWED = ("LANG", "LC_ALL", "TZ")
 """Variables copied from the referee's environment (if set); nothing else is."""
