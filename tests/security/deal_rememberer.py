@@ -13,6 +13,7 @@ whether it recognised the deal, so tests can count.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -36,10 +37,8 @@ def key(observation: Observation, seat: int, round_number: int, own: tuple[int, 
 
 def recall() -> dict[str, list[list[int]]]:
     known = dict(MEMORY)
-    try:
+    with contextlib.suppress(OSError, ValueError):
         known.update(json.loads(MEMORY_FILE.read_text()))
-    except (OSError, ValueError):
-        pass
     return known
 
 
@@ -49,12 +48,10 @@ def remember(observation: Observation) -> None:
             if dice:
                 recalled = [list(d) for d in result.dice]
                 MEMORY[key(observation, seat, result.round_number, tuple(dice))] = recalled
-    try:
+    with contextlib.suppress(OSError):
         merged = recall()
         merged.update(MEMORY)
         MEMORY_FILE.write_text(json.dumps(merged))
-    except OSError:
-        pass
 
 
 class DealRememberer(ProbabilityLiarsDiceBot):
