@@ -20,8 +20,8 @@ from referee.launcher import FreshLauncher, Launcher, Lease, release, start_proc
 from referee.match import Limits, MatchSpec, run_match
 from referee.process import BotSpec
 from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX, UID_BASE, SandboxConfig
-from tests.e2e.conftest import EXAMPLE, module_bot, process_alive
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, referee_uids
+from tests.e2e.conftest import EXAMPLE, assert_no_sandboxed_processes, module_bot, process_alive
 from tests.security.hostile_bot import encode_config
 
 LIMITS = Limits(decision_s=2.0, startup_s=20.0)
@@ -133,13 +133,12 @@ def _status(pid: int) -> dict[str, str]:
 def own_sandboxed_processes() -> list[int]:
     """Live processes of the bots THIS referee process sandboxed, and its descendants.
 
-    Like tests.e2e.conftest.sandboxed_processes, but only for this process: the
-    bots' uids come from a block derived from the referee's pid (other test
-    workers on the machine have their own), plus every live descendant of this
-    process (bwrap and whatever runs under it), found by walking PPid links.
+    tests.e2e.conftest.sandboxed_processes (the uids this referee hands out, its
+    bwrap children) plus every live descendant of this process, at any depth
+    (bwrap's init, unsandboxed bots and their children), found by PPid links.
     """
     me = os.getpid()
-    first = UID_BASE + (me % 1000) * 100_000
+    uids = referee_uids()
     parents: dict[int, int] = {}
     found: list[int] = []
     for entry in Path("/proc").iterdir():
@@ -151,7 +150,7 @@ def own_sandboxed_processes() -> list[int]:
         pid = int(entry.name)
         parents[pid] = int(status.get("PPid", "0"))
         uid = int(status.get("Uid", "0").split()[0])
-        if first <= uid < first + 100_000:
+        if uid in uids:
             found.append(pid)
     for pid in parents:
         ancestor, hops = parents[pid], 0
@@ -171,6 +170,7 @@ def assert_no_processes_left() -> None:
         left = own_sandboxed_processes()
     details = {pid: _status(pid).get("Name", "?") for pid in left}
     assert not left, f"processes left running after the match: {details}"
+    assert_no_sandboxed_processes()
 
 
 def pids_with(needle: str) -> list[int]:

@@ -453,7 +453,6 @@ async def test_a_file_argument_does_not_expose_its_directory(tmp_path: Path, tok
 
 @pytest.mark.xfail(
     strict=True,
-    raises=AssertionError,
     reason="FINDING: referee.sandbox.bot_files calls Path(arg).is_file() on every"
     " argument; one longer than 255 bytes raises OSError(ENAMETOOLONG) out of"
     " BotProcess.spawn, recorded as 'startup: could not reach the bot: OSError(36,"
