@@ -21,7 +21,7 @@ from league.models import MatchRow, SeatRow
 from league.registry import add_bot
 from league.runner import run_league
 from league.standings import standings
-from tests.e2e.conftest import process_alive
+from tests.e2e.conftest import process_alive, sandboxed_processes
 
 pytestmark = pytest.mark.e2e
 
@@ -54,8 +54,9 @@ def done_count(engine: Engine) -> int:
 
 
 def bots_of(referee_pid: int) -> list[int]:
-    """Live processes started by the referee ``referee_pid`` (found by environment)."""
-    found = []
+    """Live bot processes started by the referee ``referee_pid``: sandboxed ones by
+    the uids that referee hands out, unsandboxed ones by their environment."""
+    found = sandboxed_processes(referee_pid)
     marker = f"ARENA_REFEREE_PID={referee_pid}".encode()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -94,9 +95,14 @@ def kill_run_after(url: str, engine: Engine, done_at_least: int) -> None:
         time.sleep(0.02)
     # Let it get into the middle of the next matches.
     time.sleep(0.05)
+    # Some bots are running (else the check after the kill would mean nothing).
+    while not bots_of(runner.pid) and time.monotonic() < deadline:
+        assert runner.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.01)
+    assert bots_of(runner.pid), "no bot found while the league runs"
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
-    # SDK bots notice that their referee is gone and exit.
+    # Sandboxed bots die with their referee (--die-with-parent).
     deadline = time.monotonic() + 10
     while bots_of(runner.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
