@@ -2,7 +2,7 @@
 
     python -m tests.security.referee_child SPEC.json
 
-SPEC.json: {"bots": [{"name", "command"}], "seed", "record", "logs",
+SPEC.json: {"bots": [{"name", "command"}], "seed", "rules", "record", "logs",
 "decision_s", "startup_s"}. Writes the record JSON to ``record`` and each seat's
 captured output (hex) to ``logs``, only once the match is over: a referee
 killed during the match writes neither.
@@ -27,7 +27,7 @@ async def main(spec_path: Path) -> None:
     bots = tuple(BotSpec(name=b["name"], command=tuple(b["command"])) for b in spec["bots"])
     logs: dict[int, bytes] = {}
     record = await run_match(
-        MatchSpec("liars_dice", bots, seed=int(spec["seed"])),
+        MatchSpec("liars_dice", bots, seed=int(spec["seed"]), rules=spec.get("rules", {})),
         Limits(decision_s=float(spec["decision_s"]), startup_s=float(spec["startup_s"])),
         launcher=FreshLauncher(sandbox=NO_SANDBOX),
         logs=logs,

@@ -25,6 +25,9 @@ from tests.e2e.conftest import EXAMPLE, assert_no_sandboxed_processes, module_bo
 from tests.security.hostile_bot import encode_config
 
 LIMITS = Limits(decision_s=2.0, startup_s=20.0)
+RULES = {"dice_per_player": "2"}
+"""Short matches; the attacker still always gets a turn (seat 0 opens, or answers
+the first bid: nobody can challenge before a bid)."""
 HOSTILE_MODULE = "tests.security.hostile_bot"
 PROJECT = Path(__file__).resolve().parents[2]
 HOSTILE_SEAT = 0
@@ -98,6 +101,7 @@ async def play(
             "liars_dice",
             (attacker, victim(token, victim_module)),
             seed=seed,
+            rules=RULES,
             match_id=f"sec-{new_token()}",
             deal_group=group,
         ),
@@ -245,6 +249,7 @@ def write_child_spec(
             {
                 "bots": [{"name": b.name, "command": list(b.command)} for b in bots],
                 "seed": seed,
+                "rules": RULES,
                 "record": str(record),
                 "logs": str(logs),
                 "decision_s": LIMITS.decision_s,

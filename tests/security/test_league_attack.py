@@ -24,6 +24,7 @@ from league.registry import add_bot
 from league.runner import run_league
 from tests.e2e.conftest import EXAMPLE
 from tests.security.support import (
+    RULES,
     assert_no_processes_left,
     hostile,
     new_token,
@@ -54,6 +55,7 @@ async def test_league_with_a_signal_attacker_stores_exactly_its_records(tmp_path
             settings=LeagueSettings(
                 "liars_dice",
                 ("hostile", "probability"),
+                rules=RULES,
                 rounds=2,
                 seed=5,
                 decision_s=2.0,
