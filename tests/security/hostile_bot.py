@@ -10,14 +10,15 @@ referee itself may die).
 Parameters come as ``--config HEX`` (hex-encoded JSON of :class:`Options`).
 
 Attacks (see tests/security/test_sandbox_attacks.py for what each must achieve):
-  network   connect to 127.0.0.1:``port`` (a listener the test opened)
+  network   connect to 127.0.0.1:``port`` and ``hosts`` (a listener the test
+            opened) and to the abstract unix socket ``abstract``
   fork      at startup (before serving): fork up to ``count`` children (each
             sleeps), count the successes, then kill and reap them
   memory    allocate a bytearray of ``mb`` MiB
   log       write ``mb`` MiB to stderr (past the log cap)
   persist   look for markers an earlier process or match left, then leave
             markers everywhere it can write (cwd, /tmp, $HOME, /run/arena,
-            its own package directory)
+            its own package directory, /dev/shm, /var/tmp)
   proc      list /proc, read the parent's cmdline/environ/memory, look for
             the other seat (a process whose command line holds ``needle``)
   signal    SIGSTOP+SIGKILL the other seat (found by ``needle``) and/or the
@@ -62,6 +63,8 @@ class Options:
 
     attack: str = ""
     port: int = 0
+    hosts: list[str] = field(default_factory=list)
+    abstract: str = ""
     count: int = 64
     mb: int = 0
     token: str = ""
@@ -118,12 +121,27 @@ def error_name(error: BaseException) -> str:
 
 
 def attack_network() -> dict[str, Any]:
-    try:
-        with socket.create_connection(("127.0.0.1", OPTIONS.port), timeout=1.0) as connection:
-            connection.sendall(b"hostile bot was here\n")
-        return {"connected": True}
-    except OSError as error:
-        return {"connected": False, "error": error_name(error)}
+    """TCP to 127.0.0.1:port and to each of ``hosts`` at that port, and the
+    abstract unix socket ``abstract`` (abstract names belong to the network
+    namespace, not to the file system)."""
+    targets: dict[str, str] = {}
+    for host in ["127.0.0.1", *OPTIONS.hosts]:
+        try:
+            with socket.create_connection((host, OPTIONS.port), timeout=1.0) as connection:
+                connection.sendall(b"hostile bot was here\n")
+            targets[host] = "connected"
+        except OSError as error:
+            targets[host] = error_name(error)
+    if OPTIONS.abstract:
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+                connection.settimeout(1.0)
+                connection.connect("\0" + OPTIONS.abstract)
+                connection.sendall(b"hostile bot was here\n")
+            targets["abstract"] = "connected"
+        except OSError as error:
+            targets["abstract"] = error_name(error)
+    return {"connected": targets["127.0.0.1"] == "connected", "targets": targets}
 
 
 def attack_fork() -> dict[str, Any]:
@@ -179,6 +197,8 @@ def marker_places() -> list[Path]:
         Path(os.environ.get("HOME", "/tmp")),
         Path(socket_dir).parent,
         Path(__file__).resolve().parent,
+        Path("/dev/shm"),
+        Path("/var/tmp"),
     ]
     return list(dict.fromkeys(places))
 

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import trio
 
 from referee.faults import FaultKind
 from referee.pool import WarmPool
+from referee.process import BotSpec
 from referee.record import MatchRecord
 from referee.sandbox import DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
 from tests.e2e.conftest import process_alive
@@ -79,42 +81,81 @@ def assert_contained(played: Played, allowed: set[FaultKind] = NONE) -> None:
 # -- 1. network --------------------------------------------------------------------------
 
 
+def host_address() -> str | None:
+    """This machine's non-loopback IPv4 address, if it has a route anywhere."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.254.254.254", 1))  # UDP: no packet is sent
+        except OSError:
+            return None
+        address = str(probe.getsockname()[0])
+    return None if address.startswith("127.") else address
+
+
+class Listeners:
+    """A TCP listener on every IPv4 address and one on an abstract unix name."""
+
+    def __init__(self, token: str) -> None:
+        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.tcp.bind(("0.0.0.0", 0))
+        self.tcp.listen(8)
+        self.tcp.setblocking(False)
+        self.port = int(self.tcp.getsockname()[1])
+        self.abstract_name = f"arena-hostile-{token}"
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind("\0" + self.abstract_name)
+        self.unix.listen(8)
+        self.unix.setblocking(False)
+        address = host_address()
+        self.hosts = [address] if address else []
+
+    def accepted(self) -> list[bytes]:
+        """What each queued connection (TCP, then unix) sent."""
+        received = []
+        for server in (self.tcp, self.unix):
+            while True:
+                try:
+                    connection, _ = server.accept()
+                except BlockingIOError:
+                    break
+                with connection:
+                    connection.settimeout(2.0)
+                    received.append(connection.recv(100))
+        return received
+
+    def close(self) -> None:
+        self.tcp.close()
+        self.unix.close()
+
+
 @pytest.fixture
-def listener() -> Iterator[socket.socket]:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.setblocking(False)
-    yield server
-    server.close()
+def listeners(token: str) -> Iterator[Listeners]:
+    opened = Listeners(token)
+    yield opened
+    opened.close()
 
 
-def accepted(server: socket.socket) -> bytes | None:
-    """What the first queued connection sent, or None if nobody connected."""
-    try:
-        connection, _ = server.accept()
-    except BlockingIOError:
-        return None
-    with connection:
-        connection.settimeout(2.0)
-        return connection.recv(100)
+def network_attack(listeners: Listeners) -> BotSpec:
+    return hostile(
+        "network", port=listeners.port, hosts=listeners.hosts, abstract=listeners.abstract_name
+    )
 
 
-async def test_network_sandbox_reaches_no_host_listener(
-    listener: socket.socket, token: str
-) -> None:
-    port = listener.getsockname()[1]
-    played = await play(hostile("network", port=port), token)
-    assert played.report["connected"] is False, played.report
-    assert accepted(listener) is None
+async def test_network_sandbox_reaches_no_host_listener(listeners: Listeners, token: str) -> None:
+    played = await play(network_attack(listeners), token)
+    targets = played.report["targets"]
+    assert set(targets) == {"127.0.0.1", *listeners.hosts, "abstract"}, targets
+    assert "connected" not in targets.values(), targets
+    assert listeners.accepted() == []
     assert_contained(played)
 
 
-async def test_network_guard_connects_without_sandbox(listener: socket.socket, token: str) -> None:
-    port = listener.getsockname()[1]
-    played = await play(hostile("network", port=port), token, sandbox=NO_SANDBOX)
-    assert played.report["connected"] is True, played.report
-    assert accepted(listener) == b"hostile bot was here\n"
+async def test_network_guard_connects_without_sandbox(listeners: Listeners, token: str) -> None:
+    played = await play(network_attack(listeners), token, sandbox=NO_SANDBOX)
+    targets = played.report["targets"]
+    assert set(targets.values()) == {"connected"}, targets
+    expected = len(listeners.hosts) + 2
+    assert listeners.accepted() == [b"hostile bot was here\n"] * expected
     assert_victim_unharmed(played)
 
 
@@ -202,7 +243,8 @@ async def test_log_guard_floods_without_sandbox(token: str) -> None:
 def host_markers(token: str) -> Iterator[list[Path]]:
     """Where the marker lands on the host without a sandbox (removed afterwards)."""
     name = MARKER_PREFIX + token
-    paths = [Path("/tmp") / name, Path(__file__).resolve().parent / name]
+    places = ("/tmp", "/dev/shm", "/var/tmp", Path(__file__).resolve().parent)
+    paths = [Path(place) / name for place in places]
     yield paths
     for path in paths:
         path.unlink(missing_ok=True)
@@ -229,10 +271,10 @@ async def test_nothing_survives_into_the_next_rotation_of_a_deal(
 ) -> None:
     pool = WarmPool(sandbox=DEFAULT_SANDBOX)
     first, second = await play_twice(token, pool, group="g1")
-    # It could write in its private /tmp (also cwd and HOME) and socket dir...
-    assert "/tmp/" + MARKER_PREFIX + token in first["written"], first
-    # ...but not in its own files, and the next rotation found nothing of it.
-    assert not any("/tests/" in str(path) for path in first["written"]), first
+    # It could write only in its private /tmp (also cwd and HOME) and socket dir
+    # (not its own files, /dev/shm, /var/tmp), and the next rotation found nothing.
+    name = MARKER_PREFIX + token
+    assert set(first["written"]) == {f"/tmp/{name}", f"/run/arena/{name}"}, first
     assert first["found"] == {} and second["found"] == {}, second
     assert second["remembered"] == [], second
     assert second["token"] != first["token"]  # a different process played it
@@ -299,7 +341,7 @@ async def test_proc_guard_reads_referee_and_finds_opponent(token: str) -> None:
     played = await play(hostile("proc", needle=token), token, sandbox=NO_SANDBOX)
     result = played.report
     assert result["ppid"] == os.getpid()
-    assert result["ppid_cmdline"] == own_cmdline()
+    assert result["ppid_cmdline"] and own_cmdline().startswith(result["ppid_cmdline"])
     assert result["ppid_environ_bytes"] > 0
     if os.geteuid() == 0:
         assert result["ppid_memory"]["mem"] > 0, result
@@ -321,29 +363,42 @@ async def test_signals_reach_neither_opponent_nor_referee(token: str) -> None:
     assert_contained(played)
 
 
-def run_referee_subprocess(
-    tmp_path: Path, attacker_target: str, token: str
-) -> tuple[subprocess.CompletedProcess[bytes], Path, Path, Path]:
+@dataclass
+class RefereeRun:
+    pid: int
+    returncode: int
+    stderr: bytes
+    record: Path
+    logs: Path
+    report: Path
+
+
+def run_referee_subprocess(tmp_path: Path, attacker_target: str, token: str) -> RefereeRun:
+    """One match refereed (without sandbox) by a child process of the test."""
     report = tmp_path / "report.txt"
     record, logs, spec = tmp_path / "record.json", tmp_path / "logs.json", tmp_path / "spec.json"
     attacker = hostile("signal", needle=token, target=attacker_target, report=str(report))
     write_child_spec(spec, [attacker, victim(token)], record=record, logs=logs)
+    referee = subprocess.Popen(
+        referee_subprocess_argv(spec),
+        cwd=PROJECT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
-        done = subprocess.run(
-            referee_subprocess_argv(spec), cwd=PROJECT, capture_output=True, timeout=60
-        )
+        _, stderr = referee.communicate(timeout=60)
     finally:
-        kill_all(pids_with(token))  # the attacker and victim, if the referee left them
-    return done, record, logs, report
+        referee.kill()
+        referee.wait()
+        kill_all(pids_with(token))  # the victim, if the referee left it behind
+    return RefereeRun(referee.pid, referee.returncode, stderr, record, logs, report)
 
 
 async def test_signal_guard_kills_the_opponent_without_sandbox(tmp_path: Path, token: str) -> None:
-    done, record_path, logs_path, _ = await trio.to_thread.run_sync(
-        run_referee_subprocess, tmp_path, "opponent", token
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    record = MatchRecord.from_json(record_path.read_text())
-    logs = {int(k): bytes.fromhex(v) for k, v in json.loads(logs_path.read_text()).items()}
+    run = await trio.to_thread.run_sync(run_referee_subprocess, tmp_path, "opponent", token)
+    assert run.returncode == 0, run.stderr[-3000:]
+    record = MatchRecord.from_json(run.record.read_text())
+    logs = {int(k): bytes.fromhex(v) for k, v in json.loads(run.logs.read_text()).items()}
     result = final_report(logs[HOSTILE_SEAT])
     assert len(result["targets"]["opponent"]) == 1, result
     assert record.fault_of(VICTIM_SEAT) is not None, record.faults
@@ -352,13 +407,13 @@ async def test_signal_guard_kills_the_opponent_without_sandbox(tmp_path: Path, t
 
 
 async def test_signal_guard_kills_the_referee_without_sandbox(tmp_path: Path, token: str) -> None:
-    done, record_path, _, report = await trio.to_thread.run_sync(
-        run_referee_subprocess, tmp_path, "referee", token
-    )
-    assert done.returncode == -signal.SIGKILL, (done.returncode, done.stderr[-3000:])
-    assert not record_path.exists()  # the referee died mid-match: no record at all
-    aimed = reports(report.read_bytes())
+    run = await trio.to_thread.run_sync(run_referee_subprocess, tmp_path, "referee", token)
+    aimed = reports(run.report.read_bytes())
+    kill_all([int(line["pid"]) for line in aimed])  # if the orphaned attacker lingers
     assert aimed and aimed[0]["phase"] == "aiming", aimed
+    assert aimed[0]["targets"]["referee"] == [run.pid], aimed
+    assert run.returncode == -signal.SIGKILL, (run.returncode, run.stderr[-3000:])
+    assert not run.record.exists()  # the referee died mid-match: no record at all
 
 
 # -- 8. escape ---------------------------------------------------------------------------
