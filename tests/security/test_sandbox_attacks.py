@@ -157,6 +157,7 @@ async def test_network_guard_connects_without_sandbox(listeners: Listeners, toke
     expected = len(listeners.hosts) + 2
     assert listeners.accepted() == [b"hostile bot was here\n"] * expected
     assert_victim_unharmed(played)
+    assert_no_processes_left()
 
 
 # -- 2. process cap ----------------------------------------------------------------------
@@ -180,6 +181,7 @@ async def test_fork_guard_exceeds_the_cap_without_sandbox(token: str) -> None:
     played = await play(hostile("fork", count=2 * PROCESS_CAP), token, sandbox=NO_SANDBOX)
     assert played.report["forks"] == 2 * PROCESS_CAP, played.report
     assert_victim_unharmed(played)
+    assert_no_processes_left()
 
 
 # -- 3. memory cap -----------------------------------------------------------------------
@@ -206,6 +208,7 @@ async def test_memory_guard_allocates_without_sandbox(token: str) -> None:
     assert played.report["allocated"] is True, played.report
     assert played.report["bytes"] == (MEMORY_CAP_MB * 3 // 2) << 20
     assert_victim_unharmed(played)
+    assert_no_processes_left()
 
 
 # -- 4. log cap --------------------------------------------------------------------------
@@ -222,7 +225,7 @@ async def test_log_flood_stops_at_the_log_cap(token: str) -> None:
     # It flooded (the file reached the cap) but not one byte past it.
     assert cap // 2 < size <= cap, size
     assert len(played.logs[HOSTILE_SEAT]) <= cap
-    assert played.logs[HOSTILE_SEAT].endswith(b"x" * 1000)
+    assert b"x" * 1000 in played.logs[HOSTILE_SEAT]
     # Python ignores SIGXFSZ, so the write fails (EFBIG), the SDK breaks the
     # stream: a crash of its own. A bot that survives the failed write may play on.
     assert_contained(played, CRASH)
@@ -233,6 +236,7 @@ async def test_log_guard_floods_without_sandbox(token: str) -> None:
     played = await play(hostile("log", mb=3 * LOG_CAP_MB), token, launcher=launcher)
     assert launcher.log_sizes["hostile"] >= 3 * LOG_CAP_MB << 20
     assert_victim_unharmed(played)
+    assert_no_processes_left()
     assert_attacker_faults(played, NONE)
 
 
@@ -347,6 +351,7 @@ async def test_proc_guard_reads_referee_and_finds_opponent(token: str) -> None:
         assert result["ppid_memory"]["mem"] > 0, result
     assert len(result["opponent"]) == 1, result
     assert_victim_unharmed(played)
+    assert_no_processes_left()
 
 
 # -- 7. signals --------------------------------------------------------------------------
@@ -443,6 +448,7 @@ async def test_escape_guard_child_outlives_the_match_without_sandbox(
     finally:
         kill_all([child])
     assert_victim_unharmed(played)
+    assert_no_processes_left()
 
 
 # -- 9. files ----------------------------------------------------------------------------
@@ -488,6 +494,7 @@ async def test_files_guard_writes_and_reads_without_sandbox(referee_dir: Path, t
     assert database.read_bytes() == b"precious" + b"hostile bot was here\n" * 2
     assert set(result["read"].values()) == {"read"}, result["read"]
     assert_victim_unharmed(played)
+    assert_no_processes_left()
 
 
 async def test_a_file_argument_does_not_expose_its_directory(tmp_path: Path, token: str) -> None:
