@@ -12,8 +12,11 @@ Parameters come as ``--config HEX`` (hex-encoded JSON of :class:`Options`).
 Attacks (see tests/security/test_sandbox_attacks.py for what each must achieve):
   network   connect to 127.0.0.1:``port`` and ``hosts`` (a listener the test
             opened) and to the abstract unix socket ``abstract``
-  fork      at startup (before serving): fork up to ``count`` children (each
-            sleeps), count the successes, then kill and reap them
+  fork      at startup (before serving; ``when="turn"``: on its first turn):
+            fork up to ``count`` children (each sleeps), count the successes,
+            then kill and reap them
+  socket    find the other seat (``needle``), read its socket address from its
+            environment and call its gRPC Health as if it were the referee
   memory    allocate a bytearray of ``mb`` MiB
   log       write ``mb`` MiB to stderr (past the log cap)
   persist   look for markers an earlier process or match left, then leave
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import glob
 import json
 import os
 import secrets
@@ -75,6 +79,8 @@ class Options:
     paths: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)
     delay: float = 2.0
+    when: str = "startup"
+    """fork: at "startup" (before serving) or on its first "turn" (gRPC running)."""
     report: str = ""
 
 
@@ -166,6 +172,42 @@ def attack_fork() -> dict[str, Any]:
         with contextlib.suppress(OSError):
             os.waitpid(pid, 0)
     return {"forks": len(children), "error": error}
+
+
+def listen_address(pid: int) -> str | None:
+    """The socket a bot process serves on (its ARENA_LISTEN), if /proc shows it."""
+    environ = read_text(f"/proc/{pid}/environ", 1 << 16)
+    for entry in (environ or "").split(" "):
+        if entry.startswith("ARENA_LISTEN="):
+            return entry.removeprefix("ARENA_LISTEN=")
+    return None
+
+
+def attack_socket() -> dict[str, Any]:
+    """Call the other seat's gRPC service directly (as if it were the referee)."""
+    import grpc
+
+    from arena.v1 import bot_pb2, bot_pb2_grpc
+
+    opponents = matching(OPTIONS.needle)
+    addresses = {pid: listen_address(pid) for pid in opponents}
+    sockets = sorted(glob.glob("/tmp/arena-bot-*/sock/*"))
+    answered: dict[str, str] = {}
+    for address in filter(None, addresses.values()):
+        try:
+            with grpc.insecure_channel(address) as channel:
+                health = bot_pb2_grpc.BotServiceStub(channel).Health(
+                    bot_pb2.HealthRequest(), timeout=2.0
+                )
+            answered[address] = f"answered: {health.name}"
+        except grpc.RpcError as error:
+            answered[address] = f"RpcError: {error.code()}"
+    return {
+        "opponents": opponents,
+        "addresses": {str(pid): address for pid, address in addresses.items()},
+        "visible_bot_sockets": len(sockets),
+        "answered": answered,
+    }
 
 
 def attack_memory() -> dict[str, Any]:
@@ -381,7 +423,11 @@ class HostileBot(Bot[Observation, Action]):
         if name == "network":
             result = attack_network()
         elif name == "fork":
-            return  # done at startup (see main)
+            if OPTIONS.when == "startup":
+                return  # done already (see main)
+            result = attack_fork()
+        elif name == "socket":
+            result = attack_socket()
         elif name == "memory":
             result = attack_memory()
         elif name == "log":
@@ -405,7 +451,7 @@ class HostileBot(Bot[Observation, Action]):
 def main() -> None:
     global OPTIONS
     OPTIONS = parse_options(sys.argv[1:])
-    if OPTIONS.attack == "fork":
+    if OPTIONS.attack == "fork" and OPTIONS.when == "startup":
         # At startup, before gRPC starts its threads: forking a process with
         # gRPC threads running is unreliable, and the cap counts threads too.
         result = attack_fork()

@@ -93,13 +93,14 @@ async def play(
     seed: int = 7,
     group: str = "",
     victim_module: str = EXAMPLE["random"],
+    opponent: BotSpec | None = None,
 ) -> Played:
     """One Liar's Dice match: the attacker in seat 0, an honest example bot in seat 1."""
     logs: dict[int, bytes] = {}
     record = await run_match(
         MatchSpec(
             "liars_dice",
-            (attacker, victim(token, victim_module)),
+            (attacker, opponent or victim(token, victim_module)),
             seed=seed,
             rules=RULES,
             match_id=f"sec-{new_token()}",

@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,6 +180,29 @@ async def test_fork_bomb_stops_at_the_process_cap(token: str) -> None:
 
 async def test_fork_guard_exceeds_the_cap_without_sandbox(token: str) -> None:
     played = await play(hostile("fork", count=2 * PROCESS_CAP), token, sandbox=NO_SANDBOX)
+    assert played.report["forks"] == 2 * PROCESS_CAP, played.report
+    assert_victim_unharmed(played)
+    assert_no_processes_left()
+
+
+async def test_fork_bomb_during_a_turn_harms_only_the_attacker(token: str) -> None:
+    """With gRPC's threads running, hitting the cap may break the attacker's own
+    server (it cannot start threads): a fault against it, never the other seat."""
+    played = await play(
+        hostile("fork", count=2 * PROCESS_CAP, when="turn"),
+        token,
+        sandbox=SandboxConfig(max_procs=PROCESS_CAP),
+    )
+    results = reports(played.logs[HOSTILE_SEAT])
+    if results:
+        assert results[-1]["forks"] < PROCESS_CAP, results
+    assert_contained(played, {FaultKind.STALL, FaultKind.TIMEOUT, FaultKind.CRASH})
+
+
+async def test_fork_during_a_turn_guard_exceeds_the_cap_without_sandbox(token: str) -> None:
+    played = await play(
+        hostile("fork", count=2 * PROCESS_CAP, when="turn"), token, sandbox=NO_SANDBOX
+    )
     assert played.report["forks"] == 2 * PROCESS_CAP, played.report
     assert_victim_unharmed(played)
     assert_no_processes_left()
@@ -354,6 +378,25 @@ async def test_proc_guard_reads_referee_and_finds_opponent(token: str) -> None:
     assert_no_processes_left()
 
 
+async def test_other_seat_service_is_unreachable(token: str) -> None:
+    played = await play(hostile("socket", needle=token), token)
+    result = played.report
+    assert result["opponents"] == [] and result["answered"] == {}, result
+    assert result["visible_bot_sockets"] == 0, result
+    assert_contained(played)
+
+
+async def test_socket_guard_calls_the_other_seat_without_sandbox(token: str) -> None:
+    """Unsandboxed, a bot can read the other seat's socket from its environment and
+    talk to it as if it were the referee."""
+    played = await play(hostile("socket", needle=token), token, sandbox=NO_SANDBOX)
+    result = played.report
+    assert len(result["opponents"]) == 1, result
+    assert list(result["answered"].values()) == ["answered: liars-dice-random"], result
+    assert_victim_unharmed(played)
+    assert_no_processes_left()
+
+
 # -- 7. signals --------------------------------------------------------------------------
 
 
@@ -511,6 +554,42 @@ async def test_a_file_argument_does_not_expose_its_directory(tmp_path: Path, tok
     assert_contained(played)
     # The argument's file alone is bound (since 9de4410), not its directory.
     assert played.report["read"] == {str(shared / "arena.db"): "unreadable"}
+
+
+@pytest.fixture
+def private_bot(tmp_path: Path, token: str) -> BotSpec:
+    """Another author's bot: a script of its own outside every shared directory."""
+    source = (PROJECT / "example_bots" / "liars_dice_random.py").read_text()
+    directory = tmp_path / "alice"
+    directory.mkdir()
+    script = directory / "secret_bot.py"
+    script.write_text(source.replace('"liars-dice-random"', '"alice-secret"'))
+    for path in (tmp_path, directory):
+        path.chmod(0o755)
+    script.chmod(0o644)
+    return BotSpec(name="victim", command=(sys.executable, str(script), f"--victim={token}"))
+
+
+async def test_other_bots_source_is_private(private_bot: BotSpec, token: str) -> None:
+    played = await play(
+        hostile("files", reads=[private_bot.command[1]]), token, opponent=private_bot
+    )
+    assert played.report["read"] == {private_bot.command[1]: "unreadable"}, played.report
+    assert_contained(played)
+
+
+async def test_other_bots_source_guard_readable_without_sandbox(
+    private_bot: BotSpec, token: str
+) -> None:
+    played = await play(
+        hostile("files", reads=[private_bot.command[1]]),
+        token,
+        opponent=private_bot,
+        sandbox=NO_SANDBOX,
+    )
+    assert played.report["read"] == {private_bot.command[1]: "read"}, played.report
+    assert_victim_unharmed(played)
+    assert_no_processes_left()
 
 
 @pytest.mark.xfail(
