@@ -32,9 +32,9 @@ def engine_record(
     turn = 0
     while (actor := game.to_act(state)) is not None:
         if actor == CHANCE:
-            outcome = draw_chance(game.chance_request(state), chance)
-            state = game.apply_chance(state, outcome)
-            events.append(RecordedEvent(seat=None, outcome=outcome))
+            drawn = draw_chance(game.chance_request(state), chance)
+            state = game.apply_chance(state, drawn)
+            events.append(RecordedEvent(seat=None, outcome=drawn))
         else:
             turn += 1
             action: Any = actions.choice(list(game.legal_actions(game.observe(state, actor))))
