@@ -158,3 +158,31 @@ def assert_draws_match(record: object, key: bytes) -> None:
         if event.seat is None:
             assert game.to_act(before) == CHANCE
             assert event.outcome == draw_chance(game.chance_request(before), stream)
+
+
+def test_migrating_an_old_league_gives_it_a_committed_secret(db_url: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from league.db import MIGRATIONS, make_engine, migrate
+
+    engine = make_engine(db_url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+        connection.execute(
+            text(
+                "INSERT INTO league (name, game, rules, table_size, rounds, seed, decision_s,"
+                " startup_s, k_factor, created_at) VALUES ('old', 'liars_dice', '{}', 2, 1, 5,"
+                " 2.0, 15.0, 16.0, CURRENT_TIMESTAMP)"
+            )
+        )
+    migrate(engine)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="old")
+        assert len(league.secret) == 32 and league.seed is None
+        assert league.commitment == commitment(league.secret)
+    engine.dispose()
