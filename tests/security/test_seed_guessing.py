@@ -7,6 +7,7 @@ through its first action, which the test decodes from the match record.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import sys
@@ -21,12 +22,13 @@ from league.cli import app
 from league.db import open_database, session_scope
 from league.leagues import decompress_record, get_league
 from league.models import MatchRow
+from referee.chance import new_secret
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.liars_dice import Challenge
-from referee.match import Limits, MatchSpec, run_match
+from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.record import MatchRecord
-from referee.replay import replay_states
+from referee.replay import replay_states, verify
 from referee.wire import get_codec
 from sdk.bot import MatchInfo
 from tests.e2e.conftest import module_bot
@@ -84,6 +86,25 @@ async def test_guard_a_reproducible_seed_is_found() -> None:
     record = await run_match(MatchSpec("liars_dice", bots, seed=1, rules=RULES), LIMITS)
     assert record.reason == "completed", record.faults
     assert verdicts(record, "guesser") == [SEED_FOUND]
+
+
+async def test_the_chance_key_reaches_no_bot_and_no_record() -> None:
+    key = new_secret()
+    bots = (
+        module_bot("example_bots.liars_dice_random", name="a"),
+        module_bot("example_bots.liars_dice_random", name="b"),
+    )
+    log = MessageLog()
+    spec = MatchSpec("liars_dice", bots, rules={"dice_per_player": "2"}, chance_key=key)
+    record = await run_match(spec, Limits(), observer=log)
+    assert record.reason == "completed", record.faults
+    sent = b"".join(b"".join(messages) for messages in log.sent.values())
+    text = record.to_json()
+    for form in (key, key.hex().encode(), base64.b64encode(key)):
+        assert form not in sent and form.decode("latin-1") not in text
+    assert record.seed is None
+    assert verify(record, chance_key=key) == []
+    assert verify(record, chance_key=new_secret()) != []
 
 
 @pytest.mark.slow
