@@ -108,7 +108,13 @@ def match_command(
         list[str],
         typer.Option("--bot", "-b", help="Bot command line, once per seat in seat order."),
     ],
-    seed: Annotated[int, typer.Option(help="Seed of the match's chance events.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Draw chance from this seed, for a reproducible local run (guessable:"
+            " never for real competition). Default: a fresh secret."
+        ),
+    ] = None,
     rule: Annotated[
         list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value (repeatable).")
     ] = None,
@@ -160,7 +166,9 @@ def match_command(
         typer.echo(result.to_json(indent=2))
         return
     if not quiet:
-        typer.echo(f"match {result.match_id}: {engine.title}, seed {seed}, rules {result.rules}")
+        typer.echo(
+            f"match {result.match_id}: {engine.title}, {result.chance_label}, rules {result.rules}"
+        )
         for line in transcript_lines(result):
             typer.echo(line)
         typer.echo("")

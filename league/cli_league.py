@@ -38,11 +38,14 @@ from league.leagues import (
     list_leagues,
     list_matches,
     match_log,
+    revealed_secret,
+    verify_league,
 )
 from league.models import LeagueRow
 from league.registry import LeagueError
 from league.runner import Progress, run_league
 from league.standings import crosstable, standings
+from referee.chance import parse_secret
 from referee.faults import FaultKind
 from referee.sandbox import SandboxError
 
@@ -50,13 +53,15 @@ app = typer.Typer(help="Round-robin leagues with ratings.", no_args_is_help=True
 
 
 def league_json(row: LeagueRow) -> dict[str, object]:
+    """The league's public settings (never its secret: see :func:`show_command`)."""
     return {
         "name": row.name,
         "game": row.game,
         "rules": json.loads(row.rules),
         "table_size": row.table_size,
         "rounds": row.rounds,
-        "seed": row.seed,
+        "reproducible_seed": row.seed,
+        "commitment": row.commitment,
         "time_limit": row.decision_s,
         "startup_timeout": row.startup_s,
         "k_factor": row.k_factor,
@@ -76,7 +81,14 @@ def create_command(
     ] = None,
     table_size: Annotated[int, typer.Option(min=2, help="Seats per match.")] = 2,
     rounds: Annotated[int, typer.Option(min=1, help="Times the whole round-robin is played.")] = 1,
-    seed: Annotated[int, typer.Option(min=0, help="League seed (deals of every match).")] = 0,
+    reproducible_seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="UNSAFE for public leagues: derive the deals from this seed, so anybody"
+            " who guesses it knows every deal. Default: a fresh 256-bit secret.",
+        ),
+    ] = None,
     time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
     startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start a bot.")] = 15.0,
     k_factor: Annotated[float, typer.Option(min=0.0, help="K of the rating history.")] = 16.0,
@@ -92,7 +104,7 @@ def create_command(
         rules=parse_rule_options(rule or []),
         table_size=table_size,
         rounds=rounds,
-        seed=seed,
+        reproducible_seed=reproducible_seed,
         decision_s=time_limit,
         startup_s=startup_timeout,
         k_factor=k_factor,
@@ -104,6 +116,13 @@ def create_command(
         league = create_league(session=session, name=name, settings=settings)
         total = league_status(session=session, league=league).total
         typer.echo(f"created league {league.name}: {game}, {len(bot)} bots, {total} matches")
+        typer.echo(f"deal commitment (sha256 of the league secret): {league.commitment}")
+        if reproducible_seed is not None:
+            typer.echo(
+                "warning: --reproducible-seed makes every deal guessable;"
+                " never use it for a public league",
+                err=True,
+            )
 
 
 def _format_eta(seconds: float | None) -> str:
@@ -210,12 +229,15 @@ def status_command(
     name: Annotated[str, typer.Argument(help="League name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Progress of a league: matches done and pending, forfeits, faults."""
+    """Progress of a league: matches done and pending, forfeits, faults; the deal
+    commitment, and the secret once every match is played."""
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         status = league_status(session=session, league=league)
+        secret = revealed_secret(session=session, league=league)
         data = {
             **league_json(league),
+            "secret": secret.hex() if secret is not None else None,
             "bots": [bot.name for _, bot in league_bots(session=session, league=league)],
             "matches": status.total,
             "done": status.done,
@@ -227,7 +249,39 @@ def status_command(
         echo_json(data)
         return
     for key, value in data.items():
-        typer.echo(f"{key:>15}: {value}")
+        if key == "secret" and value is None:
+            value = "(revealed when no match is pending)"
+        typer.echo(f"{key:>17}: {value}")
+
+
+app.command("show")(status_command)
+
+
+@app.command("verify")
+def verify_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    secret: Annotated[
+        str | None,
+        typer.Option(help="The revealed secret (hex) to check; default: the stored one."),
+    ] = None,
+) -> None:
+    """Check a finished league: the secret matches the published commitment and
+    every match's chance outcomes are exactly the deal drawn from it."""
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        given = parse_secret(secret) if secret is not None else None
+        result = verify_league(session=session, league=league, secret=given)
+    for problem in result.problems:
+        typer.echo(f"MISMATCH {problem}")
+    if not result.ok:
+        typer.echo(f"league {name}: NOT VERIFIED ({len(result.problems)} problem(s))")
+        raise typer.Exit(1)
+    typer.echo(
+        f"league {name}: verified: the secret matches commitment {result.commitment};"
+        f" {result.matches} matches replayed, {result.chance_events} chance outcomes"
+        " equal the deals drawn from the secret"
+    )
 
 
 def _fmt(value: float | None, digits: int = 0) -> str:

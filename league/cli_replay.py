@@ -119,7 +119,8 @@ def replay_command(
             return
         else:
             header = [
-                f"match {record.match_id}: {record.game}, seed {record.seed}, rules {record.rules}"
+                f"match {record.match_id}: {record.game}, {record.chance_label},"
+                f" rules {record.rules}"
             ]
             pages = transcript_lines(record)
             footer = [f"result ({record.reason}):", *result_lines(record)]

@@ -64,7 +64,7 @@ def prepare_demo(engine: Engine, *, rounds: int, games: list[str]) -> list[str]:
                 create_league(
                     session=session,
                     name=league,
-                    settings=LeagueSettings(game=game, bots=tuple(names), rounds=rounds, seed=2026),
+                    settings=LeagueSettings(game=game, bots=tuple(names), rounds=rounds),
                 )
             leagues.append(league)
     return leagues

@@ -19,9 +19,17 @@ from league.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchRow, Se
 from league.ratings import MatchResult, elo_update
 from league.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
 from league.schedule import ScheduleError, make_schedule
+from referee.chance import (
+    ChanceKeyError,
+    commitment,
+    deal_key,
+    league_secret_from_seed,
+    new_secret,
+)
 from referee.games import get_game
 from referee.games.base import GameError
-from referee.record import MatchRecord
+from referee.record import MatchRecord, RecordError
+from referee.replay import verify
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 RECORD_CAP_BYTES = 16 << 20
@@ -35,7 +43,10 @@ class LeagueSettings:
     rules: Mapping[str, str] = field(default_factory=dict)
     table_size: int = 2
     rounds: int = 1
-    seed: int = 0
+    reproducible_seed: int | None = None
+    """Derive the league secret from this seed instead of drawing it: anybody who
+    guesses the seed knows every deal. Only for reproducing runs, never for a
+    public league."""
     decision_s: float = 2.0
     startup_s: float = 15.0
     k_factor: float = 16.0
@@ -77,17 +88,22 @@ def create_league(*, session: Session, name: str, settings: LeagueSettings) -> L
             [b.name for b in bots],
             table_size=settings.table_size,
             rounds=settings.rounds,
-            seed=settings.seed,
         )
     except ScheduleError as error:
         raise LeagueError(str(error)) from None
+    if settings.reproducible_seed is None:
+        secret = new_secret()
+    else:
+        secret = league_secret_from_seed(settings.reproducible_seed)
     league = LeagueRow(
         name=name,
         game=settings.game,
         rules=json.dumps(game.format_rules(rules), sort_keys=True),
         table_size=settings.table_size,
         rounds=settings.rounds,
-        seed=settings.seed,
+        seed=settings.reproducible_seed,
+        secret=secret,
+        commitment=commitment(secret),
         decision_s=settings.decision_s,
         startup_s=settings.startup_s,
         k_factor=settings.k_factor,
@@ -106,7 +122,6 @@ def create_league(*, session: Session, name: str, settings: LeagueSettings) -> L
             round=scheduled.round,
             table=scheduled.table,
             rotation=scheduled.rotation,
-            seed=scheduled.seed,
             group_key=scheduled.group,
         )
         session.add(match)
@@ -158,7 +173,6 @@ def league_bots(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, 
 class PendingMatch:
     match_id: int
     position: int
-    seed: int
     group: str
     bots: tuple[BotRow, ...]
 
@@ -186,7 +200,6 @@ def pending_matches(*, session: Session, league: LeagueRow) -> list[PendingMatch
         PendingMatch(
             match_id=m.id,  # type: ignore[arg-type]
             position=m.position,
-            seed=m.seed,
             group=m.group_key,
             bots=tuple(seats[m.id][s] for s in sorted(seats[m.id])),  # type: ignore[index]
         )
@@ -389,7 +402,7 @@ class MatchSummary:
     position: int
     status: str
     reason: str
-    seed: int
+    group: str
     bots: tuple[str, ...]
     places: tuple[int | None, ...]
     faults: tuple[str, ...]
@@ -452,7 +465,7 @@ def list_matches(
                 position=match.position,
                 status=match.status,
                 reason=match.reason,
-                seed=match.seed,
+                group=match.group_key,
                 bots=tuple(r[1] for r in rows),
                 places=tuple(r[2] for r in rows),
                 faults=tuple(r[3] for r in rows),
@@ -460,3 +473,93 @@ def list_matches(
             )
         )
     return found
+
+
+# ---------------------------------------------------------------------------
+# The league secret: commitment, reveal, verification
+
+
+def match_deal_key(league: LeagueRow, group: str) -> bytes:
+    """The chance key of duplicate group ``group``: every rotation gets the same deal."""
+    return deal_key(league.secret, group)
+
+
+def revealed_secret(*, session: Session, league: LeagueRow) -> bytes | None:
+    """The league's secret once every match has been played, else None (still secret)."""
+    status = league_status(session=session, league=league)
+    if status.total == 0 or status.pending > 0:
+        return None
+    return league.secret
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueVerification:
+    commitment: str
+    matches: int
+    """Finished matches checked."""
+    chance_events: int
+    """Chance outcomes compared with the deal drawn from the secret."""
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_league(
+    *, session: Session, league: LeagueRow, secret: bytes | None = None
+) -> LeagueVerification:
+    """Check a finished league against its revealed secret.
+
+    ``secret`` (default: the stored one, which is what ``show`` reveals) must hash
+    to the commitment published at creation, and every stored record must be
+    intact, replay legally, and hold exactly the chance outcomes that
+    ``deal_key(secret, group)`` draws. Raises :class:`LeagueError` while matches
+    are pending (the secret is not revealed before).
+    """
+    status = league_status(session=session, league=league)
+    if status.pending:
+        raise LeagueError(
+            f"league {league.name!r} has {status.pending} pending match(es):"
+            " its secret is revealed, and can be verified, only when all are played"
+        )
+    if secret is None:
+        secret = league.secret
+    try:
+        published = commitment(secret)
+    except ChanceKeyError as error:
+        raise LeagueError(str(error)) from None
+    if published != league.commitment:
+        return LeagueVerification(
+            league.commitment,
+            0,
+            0,
+            (
+                f"secret: its SHA-256 is {published}, not the commitment"
+                f" {league.commitment} published when the league was created",
+            ),
+        )
+    problems: list[str] = []
+    checked = chance_events = 0
+    for match in session.exec(
+        select(MatchRow)
+        .where(MatchRow.league_id == league.id, MatchRow.status == "done")
+        .order_by(col(MatchRow.position))
+    ):
+        key = match_key(league, match.position)
+        checked += 1
+        if match.record is None:
+            problems.append(f"match {key}: finished but no record stored")
+            continue
+        try:
+            record = decompress_record(match.record)
+        except (RecordError, zlib.error, UnicodeDecodeError) as error:
+            problems.append(f"match {key}: unreadable record: {error}")
+            continue
+        if record.match_id != key:
+            problems.append(f"match {key}: the stored record is of match {record.match_id!r}")
+            continue
+        chance_events += sum(1 for event in record.events if event.seat is None)
+        found = verify(record, chance_key=deal_key(secret, match.group_key))
+        problems.extend(f"match {key}: {problem}" for problem in found)
+    return LeagueVerification(league.commitment, checked, chance_events, tuple(problems))

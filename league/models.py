@@ -48,7 +48,14 @@ class LeagueRow(SQLModel, table=True):
     """Every rule option as canonical text, JSON object."""
     table_size: int = 2
     rounds: int = 1
-    seed: int = Field(default=0, sa_type=BigInteger)
+    seed: int | None = Field(default=None, sa_type=BigInteger, nullable=True)
+    """The ``--reproducible-seed`` the secret was derived from (guessable deals), or
+    None for a secret drawn from the operating system (the default)."""
+    secret: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    """256-bit secret: the deal of duplicate group G is ``deal_key(secret, G)``.
+    Revealed (``arena league show``) only once no match is pending."""
+    commitment: str = Field(max_length=64)
+    """SHA-256 of ``secret`` (hex), published from creation on."""
     decision_s: float = 2.0
     startup_s: float = 15.0
     k_factor: float = 16.0
@@ -83,9 +90,9 @@ class MatchRow(SQLModel, table=True):
     round: int
     table: int
     rotation: int
-    seed: int = Field(sa_type=BigInteger)
     group_key: str = Field(max_length=50)
-    """Duplicate group: the rotations of one table in one round share a seed."""
+    """Duplicate group: the rotations of one table in one round share its deal,
+    drawn from ``deal_key(league secret, group_key)``."""
     status: str = Field(default="pending", max_length=20, index=True)
     reason: str = Field(default="", max_length=20)
     """completed | forfeit (when done)."""

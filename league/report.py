@@ -233,7 +233,16 @@ def _league_page(
         ("game", f"{_esc(game_title)} <code>{_esc(league.game)}</code>"),
         ("rules", rules_text or "defaults"),
         ("schedule", f"{league.table_size} seats per match, {league.rounds} round(s)"),
-        ("seed", f"<code>{league.seed}</code>"),
+        (
+            "deals",
+            "commitment (sha256 of the league secret)"
+            f' <code id="commitment">{_esc(league.commitment)}</code>'
+            + (
+                f", reproducible seed <code>{league.seed}</code> (guessable)"
+                if league.seed is not None
+                else ""
+            ),
+        ),
         (
             "time limits",
             f"{league.decision_s:g} s per decision, {league.startup_s:g} s to start",

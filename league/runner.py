@@ -29,6 +29,7 @@ from league.leagues import (
     league_bots,
     league_sandbox,
     league_status,
+    match_deal_key,
     match_key,
     pending_matches,
     record_result,
@@ -75,7 +76,10 @@ ProgressCallback = Callable[[Progress], None]
 
 
 def match_id(league: LeagueRow, pending: PendingMatch) -> str:
-    """Deterministic: a resumed run gives a match the id (and bot seeds) it would have had."""
+    """Deterministic: a resumed run gives a match the id (and bot seeds) it would have had.
+
+    Its deal is deterministic too (the league secret and its duplicate group), so a
+    match interrupted and played again gets the same dice and cards."""
     return match_key(league, pending.position)
 
 
@@ -143,10 +147,10 @@ async def run_league(
             spec = MatchSpec(
                 game=league.game,
                 bots=tuple(bot_spec(bot) for bot in pending.bots),
-                seed=pending.seed,
                 rules=rules,
                 match_id=match_id(league, pending),
                 deal_group=pending.group,
+                chance_key=match_deal_key(league, pending.group),
             )
             logs: dict[int, bytes] = {}
             record = await run_match(spec, limits, launcher=pool, logs=logs)

@@ -3,25 +3,28 @@
 A schedule is a flat list of :class:`ScheduledMatch`.  For every round and every
 combination of ``table_size`` distinct bots (a *table*), the table is played once
 per cyclic seat rotation, so each bot of the table sits in each seat exactly once.
-All rotations of one table in one round share one game seed and one group id: they
-are a *duplicate* deal — the same dice or cards with the seats swapped — which
-cancels most of the luck of the deal between the bots of that table.  The group id
-is what :func:`league.ratings.bootstrap` resamples as a unit.
+All rotations of one table in one round share one group id: they are a *duplicate*
+deal — the same dice or cards with the seats swapped — which cancels most of the
+luck of the deal between the bots of that table.  The group id is what
+:func:`league.ratings.bootstrap` resamples as a unit.
+
+The schedule says nothing about the deals themselves: the deal of group ``G`` is
+drawn from ``referee.chance.deal_key(league secret, G)`` and the secret stays
+with the referee until the league is over (see ``docs/security-chance.md``).
 
 Numbering is zero-based throughout: ``index`` counts matches over the whole
 schedule, ``round`` counts rounds, ``table`` counts tables within a round (the
 position of the combination in :func:`itertools.combinations` order, restarting
 at 0 every round) and ``rotation`` is the cyclic shift of the table's seat order.
 
-Everything is a pure function of the arguments: the same bots, table size, rounds
-and league seed always give the same schedule.
+Everything is a pure function of the arguments: the same bots, table size and
+rounds always give the same schedule.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,9 +39,9 @@ class ScheduleError(ValueError):
 class ScheduledMatch:
     """One match of a league schedule.
 
-    ``bots`` is in seat order (seat 0 first).  ``seed`` is the game seed for the
-    deal; it and ``group`` (``f"r{round}-t{table}"``) are shared by every rotation of
-    the same table in the same round.
+    ``bots`` is in seat order (seat 0 first).  ``group`` (``f"r{round}-t{table}"``)
+    is shared by every rotation of the same table in the same round, and names its
+    deal.
     """
 
     index: int
@@ -46,7 +49,6 @@ class ScheduledMatch:
     table: int
     rotation: int
     bots: tuple[str, ...]
-    seed: int
     group: str
 
 
@@ -61,25 +63,17 @@ def expected_count(n: int, k: int, rounds: int) -> int:
     return math.comb(n, k) * k * rounds
 
 
-def _deal_seed(league_seed: int, round_: int, table: int) -> random.Random:
-    # String seeds are hashed with SHA-512 by random.Random, so this is stable
-    # across Python runs and platforms (unlike hash()).
-    return random.Random(f"{league_seed}:{round_}:{table}")
-
-
 def make_schedule(
-    bots: Sequence[str], *, table_size: int = 2, rounds: int = 1, seed: int = 0
+    bots: Sequence[str], *, table_size: int = 2, rounds: int = 1
 ) -> list[ScheduledMatch]:
     """Build a round-robin schedule of every table of ``table_size`` bots.
 
     For each round, for each combination of ``table_size`` distinct bots (in
     :func:`itertools.combinations` order of ``bots``), for each cyclic rotation
     ``r`` in ``0 .. table_size-1`` the seat order is ``table[r:] + table[:r]``.
-    The rotations of one table in one round share one 63-bit seed derived from
-    ``random.Random(f"{seed}:{round}:{table}")`` and the group id
-    ``f"r{round}-t{table}"``; seeds are distinct across tables and rounds (on the
-    astronomically unlikely collision the next number of the same generator is
-    taken, which keeps the schedule deterministic).
+    The rotations of one table in one round share the group id
+    ``f"r{round}-t{table}"`` (and so one deal); group ids are distinct across
+    tables and rounds.
 
     The schedule has :func:`expected_count` ``(len(bots), table_size, rounds)``
     matches, and every bot sits in every seat equally often
@@ -102,14 +96,8 @@ def make_schedule(
         )
 
     schedule: list[ScheduledMatch] = []
-    used_seeds: set[int] = set()
     for round_ in range(rounds):
         for table, members in enumerate(itertools.combinations(names, table_size)):
-            rng = _deal_seed(seed, round_, table)
-            deal = rng.getrandbits(63)
-            while deal in used_seeds:
-                deal = rng.getrandbits(63)
-            used_seeds.add(deal)
             group = f"r{round_}-t{table}"
             for rotation in range(table_size):
                 schedule.append(
@@ -119,7 +107,6 @@ def make_schedule(
                         table=table,
                         rotation=rotation,
                         bots=members[rotation:] + members[:rotation],
-                        seed=deal,
                         group=group,
                     )
                 )

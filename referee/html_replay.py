@@ -449,7 +449,7 @@ def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) 
     info = [
         ("game", f"{_esc(game.title)} <code>{_esc(record.game)}</code>"),
         ("match id", f'<code id="match-id">{_esc(record.match_id)}</code>'),
-        ("seed", f'<code id="seed">{_esc(record.seed)}</code>'),
+        ("chance", f'<code id="seed">{_esc(record.chance_label)}</code>'),
         ("result", f'<span id="reason">{_esc(record.reason)}</span>'),
         ("events", _esc(len(record.events))),
     ]

@@ -21,6 +21,7 @@ from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
 from referee import messages
+from referee.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
 from referee.channel import SeatStream
 from referee.faults import (
     BotFault,
@@ -40,7 +41,6 @@ from referee.games.base import (
     draw_chance,
     forfeit,
 )
-from referee.games.events import match_rng
 from referee.launcher import FreshLauncher, Launcher, Lease
 from referee.process import BotSpec
 from referee.record import (
@@ -78,16 +78,32 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class MatchSpec:
-    """What to play: game, rule options (text), seed and one bot per seat."""
+    """What to play: game, rule options (text), where chance comes from, one bot per seat.
+
+    Chance: ``chance_key`` (a league's deal key) if given, else ``seed`` (a
+    reproducible, guessable run: the record keeps the seed), else a fresh secret
+    drawn when the match starts. The key never reaches a bot or the record.
+    """
 
     game: str
     bots: tuple[BotSpec, ...]
-    seed: int
+    seed: int | None = None
     rules: Mapping[str, str] = field(default_factory=dict)
     match_id: str = ""
     deal_group: str = ""
     """Duplicate group of the deal ("" = none): a warm pool never gives one process
     two matches of the same group, so no bot remembers a deal it is dealt again."""
+    chance_key: bytes | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.chance_key is not None:
+            check_key(self.chance_key)
+        if self.seed is not None and self.chance_key is not None:
+            raise ChanceKeyError(f"give a seed or a chance key, not both (seed {self.seed!r})")
+
+    def chance(self) -> ChanceStream:
+        """The match's chance stream (a fresh secret one when neither key nor seed is set)."""
+        return chance_stream(seed=self.seed, key=self.chance_key)
 
 
 @dataclass
@@ -223,7 +239,7 @@ async def _play(
     clock_start: float,
 ) -> MatchRecord:
     """The decision loop. Returns the record; every bot failure becomes a fault."""
-    rng = match_rng(spec.seed)
+    rng = spec.chance()
     state = game.new_game(rules, len(seats))
     events: list[RecordedEvent] = []
     faults: list[RecordedFault] = []

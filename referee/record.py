@@ -1,11 +1,12 @@
 """The match record: everything needed to audit and replay one match.
 
 A record is plain data and serialises to JSON (``to_json`` / ``from_json``; the
-format is described in ``docs/record-format.md``): a header (game, rules, seed,
-seats and bots, time limit), every chance outcome and action in order with its
-timing and digests of what the acting seat saw and of the state after it, every
-fault, and the outcome. Actions are stored in the protobuf JSON mapping of
-``arena.v1.Action``, so the file can be read without this code.
+format is described in ``docs/record-format.md``): a header (game, rules, seed of
+a reproducible match or null, seats and bots, time limit), every chance outcome
+and action in order with its timing and digests of what the acting seat saw and
+of the state after it, every fault, and the outcome. Actions are stored in the
+protobuf JSON mapping of ``arena.v1.Action``, so the file can be read without this
+code.
 
 A hash chain runs through it: ``header_hash`` covers the header, each event's
 ``hash`` covers the previous hash and the event, and ``outcome_hash`` covers the
@@ -26,7 +27,10 @@ from referee.games.base import Outcome
 from referee.games.events import ActionEvent, ChanceEvent, Event
 from referee.wire import get_codec
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Version 2: ``seed`` may be null (the match drew its chance from a secret key)."""
+READABLE_FORMATS = (1, 2)
+"""Format 1 records (always a seed, drawn with the old ``random.Random`` stream) still load."""
 
 
 class RecordError(Exception):
@@ -113,7 +117,9 @@ class MatchRecord:
     rules: dict[str, str]
     """Every rule option, canonical text, defaults included."""
     num_seats: int
-    seed: int
+    seed: int | None
+    """The seed of a reproducible (guessable) match; None when chance came from a
+    secret key, which is never recorded (the drawn outcomes are)."""
     seats: tuple[SeatInfo, ...]
     events: tuple[RecordedEvent, ...]
     faults: tuple[RecordedFault, ...]
@@ -130,6 +136,11 @@ class MatchRecord:
     meta: dict[str, Any] = field(default_factory=dict)
     header_hash: str = ""
     outcome_hash: str = ""
+
+    @property
+    def chance_label(self) -> str:
+        """``seed N`` for a reproducible match, ``secret chance`` otherwise."""
+        return "secret chance" if self.seed is None else f"seed {self.seed}"
 
     @property
     def outcome(self) -> Outcome:
@@ -205,18 +216,21 @@ class MatchRecord:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchRecord:
         try:
-            if data.get("format") != FORMAT_VERSION:
+            if data.get("format") not in READABLE_FORMATS:
                 raise RecordError(
                     f"record format {data.get('format')!r} is not supported"
-                    f" (this version reads {FORMAT_VERSION})"
+                    f" (this version reads {', '.join(map(str, READABLE_FORMATS))})"
                 )
+            seed = data["seed"]
+            if seed is None and data["format"] == 1:
+                raise RecordError("format 1 record without a seed")
             get_game(data["game"])
             return cls(
                 match_id=str(data["match_id"]),
                 game=str(data["game"]),
                 rules={str(k): str(v) for k, v in data["rules"].items()},
                 num_seats=int(data["num_seats"]),
-                seed=int(data["seed"]),
+                seed=None if seed is None else int(seed),
                 seats=tuple(
                     SeatInfo(
                         seat=int(s["seat"]),
@@ -246,6 +260,7 @@ class MatchRecord:
                 duration_ms=float(data.get("duration_ms", 0.0)),
                 time_limit_ms=int(data.get("time_limit_ms", 0)),
                 protocol_version=int(data.get("protocol_version", 1)),
+                format=int(data["format"]),
                 meta=dict(data.get("meta", {})),
                 header_hash=str(data.get("header_hash", "")),
                 outcome_hash=str(data.get("outcome_hash", "")),

@@ -1,7 +1,8 @@
 """Replaying match records: verification, per-seat message streams, step views.
 
 Everything here re-simulates the match with the current engine from the record's
-(game, rules, seed, events); nothing trusts the record's own story.
+(game, rules, events) — and its seed, for a reproducible match; nothing trusts the
+record's own story.
 """
 
 from __future__ import annotations
@@ -13,10 +14,17 @@ from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
 from referee import messages
+from referee.chance import ChanceStream
 from referee.faults import FaultKind
 from referee.games import get_game
-from referee.games.base import CHANCE, GameError, Outcome, draw_chance, forfeit
-from referee.games.events import ActionEvent, apply_event, describe_event, match_rng
+from referee.games.base import CHANCE, ChanceSource, GameError, Outcome, draw_chance, forfeit
+from referee.games.events import (
+    ActionEvent,
+    apply_event,
+    describe_event,
+    legacy_match_rng,
+    match_rng,
+)
 from referee.record import (
     MatchRecord,
     RecordError,
@@ -53,13 +61,16 @@ def replay_states(record: MatchRecord) -> list[Any]:
 # Verification
 
 
-def verify(record: MatchRecord) -> list[str]:
+def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]:
     """Problems found, first differing part first; an empty list means verified.
 
     Checks the hash chain, then re-simulates: every chance outcome must be what
-    the seed draws, every action must be legal for the seat whose turn it was,
-    the observation each acting seat was sent and the state after each event must
-    match their digests, and the outcome must follow from the final state.
+    ``chance_key`` draws if one is given (a league's revealed deal key), else what
+    the record's seed draws if it has one, else merely a legal outcome of its
+    chance request (a secret-key match: the key is not in the record); every
+    action must be legal for the seat whose turn it was, the observation each
+    acting seat was sent and the state after each event must match their digests,
+    and the outcome must follow from the final state.
     """
     problems = chain_problems(record)
     if problems:
@@ -71,7 +82,7 @@ def verify(record: MatchRecord) -> list[str]:
     except GameError as error:
         return [f"header: {error}"]
     codec = get_codec(record.game)
-    rng = match_rng(record.seed)
+    rng, source = _expected_chance(record, chance_key)
     turn = 0
     for index, event in enumerate(record.events, start=1):
         where = f"event {index}"
@@ -79,13 +90,20 @@ def verify(record: MatchRecord) -> list[str]:
         if event.seat is None:
             if actor != CHANCE:
                 return [f"{where}: a chance outcome, but {_who(actor)} was to act"]
-            expected = draw_chance(game.chance_request(state), rng)
-            if tuple(event.outcome or ()) != expected:
-                return [
-                    f"{where}: chance outcome {list(event.outcome or ())} is not what seed"
-                    f" {record.seed} draws ({list(expected)})"
-                ]
-            state = game.apply_chance(state, expected)
+            request = game.chance_request(state)
+            if rng is None:
+                try:
+                    state = game.apply_chance(state, tuple(event.outcome or ()))
+                except GameError as error:
+                    return [f"{where}: not a legal chance outcome: {error}"]
+            else:
+                expected = draw_chance(request, rng)
+                if tuple(event.outcome or ()) != expected:
+                    return [
+                        f"{where}: chance outcome {list(event.outcome or ())} is not what"
+                        f" {source} draws ({list(expected)})"
+                    ]
+                state = game.apply_chance(state, expected)
         else:
             if actor != event.seat:
                 return [f"{where}: seat {event.seat} acted, but {_who(actor)} was to act"]
@@ -125,6 +143,19 @@ def verify(record: MatchRecord) -> list[str]:
             f" the replay's {list(expected_outcome.places)} {list(expected_outcome.scores)}"
         ]
     return []
+
+
+def _expected_chance(
+    record: MatchRecord, chance_key: bytes | None
+) -> tuple[ChanceSource | None, str]:
+    """The stream the record's chance outcomes must equal (None: only check legality)."""
+    if chance_key is not None:
+        return ChanceStream(chance_key), "the chance key"
+    if record.seed is None:
+        return None, ""
+    if record.format == 1:
+        return legacy_match_rng(record.seed), f"seed {record.seed}"
+    return match_rng(record.seed), f"seed {record.seed}"
 
 
 def _who(actor: int | None) -> str:

@@ -1,18 +1,21 @@
 """Play a match in-process, with no gRPC: for bot authors' tests and benchmarks.
 
-Chance is drawn exactly as the referee draws it (``match_rng(seed)``), so a seed
-deals the same match here as in ``arena match``.
+Chance is drawn exactly as the referee draws it: from ``seed`` (so a seed deals
+the same match here as in ``arena match --seed``), from ``chance_key``, or — when
+neither is given — from a fresh secret.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from referee.chance import chance_stream
 from referee.games import get_game
 from referee.games.base import CHANCE, Outcome, draw_chance
-from referee.games.events import ActionEvent, ChanceEvent, Event, match_rng
+from referee.games.events import ActionEvent, ChanceEvent, Event
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 BotFactory = Callable[[], Bot[Any, Any]]
@@ -28,9 +31,10 @@ def play_local(
     game_name: str,
     bots: Sequence[BotFactory],
     *,
-    seed: int,
+    seed: int | None = None,
     rules: Mapping[str, str] | None = None,
     match_id: str | None = None,
+    chance_key: bytes | None = None,
 ) -> LocalMatch:
     """Play one match between fresh instances of ``bots`` (one per seat).
 
@@ -40,7 +44,9 @@ def play_local(
     game = get_game(game_name)
     parsed = game.parse_rules(dict(rules or {}))
     num_seats = len(bots)
-    match_id = match_id or f"local-{seed}"
+    rng = chance_stream(seed=seed, key=chance_key)
+    if not match_id:
+        match_id = f"local-{seed}" if seed is not None else f"local-{uuid.uuid4().hex[:12]}"
     players = [factory() for factory in bots]
     for seat, bot in enumerate(players):
         bot.start(
@@ -53,7 +59,6 @@ def play_local(
                 raw_rules=game.format_rules(parsed),
             )
         )
-    rng = match_rng(seed)
     state = game.new_game(parsed, num_seats)
     events: list[Event] = []
     while (actor := game.to_act(state)) is not None:

@@ -1,10 +1,10 @@
 """The contract every game engine implements, and the value types it speaks in.
 
 An engine is pure: no I/O, no clock, no global random state. A match is fully
-described by ``(game, rules, number of seats, seed, events)``: the referee draws
-every chance outcome (dice rolls, shuffles) from the match's seeded generator and
-feeds it in with :meth:`Game.apply_chance`, exactly like a player's action, so
-re-applying the recorded events replays the match.
+described by ``(game, rules, number of seats, events)``: the referee draws every
+chance outcome (dice rolls, shuffles) from the match's secret chance stream
+(:mod:`referee.chance`) and feeds it in with :meth:`Game.apply_chance`, exactly
+like a player's action, so re-applying the recorded events replays the match.
 
 States, actions and observations are frozen dataclasses: a transition returns a
 new state and never mutates the old one.
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 CHANCE: Final = -1
 """Returned by :meth:`Game.to_act` when the next event is a chance outcome."""
@@ -74,8 +74,22 @@ ChanceRequest = DiceRoll | Shuffle
 ChanceOutcome = tuple[int, ...]
 
 
-def draw_chance(request: ChanceRequest, rng: random.Random) -> ChanceOutcome:
-    """Draw one outcome for ``request`` from an explicit generator."""
+class ChanceSource(Protocol):
+    """What :func:`draw_chance` draws from: the referee's secret
+    :class:`referee.chance.ChanceStream`, or a :class:`random.Random` (tests,
+    random playouts)."""
+
+    def randint(self, a: int, b: int, /) -> int: ...
+
+    def shuffle(self, x: MutableSequence[Any], /) -> None: ...
+
+
+def draw_chance(request: ChanceRequest, rng: ChanceSource) -> ChanceOutcome:
+    """Draw one outcome for ``request`` from an explicit generator.
+
+    A roll is ``count`` calls of ``randint(1, sides)``; a shuffle shuffles
+    ``list(range(size))`` in place.
+    """
     if isinstance(request, DiceRoll):
         return tuple(rng.randint(1, request.sides) for _ in range(request.count))
     order = list(range(request.size))

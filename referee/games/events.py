@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from referee.chance import ChanceStream, key_from_seed
 from referee.games.base import CHANCE, ChanceOutcome, Game, GameError, draw_chance
 
 
@@ -100,10 +101,17 @@ def random_playout(
     return Playout(tuple(events), tuple(states))
 
 
-def match_rng(seed: int) -> random.Random:
-    """The generator all chance outcomes of the match with ``seed`` are drawn from.
+def match_rng(seed: int) -> ChanceStream:
+    """The chance stream of a reproducible match with ``seed`` (``--seed N``).
 
     The referee and the in-process runner (``sdk.local``) both use it, so a seed
-    deals the same dice and cards whichever of them runs the match.
+    deals the same dice and cards whichever of them runs the match. Guessable by
+    design: a match without a seed draws from a fresh secret instead
+    (:func:`referee.chance.chance_stream`).
     """
+    return ChanceStream(key_from_seed(seed))
+
+
+def legacy_match_rng(seed: int) -> random.Random:
+    """The generator of format-1 records (before secret chance): verifying old records."""
     return random.Random(f"bluff-arena:{seed}")

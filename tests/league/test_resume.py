@@ -41,7 +41,11 @@ def prepare(engine: Engine) -> None:
             session=session,
             name="resume",
             settings=LeagueSettings(
-                "liars_dice", tuple(BOTS), rounds=4, seed=3, rules={"dice_per_player": "3"}
+                "liars_dice",
+                tuple(BOTS),
+                rounds=4,
+                reproducible_seed=3,
+                rules={"dice_per_player": "3"},
             ),
         )
 

@@ -57,7 +57,6 @@ async def test_league_with_a_signal_attacker_stores_exactly_its_records(tmp_path
                 ("hostile", "probability"),
                 rules=RULES,
                 rounds=2,
-                seed=5,
                 decision_s=2.0,
                 startup_s=20.0,
             ),

@@ -1,7 +1,7 @@
 """bot sandbox settings per league; captured bot output per match and seat
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 Create Date: 2026-11-29
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 from sqlmodel.sql import sqltypes
 
 revision = "0003"
-down_revision = "0001"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
