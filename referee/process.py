@@ -16,6 +16,7 @@ from pathlib import Path
 
 import trio
 
+from referee import cgroups
 from referee.faults import BotStartupError
 from referee.sandbox import NO_SANDBOX, SandboxConfig, SandboxError, build_command
 
@@ -68,10 +69,18 @@ class BotProcess:
     """One started bot process; :meth:`stop` always reaps it and its children."""
 
     def __init__(
-        self, process: trio.Process, workdir: Path, *, uid: int | None = None, log_cap: int = 0
+        self,
+        process: trio.Process,
+        workdir: Path,
+        *,
+        uid: int | None = None,
+        log_cap: int = 0,
+        cgroup: cgroups.BotCgroup | None = None,
     ) -> None:
         self.process = process
         self.workdir = workdir
+        self.cgroup = cgroup
+        """The control group bounding the whole bot, if the host allows one."""
         self.uid = uid
         """Host uid of a sandboxed bot (root referee), else None."""
         self.log_cap = log_cap
@@ -113,12 +122,23 @@ class BotProcess:
         socket_dir = workdir / SOCKET_DIR
         socket_dir.mkdir(mode=0o700)
         uid: int | None = None
+        group: cgroups.BotCgroup | None = None
         if sandbox.enabled:
             try:
+                if sandbox.cgroup and cgroups.available() is None:
+                    group = cgroups.create(
+                        memory_mb=sandbox.memory_mb, max_tasks=sandbox.max_procs, cpus=sandbox.cpus
+                    )
                 sandboxed = build_command(
-                    sandbox, argv, socket_dir=socket_dir, socket_name=SOCKET_NAME
+                    sandbox,
+                    argv,
+                    socket_dir=socket_dir,
+                    socket_name=SOCKET_NAME,
+                    cgroup_paths=group.paths if group else (),
                 )
-            except SandboxError as error:
+            except (SandboxError, cgroups.CgroupError) as error:
+                if group is not None:
+                    group.remove()
                 raise BotStartupError(f"cannot start bot {spec.name!r}: {error}") from None
             uid = sandboxed.uid
             if uid is not None:
@@ -147,11 +167,17 @@ class BotProcess:
                     start_new_session=True,
                 )
             except OSError as error:
+                if group is not None:
+                    group.remove()
                 raise BotStartupError(
                     f"cannot start bot {spec.name!r} ({shlex.join(argv)}): {error}"
                 ) from None
         return cls(
-            process, workdir, uid=uid, log_cap=sandbox.log_cap_bytes if sandbox.enabled else 0
+            process,
+            workdir,
+            uid=uid,
+            log_cap=sandbox.log_cap_bytes if sandbox.enabled else 0,
+            cgroup=group,
         )
 
     def log_size(self) -> int:
@@ -186,6 +212,8 @@ class BotProcess:
             return "still running"
         if code < 0:
             return f"killed by signal {_signal_name(-code)}"
+        if code != 0 and self.cgroup is not None and self.cgroup.oom_killed():
+            return "killed for going over the memory limit of its control group"
         if self.sandboxed and code > 128:
             # bubblewrap exits with 128 + the signal that killed the bot.
             return f"killed by signal {_signal_name(code - 128)}"
@@ -223,6 +251,8 @@ class BotProcess:
         with trio.move_on_after(5.0):
             while any(_alive(pid) for pid in inner):
                 await trio.sleep(0.005)
+        if self.cgroup is not None:
+            self.cgroup.remove()
 
     @staticmethod
     def _signal_group(pgid: int, signum: signal.Signals) -> None:

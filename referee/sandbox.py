@@ -68,6 +68,13 @@ ETC_FILES = (
 """System files bound read-only (no passwords, no host names, no credentials)."""
 
 
+JOIN_CGROUPS = (
+    'n=$1; shift; while [ "$n" -gt 0 ]; do'
+    ' echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n - 1)); done; exec "$@"'
+)
+"""Shell that joins the control groups named in its arguments, then execs the rest."""
+
+
 class SandboxError(Exception):
     """The sandbox cannot start here (a tool is missing, or the kernel refuses)."""
 
@@ -90,6 +97,12 @@ class SandboxConfig:
     """Largest file the bot may write (RLIMIT_FSIZE): its log, and any file in /tmp."""
     tmp_mb: int = 64
     """Size of the private /tmp."""
+    cpus: float = 1.0
+    """CPU bandwidth of the whole bot, in cores (control group; see below)."""
+    cgroup: bool = True
+    """Also bound the bot's whole process tree — ``memory_mb`` of memory in all,
+    ``max_procs`` tasks, ``cpus`` cores — with a control group, where the host
+    allows (:mod:`referee.cgroups`). rlimits alone are per process."""
     readable: tuple[str, ...] = ()
     """Extra host paths the bot may read (bound read-only at the same path)."""
     protect: tuple[str, ...] = field(default=())
@@ -97,6 +110,10 @@ class SandboxConfig:
     database, records): each is hidden behind an empty file."""
 
     def __post_init__(self) -> None:
+        if isinstance(self.cpus, bool) or not isinstance(self.cpus, int | float):
+            raise ValueError(f"sandbox cpus must be a number of cores, got {self.cpus!r}")
+        if not 0.01 <= self.cpus <= 1024:
+            raise ValueError(f"sandbox cpus must be between 0.01 and 1024, got {self.cpus!r}")
         for name in ("memory_mb", "cpu_s", "max_procs", "max_files", "file_mb", "tmp_mb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -112,6 +129,8 @@ class SandboxConfig:
             "max_files": self.max_files,
             "file_mb": self.file_mb,
             "tmp_mb": self.tmp_mb,
+            "cpus": self.cpus,
+            "cgroup": self.cgroup,
             "readable": list(self.readable),
         }
 
@@ -121,13 +140,24 @@ class SandboxConfig:
 
         :class:`ValueError` names an unknown key or a bad value.
         """
-        known = {"enabled", "memory_mb", "cpu_s", "max_procs", "max_files", "file_mb", "tmp_mb"}
+        known = {
+            "enabled",
+            "memory_mb",
+            "cpu_s",
+            "max_procs",
+            "max_files",
+            "file_mb",
+            "tmp_mb",
+            "cpus",
+            "cgroup",
+        }
         unknown = sorted(set(data) - known - {"readable"})
         if unknown:
             raise ValueError(f"unknown sandbox setting(s) {', '.join(unknown)}")
         values: dict[str, Any] = {k: data[k] for k in known if k in data}
-        if "enabled" in values and not isinstance(values["enabled"], bool):
-            raise ValueError(f"sandbox enabled must be true or false, got {values['enabled']!r}")
+        for flag in ("enabled", "cgroup"):
+            if flag in values and not isinstance(values[flag], bool):
+                raise ValueError(f"sandbox {flag} must be true or false, got {values[flag]!r}")
         readable = data.get("readable", [])
         if not isinstance(readable, list) or not all(isinstance(p, str) for p in readable):
             raise ValueError(f"sandbox readable must be a list of paths, got {readable!r}")
@@ -142,7 +172,8 @@ class SandboxConfig:
             return "no sandbox"
         return (
             f"sandbox: {self.memory_mb} MiB, {self.cpu_s} CPU s, {self.max_procs} processes,"
-            f" {self.max_files} files, {self.file_mb} MiB per file, {self.tmp_mb} MiB /tmp"
+            f" {self.max_files} files, {self.file_mb} MiB per file, {self.tmp_mb} MiB /tmp,"
+            f" {self.cpus:g} CPU" + ("" if self.cgroup else " (no control group)")
         )
 
 
@@ -232,7 +263,7 @@ def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
             elif spec.origin and Path(spec.origin).is_file():
                 binds.append(Path(spec.origin).resolve())
                 pythonpath.append(Path(spec.origin).resolve().parent)
-        elif index > 0 and not arg.startswith("-") and Path(arg).is_file():
+        elif index > 0 and not arg.startswith("-") and _is_file(arg):
             # The script alone, not its directory: that may be the runner's
             # directory (the database, records, other bots). A bot of several
             # files is a package (``-m``) or names more paths in ``readable``.
@@ -242,6 +273,15 @@ def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
         if not any(str(program).startswith(p) for p in ("/usr/", "/bin/", "/sbin/")):
             binds.append(program)
     return binds, pythonpath
+
+
+def _is_file(arg: str) -> bool:
+    """Whether a command argument names a file (any argument may be data, e.g. too
+    long to be a path: that is simply not a file)."""
+    try:
+        return Path(arg).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def python_runtime() -> list[Path]:
@@ -285,8 +325,13 @@ def build_command(
     socket_dir: Path,
     socket_name: str,
     extra_env: dict[str, str] | None = None,
+    cgroup_paths: Sequence[Path] = (),
 ) -> SandboxedCommand:
-    """The argv and environment that run ``command`` inside the sandbox."""
+    """The argv and environment that run ``command`` inside the sandbox.
+
+    With ``cgroup_paths``, a shell first moves itself into those control groups
+    and then execs bubblewrap, so every process of the bot starts inside them.
+    """
     tools = require_tools()
     as_root = os.geteuid() == 0
     uid = next_bot_uid() if as_root else None
@@ -374,8 +419,12 @@ def build_command(
             "--no-new-privs",
             "--",
         ]
+    join: list[str] = []
+    if cgroup_paths:
+        join = ["/bin/sh", "-c", JOIN_CGROUPS, "arena-join", str(len(cgroup_paths))]
+        join += [str(path) for path in cgroup_paths]
     return SandboxedCommand(
-        argv=[*bwrap, "--", *limits, *switch, *command],
+        argv=[*join, *bwrap, "--", *limits, *switch, *command],
         env={},
         uid=uid,
         socket_inside=env["ARENA_LISTEN"],

@@ -592,13 +592,6 @@ async def test_other_bots_source_guard_readable_without_sandbox(
     assert_no_processes_left()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FINDING: referee.sandbox.bot_files calls Path(arg).is_file() on every"
-    " argument; one longer than 255 bytes raises OSError(ENAMETOOLONG) out of"
-    " BotProcess.spawn, recorded as 'startup: could not reach the bot: OSError(36,"
-    " 'File name too long')' instead of starting the bot",
-)
 async def test_a_long_argument_does_not_break_the_launch(token: str) -> None:
     base = hostile("network", port=1)
     attacker = type(base)(name=base.name, command=(*base.command, "n" * 300))

@@ -1,0 +1,101 @@
+"""A bot is bounded as a whole, not only per process (control groups).
+
+rlimits are per process: four children of 200 MiB each pass a 256 MiB address-
+space limit, and four spinning children use every core. The bot's control group
+bounds its whole tree: memory in all (the kernel's OOM killer acts inside the
+group only), tasks, and CPU bandwidth. Each attack is a real bot process in a real
+match; the guards run it with ``cgroup=False`` (rlimits only) and show it works.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from referee import cgroups
+from referee.faults import FaultKind
+from referee.launcher import FreshLauncher
+from referee.match import Limits, MatchSpec, run_match
+from referee.process import BotSpec
+from referee.record import MatchRecord
+from referee.sandbox import SandboxConfig
+from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        cgroups.available() is not None,
+        reason=f"control groups unavailable here: {cgroups.available()}",
+    ),
+]
+
+LIMITS = Limits(decision_s=15.0, startup_s=20.0)
+RANDOM = BotSpec("random", command=(sys.executable, "-m", "example_bots.liars_dice_random"))
+
+
+async def hog_match(sandbox: SandboxConfig, *args: str) -> tuple[MatchRecord, dict[str, float]]:
+    attacker = module_bot("tests.security.group_hog", *args, name="hog")
+    logs: dict[int, bytes] = {}
+    record = await run_match(
+        MatchSpec("liars_dice", (attacker, RANDOM), seed=5, rules={"roll_off": "false"}),
+        LIMITS,
+        launcher=FreshLauncher(sandbox=sandbox),
+        logs=logs,
+    )
+    lines = [line for line in logs.get(0, b"").splitlines() if line.startswith(b"HOG ")]
+    assert lines, f"the hog reported nothing: {record.faults} {logs.get(0, b'')[-1500:]!r}"
+    return record, json.loads(lines[-1][4:])
+
+
+def assert_only_attacker_faulted(record: MatchRecord) -> None:
+    assert all(f.seat == 0 for f in record.faults), record.faults
+    assert {f.kind for f in record.faults} <= {FaultKind.CRASH}, record.faults
+
+
+MEMORY = SandboxConfig(memory_mb=384, max_procs=64)
+
+
+async def test_children_share_one_memory_limit() -> None:
+    record, report = await hog_match(MEMORY, "--attack", "memory", "--children", "4")
+    # 4 x 200 MiB > 384 MiB in all: the kernel kills inside the group.
+    assert report["ok"] < 4 and report["killed"] + report["refused"] >= 1, report
+    assert_only_attacker_faulted(record)
+    assert_no_sandboxed_processes()
+
+
+async def test_guard_children_each_get_the_limit_without_a_group() -> None:
+    sandbox = SandboxConfig(memory_mb=384, max_procs=64, cgroup=False)
+    record, report = await hog_match(sandbox, "--attack", "memory", "--children", "4")
+    assert report["ok"] == 4, report
+    assert record.reason == "completed", record.faults
+    assert_no_sandboxed_processes()
+
+
+async def test_children_share_one_cpu_budget() -> None:
+    sandbox = SandboxConfig(cpus=0.25)
+    record, report = await hog_match(sandbox, "--attack", "cpu", "--children", "4")
+    # At most a quarter of a core over the wall time (plus scheduler slack).
+    assert report["cpu_s"] <= 0.25 * report["wall_s"] + 0.35, report
+    assert_only_attacker_faulted(record)
+    assert_no_sandboxed_processes()
+
+
+async def test_guard_children_use_many_cores_without_a_group() -> None:
+    sandbox = SandboxConfig(cpus=0.25, cgroup=False)
+    record, report = await hog_match(sandbox, "--attack", "cpu", "--children", "4")
+    assert report["cpu_s"] > 2 * (0.25 * report["wall_s"] + 0.35), report
+    assert_no_sandboxed_processes()
+
+
+def test_control_groups_are_removed_with_their_bots() -> None:
+    leftovers = [
+        path
+        for controller in ("memory", "pids", "cpu", "")
+        for base in [cgroups.ROOT / controller / cgroups.GROUP]
+        if base.is_dir()
+        for path in base.iterdir()
+        if path.is_dir() and path.name.startswith(f"bot-{__import__('os').getpid()}-")
+    ]
+    assert leftovers == []
