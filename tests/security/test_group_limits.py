@@ -10,6 +10,7 @@ match; the guards run it with ``cgroup=False`` (rlimits only) and show it works.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -84,7 +85,7 @@ async def test_children_share_one_cpu_budget() -> None:
 
 async def test_guard_children_use_many_cores_without_a_group() -> None:
     sandbox = SandboxConfig(cpus=0.25, cgroup=False)
-    record, report = await hog_match(sandbox, "--attack", "cpu", "--children", "4")
+    _, report = await hog_match(sandbox, "--attack", "cpu", "--children", "4")
     assert report["cpu_s"] > 2 * (0.25 * report["wall_s"] + 0.35), report
     assert_no_sandboxed_processes()
 
@@ -96,6 +97,6 @@ def test_control_groups_are_removed_with_their_bots() -> None:
         for base in [cgroups.ROOT / controller / cgroups.GROUP]
         if base.is_dir()
         for path in base.iterdir()
-        if path.is_dir() and path.name.startswith(f"bot-{__import__('os').getpid()}-")
+        if path.is_dir() and path.name.startswith(f"bot-{os.getpid()}-")
     ]
     assert leftovers == []
