@@ -23,7 +23,9 @@ still pass. This test builds the alternative worlds itself, from the *rules*:
   for that alternative.
 
 So an engine or codec that puts anything in a seat's observation that the rules do
-not show it is caught, whatever its ``perturb_hidden`` does. The guard tests at the
+not show it is caught, whatever its ``perturb_hidden`` does. The bytes come from the
+shared codec right after it encoded another seat, as in the referee, so a codec that
+carries one seat's secret into the next seat's message is caught as well. The guard tests at the
 bottom plant such leaks and require the checker to report them.
 """
 
@@ -284,6 +286,16 @@ def _alternative(
         yield index + 1, alt
 
 
+def _bytes_after_neighbour(
+    game: Game[Any, Any, Any, Any], codec: Codec[Any, Any], state: Any, seat: int, seats: int
+) -> bytes:
+    """``seat``'s wire bytes, encoded right after the next seat's by the same codec
+    (as the referee does), so a codec carrying one seat's secrets into the next
+    seat's message is caught too."""
+    codec.observation_bytes(game.observe(state, (seat + 1) % seats))
+    return codec.observation_bytes(game.observe(state, seat))
+
+
 def check_no_leak(
     game: Game[Any, Any, Any, Any],
     codec: Codec[Any, Any],
@@ -327,8 +339,8 @@ def check_no_leak(
                 if spec.knowledge(alt, seat) != knows[step]:
                     break  # the rules now show this seat something different
                 if step not in truth:
-                    truth[step] = codec.observation_bytes(game.observe(states[step], seat))
-                observed = codec.observation_bytes(game.observe(alt, seat))
+                    truth[step] = _bytes_after_neighbour(game, codec, states[step], seat, num_seats)
+                observed = _bytes_after_neighbour(game, codec, alt, seat, num_seats)
                 report.compared += 1
                 if alt != states[step]:
                     report.hidden_differs += 1
@@ -476,3 +488,23 @@ def test_a_planted_leak_is_reported(
             )
             found.extend(report.problems)
     assert found, f"{name}: the planted leak went unnoticed"
+
+
+def test_a_codec_carrying_one_seats_secret_to_the_next_is_reported() -> None:
+    """Guard: the bytes compared come from the shared codec right after another
+    seat's encoding, so a codec that remembers the last cup it encoded is caught."""
+    game = GAMES["liars_dice"]
+    real = type(get_codec("liars_dice"))
+
+    class Remembering(real):  # type: ignore[valid-type,misc]
+        def __init__(self) -> None:
+            self.last: tuple[int, ...] = ()
+
+        def encode_observation(self, observation: Any) -> Any:
+            message = super().encode_observation(observation)
+            message.liars_dice.own_dice.extend(self.last[:1])
+            self.last = tuple(observation.own_dice)
+            return message
+
+    report = check_no_leak(game, Remembering(), SPECS["liars_dice"], game.default_rules(), 3, 40)
+    assert report.problems
