@@ -7,7 +7,10 @@ record's own story.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from google.protobuf import json_format
@@ -64,13 +67,16 @@ def replay_states(record: MatchRecord) -> list[Any]:
 def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]:
     """Problems found, first differing part first; an empty list means verified.
 
-    Checks the hash chain, then re-simulates: every chance outcome must be what
-    ``chance_key`` draws if one is given (a league's revealed deal key), else what
-    the record's seed draws if it has one, else merely a legal outcome of its
-    chance request (a secret-key match: the key is not in the record); every
-    action must be legal for the seat whose turn it was, the observation each
-    acting seat was sent and the state after each event must match their digests,
-    and the outcome must follow from the final state.
+    Checks the hash chain, then every field for type and consistency
+    (:func:`field_problems`: a re-sealed chain proves nothing about who wrote the
+    record), then re-simulates: every chance outcome must be what ``chance_key``
+    draws if one is given (a league's revealed deal key), else what the record's
+    seed draws if it has one, else merely a legal outcome of its chance request (a
+    secret-key match: the key is not in the record); every action must be legal
+    for the seat whose turn it was, the observation each acting seat was sent and
+    the state after each event must match their digests, a fault on a turn must
+    belong to the seat whose turn it was, and the outcome must follow from the
+    final state.
     """
     problems = chain_problems(record)
     if problems:
@@ -81,6 +87,9 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
         state = game.new_game(rules, record.num_seats)
     except GameError as error:
         return [f"header: {error}"]
+    problems = field_problems(record, game.format_rules(rules))
+    if problems:
+        return problems
     codec = get_codec(record.game)
     rng, source = _expected_chance(record, chance_key)
     turn = 0
@@ -127,6 +136,13 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
                 f"fault of seat {fault.seat}: at event {fault.at_event}, but the match"
                 f" stopped after event {len(record.events)}"
             ]
+    final_actor = game.to_act(state)
+    for fault in record.faults:
+        if fault.kind in DECISION_FAULTS and final_actor != fault.seat:
+            return [
+                f"fault of seat {fault.seat}: {fault.kind.value} is a fault on its turn,"
+                f" but {_who(final_actor)} was to act after event {len(record.events)}"
+            ]
     if record.reason == "completed":
         if record.faults or not game.is_terminal(state):
             return ["outcome: recorded as completed, but the game is not over"]
@@ -134,6 +150,8 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
     elif record.reason == "forfeit":
         if not faulted:
             return ["outcome: recorded as a forfeit without a fault"]
+        if game.is_terminal(state):
+            return ["outcome: recorded as a forfeit, but the game was over"]
         expected_outcome = forfeit(game.standings(state), faulted)
     else:
         return [f"outcome: reason {record.reason!r} cannot be verified"]
@@ -156,6 +174,148 @@ def _expected_chance(
     if record.format == 1:
         return legacy_match_rng(record.seed), f"seed {record.seed}"
     return match_rng(record.seed), f"seed {record.seed}"
+
+
+_DIGEST = re.compile(r"[0-9a-f]{16}")
+_CLOCK_SLACK_MS = 0.01
+"""Rounding slack between ``elapsed_ms`` and ``at_ms`` (both rounded to 0.001 ms)."""
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list[str]:
+    """Every field checked for type and consistency, before any re-simulation.
+
+    The hash chain only proves the record was not changed after it was sealed; a
+    record written (or re-sealed) by someone else must still make sense field by
+    field: header against seats, every event's fields for its kind, monotonic
+    times, faults where faults can happen, and a reason that fits the faults.
+    """
+    problems: list[str] = []
+    header = "header"
+    if record.protocol_version != messages.PROTOCOL_VERSION:
+        problems.append(
+            f"{header}: protocol_version {record.protocol_version!r}, but this referee"
+            f" speaks {messages.PROTOCOL_VERSION}"
+        )
+    if record.rules != canonical_rules:
+        problems.append(f"{header}: rules {record.rules} are not the canonical {canonical_rules}")
+    if record.seed is not None and not _is_int(record.seed):
+        problems.append(f"{header}: seed {record.seed!r} is not an integer or null")
+    if not _is_int(record.time_limit_ms) or record.time_limit_ms <= 0:
+        problems.append(f"{header}: time_limit_ms {record.time_limit_ms!r} is not positive")
+    if not _is_int(record.num_seats) or record.num_seats != len(record.seats):
+        problems.append(
+            f"{header}: num_seats {record.num_seats!r}, but {len(record.seats)} seats listed"
+        )
+    for index, info in enumerate(record.seats):
+        if info.seat != index:
+            problems.append(f"{header}: seats[{index}] says it is seat {info.seat!r}")
+        if info.ready and not info.start_sent:
+            problems.append(f"{header}: seat {index} is ready but was never sent MatchStart")
+    if record.started_at:
+        try:
+            datetime.fromisoformat(record.started_at)
+        except (TypeError, ValueError):
+            problems.append(f"{header}: started_at {record.started_at!r} is not ISO 8601")
+    if problems:
+        return problems
+
+    previous_at = 0.0
+    for index, event in enumerate(record.events, start=1):
+        where = f"event {index}"
+        if event.seat is None:
+            if event.outcome is None or not all(_is_int(v) for v in event.outcome):
+                problems.append(f"{where}: a chance event without a list of integers as outcome")
+            for name in ("action", "elapsed_ms", "turn", "obs"):
+                if getattr(event, name) is not None:
+                    problems.append(f"{where}: a chance event has a {name} field")
+        else:
+            if not _is_int(event.seat) or not 0 <= event.seat < record.num_seats:
+                problems.append(f"{where}: seat {event.seat!r} is not a seat of this match")
+            if event.outcome is not None:
+                problems.append(f"{where}: an action event has an outcome field")
+            if not isinstance(event.action, dict):
+                problems.append(f"{where}: an action event without an action")
+            if not _is_int(event.turn):
+                problems.append(f"{where}: turn {event.turn!r} is not an integer")
+            if not isinstance(event.obs, str) or not _DIGEST.fullmatch(event.obs):
+                problems.append(f"{where}: obs {event.obs!r} is not an observation digest")
+            if not _is_number(event.elapsed_ms) or event.elapsed_ms < 0:  # type: ignore[operator]
+                problems.append(f"{where}: elapsed_ms {event.elapsed_ms!r} is not a duration")
+        if not _is_number(event.at_ms) or event.at_ms < 0:  # type: ignore[operator]
+            problems.append(f"{where}: at_ms {event.at_ms!r} is not a time")
+        elif event.at_ms < previous_at:  # type: ignore[operator]
+            problems.append(
+                f"{where}: at_ms {event.at_ms} is before the previous event's {previous_at}"
+            )
+        elif (
+            event.seat is not None
+            and _is_number(event.elapsed_ms)
+            and event.elapsed_ms > event.at_ms - previous_at + _CLOCK_SLACK_MS  # type: ignore[operator]
+        ):
+            problems.append(
+                f"{where}: elapsed_ms {event.elapsed_ms} is longer than the"
+                f" {event.at_ms - previous_at:.3f} ms since the previous event"  # type: ignore[operator]
+            )
+        if not isinstance(event.state, str) or not _DIGEST.fullmatch(event.state):
+            problems.append(f"{where}: state {event.state!r} is not a state digest")
+        if problems:
+            return problems
+        previous_at = float(event.at_ms)  # type: ignore[arg-type]
+    if not _is_number(record.duration_ms) or record.duration_ms < previous_at:
+        problems.append(
+            f"outcome: duration_ms {record.duration_ms!r} ends before the last event"
+            f" ({previous_at})"
+        )
+
+    seen: set[int] = set()
+    for fault in record.faults:
+        where = f"fault of seat {fault.seat}"
+        if not _is_int(fault.seat) or not 0 <= fault.seat < record.num_seats:
+            problems.append(f"{where}: not a seat of this match")
+            continue
+        if fault.seat in seen:
+            problems.append(f"{where}: the seat has two faults")
+        seen.add(fault.seat)
+        if not isinstance(fault.kind, FaultKind):
+            problems.append(f"{where}: kind {fault.kind!r} is not a fault kind")
+        elif fault.kind is FaultKind.STARTUP:
+            if fault.at_event != 0 or record.seats[fault.seat].ready:
+                problems.append(
+                    f"{where}: a startup fault, but the seat was ready"
+                    f" (at event {fault.at_event!r})"
+                )
+        elif fault.kind in DECISION_FAULTS and (
+            not record.seats[fault.seat].ready or len(record.faults) != 1
+        ):
+            problems.append(
+                f"{where}: {fault.kind.value} happens on a turn of a ready seat,"
+                " alone (the match stops at the first one)"
+            )
+        if not _is_int(fault.at_event):
+            problems.append(f"{where}: at_event {fault.at_event!r} is not an integer")
+    for info in record.seats:
+        if not info.ready and not any(
+            f.seat == info.seat and f.kind is FaultKind.STARTUP for f in record.faults
+        ):
+            problems.append(f"fault of seat {info.seat}: not ready, but no startup fault")
+    if record.reason not in ("completed", "forfeit", "aborted"):
+        problems.append(f"outcome: reason {record.reason!r} is not a match end")
+    elif (record.reason == "forfeit") != bool(record.faults):
+        problems.append(f"outcome: reason {record.reason!r} with {len(record.faults)} fault(s)")
+    if len(record.places) != record.num_seats or len(record.scores) != record.num_seats:
+        problems.append(
+            f"outcome: {len(record.places)} places and {len(record.scores)} scores"
+            f" for {record.num_seats} seats"
+        )
+    return problems
 
 
 def _who(actor: int | None) -> str:

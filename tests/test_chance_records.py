@@ -13,7 +13,7 @@ from referee.chance import ChanceStream, new_secret
 from referee.games import get_game
 from referee.games.base import CHANCE, ChanceSource, draw_chance
 from referee.games.events import legacy_match_rng, match_rng
-from referee.record import FORMAT_VERSION, MatchRecord, RecordedEvent, RecordError
+from referee.record import FORMAT_VERSION, MatchRecord, RecordedEvent, RecordError, SeatInfo
 from referee.replay import verify
 from referee.wire import get_codec
 from tests.forge import reforged
@@ -34,12 +34,20 @@ def engine_record(
         if actor == CHANCE:
             drawn = draw_chance(game.chance_request(state), chance)
             state = game.apply_chance(state, drawn)
-            events.append(RecordedEvent(seat=None, outcome=drawn))
+            events.append(RecordedEvent(seat=None, outcome=drawn, at_ms=float(len(events))))
         else:
             turn += 1
             action: Any = actions.choice(list(game.legal_actions(game.observe(state, actor))))
             state = game.apply_action(state, actor, action)
-            events.append(RecordedEvent(seat=actor, action=codec.action_to_json(action), turn=turn))
+            events.append(
+                RecordedEvent(
+                    seat=actor,
+                    action=codec.action_to_json(action),
+                    turn=turn,
+                    elapsed_ms=0.5,
+                    at_ms=float(len(events)),
+                )
+            )
     outcome = game.outcome(state)
     record = MatchRecord(
         match_id="m",
@@ -47,8 +55,10 @@ def engine_record(
         rules=game.format_rules(rules),
         num_seats=2,
         seed=seed,
-        seats=(),
+        seats=(SeatInfo(seat=0, bot="a"), SeatInfo(seat=1, bot="b")),
         events=(),
+        time_limit_ms=2000,
+        duration_ms=float(len(events)),
         faults=(),
         reason="completed",
         places=outcome.places,
