@@ -68,11 +68,15 @@ ETC_FILES = (
 """System files bound read-only (no passwords, no host names, no credentials)."""
 
 
-JOIN_CGROUPS = (
-    'n=$1; shift; while [ "$n" -gt 0 ]; do'
+LAUNCH = (
+    '[ "$PPID" = "$1" ] || exit 125; n=$2; shift 2; while [ "$n" -gt 0 ]; do'
     ' echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n - 1)); done; exec "$@"'
 )
-"""Shell that joins the control groups named in its arguments, then execs the rest."""
+"""The first program of every sandboxed bot, run by ``setpriv --pdeathsig KILL``:
+it exits unless the referee that forked it is still its parent (so a referee that
+died before the death signal was armed leaves nothing behind), joins the bot's
+control groups, and execs bubblewrap. Arguments: referee pid, number of control
+groups, their paths, then the command."""
 
 
 class SandboxError(Exception):
@@ -419,12 +423,12 @@ def build_command(
             "--no-new-privs",
             "--",
         ]
-    join: list[str] = []
-    if cgroup_paths:
-        join = ["/bin/sh", "-c", JOIN_CGROUPS, "arena-join", str(len(cgroup_paths))]
-        join += [str(path) for path in cgroup_paths]
+    # Dies with the referee from the first instruction on (see LAUNCH).
+    launch = [tools["setpriv"], "--pdeathsig", "KILL", "--", "/bin/sh", "-c", LAUNCH]
+    launch += ["arena-launch", str(os.getpid()), str(len(cgroup_paths))]
+    launch += [str(path) for path in cgroup_paths]
     return SandboxedCommand(
-        argv=[*join, *bwrap, "--", *limits, *switch, *command],
+        argv=[*launch, *bwrap, "--", *limits, *switch, *command],
         env={},
         uid=uid,
         socket_inside=env["ARENA_LISTEN"],
