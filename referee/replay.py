@@ -168,8 +168,10 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
         if event.seat == seat:
             sent.append(_turn(codec, game, before, seat, turn, record.time_limit_ms))
     final = states[-1]
-    fault = record.fault_of(seat)
-    if fault is not None and fault.kind in DECISION_FAULTS and game.to_act(final) == seat:
+    # The seat to act was sent its turn if the match stopped on a decision fault
+    # (its own, or another seat's message sent before it was asked for).
+    asked = any(f.kind in DECISION_FAULTS for f in record.faults)
+    if asked and game.to_act(final) == seat:
         sent.append(_turn(codec, game, final, seat, turn + 1, record.time_limit_ms))
     sent.append(
         messages.match_end(
