@@ -138,6 +138,8 @@ def match_command(
     )
     for line in result_lines(result):
         typer.echo(line)
+    if result.reason == "aborted":
+        raise typer.Exit(3)
 
 
 @app.command("demo")

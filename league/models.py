@@ -69,7 +69,8 @@ class EntryRow(SQLModel, table=True):
 
 
 class MatchRow(SQLModel, table=True):
-    """One scheduled match; ``status`` becomes 'done' together with its result."""
+    """One scheduled match; ``status`` becomes 'done' together with its result, or
+    'aborted' when the referee failed (no result; played again by the next run)."""
 
     __tablename__ = "match"
     __table_args__ = (UniqueConstraint("league_id", "position", name="uq_match_league_position"),)
@@ -86,7 +87,7 @@ class MatchRow(SQLModel, table=True):
     """Duplicate group: the rotations of one table in one round share a seed."""
     status: str = Field(default="pending", max_length=20, index=True)
     reason: str = Field(default="", max_length=20)
-    """completed | forfeit (when done)."""
+    """completed | forfeit (when done) | aborted (status aborted: a referee error)."""
     duration_ms: float = 0.0
     finished_at: datetime | None = None
     record: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))

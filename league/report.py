@@ -240,7 +240,8 @@ def _league_page(
         (
             "progress",
             f'<span id="progress">{status.done} / {status.total} matches played</span>'
-            f"{f', {status.forfeits} forfeit(s)' if status.forfeits else ''}",
+            f"{f', {status.forfeits} forfeit(s)' if status.forfeits else ''}"
+            f"{f', {status.aborted} aborted by a referee error' if status.aborted else ''}",
         ),
     ]
     body = [

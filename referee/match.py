@@ -107,6 +107,11 @@ class SeatOffence(Exception):
         self.fault = fault
 
 
+class EngineFailure(Exception):
+    """The game engine raised on an action it should have accepted or refused: a
+    referee bug, not a bot fault. The match is recorded as ``aborted``."""
+
+
 class EarlyWatch:
     """Notices a message any seat sends before it was asked for (see
     :mod:`referee.channel`), even while another seat is being asked."""
@@ -268,7 +273,11 @@ async def _play(
     clock_start: float,
     watch: EarlyWatch,
 ) -> MatchRecord:
-    """The decision loop. Returns the record; every bot failure becomes a fault."""
+    """The decision loop. Returns the record; every bot failure becomes a fault.
+
+    An engine error on a well-formed action ends the match as ``aborted``: no
+    fault, the error text in ``meta["error"]``.
+    """
     rng = match_rng(spec.seed)
     state = game.new_game(rules, len(seats))
     events: list[RecordedEvent] = []
@@ -278,7 +287,8 @@ async def _play(
             faults.append(_fault_entry(seat, seat.fault, 0))
     turn = 0
     time_limit_ms = int(limits.decision_s * 1000)
-    while not faults and (actor := game.to_act(state)) is not None:
+    aborted = ""
+    while not faults and not aborted and (actor := game.to_act(state)) is not None:
         if actor == CHANCE:
             drawn = draw_chance(game.chance_request(state), rng)
             state = game.apply_chance(state, drawn)
@@ -311,10 +321,11 @@ async def _play(
                 raise ProtocolViolation(f"malformed action: {error}") from None
             except GameError as error:
                 raise IllegalAction(f"action {action!r} rejected: {error}") from None
-            except Exception as error:  # an engine bug triggered by this bot's input
-                raise ProtocolViolation(
-                    f"action {action!r} could not be applied: {error!r}"
-                ) from None
+            except Exception as error:  # the engine's bug, not the bot's fault
+                raise EngineFailure(
+                    f"the {spec.game} engine failed on seat {actor}'s action"
+                    f" {action!r} (turn {turn}): {error!r}"
+                ) from error
         except (BotFault, SeatOffence) as error:
             culprit, fault = (
                 (seats[error.seat], error.fault)
@@ -325,6 +336,9 @@ async def _play(
             if culprit.lease is not None:
                 culprit.lease.faulty = True
             faults.append(_fault_entry(culprit, fault, len(events)))
+            break
+        except EngineFailure as error:
+            aborted = str(error)
             break
         events.append(
             RecordedEvent(
@@ -341,6 +355,9 @@ async def _play(
     if faults:
         reason = "forfeit"
         outcome = forfeit(game.standings(state), {f.seat for f in faults})
+    elif aborted:
+        reason = "aborted"
+        outcome = game.standings(state)  # informative only: an aborted match rates nobody
     else:
         reason = "completed"
         outcome = game.outcome(state)
@@ -370,6 +387,7 @@ async def _play(
         reason=reason,  # type: ignore[arg-type]
         places=outcome.places,
         scores=outcome.scores,
+        meta={"error": aborted} if aborted else {},
     )
 
 

@@ -117,6 +117,12 @@ def verify(record: MatchRecord) -> list[str]:
         if not faulted:
             return ["outcome: recorded as a forfeit without a fault"]
         expected_outcome = forfeit(game.standings(state), faulted)
+    elif record.reason == "aborted":
+        # The referee's engine failed on the next action: nobody's fault, and the
+        # places are the standings when it stopped (informative; nobody is rated).
+        if record.faults:
+            return ["outcome: recorded as aborted, but a seat faulted"]
+        expected_outcome = game.standings(state)
     else:
         return [f"outcome: reason {record.reason!r} cannot be verified"]
     if expected_outcome != Outcome(record.places, record.scores):
@@ -169,9 +175,10 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
             sent.append(_turn(codec, game, before, seat, turn, record.time_limit_ms))
     final = states[-1]
     # The seat to act was sent its turn if the match stopped on a decision fault
-    # (its own, or another seat's message sent before it was asked for).
+    # (its own, or another seat's message sent before it was asked for) or on an
+    # engine failure (its answer could not be applied).
     asked = any(f.kind in DECISION_FAULTS for f in record.faults)
-    if asked and game.to_act(final) == seat:
+    if (asked or record.reason == "aborted") and game.to_act(final) == seat:
         sent.append(_turn(codec, game, final, seat, turn + 1, record.time_limit_ms))
     sent.append(
         messages.match_end(
