@@ -33,6 +33,14 @@ class BotRow(SQLModel, table=True):
     """Shell-style command line that starts the bot, if the referee starts it."""
     address: str = Field(default="", max_length=500)
     """Address of an already running bot service, otherwise."""
+    token_env: str = Field(default="", max_length=100)
+    """For an address: the environment variable the referee reads the bot's token
+    from when a match starts. The token itself is never stored."""
+    token_file: str = Field(default="", max_length=1000)
+    """For an address: or the file the referee reads the token from."""
+    tls_ca: str = Field(default="", max_length=1000)
+    """For an address: PEM file of the CA the bot's TLS certificate must chain to
+    (set: the connection is TLS)."""
     retired: bool = Field(default=False)
     """Removed from the registry; kept because matches refer to it."""
     created_at: datetime = Field(default_factory=utcnow)

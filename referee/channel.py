@@ -18,6 +18,7 @@ refuses it with :class:`~referee.faults.ProtocolViolation`.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +30,7 @@ import trio
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.faults import BotCrashed, BotFault, BotStalled, BotStartupError, ProtocolViolation
+from referee.process import BotSpec
 
 MAX_MESSAGE_FROM_BOT = 1 << 20
 """Largest message a bot may send (1 MiB); anything larger breaks its stream."""
@@ -114,6 +116,13 @@ class BotConnection:
         self.stub = bot_pb2_grpc.BotServiceStub(self.channel)
         self.health: bot_pb2.HealthResponse | None = None
 
+    @classmethod
+    def remote(cls, spec: BotSpec) -> BotConnection:
+        """A connection to the running service ``spec.address``, with its token and
+        TLS CA read now; :class:`BotStartupError` names a missing variable or file."""
+        token, tls_ca = remote_credentials(spec)
+        return cls(spec.address, token=token, tls_ca=tls_ca)
+
     async def wait_ready(self, budget: float, *, exited: object = None) -> bot_pb2.HealthResponse:
         """Call Health until it answers, within ``budget`` seconds.
 
@@ -158,6 +167,33 @@ class BotConnection:
 
     def close(self) -> None:
         self.channel.close()
+
+
+def remote_credentials(spec: BotSpec) -> tuple[str, bytes | None]:
+    """The token (from ``spec.token_env`` or ``spec.token_file``) and CA bytes
+    (``spec.tls_ca``) for a bot reached by address."""
+    token = ""
+    if spec.token_env:
+        token = os.environ.get(spec.token_env, "").strip()
+        if not token:
+            raise BotStartupError(
+                f"{spec.name}: environment variable {spec.token_env!r} (its token) is not set"
+            )
+    elif spec.token_file:
+        token = _read(spec, spec.token_file, "token file").decode("utf-8", "replace").strip()
+        if not token:
+            raise BotStartupError(f"{spec.name}: token file {spec.token_file!r} is empty")
+    if any(ch.isspace() or not ch.isprintable() for ch in token):
+        raise BotStartupError(f"{spec.name}: its token contains spaces or control characters")
+    tls_ca = _read(spec, spec.tls_ca, "TLS CA file") if spec.tls_ca else None
+    return token, tls_ca
+
+
+def _read(spec: BotSpec, path: str, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise BotStartupError(f"{spec.name}: cannot read its {what} {path!r}: {error}") from None
 
 
 REFUSED = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
