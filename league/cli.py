@@ -127,7 +127,7 @@ def match_command(
             raise fail(f"cannot write record to {record}: {error}") from None
     if as_json:
         typer.echo(result.to_json(indent=2))
-        return
+        raise typer.Exit(3 if result.reason == "aborted" else 0)
     if not quiet:
         typer.echo(f"match {result.match_id}: {engine.title}, seed {seed}, rules {result.rules}")
         for line in transcript_lines(result):

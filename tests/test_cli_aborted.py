@@ -71,6 +71,13 @@ def test_an_aborted_match_is_reported_not_rated_and_replayed_next_run(
     code, out = arena(db, "replay", "cup-0")
     assert code == 0 and "result (aborted)" in out and "planted engine bug" in out, out
 
+    report = db.parent / "report.html"
+    code, out = arena(db, "league", "report", "cup", "--html", str(report), "--samples", "10")
+    assert code == 0 and "2 match replays" in out, out
+    assert "1 aborted by a referee error" in report.read_text()
+    pages = sorted(db.parent.glob("report*/*.html"))
+    assert any("planted engine bug" in page.read_text() for page in pages), pages
+
     monkeypatch.undo()  # the engine is fixed
     code, out = arena(db, "league", "run", "cup", "--no-progress")
     assert code == 0 and "played 1 matches" in out and "0 remaining" in out, out

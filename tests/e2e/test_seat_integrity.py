@@ -79,7 +79,13 @@ async def test_a_second_answer_to_one_turn_is_malformed() -> None:
     spec = MatchSpec("liars_dice", bots, seed=5, rules=SEAT_0_OPENS)
     record = await run_match(spec, FAST, observer=log)
     assert faults(record) == [(1, FaultKind.MALFORMED_MESSAGE)]
-    assert "before the referee asked for it" in record.faults[0].message
+    # Normally the copy arrives at once and is early. On a loaded machine the
+    # bot may send it only after its next TurnRequest left (an answer in flight
+    # cannot be told from a prompt one): then it answers the wrong turn.
+    message = record.faults[0].message
+    assert "an answer to turn 2 before the referee asked" in message or message.startswith(
+        "answered turn 2 while turn"
+    ), message
     check_replay(record, log)
 
 
