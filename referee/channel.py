@@ -149,13 +149,27 @@ class BotConnection:
                             f" ({last_error})"
                         ) from None
                 await trio.sleep(0.02)
+        if last_error.startswith("DEADLINE_EXCEEDED") and self.socket_path is None:
+            # wait_for_ready hides why the connection fails (e.g. a TLS handshake
+            # with the wrong certificate): ask once more without it.
+            last_error = await trio.to_thread.run_sync(self._why_not_ready) or last_error
         raise BotStartupError(f"bot not ready at {self.address} within {budget:g} s ({last_error})")
 
-    def _health_call(self) -> bot_pb2.HealthResponse:
+    def _health_call(self, wait_for_ready: bool = True) -> bot_pb2.HealthResponse:
         response: bot_pb2.HealthResponse = self.stub.Health(
-            bot_pb2.HealthRequest(), timeout=0.5, wait_for_ready=True, metadata=self.metadata
+            bot_pb2.HealthRequest(),
+            timeout=0.5,
+            wait_for_ready=wait_for_ready,
+            metadata=self.metadata,
         )
         return response
+
+    def _why_not_ready(self) -> str:
+        try:
+            self._health_call(wait_for_ready=False)
+        except grpc.RpcError as error:
+            return f"{error.code().name}: {error.details()}"
+        return ""
 
     def open_stream(self, on_early: EarlyCallback | None = None) -> SeatStream:
         return SeatStream(

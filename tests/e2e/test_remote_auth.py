@@ -193,7 +193,8 @@ async def test_an_impostor_without_the_bots_key_fails_the_handshake(
         MatchSpec("liars_dice", (module_bot(EXAMPLE["random"]), spec), seed=1), SHORT
     )
     assert [(f.seat, f.kind) for f in record.faults] == [(1, FaultKind.STARTUP)]
-    assert "not ready" in record.faults[0].message
+    message = record.faults[0].message
+    assert "not ready" in message and "handshake failed" in message.lower(), message
     assert record.seats[1].start_sent is False
 
 
