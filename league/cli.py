@@ -164,7 +164,7 @@ def match_command(
             raise fail(f"cannot write record to {record}: {error}") from None
     if as_json:
         typer.echo(result.to_json(indent=2))
-        return
+        raise typer.Exit(3 if result.reason == "aborted" else 0)
     if not quiet:
         typer.echo(
             f"match {result.match_id}: {engine.title}, {result.chance_label}, rules {result.rules}"
@@ -177,6 +177,8 @@ def match_command(
     )
     for line in result_lines(result):
         typer.echo(line)
+    if result.reason == "aborted":
+        raise typer.Exit(3)
 
 
 @app.command("demo")

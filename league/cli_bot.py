@@ -20,6 +20,9 @@ def bot_json(row: BotRow) -> dict[str, object]:
         "games": row.games.split(",") if row.games else [],
         "command": row.command,
         "address": row.address,
+        "token_env": row.token_env,
+        "token_file": row.token_file,
+        "tls_ca": row.tls_ca,
         "retired": row.retired,
         "created_at": row.created_at.isoformat(),
     }
@@ -41,6 +44,20 @@ def add_command(
     ] = "",
     check: Annotated[bool, typer.Option(help="Start it and check that it answers.")] = True,
     startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start.")] = 15.0,
+    token_env: Annotated[
+        str,
+        typer.Option(
+            help="With --address: environment variable holding the bot's token (read at"
+            " run time; only the name is stored)."
+        ),
+    ] = "",
+    token_file: Annotated[
+        str, typer.Option(help="With --address: file holding the bot's token (path stored).")
+    ] = "",
+    tls_ca: Annotated[
+        str,
+        typer.Option(help="With --address: PEM CA file to verify the bot's TLS certificate."),
+    ] = "",
 ) -> None:
     """Register a bot (a new version if its files changed)."""
     with transaction(ctx) as session:
@@ -53,6 +70,9 @@ def add_command(
             version=version,
             check=check,
             startup_s=startup_timeout,
+            token_env=token_env,
+            token_file=token_file,
+            tls_ca=tls_ca,
         )
         typer.echo(f"registered {row.name} version {row.version} (plays {row.games})")
 

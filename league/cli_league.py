@@ -200,8 +200,18 @@ def run_command(
         f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
         f" reused {summary.processes_reused}"
     )
+    if summary.aborted:
+        typer.echo(
+            f"error: the referee aborted {len(summary.aborted)} match(es); they are not rated"
+            " and the next run plays them again:",
+            err=True,
+        )
+        for aborted in summary.aborted:
+            typer.echo(f"  {aborted.match_id}: {aborted.error}", err=True)
     if summary.interrupted:
         raise typer.Exit(130)
+    if summary.aborted:
+        raise typer.Exit(3)
 
 
 @app.command("logs")
@@ -243,6 +253,7 @@ def status_command(
             "done": status.done,
             "pending": status.pending,
             "forfeits": status.forfeits,
+            "aborted": status.aborted,
             "faults": status.faults,
         }
     if as_json:
@@ -461,7 +472,7 @@ def matches_command(
     bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
     result: Annotated[
         str | None,
-        typer.Option(help="completed, forfeit, pending, or with --bot: won, lost."),
+        typer.Option(help="completed, forfeit, aborted, pending, or with --bot: won, lost."),
     ] = None,
     fault: Annotated[
         str | None, typer.Option(help="Only matches with this fault (e.g. timeout).")

@@ -3,6 +3,12 @@
 Plain functions taking a keyword-only ``session``. Writing a finished match —
 its status, seats, compressed record and rating update — happens in
 :func:`record_result` inside the caller's single transaction.
+
+A match the referee aborted (its own error, e.g. a game engine bug; no seat is
+at fault) is stored with status ``aborted``: its record is kept, but it has no
+places, changes no rating and does not count in standings, which only read
+``done`` matches. The next ``arena league run`` plays it again (like a pending
+match), so once the bug is fixed the league completes.
 """
 
 from __future__ import annotations
@@ -177,12 +183,16 @@ class PendingMatch:
     bots: tuple[BotRow, ...]
 
 
+UNPLAYED = ("pending", "aborted")
+"""Match statuses a run plays: never played, or aborted by a referee error."""
+
+
 def pending_matches(*, session: Session, league: LeagueRow) -> list[PendingMatch]:
-    """Scheduled matches without a result, in schedule order."""
+    """Scheduled matches without a result (pending or aborted), in schedule order."""
     matches = list(
         session.exec(
             select(MatchRow)
-            .where(MatchRow.league_id == league.id, MatchRow.status == "pending")
+            .where(MatchRow.league_id == league.id, col(MatchRow.status).in_(UNPLAYED))
             .order_by(col(MatchRow.position))
         )
     )
@@ -240,13 +250,18 @@ def record_result(
     """Store a finished match: status, seats, record, bot output and rating update,
     together.
 
+    An ``aborted`` record is stored with status ``aborted``, no places, no faults
+    and no rating change (see the module docstring).
     The caller commits; nothing here commits, so a crash leaves the match pending.
     """
     match = session.get(MatchRow, match_id)
     if match is None or match.league_id != league.id:
         raise NotFoundError(f"match {match_id} is not in league {league.name!r}")
-    if match.status != "pending":
+    if match.status not in UNPLAYED:
         raise LeagueError(f"match {match_id} of league {league.name!r} already has a result")
+    if record.reason == "aborted":
+        _record_aborted(session=session, match=match, record=record)
+        return
     seats = sorted(
         session.exec(select(SeatRow).where(SeatRow.match_id == match_id)), key=lambda s: s.seat
     )
@@ -297,6 +312,27 @@ def match_log(*, session: Session, match: MatchRow, seat: int) -> bytes | None:
     return None if row is None else zlib.decompress(row.data)
 
 
+def _record_aborted(*, session: Session, match: MatchRow, record: MatchRecord) -> None:
+    for seat in session.exec(select(SeatRow).where(SeatRow.match_id == match.id)):
+        seat.place = seat.score = seat.elo_after = None
+        seat.fault = ""
+        session.add(seat)
+    match.status = "aborted"
+    match.reason = "aborted"
+    match.duration_ms = record.duration_ms
+    match.finished_at = utcnow()
+    match.record = compress_record(record)
+    session.add(match)
+    session.flush()
+
+
+def aborted_error(match: MatchRow) -> str:
+    """The referee error that aborted ``match`` (from its stored record)."""
+    if match.record is None:
+        return ""
+    return str(decompress_record(match.record).meta.get("error", ""))
+
+
 def finished_results(*, session: Session, league: LeagueRow) -> list[MatchResult]:
     """Every finished match as rating input, in the order they finished."""
     matches = list(
@@ -334,9 +370,12 @@ class LeagueStatus:
     forfeits: int
     faults: dict[str, dict[str, int]]
     """bot name → fault kind → count."""
+    aborted: int = 0
+    """Matches aborted by a referee error (not done; the next run plays them again)."""
 
     @property
     def pending(self) -> int:
+        """Matches a run would play: never played, or aborted."""
         return self.total - self.done
 
 
@@ -361,7 +400,11 @@ def league_status(*, session: Session, league: LeagueRow) -> LeagueStatus:
         kinds = faults.setdefault(bot.name, {})
         kinds[seat.fault] = kinds.get(seat.fault, 0) + 1
     return LeagueStatus(
-        total=sum(statuses.values()), done=statuses.get("done", 0), forfeits=forfeits, faults=faults
+        total=sum(statuses.values()),
+        done=statuses.get("done", 0),
+        forfeits=forfeits,
+        faults=faults,
+        aborted=statuses.get("aborted", 0),
     )
 
 
@@ -419,15 +462,15 @@ def list_matches(
 ) -> list[MatchSummary]:
     """The league's matches in schedule order, filtered.
 
-    ``result``: ``completed`` or ``forfeit`` (how it ended), ``pending``, or — with
+    ``result``: ``completed``, ``forfeit`` or ``aborted`` (how it ended), ``pending``, or — with
     ``bot`` — ``won`` (the bot placed first) or ``lost`` (it did not). ``fault``:
     some seat (the ``bot``'s, if given) committed that fault.
     """
     if result in ("won", "lost") and not bot:
         raise LeagueError(f"--result {result} needs --bot")
-    if result not in (None, "completed", "forfeit", "pending", "won", "lost"):
+    if result not in (None, "completed", "forfeit", "aborted", "pending", "won", "lost"):
         raise LeagueError(
-            f"unknown result {result!r} (use completed, forfeit, pending, won or lost)"
+            f"unknown result {result!r} (use completed, forfeit, aborted, pending, won or lost)"
         )
     if bot is not None:
         get_bot(session=session, name=bot)
@@ -449,7 +492,7 @@ def list_matches(
         mine = [r for r in rows if r[1] == bot] if bot else rows
         if bot and not mine:
             continue
-        if result in ("completed", "forfeit") and match.reason != result:
+        if result in ("completed", "forfeit", "aborted") and match.reason != result:
             continue
         if result == "pending" and match.status != "pending":
             continue

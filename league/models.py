@@ -33,6 +33,14 @@ class BotRow(SQLModel, table=True):
     """Shell-style command line that starts the bot, if the referee starts it."""
     address: str = Field(default="", max_length=500)
     """Address of an already running bot service, otherwise."""
+    token_env: str = Field(default="", max_length=100)
+    """For an address: the environment variable the referee reads the bot's token
+    from when a match starts. The token itself is never stored."""
+    token_file: str = Field(default="", max_length=1000)
+    """For an address: or the file the referee reads the token from."""
+    tls_ca: str = Field(default="", max_length=1000)
+    """For an address: PEM file of the CA the bot's TLS certificate must chain to
+    (set: the connection is TLS)."""
     retired: bool = Field(default=False)
     """Removed from the registry; kept because matches refer to it."""
     created_at: datetime = Field(default_factory=utcnow)
@@ -78,7 +86,8 @@ class EntryRow(SQLModel, table=True):
 
 
 class MatchRow(SQLModel, table=True):
-    """One scheduled match; ``status`` becomes 'done' together with its result."""
+    """One scheduled match; ``status`` becomes 'done' together with its result, or
+    'aborted' when the referee failed (no result; played again by the next run)."""
 
     __tablename__ = "match"
     __table_args__ = (UniqueConstraint("league_id", "position", name="uq_match_league_position"),)
@@ -95,7 +104,7 @@ class MatchRow(SQLModel, table=True):
     drawn from ``deal_key(league secret, group_key)``."""
     status: str = Field(default="pending", max_length=20, index=True)
     reason: str = Field(default="", max_length=20)
-    """completed | forfeit (when done)."""
+    """completed | forfeit (when done) | aborted (status aborted: a referee error)."""
     duration_ms: float = 0.0
     finished_at: datetime | None = None
     record: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))

@@ -67,7 +67,14 @@ def bot_spec(row: BotRow) -> BotSpec:
     """How the referee starts or reaches a registered bot."""
     if row.command:
         return BotSpec(name=row.name, command=tuple(shlex.split(row.command)), version=row.version)
-    return BotSpec(name=row.name, address=row.address, version=row.version)
+    return BotSpec(
+        name=row.name,
+        address=row.address,
+        version=row.version,
+        token_env=row.token_env,
+        token_file=row.token_file,
+        tls_ca=row.tls_ca,
+    )
 
 
 def check_bot(spec: BotSpec, startup_s: float = 15.0) -> bot_pb2.HealthResponse:
@@ -94,13 +101,37 @@ def add_bot(
     version: str = "",
     check: bool = True,
     startup_s: float = 15.0,
+    token_env: str = "",
+    token_file: str = "",
+    tls_ca: str = "",
 ) -> BotRow:
-    """Register a bot version. Checks that it starts and answers unless ``check`` is off."""
+    """Register a bot version. Checks that it starts and answers unless ``check`` is off.
+
+    For a bot reached by ``address``: ``token_env`` (an environment variable name)
+    or ``token_file`` says where the referee finds the token it sends, and
+    ``tls_ca`` the CA file its certificate is verified with. Only these names
+    and paths are stored; the token is read when a match starts.
+    """
     name = name.strip()
     if not name or any(ch.isspace() for ch in name) or len(name) > 100:
         raise LeagueError(f"bad bot name {name!r}: use 1-100 characters without spaces")
     if bool(command.strip()) == bool(address.strip()):
         raise LeagueError("give exactly one of --cmd (a command line) or --address")
+    token_env, token_file, tls_ca = token_env.strip(), token_file.strip(), tls_ca.strip()
+    if command.strip() and (token_env or token_file or tls_ca):
+        raise LeagueError(
+            f"bot {name!r}: --token-env, --token-file and --tls-ca are for a bot reached by"
+            " --address"
+        )
+    if token_env and token_file:
+        raise LeagueError(f"bot {name!r}: give --token-env or --token-file, not both")
+    if token_env and not token_env.replace("_", "a").isalnum():
+        raise LeagueError(f"bad --token-env {token_env!r}: give the name of a variable")
+    if tls_ca and not Path(tls_ca).is_file():
+        raise LeagueError(f"bot {name!r}: TLS CA file {tls_ca!r} does not exist")
+    # Stored paths must not depend on where a later run starts.
+    tls_ca = str(Path(tls_ca).resolve()) if tls_ca else ""
+    token_file = str(Path(token_file).resolve()) if token_file else ""
     unknown = sorted(set(games) - set(GAMES))
     if unknown:
         raise LeagueError(
@@ -117,7 +148,14 @@ def add_bot(
         spec = BotSpec(name=name, command=tuple(argv), version=version)
     else:
         version = version or "service"
-        spec = BotSpec(name=name, address=address.strip(), version=version)
+        spec = BotSpec(
+            name=name,
+            address=address.strip(),
+            version=version,
+            token_env=token_env,
+            token_file=token_file,
+            tls_ca=tls_ca,
+        )
     existing = session.exec(
         select(BotRow).where(BotRow.name == name, BotRow.version == version)
     ).first()
@@ -140,6 +178,7 @@ def add_bot(
     if existing is not None:
         existing.retired = False
         existing.games = ",".join(played)
+        existing.token_env, existing.token_file, existing.tls_ca = token_env, token_file, tls_ca
         row = existing
     else:
         row = BotRow(
@@ -148,6 +187,9 @@ def add_bot(
             games=",".join(played),
             command=command.strip(),
             address=address.strip(),
+            token_env=token_env,
+            token_file=token_file,
+            tls_ca=tls_ca,
         )
     session.add(row)
     session.flush()

@@ -141,8 +141,8 @@ def write_league_report(
     links: dict[int, str] = {}
     back = (quote(f"../{path.name}"), f"league {league.name}")
     for match in matches:
-        if match.status != "done" or match.record is None:
-            continue
+        if match.status not in ("done", "aborted") or match.record is None:
+            continue  # an aborted match keeps its record: its page shows the error
         file = match_dir / match_file_name(match.position)
         title = f"{league.name} · match {match.position}"
         try:
@@ -250,7 +250,8 @@ def _league_page(
         (
             "progress",
             f'<span id="progress">{status.done} / {status.total} matches played</span>'
-            f"{f', {status.forfeits} forfeit(s)' if status.forfeits else ''}",
+            f"{f', {status.forfeits} forfeit(s)' if status.forfeits else ''}"
+            f"{f', {status.aborted} aborted by a referee error' if status.aborted else ''}",
         ),
     ]
     body = [

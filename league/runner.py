@@ -8,6 +8,10 @@ Stopping: the first Ctrl-C (SIGINT) stops starting new matches and lets the
 running ones finish and be saved; a second one abandons the running matches
 (discarded, still pending). SIGKILL at any moment loses at most the matches that
 were running.
+
+A match the referee aborts (its own error, e.g. a game engine bug) is stored as
+aborted (no result, no rating change), listed in :attr:`RunSummary.aborted` and
+played again by the next run; the other matches carry on.
 """
 
 from __future__ import annotations
@@ -63,13 +67,24 @@ class Progress:
 
 
 @dataclass(frozen=True, slots=True)
+class AbortedMatch:
+    match_id: str
+    """``LEAGUE-POSITION``."""
+    error: str
+    """The referee error that stopped it."""
+
+
+@dataclass(frozen=True, slots=True)
 class RunSummary:
     played: int
     remaining: int
+    """Matches still without a result (pending or aborted)."""
     interrupted: bool
     processes_started: int
     processes_reused: int
     elapsed_s: float
+    aborted: tuple[AbortedMatch, ...] = ()
+    """Matches of this run the referee aborted (stored as aborted, not rated)."""
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -121,6 +136,7 @@ async def run_league(
     played = 0
     stopping = False
     queue = list(reversed(todo))
+    aborted: list[AbortedMatch] = []
 
     def report() -> None:
         if on_progress is None:
@@ -162,7 +178,10 @@ async def run_league(
                     record=record,
                     logs=logs,
                 )
-            done += 1
+            if record.reason == "aborted":
+                aborted.append(AbortedMatch(spec.match_id, str(record.meta.get("error", ""))))
+            else:
+                done += 1
             played += 1
             report()
 
@@ -198,4 +217,5 @@ async def run_league(
         processes_started=pool.started,
         processes_reused=pool.reused,
         elapsed_s=time.monotonic() - started,
+        aborted=tuple(aborted),
     )

@@ -6,13 +6,22 @@ iterates the blocking response stream and hands each message to the trio run
 through a memory channel (``trio.from_thread.run``). Outgoing messages go into a
 thread-safe queue that gRPC's own thread drains. Timeouts are trio scopes in the
 caller; when one fires the caller cancels the call.
+
+Every message from a bot must answer a request (MatchStart or TurnRequest) the
+referee has already sent. :meth:`SeatStream.send` marks the stream as awaiting
+an answer *before* the request is queued; the reader thread consumes that mark
+when a message arrives, so a message that arrives while nothing is awaited (a
+second answer, or an answer streamed ahead of its request) is an early message:
+the stream reports it to its ``on_early`` callback at once and :meth:`receive`
+refuses it with :class:`~referee.faults.ProtocolViolation`.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +30,7 @@ import trio
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.faults import BotCrashed, BotFault, BotStalled, BotStartupError, ProtocolViolation
+from referee.process import BotSpec
 
 MAX_MESSAGE_FROM_BOT = 1 << 20
 """Largest message a bot may send (1 MiB); anything larger breaks its stream."""
@@ -44,6 +54,32 @@ CHANNEL_OPTIONS: list[tuple[str, int]] = [
 
 
 @dataclass(frozen=True, slots=True)
+class Early:
+    """A message that arrived while the referee was not waiting for an answer."""
+
+    message: bot_pb2.PlayResponse
+    answered: int
+    """Answers the referee had asked for up to then (MatchStart counts as one)."""
+
+    def fault(self) -> ProtocolViolation:
+        return ProtocolViolation(
+            f"sent {describe_response(self.message)} before the referee asked for it"
+            f" (after {self.answered} request(s) answered)"
+        )
+
+
+def describe_response(message: bot_pb2.PlayResponse) -> str:
+    """A short description of a bot message for fault texts (kind, turn number)."""
+    kind = message.WhichOneof("kind")
+    if kind == "turn":
+        return f"an answer to turn {message.turn.turn}"
+    return f"a {kind} message" if kind else "an empty message"
+
+
+EarlyCallback = Callable[[Early], None]
+
+
+@dataclass(frozen=True, slots=True)
 class StreamClosed:
     """The bot's response stream ended; ``code`` is None for a clean end."""
 
@@ -52,20 +88,47 @@ class StreamClosed:
 
 
 class BotConnection:
-    """A gRPC channel to one bot (a process we started, or a running service)."""
+    """A gRPC channel to one bot (a process we started, or a running service).
 
-    def __init__(self, address: str, *, socket_path: Path | None = None) -> None:
+    ``tls_ca`` (PEM bytes) makes the channel TLS, verifying the bot's certificate
+    against that CA; ``token`` is sent as ``authorization: Bearer <token>`` call
+    metadata on Health and Play, so the bot's service can refuse other callers.
+    """
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        socket_path: Path | None = None,
+        token: str = "",
+        tls_ca: bytes | None = None,
+    ) -> None:
         self.address = address
         self.socket_path = socket_path
-        self.channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        if tls_ca is not None:
+            credentials = grpc.ssl_channel_credentials(root_certificates=tls_ca)
+            self.channel = grpc.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+        else:
+            self.channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self.metadata: tuple[tuple[str, str], ...] = (
+            (("authorization", f"Bearer {token}"),) if token else ()
+        )
         self.stub = bot_pb2_grpc.BotServiceStub(self.channel)
         self.health: bot_pb2.HealthResponse | None = None
+
+    @classmethod
+    def remote(cls, spec: BotSpec) -> BotConnection:
+        """A connection to the running service ``spec.address``, with its token and
+        TLS CA read now; :class:`BotStartupError` names a missing variable or file."""
+        token, tls_ca = remote_credentials(spec)
+        return cls(spec.address, token=token, tls_ca=tls_ca)
 
     async def wait_ready(self, budget: float, *, exited: object = None) -> bot_pb2.HealthResponse:
         """Call Health until it answers, within ``budget`` seconds.
 
         ``exited`` is a zero-argument callable telling whether the process has
-        died (then waiting stops at once).
+        died (then waiting stops at once). A bot that refuses the referee's
+        credentials (UNAUTHENTICATED, PERMISSION_DENIED) fails at once.
         """
         last_error = "no answer"
         with trio.move_on_after(budget):
@@ -80,33 +143,101 @@ class BotConnection:
                     return self.health
                 except grpc.RpcError as error:
                     last_error = f"{error.code().name}: {error.details()}"
+                    if error.code() in REFUSED:
+                        raise BotStartupError(
+                            f"bot at {self.address} refused the referee's credentials"
+                            f" ({last_error})"
+                        ) from None
                 await trio.sleep(0.02)
+        if last_error.startswith("DEADLINE_EXCEEDED") and self.socket_path is None:
+            # wait_for_ready hides why the connection fails (e.g. a TLS handshake
+            # with the wrong certificate): ask once more without it.
+            last_error = await trio.to_thread.run_sync(self._why_not_ready) or last_error
         raise BotStartupError(f"bot not ready at {self.address} within {budget:g} s ({last_error})")
 
-    def _health_call(self) -> bot_pb2.HealthResponse:
+    def _health_call(self, wait_for_ready: bool = True) -> bot_pb2.HealthResponse:
         response: bot_pb2.HealthResponse = self.stub.Health(
-            bot_pb2.HealthRequest(), timeout=0.5, wait_for_ready=True
+            bot_pb2.HealthRequest(),
+            timeout=0.5,
+            wait_for_ready=wait_for_ready,
+            metadata=self.metadata,
         )
         return response
 
-    def open_stream(self) -> SeatStream:
-        return SeatStream(self.stub, trio.lowlevel.current_trio_token())
+    def _why_not_ready(self) -> str:
+        try:
+            self._health_call(wait_for_ready=False)
+        except grpc.RpcError as error:
+            return f"{error.code().name}: {error.details()}"
+        return ""
+
+    def open_stream(self, on_early: EarlyCallback | None = None) -> SeatStream:
+        return SeatStream(
+            self.stub,
+            trio.lowlevel.current_trio_token(),
+            metadata=self.metadata,
+            on_early=on_early,
+        )
 
     def close(self) -> None:
         self.channel.close()
 
 
+def remote_credentials(spec: BotSpec) -> tuple[str, bytes | None]:
+    """The token (from ``spec.token_env`` or ``spec.token_file``) and CA bytes
+    (``spec.tls_ca``) for a bot reached by address."""
+    token = ""
+    if spec.token_env:
+        token = os.environ.get(spec.token_env, "").strip()
+        if not token:
+            raise BotStartupError(
+                f"{spec.name}: environment variable {spec.token_env!r} (its token) is not set"
+            )
+    elif spec.token_file:
+        token = _read(spec, spec.token_file, "token file").decode("utf-8", "replace").strip()
+        if not token:
+            raise BotStartupError(f"{spec.name}: token file {spec.token_file!r} is empty")
+    if any(ch.isspace() or not ch.isprintable() for ch in token):
+        raise BotStartupError(f"{spec.name}: its token contains spaces or control characters")
+    tls_ca = _read(spec, spec.tls_ca, "TLS CA file") if spec.tls_ca else None
+    return token, tls_ca
+
+
+def _read(spec: BotSpec, path: str, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise BotStartupError(f"{spec.name}: cannot read its {what} {path!r}: {error}") from None
+
+
+REFUSED = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+"""Health answers that mean "not you": no point retrying until the budget runs out."""
+
+
 class SeatStream:
     """One seat's bidirectional Play stream, usable from trio."""
 
-    def __init__(self, stub: bot_pb2_grpc.BotServiceStub, token: trio.lowlevel.TrioToken) -> None:
+    def __init__(
+        self,
+        stub: bot_pb2_grpc.BotServiceStub,
+        token: trio.lowlevel.TrioToken,
+        *,
+        metadata: Sequence[tuple[str, str]] = (),
+        on_early: EarlyCallback | None = None,
+    ) -> None:
         self._token = token
         self._outbox: queue.SimpleQueue[bot_pb2.PlayRequest | None] = queue.SimpleQueue()
-        send, receive = trio.open_memory_channel[bot_pb2.PlayResponse | StreamClosed](4)
+        send, receive = trio.open_memory_channel[bot_pb2.PlayResponse | Early | StreamClosed](4)
         self._send, self._receive = send, receive
         self._closed: StreamClosed | None = None
         self._cancelled = False
-        self._call = stub.Play(self._requests())
+        self._on_early = on_early
+        # Answers asked for and not yet received, and answers received; both are
+        # touched by send() (trio thread) and the reader thread, under the lock.
+        self._lock = threading.Lock()
+        self._awaited = 0
+        self._answered = 0
+        self._call = stub.Play(self._requests(), metadata=tuple(metadata))
         self._reader = threading.Thread(target=self._read, name="arena-seat-reader", daemon=True)
         self._reader.start()
 
@@ -120,7 +251,10 @@ class SeatStream:
         try:
             try:
                 for response in self._call:
-                    trio.from_thread.run(self._send.send, response, trio_token=self._token)
+                    item = self._arrived(response)
+                    if isinstance(item, Early):
+                        trio.from_thread.run_sync(self._report_early, item, trio_token=self._token)
+                    trio.from_thread.run(self._send.send, item, trio_token=self._token)
                 ending = StreamClosed(None)
             except grpc.RpcError as error:
                 ending = StreamClosed(error.code(), error.details() or "")
@@ -128,18 +262,41 @@ class SeatStream:
         except (trio.RunFinishedError, trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # the referee stopped listening; nothing left to deliver
 
+    def _arrived(self, response: bot_pb2.PlayResponse) -> bot_pb2.PlayResponse | Early:
+        """Match an arriving message with a request already sent, or call it early."""
+        with self._lock:
+            if self._awaited == 0:
+                return Early(response, self._answered)
+            self._awaited -= 1
+            self._answered += 1
+            return response
+
+    def _report_early(self, early: Early) -> None:
+        if self._on_early is not None and not self._cancelled:
+            self._on_early(early)
+
     def send(self, message: bot_pb2.PlayRequest) -> None:
-        """Queue a message to the bot (never blocks)."""
+        """Queue a message to the bot (never blocks).
+
+        MatchStart and TurnRequest each allow one answer; the allowance is made
+        before the message can reach the bot, so a prompt answer is never early.
+        """
+        if message.WhichOneof("kind") in ("start", "turn"):
+            with self._lock:
+                self._awaited += 1
         self._outbox.put(message)
 
     async def receive(self) -> bot_pb2.PlayResponse:
-        """The next message from the bot; :class:`BotFault` if the stream ended."""
+        """The next message from the bot; :class:`BotFault` if the stream ended,
+        :class:`ProtocolViolation` if the message arrived before it was asked for."""
         if self._closed is None:
             if self._cancelled:
                 raise BotCrashed("the stream was cancelled by the referee")
             item = await self._receive.receive()
             if isinstance(item, bot_pb2.PlayResponse):
                 return item
+            if isinstance(item, Early):
+                raise item.fault()
             self._closed = item
         raise closed_fault(self._closed)
 
@@ -180,4 +337,15 @@ def closed_fault(closed: StreamClosed) -> BotFault:
         return ProtocolViolation(
             f"{text} (messages from bots are capped at {MAX_MESSAGE_FROM_BOT} bytes)"
         )
+    if undecodable(closed):
+        return ProtocolViolation(f"{text} (the bot sent bytes that are not a PlayResponse)")
     return BotCrashed(text)
+
+
+def undecodable(closed: StreamClosed) -> bool:
+    """gRPC ended the call because a message from the bot could not be parsed.
+
+    grpcio reports a failed response deserialisation as INTERNAL with
+    "Exception deserializing response!"; any other INTERNAL stays a crash.
+    """
+    return closed.code == grpc.StatusCode.INTERNAL and "deserializ" in closed.details.lower()

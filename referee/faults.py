@@ -14,7 +14,8 @@ class FaultKind(enum.StrEnum):
     """The fault names used in records, standings and the protocol."""
 
     STARTUP = "startup"
-    """Did not start, or not ready within the startup budget."""
+    """Did not start, was not ready within the startup budget, refused the referee's
+    credentials (token, TLS), or ended or broke its stream before Ready."""
     TIMEOUT = "timeout"
     """No answer within the decision's time limit (plus grace)."""
     CRASH = "crash"
@@ -24,7 +25,9 @@ class FaultKind(enum.StrEnum):
     ILLEGAL_ACTION = "illegal_action"
     """A well-formed action the rules do not allow now."""
     MALFORMED_MESSAGE = "malformed_message"
-    """Not a valid answer: wrong kind, wrong turn number, wrong game, bad values."""
+    """Not a valid answer: wrong kind, wrong turn number, wrong game, bad values,
+    bytes that are not a PlayResponse, or a message sent before the referee asked
+    for it (an answer streamed ahead of its TurnRequest, a second answer)."""
 
 
 class BotFault(Exception):

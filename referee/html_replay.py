@@ -453,6 +453,9 @@ def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) 
         ("result", f'<span id="reason">{_esc(record.reason)}</span>'),
         ("events", _esc(len(record.events))),
     ]
+    if record.reason == "aborted":
+        error = record.meta.get("error", "no error recorded")
+        info.append(("referee error", f'<code id="aborted-error">{_esc(error)}</code>'))
     if record.started_at:
         info.append(("started", _esc(record.started_at)))
     if record.duration_ms:

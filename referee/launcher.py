@@ -136,7 +136,7 @@ async def release(leased: Lease, stop_grace_s: float = 1.0) -> None:
 @asynccontextmanager
 async def connect(spec: BotSpec, startup_s: float) -> AsyncIterator[Lease]:
     """Lease a bot service that is already running at ``spec.address``."""
-    connection = BotConnection(spec.address)
+    connection = BotConnection.remote(spec)
     try:
         try:
             await connection.wait_ready(startup_s)

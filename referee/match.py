@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -22,7 +23,7 @@ from google.protobuf import json_format
 from arena.v1 import bot_pb2
 from referee import messages
 from referee.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
-from referee.channel import SeatStream
+from referee.channel import Early, SeatStream
 from referee.faults import (
     BotFault,
     BotStartupError,
@@ -117,6 +118,52 @@ class _Seat:
     start_sent: bool = False
 
 
+class SeatOffence(Exception):
+    """A fault of ``seat`` noticed while the referee was busy with another seat."""
+
+    def __init__(self, seat: int, fault: BotFault) -> None:
+        super().__init__(f"seat {seat}: {fault.message}")
+        self.seat = seat
+        self.fault = fault
+
+
+class EngineFailure(Exception):
+    """The game engine raised on an action it should have accepted or refused: a
+    referee bug, not a bot fault. The match is recorded as ``aborted``."""
+
+
+class EarlyWatch:
+    """Notices a message any seat sends before it was asked for (see
+    :mod:`referee.channel`), even while another seat is being asked."""
+
+    def __init__(self) -> None:
+        self.offence: SeatOffence | None = None
+        self._listening: trio.CancelScope | None = None
+
+    def callback(self, seat: int) -> Callable[[Early], None]:
+        def on_early(early: Early) -> None:
+            if self.offence is None:
+                self.offence = SeatOffence(seat, early.fault())
+            if self._listening is not None:
+                self._listening.cancel()
+
+        return on_early
+
+    def check(self) -> None:
+        if self.offence is not None:
+            raise self.offence
+
+    @contextmanager
+    def listening(self) -> Iterator[None]:
+        """While waiting for an answer: an early message elsewhere stops the wait."""
+        with trio.CancelScope() as scope:
+            self._listening = scope
+            try:
+                yield
+            finally:
+                self._listening = None
+
+
 class MessageLog:
     """Every message the referee sent to each seat, as wire bytes (tests, replays)."""
 
@@ -162,6 +209,7 @@ async def run_match(
     started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
     clock_start = time.perf_counter()
     done = trio.Event()
+    watch = EarlyWatch()
 
     async def hold_seat(seat: _Seat) -> None:
         try:
@@ -186,7 +234,7 @@ async def run_match(
 
     async def open_seat(seat: _Seat, lease: Lease) -> None:
         """Open the stream, confirm MatchStart, then hold it until the match ends."""
-        stream = lease.connection.open_stream()
+        stream = lease.connection.open_stream(on_early=watch.callback(seat.index))
         try:
             message = start_message[seat.index]
             if observer:
@@ -194,7 +242,10 @@ async def run_match(
             stream.send(message)
             seat.start_sent = True
             with trio.move_on_after(limits.startup_s) as scope:
-                reply = await stream.receive()
+                try:
+                    reply = await stream.receive()
+                except BotFault as fault:  # closed, broke or garbled before Ready
+                    raise BotStartupError(f"no Ready: {fault.message}") from None
             if scope.cancelled_caught:
                 raise BotStartupError(f"no Ready within {limits.startup_s:g} s of MatchStart")
             if reply.WhichOneof("kind") != "ready":
@@ -218,7 +269,17 @@ async def run_match(
             for seat in seats:
                 await seat.ready.wait()
             record = await _play(
-                game, codec, rules, raw_rules, spec, match_id, seats, limits, observer, clock_start
+                game,
+                codec,
+                rules,
+                raw_rules,
+                spec,
+                match_id,
+                seats,
+                limits,
+                observer,
+                clock_start,
+                watch,
             )
         finally:
             done.set()
@@ -237,8 +298,13 @@ async def _play(
     limits: Limits,
     observer: MessageLog | None,
     clock_start: float,
+    watch: EarlyWatch,
 ) -> MatchRecord:
-    """The decision loop. Returns the record; every bot failure becomes a fault."""
+    """The decision loop. Returns the record; every bot failure becomes a fault.
+
+    An engine error on a well-formed action ends the match as ``aborted``: no
+    fault, the error text in ``meta["error"]``.
+    """
     rng = spec.chance()
     state = game.new_game(rules, len(seats))
     events: list[RecordedEvent] = []
@@ -248,7 +314,8 @@ async def _play(
             faults.append(_fault_entry(seat, seat.fault, 0))
     turn = 0
     time_limit_ms = int(limits.decision_s * 1000)
-    while not faults and (actor := game.to_act(state)) is not None:
+    aborted = ""
+    while not faults and not aborted and (actor := game.to_act(state)) is not None:
         if actor == CHANCE:
             drawn = draw_chance(game.chance_request(state), rng)
             state = game.apply_chance(state, drawn)
@@ -266,7 +333,7 @@ async def _play(
             turn=turn, observation=observation, time_limit_ms=time_limit_ms
         )
         try:
-            action_message, elapsed = await _ask(seat, request, turn, limits, observer)
+            action_message, elapsed = await _ask(seat, request, turn, limits, observer, watch)
             action = _decode(codec, action_message)
             try:
                 # The seat's own view decides legality (as in the SDK helpers); it
@@ -281,15 +348,24 @@ async def _play(
                 raise ProtocolViolation(f"malformed action: {error}") from None
             except GameError as error:
                 raise IllegalAction(f"action {action!r} rejected: {error}") from None
-            except Exception as error:  # an engine bug triggered by this bot's input
-                raise ProtocolViolation(
-                    f"action {action!r} could not be applied: {error!r}"
-                ) from None
-        except BotFault as fault:
-            seat.fault = fault
-            if seat.lease is not None:
-                seat.lease.faulty = True
-            faults.append(_fault_entry(seat, fault, len(events)))
+            except Exception as error:  # the engine's bug, not the bot's fault
+                raise EngineFailure(
+                    f"the {spec.game} engine failed on seat {actor}'s action"
+                    f" {action!r} (turn {turn}): {error!r}"
+                ) from error
+        except (BotFault, SeatOffence) as error:
+            culprit, fault = (
+                (seats[error.seat], error.fault)
+                if isinstance(error, SeatOffence)
+                else (seat, error)
+            )
+            culprit.fault = fault
+            if culprit.lease is not None:
+                culprit.lease.faulty = True
+            faults.append(_fault_entry(culprit, fault, len(events)))
+            break
+        except EngineFailure as error:
+            aborted = str(error)
             break
         events.append(
             RecordedEvent(
@@ -306,6 +382,9 @@ async def _play(
     if faults:
         reason = "forfeit"
         outcome = forfeit(game.standings(state), {f.seat for f in faults})
+    elif aborted:
+        reason = "aborted"
+        outcome = game.standings(state)  # informative only: an aborted match rates nobody
     else:
         reason = "completed"
         outcome = game.outcome(state)
@@ -335,6 +414,7 @@ async def _play(
         reason=reason,  # type: ignore[arg-type]
         places=outcome.places,
         scores=outcome.scores,
+        meta={"error": aborted} if aborted else {},
     )
 
 
@@ -344,15 +424,21 @@ async def _ask(
     turn: int,
     limits: Limits,
     observer: MessageLog | None,
+    watch: EarlyWatch,
 ) -> tuple[bot_pb2.Action, float]:
-    """Send one TurnRequest and wait for its answer under the seat's deadline."""
+    """Send one TurnRequest and wait for its answer under the seat's deadline.
+
+    Raises :class:`SeatOffence` if any seat (this one included) sent a message
+    it was not asked for, before or while this seat is asked.
+    """
     assert seat.stream is not None
     if observer:
         observer.on_send(seat.index, request)
     started = trio.current_time()
     seat.stream.send(request)
+    watch.check()  # after sending, so replays know the seat to act was always asked
     budget = limits.decision_s + limits.grace_s
-    with trio.move_on_after(budget) as scope:
+    with trio.move_on_after(budget) as scope, watch.listening():
         try:
             reply = await seat.stream.receive()
         except BotFault as fault:
@@ -360,6 +446,7 @@ async def _ask(
                 fault.message = f"{fault.message} (process {seat.lease.describe_exit()})"
                 fault.args = (fault.message,)
             raise
+    watch.check()
     if scope.cancelled_caught:
         seat.stream.cancel()
         raise BotTimeout(

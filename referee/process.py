@@ -36,10 +36,25 @@ class BotSpec:
     """``unix:/path`` or ``host:port`` of a bot service that is already running."""
     version: str = ""
     """Content hash or label of the bot's build (recorded with every match)."""
+    token_env: str = ""
+    """For an address: environment variable holding the token sent to the bot as
+    ``authorization: Bearer <token>`` (read when the match starts, never stored)."""
+    token_file: str = ""
+    """For an address: file holding that token instead (surrounding whitespace dropped)."""
+    tls_ca: str = ""
+    """For an address: PEM file of the CA that signed the bot's TLS certificate;
+    set, the connection is TLS and the bot must prove it holds the certificate's key."""
 
     def __post_init__(self) -> None:
         if bool(self.command) == bool(self.address):
             raise ValueError(f"bot {self.name!r}: give exactly one of command or address")
+        if self.command and (self.token_env or self.token_file or self.tls_ca):
+            raise ValueError(
+                f"bot {self.name!r}: a token or TLS CA is for a bot reached by address,"
+                f" not one started by command {self.command!r}"
+            )
+        if self.token_env and self.token_file:
+            raise ValueError(f"bot {self.name!r}: give at most one of token_env and token_file")
 
     @classmethod
     def from_command_line(cls, text: str, *, name: str | None = None) -> BotSpec:

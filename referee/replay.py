@@ -153,6 +153,12 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
         if game.is_terminal(state):
             return ["outcome: recorded as a forfeit, but the game was over"]
         expected_outcome = forfeit(game.standings(state), faulted)
+    elif record.reason == "aborted":
+        # The referee's engine failed on the next action: nobody's fault, and the
+        # places are the standings when it stopped (informative; nobody is rated).
+        if record.faults:
+            return ["outcome: recorded as aborted, but a seat faulted"]
+        expected_outcome = game.standings(state)
     else:
         return [f"outcome: reason {record.reason!r} cannot be verified"]
     if expected_outcome != Outcome(record.places, record.scores):
@@ -359,8 +365,11 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
         if event.seat == seat:
             sent.append(_turn(codec, game, before, seat, turn, record.time_limit_ms))
     final = states[-1]
-    fault = record.fault_of(seat)
-    if fault is not None and fault.kind in DECISION_FAULTS and game.to_act(final) == seat:
+    # The seat to act was sent its turn if the match stopped on a decision fault
+    # (its own, or another seat's message sent before it was asked for) or on an
+    # engine failure (its answer could not be applied).
+    asked = any(f.kind in DECISION_FAULTS for f in record.faults)
+    if (asked or record.reason == "aborted") and game.to_act(final) == seat:
         sent.append(_turn(codec, game, final, seat, turn + 1, record.time_limit_ms))
     sent.append(
         messages.match_end(

@@ -40,4 +40,9 @@ def result_lines(record: MatchRecord) -> list[str]:
             f"{record.places[seat]:>5}  {seat:>4}  {record.seats[seat].bot:<28}"
             f" {record.scores[seat]:>8g}  {fault.kind.value if fault else '-'}"
         )
+    if record.reason == "aborted":
+        lines.append(
+            "aborted by a referee error (no seat at fault; the places above do not count):"
+            f" {record.meta.get('error', 'no error recorded')}"
+        )
     return lines

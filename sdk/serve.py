@@ -4,11 +4,18 @@ The referee starts a bot process with ``ARENA_LISTEN=unix:/private/path`` in its
 environment (or the bot is started by hand with ``--listen HOST:PORT``); ``run``
 serves ``arena.v1.BotService`` there until SIGTERM or SIGINT. Each Play stream is
 one match for one seat, played by a fresh instance of the bot class.
+
+A bot served on a network address must be protected: it requires a token
+(``ARENA_BOT_TOKEN`` or ``--token-file``) that every call must carry as
+``authorization: Bearer <token>`` metadata (others get UNAUTHENTICATED), and
+should serve TLS (``--tls-cert``/``--tls-key``) so the referee knows it is talking
+to this bot and the token is not sent in clear.
 """
 
 from __future__ import annotations
 
 import argparse
+import hmac
 import os
 import signal
 import sys
@@ -123,14 +130,64 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         bot.end(MatchResult(_REASON_NAMES.get(end.reason, "aborted"), results, observation))
 
 
-def serve(factory: BotFactory, address: str, *, max_workers: int = 64) -> grpc.Server:
-    """Start serving on ``address`` and return the running server."""
+class TokenCheck(grpc.ServerInterceptor):  # type: ignore[misc]
+    """Refuse every call whose ``authorization`` metadata is not ``Bearer <token>``."""
+
+    def __init__(self, token: str) -> None:
+        if not token or any(ch.isspace() or not ch.isprintable() for ch in token):
+            raise ValueError("the bot token must be non-empty, without spaces or control chars")
+        self._expected = f"Bearer {token}".encode()
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        given = next(
+            (str(v) for k, v in details.invocation_metadata or () if k == "authorization"), ""
+        )
+        if hmac.compare_digest(given.encode(), self._expected):
+            return continuation(details)
+        return _refusal(str(details.method).endswith("/Play"))
+
+
+def _refusal(streaming: bool) -> grpc.RpcMethodHandler:
+    def refuse(request: object, context: grpc.ServicerContext) -> None:
+        context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bot token")
+
+    if streaming:
+        return grpc.stream_stream_rpc_method_handler(refuse)
+    return grpc.unary_unary_rpc_method_handler(refuse)
+
+
+def serve(
+    factory: BotFactory,
+    address: str,
+    *,
+    max_workers: int = 64,
+    token: str = "",
+    tls_cert: bytes | None = None,
+    tls_key: bytes | None = None,
+) -> grpc.Server:
+    """Start serving on ``address`` and return the running server.
+
+    ``token``: calls without ``authorization: Bearer <token>`` are refused.
+    ``tls_cert``/``tls_key`` (PEM): serve TLS with that certificate.
+    """
+    if (tls_cert is None) != (tls_key is None):
+        raise ValueError("give both a TLS certificate and its key, or neither")
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-bot"),
         options=SERVER_OPTIONS,
+        interceptors=[TokenCheck(token)] if token else None,
     )
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(factory), server)
-    if server.add_insecure_port(address) == 0 and not address.startswith("unix:"):
+    if tls_cert is not None and tls_key is not None:
+        credentials = grpc.ssl_server_credentials([(tls_key, tls_cert)])
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
+    if port == 0 and not address.startswith("unix:"):
         raise OSError(f"cannot listen on {address}")
     server.start()
     return server
@@ -151,11 +208,54 @@ def run(factory: BotFactory, argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--max-workers", type=int, default=64, help="concurrent matches this process can play"
     )
+    parser.add_argument(
+        "--tls-cert",
+        default=os.environ.get("ARENA_TLS_CERT"),
+        help="PEM certificate to serve TLS with (default: $ARENA_TLS_CERT)",
+    )
+    parser.add_argument(
+        "--tls-key",
+        default=os.environ.get("ARENA_TLS_KEY"),
+        help="PEM private key of --tls-cert (default: $ARENA_TLS_KEY)",
+    )
+    parser.add_argument(
+        "--token-file",
+        default=os.environ.get("ARENA_BOT_TOKEN_FILE"),
+        help="file holding the token callers must send (default: $ARENA_BOT_TOKEN_FILE;"
+        " or put the token itself in $ARENA_BOT_TOKEN)",
+    )
+    parser.add_argument(
+        "--no-token",
+        action="store_true",
+        help="serve a network address without a token (anyone who can connect may play it)",
+    )
     options, _ = parser.parse_known_args(argv)
     if not options.listen:
         parser.error("no address: pass --listen ADDRESS or set ARENA_LISTEN")
     try:
-        server = serve(factory, options.listen, max_workers=options.max_workers)
+        token = read_token(options.token_file)
+        tls_cert, tls_key = (
+            _read_file(path, what) if path else None
+            for path, what in ((options.tls_cert, "--tls-cert"), (options.tls_key, "--tls-key"))
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    if not token and not options.no_token and not options.listen.startswith("unix:"):
+        parser.error(
+            f"serving {options.listen} needs a token: set ARENA_BOT_TOKEN or pass --token-file"
+            " (or --no-token to let anyone play this bot)"
+        )
+    if (tls_cert is None) != (tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    try:
+        server = serve(
+            factory,
+            options.listen,
+            max_workers=options.max_workers,
+            token=token,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+        )
     except Exception:
         traceback.print_exc()
         raise SystemExit(2) from None
@@ -171,6 +271,24 @@ def run(factory: BotFactory, argv: Sequence[str] | None = None) -> None:
             print("the referee that started this bot is gone; stopping", file=sys.stderr)
             break
     server.stop(grace=0.5).wait()
+
+
+def read_token(token_file: str | None) -> str:
+    """The token from ``token_file`` if given, else ``$ARENA_BOT_TOKEN`` (may be empty)."""
+    if token_file:
+        token = _read_file(token_file, "--token-file").decode("utf-8", "replace").strip()
+        if not token:
+            raise ValueError(f"token file {token_file!r} is empty")
+        return token
+    return os.environ.get("ARENA_BOT_TOKEN", "").strip()
+
+
+def _read_file(path: str, what: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise ValueError(f"cannot read {what} {path!r}: {error}") from None
 
 
 def orphaned() -> bool:

@@ -10,6 +10,12 @@ Modes (each starts on the bot's turn number N+1, N defaults to 1):
   raise       raise an exception inside act (the SDK breaks the stream)
   freeze      SIGSTOP itself (a frozen process: only SIGKILL ends it)
   wrong-turn  answer with the wrong turn number
+  early       right after Ready, send an answer to turn N+1 (a legal opening bid)
+              before it is asked, then skip that TurnRequest and play the rest
+  twice       answer turn N+1 twice (the second answer was never asked for)
+  bytes       answer turn N+1 with bytes that are not a PlayResponse
+  no-ready    end the Play stream cleanly when MatchStart arrives (no Ready)
+  slow-ready  play legal moves, but take 1 s to confirm MatchStart
 If ARENA_TEST_PIDFILE is set, every process the bot starts appends its pid there.
 """
 
@@ -21,14 +27,19 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
 
 from arena.v1 import bot_pb2
 from sdk import Bot, run
-from sdk.liars_dice import Action, Challenge, Observation, legal_actions
+from sdk.bot import MatchInfo
+from sdk.liars_dice import Action, Bid, Challenge, Observation, legal_actions
 from sdk.serve import BotServicer
+
+RAW_MODES = ("wrong-turn", "early", "twice", "bytes", "no-ready")
+"""Modes served by a hand-written servicer instead of ``sdk.run``."""
 
 MODE = "crash"
 AFTER = 1
@@ -47,6 +58,11 @@ class MisbehavingBot(Bot[Observation, Action]):
     def __init__(self) -> None:
         super().__init__()
         self.turns = 0
+
+    def start(self, match: MatchInfo) -> None:
+        super().start(match)
+        if MODE == "slow-ready":
+            time.sleep(1.0)
 
     def act(self, observation: Observation) -> Any:
         self.turns += 1
@@ -81,20 +97,99 @@ class WrongTurnServicer(BotServicer):
         return response
 
 
+class RawServicer(BotServicer):
+    """Play streams written by hand, to send what the SDK never would."""
+
+    def Play(
+        self, request_iterator: Iterator[bot_pb2.PlayRequest], context: grpc.ServicerContext
+    ) -> Iterator[Any]:
+        bot: Bot[Any, Any] | None = None
+        early_turn = AFTER + 1
+        for request in request_iterator:
+            kind = request.WhichOneof("kind")
+            if kind == "start":
+                if MODE == "no-ready":
+                    return
+                bot = self._start(request.start, context)
+                yield self._out(bot_pb2.PlayResponse(ready=bot_pb2.Ready()))
+                if MODE == "early":
+                    # Stream an answer ahead: a legal opening bid, guessing the number.
+                    bid = self.codec.encode_action(Bid(quantity=1, face=2))
+                    answer = bot_pb2.TurnResponse(turn=early_turn, action=bid)
+                    yield self._out(bot_pb2.PlayResponse(turn=answer))
+            elif kind == "turn":
+                assert bot is not None
+                if MODE == "early" and request.turn.turn == early_turn:
+                    continue  # already "answered"
+                if MODE == "bytes" and request.turn.turn >= early_turn:
+                    yield b"\xff\xff\xff\xff not a protobuf"
+                    continue
+                response = self._turn(bot, request.turn)
+                yield self._out(bot_pb2.PlayResponse(turn=response))
+                if MODE == "twice" and request.turn.turn >= early_turn:
+                    yield self._out(bot_pb2.PlayResponse(turn=response))
+            else:
+                return
+
+    @staticmethod
+    def _out(message: bot_pb2.PlayResponse) -> bytes:
+        return message.SerializeToString()
+
+
+def serve_raw(servicer: BotServicer, address: str) -> grpc.Server:
+    """Serve BotService with identity serializers for Play, so raw bytes go out."""
+    from concurrent import futures
+
+    handlers = {
+        "Health": grpc.unary_unary_rpc_method_handler(
+            servicer.Health,
+            request_deserializer=bot_pb2.HealthRequest.FromString,
+            response_serializer=bot_pb2.HealthResponse.SerializeToString,
+        ),
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=bot_pb2.PlayRequest.FromString,
+            response_serializer=lambda raw: raw,
+        ),
+    }
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    server.add_insecure_port(address)
+    server.start()
+    return server
+
+
+SERVICE = "arena.v1.BotService"
+
+
 def main() -> None:
     global MODE, AFTER
     parser = argparse.ArgumentParser()
     parser.add_argument(
         "--mode",
         required=True,
-        choices=["crash", "hang", "illegal", "garbage", "raise", "freeze", "wrong-turn"],
+        choices=[
+            "crash",
+            "hang",
+            "illegal",
+            "garbage",
+            "raise",
+            "freeze",
+            "slow-ready",
+            *RAW_MODES,
+        ],
     )
     parser.add_argument("--after", type=int, default=1)
     options, _ = parser.parse_known_args()
     MODE, AFTER = options.mode, options.after
     note_pid(os.getpid())
-    if MODE != "wrong-turn":
+    if MODE not in RAW_MODES:
         run(MisbehavingBot)
+        return
+    if MODE != "wrong-turn":
+        server = serve_raw(RawServicer(MisbehavingBot), os.environ["ARENA_LISTEN"])
+        signal.sigwait({signal.SIGTERM, signal.SIGINT})
+        server.stop(0)
         return
     from concurrent import futures
 

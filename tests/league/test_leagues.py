@@ -283,13 +283,18 @@ def test_delete_league_removes_everything_but_the_bots(engine: Engine) -> None:
     assert counts(engine) == (2, 0, 0, 0, 0)
 
 
-def test_a_bot_service_reached_by_address_plays_in_a_league(engine: Engine) -> None:
+def test_a_bot_service_reached_by_address_plays_in_a_league(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service requires a token; the registry stores only the variable's name."""
+    import os
     import socket
     import subprocess
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    monkeypatch.setenv("REMOTE_TOKEN", "league-test-token")
     service = subprocess.Popen(
         [
             sys.executable,
@@ -300,12 +305,19 @@ def test_a_bot_service_reached_by_address_plays_in_a_league(engine: Engine) -> N
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, "ARENA_BOT_TOKEN": "league-test-token"},
     )
     try:
         register(engine, "random")
         with session_scope(engine) as session:
-            row = add_bot(session=session, name="remote", address=f"127.0.0.1:{port}")
+            row = add_bot(
+                session=session,
+                name="remote",
+                address=f"127.0.0.1:{port}",
+                token_env="REMOTE_TOKEN",
+            )
             assert row.games == "liars_dice" and row.version == "service"
+            assert row.token_env == "REMOTE_TOKEN"
             create_league(
                 session=session,
                 name="remote-cup",

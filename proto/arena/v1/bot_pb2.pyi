@@ -37,7 +37,9 @@ class _EndReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EndReason.V
     END_REASON_FORFEIT: _EndReason.ValueType  # 2
     """At least one seat faulted and forfeited."""
     END_REASON_ABORTED: _EndReason.ValueType  # 3
-    """The referee stopped the match (shutdown); results are not final."""
+    """The referee stopped the match (its own error, e.g. a game engine bug); no seat
+    is at fault and the results do not count.
+    """
 
 class EndReason(_EndReason, metaclass=_EndReasonEnumTypeWrapper):
     """EndReason says how a match ended."""
@@ -49,7 +51,9 @@ END_REASON_COMPLETED: EndReason.ValueType  # 1
 END_REASON_FORFEIT: EndReason.ValueType  # 2
 """At least one seat faulted and forfeited."""
 END_REASON_ABORTED: EndReason.ValueType  # 3
-"""The referee stopped the match (shutdown); results are not final."""
+"""The referee stopped the match (its own error, e.g. a game engine bug); no seat
+is at fault and the results do not count.
+"""
 Global___EndReason: _TypeAlias = EndReason  # noqa: Y015
 
 class _FaultKind:
@@ -61,7 +65,9 @@ class _FaultKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultKind.V
     FAULT_KIND_UNSPECIFIED: _FaultKind.ValueType  # 0
     """No fault."""
     FAULT_KIND_STARTUP: _FaultKind.ValueType  # 1
-    """The bot did not start, or did not become ready within the startup budget."""
+    """The bot did not start, did not become ready within the startup budget,
+    refused the referee's credentials, or ended or broke its stream before Ready.
+    """
     FAULT_KIND_TIMEOUT: _FaultKind.ValueType  # 2
     """No answer within the decision's time limit."""
     FAULT_KIND_CRASH: _FaultKind.ValueType  # 3
@@ -71,7 +77,10 @@ class _FaultKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultKind.V
     FAULT_KIND_ILLEGAL_ACTION: _FaultKind.ValueType  # 5
     """A well-formed action that the rules do not allow now."""
     FAULT_KIND_MALFORMED_MESSAGE: _FaultKind.ValueType  # 6
-    """A message that is not a valid answer (wrong kind, wrong turn, wrong game, bad values)."""
+    """A message that is not a valid answer (wrong kind, wrong turn, wrong game, bad
+    values, bytes that are not a PlayResponse), or any message the referee did
+    not ask for: every message must answer a MatchStart or TurnRequest already sent.
+    """
 
 class FaultKind(_FaultKind, metaclass=_FaultKindEnumTypeWrapper):
     """FaultKind names every way a seat can break a match."""
@@ -79,7 +88,9 @@ class FaultKind(_FaultKind, metaclass=_FaultKindEnumTypeWrapper):
 FAULT_KIND_UNSPECIFIED: FaultKind.ValueType  # 0
 """No fault."""
 FAULT_KIND_STARTUP: FaultKind.ValueType  # 1
-"""The bot did not start, or did not become ready within the startup budget."""
+"""The bot did not start, did not become ready within the startup budget,
+refused the referee's credentials, or ended or broke its stream before Ready.
+"""
 FAULT_KIND_TIMEOUT: FaultKind.ValueType  # 2
 """No answer within the decision's time limit."""
 FAULT_KIND_CRASH: FaultKind.ValueType  # 3
@@ -89,7 +100,10 @@ FAULT_KIND_STALL: FaultKind.ValueType  # 4
 FAULT_KIND_ILLEGAL_ACTION: FaultKind.ValueType  # 5
 """A well-formed action that the rules do not allow now."""
 FAULT_KIND_MALFORMED_MESSAGE: FaultKind.ValueType  # 6
-"""A message that is not a valid answer (wrong kind, wrong turn, wrong game, bad values)."""
+"""A message that is not a valid answer (wrong kind, wrong turn, wrong game, bad
+values, bytes that are not a PlayResponse), or any message the referee did
+not ask for: every message must answer a MatchStart or TurnRequest already sent.
+"""
 Global___FaultKind: _TypeAlias = FaultKind  # noqa: Y015
 
 @_typing.final

@@ -1,0 +1,111 @@
+"""Seat integrity over real gRPC: every message from a bot must answer a request
+the referee already sent, and a broken stream is named for what it is."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arena.v1 import bot_pb2
+from referee.faults import FaultKind
+from referee.match import Limits, MatchSpec, MessageLog, run_match
+from referee.replay import seat_messages, verify
+from tests.e2e.conftest import EXAMPLE, misbehaving, module_bot
+
+pytestmark = pytest.mark.e2e
+
+FAST = Limits(decision_s=5.0, startup_s=20.0)
+SEAT_0_OPENS = {"roll_off": "false"}
+
+
+def faults(record: object) -> list[tuple[int, FaultKind]]:
+    return [(f.seat, f.kind) for f in record.faults]  # type: ignore[attr-defined]
+
+
+def check_replay(record: object, log: MessageLog) -> None:
+    """The record verifies, and what each seat was sent regenerates byte for byte."""
+    assert verify(record) == []  # type: ignore[arg-type]
+    for seat in range(record.num_seats):  # type: ignore[attr-defined]
+        replayed = [
+            m.SerializeToString(deterministic=True)
+            for m in seat_messages(record, seat)  # type: ignore[arg-type]
+        ]
+        assert replayed == log.sent[seat]
+
+
+async def test_an_answer_streamed_before_its_turn_request_is_malformed() -> None:
+    """The attack: right after Ready, seat 0 sends a legal answer for turn 1 (the
+    number is easy to guess). The referee used to take it as the answer to turn 1.
+
+    Seat 1 takes a second to confirm MatchStart, so seat 0's answer has surely
+    arrived before turn 1 is sent.
+    """
+    log = MessageLog()
+    bots = (misbehaving("early", after=0), misbehaving("slow-ready"))
+    spec = MatchSpec("liars_dice", bots, seed=3, rules=SEAT_0_OPENS)
+    record = await run_match(spec, FAST, observer=log)
+    assert record.reason == "forfeit"
+    assert faults(record) == [(0, FaultKind.MALFORMED_MESSAGE)]
+    message = record.faults[0].message
+    assert "an answer to turn 1 before the referee asked for it" in message
+    assert record.events[0].seat is None and len(record.events) == 1  # only the roll
+    assert record.places == (2, 1)
+    check_replay(record, log)
+
+
+async def test_an_early_answer_is_noticed_during_another_seats_turn() -> None:
+    """Seat 1 streams its answer to turn 2 while seat 0 (which never answers) is
+    asked: the fault is seat 1's, raised at once, not seat 0's timeout."""
+    log = MessageLog()
+    bots = (misbehaving("hang", after=0), misbehaving("early", after=1))
+    spec = MatchSpec("liars_dice", bots, seed=3, rules=SEAT_0_OPENS)
+    limits = Limits(decision_s=30.0, startup_s=20.0)
+    started = time.monotonic()
+    record = await run_match(spec, limits, observer=log)
+    assert time.monotonic() - started < 25.0
+    assert faults(record) == [(1, FaultKind.MALFORMED_MESSAGE)]
+    assert "an answer to turn 2 before the referee asked" in record.faults[0].message
+    assert record.places == (1, 2)
+    # Seat 0 was asked for turn 1 and never answered; that is on record.
+    kinds = [bot_pb2.PlayRequest.FromString(raw).WhichOneof("kind") for raw in log.sent[0]]
+    assert kinds == ["start", "turn", "end"]
+    check_replay(record, log)
+
+
+async def test_a_second_answer_to_one_turn_is_malformed() -> None:
+    log = MessageLog()
+    bots = (module_bot(EXAMPLE["random"]), misbehaving("twice", after=1))
+    spec = MatchSpec("liars_dice", bots, seed=5, rules=SEAT_0_OPENS)
+    record = await run_match(spec, FAST, observer=log)
+    assert faults(record) == [(1, FaultKind.MALFORMED_MESSAGE)]
+    # Normally the copy arrives at once and is early. On a loaded machine the
+    # bot may send it only after its next TurnRequest left (an answer in flight
+    # cannot be told from a prompt one): then it answers the wrong turn.
+    message = record.faults[0].message
+    assert "an answer to turn 2 before the referee asked" in message or message.startswith(
+        "answered turn 2 while turn"
+    ), message
+    check_replay(record, log)
+
+
+async def test_bytes_that_are_not_a_play_response_are_malformed() -> None:
+    log = MessageLog()
+    bots = (module_bot(EXAMPLE["random"]), misbehaving("bytes", after=1))
+    spec = MatchSpec("liars_dice", bots, seed=5, rules=SEAT_0_OPENS)
+    record = await run_match(spec, FAST, observer=log)
+    assert faults(record) == [(1, FaultKind.MALFORMED_MESSAGE)]
+    message = record.faults[0].message
+    assert "INTERNAL" in message and "not a PlayResponse" in message
+    check_replay(record, log)
+
+
+async def test_a_stream_closed_before_ready_is_a_startup_fault() -> None:
+    log = MessageLog()
+    bots = (module_bot(EXAMPLE["random"]), misbehaving("no-ready"))
+    record = await run_match(MatchSpec("liars_dice", bots, seed=5), FAST, observer=log)
+    assert faults(record) == [(1, FaultKind.STARTUP)]
+    assert "no Ready" in record.faults[0].message
+    assert record.seats[1].start_sent and not record.seats[1].ready
+    assert record.events == ()
+    check_replay(record, log)
