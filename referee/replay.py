@@ -138,6 +138,10 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
             ]
     final_actor = game.to_act(state)
     for fault in record.faults:
+        # A malformed message may come from any seat: one that answers before it
+        # was asked is faulted at once, while another seat is to act.
+        if fault.kind is FaultKind.MALFORMED_MESSAGE:
+            continue
         if fault.kind in DECISION_FAULTS and final_actor != fault.seat:
             return [
                 f"fault of seat {fault.seat}: {fault.kind.value} is a fault on its turn,"
@@ -158,6 +162,10 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
         # places are the standings when it stopped (informative; nobody is rated).
         if record.faults:
             return ["outcome: recorded as aborted, but a seat faulted"]
+        if game.is_terminal(state):
+            return ["outcome: recorded as aborted, but the game was over"]
+        if not record.meta.get("error"):
+            return ["outcome: recorded as aborted without the referee's error"]
         expected_outcome = game.standings(state)
     else:
         return [f"outcome: reason {record.reason!r} cannot be verified"]
