@@ -15,9 +15,11 @@ from league.cli_common import (
     SANDBOX_DEFAULTS,
     Context,
     CpuOption,
+    CpusOption,
     MemoryOption,
     NoSandboxOption,
     ProcsOption,
+    check_sandbox,
     context_of,
     fail,
     parse_rule_options,
@@ -30,7 +32,6 @@ from referee.games import GAMES, get_game
 from referee.games.base import GameError
 from referee.match import Limits, MatchSpec, play_match
 from referee.process import BotSpec
-from referee.sandbox import SandboxError, require_tools
 from referee.transcript import result_lines, transcript_lines
 
 app = typer.Typer(
@@ -131,6 +132,7 @@ def match_command(
     memory_mb: MemoryOption = SANDBOX_DEFAULTS.memory_mb,
     cpu_s: CpuOption = SANDBOX_DEFAULTS.cpu_s,
     max_procs: ProcsOption = SANDBOX_DEFAULTS.max_procs,
+    cpus: CpusOption = SANDBOX_DEFAULTS.cpus,
 ) -> None:
     """Run one match between bot processes over gRPC and print the result.
 
@@ -147,13 +149,9 @@ def match_command(
     spec = MatchSpec(game=game, bots=bots, seed=seed, rules=rules)
     limits = Limits(decision_s=time_limit, startup_s=startup_timeout)
     sandbox = sandbox_config(
-        no_sandbox=no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs
+        no_sandbox=no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs, cpus=cpus
     )
-    if sandbox.enabled:
-        try:
-            require_tools()
-        except SandboxError as error:
-            raise fail(str(error)) from None
+    check_sandbox(sandbox)
     if record is not None:
         sandbox = replace(sandbox, protect=(str(record.resolve()),))
     result = play_match(spec, limits, sandbox=sandbox)

@@ -14,8 +14,9 @@ from sqlmodel import Session
 
 from league.db import DatabaseError, open_database, session_scope
 from league.registry import LeagueError
+from referee import cgroups
 from referee.games.base import GameError
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
 
 
 @dataclass
@@ -110,15 +111,34 @@ CpuOption = Annotated[
 ProcsOption = Annotated[
     int, typer.Option("--max-procs", min=1, help="Processes and threads a bot may run.")
 ]
+CpusOption = Annotated[
+    float,
+    typer.Option("--cpus", min=0.01, max=1024, help="CPU bandwidth of each bot, in cores."),
+]
 
 
 def sandbox_config(
-    *, no_sandbox: bool, memory_mb: int, cpu_s: int, max_procs: int
+    *, no_sandbox: bool, memory_mb: int, cpu_s: int, max_procs: int, cpus: float
 ) -> SandboxConfig:
     """The sandbox the CLI options describe."""
     return SandboxConfig(
-        enabled=not no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs
+        enabled=not no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs, cpus=cpus
     )
+
+
+def check_sandbox(sandbox: SandboxConfig) -> None:
+    """Refuse to run without the sandbox's tools (clear error, exit 2); say once on
+    stderr when control groups cannot bound bots here (rlimits still apply)."""
+    if not sandbox.enabled:
+        return
+    try:
+        require_tools()
+    except SandboxError as error:
+        raise fail(str(error)) from None
+    if sandbox.cgroup and (why := cgroups.available()) is not None:
+        typer.echo(
+            f"warning: bots are limited per process only (no control group: {why})", err=True
+        )
 
 
 SANDBOX_DEFAULTS = DEFAULT_SANDBOX

@@ -15,9 +15,11 @@ import typer
 from league.cli_common import (
     SANDBOX_DEFAULTS,
     CpuOption,
+    CpusOption,
     MemoryOption,
     NoSandboxOption,
     ProcsOption,
+    check_sandbox,
     context_of,
     echo_json,
     echo_table,
@@ -96,6 +98,7 @@ def create_command(
     memory_mb: MemoryOption = SANDBOX_DEFAULTS.memory_mb,
     cpu_s: CpuOption = SANDBOX_DEFAULTS.cpu_s,
     max_procs: ProcsOption = SANDBOX_DEFAULTS.max_procs,
+    cpus: CpusOption = SANDBOX_DEFAULTS.cpus,
 ) -> None:
     """Create a league and write its whole schedule."""
     settings = LeagueSettings(
@@ -109,7 +112,11 @@ def create_command(
         startup_s=startup_timeout,
         k_factor=k_factor,
         sandbox=sandbox_config(
-            no_sandbox=no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs
+            no_sandbox=no_sandbox,
+            memory_mb=memory_mb,
+            cpu_s=cpu_s,
+            max_procs=max_procs,
+            cpus=cpus,
         ),
     )
     with transaction(ctx) as session:
@@ -181,7 +188,7 @@ def run_command(
     """Play the league's pending matches (resumes where a previous run stopped)."""
     engine = context_of(ctx).engine()
     with transaction(ctx) as session:
-        get_league(session=session, name=name)
+        check_sandbox(league_sandbox(get_league(session=session, name=name)))
     printer = ProgressPrinter() if progress else None
     try:
         summary = trio.run(

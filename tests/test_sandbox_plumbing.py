@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
+from referee import cgroups
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.process import BotSpec
@@ -174,3 +175,28 @@ async def test_pool_never_reuses_a_process_within_a_deal_group() -> None:
     assert seen[2] & (seen[0] | seen[1]), "no process was reused across deal groups"
     assert pool.reused >= 1
     assert_no_sandboxed_processes()
+
+
+def test_cpus_are_stored_and_missing_control_groups_are_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "arena.db"
+    code, out = arena(
+        db, "bot", "add", "random", "--cmd", RANDOM, "--game", "liars_dice", "--no-check"
+    )
+    assert code == 0, out
+    code, out = arena(db, "bot", "add", "other", "--cmd", RANDOM + " --x", "--game",
+                      "liars_dice", "--no-check")  # fmt: skip
+    assert code == 0, out
+    code, out = arena(
+        db, "league", "create", "c", "--game", "liars_dice", "--bot", "random", "--bot", "other",
+        "--cpus", "0.5",
+    )  # fmt: skip
+    assert code == 0, out
+    code, out = arena(db, "league", "list", "--json")
+    assert json.loads(out)[0]["sandbox"]["cpus"] == 0.5
+    monkeypatch.setattr(cgroups, "available", lambda: "no writable cgroup here")
+    code, out = arena(db, "league", "run", "c", "--no-progress", "--max-matches", "1")
+    assert code == 0, out
+    assert out.count("warning: bots are limited per process only") == 1, out
+    assert "no writable cgroup here" in out
