@@ -134,7 +134,8 @@ _checked = False
 
 
 def available() -> str | None:
-    """None if bot control groups can be made here, else why not (checked once)."""
+    """None if bot control groups can be made here, else why not (checked once;
+    also removes the empty groups that referees killed with SIGKILL left behind)."""
     global _availability, _checked
     if not _checked:
         _checked = True
@@ -142,4 +143,23 @@ def available() -> str | None:
             create(memory_mb=64, max_tasks=8, cpus=1.0).remove()
         except CgroupError as error:
             _availability = str(error)
+        else:
+            sweep_stale()
     return _availability
+
+
+def sweep_stale() -> int:
+    """Remove bot groups whose referee process is gone (a non-empty group stays)."""
+    removed = 0
+    parents = [ROOT / GROUP] + [ROOT / c / GROUP for c in ("memory", "pids", "cpu")]
+    for parent in parents:
+        if not parent.is_dir():
+            continue
+        for path in parent.iterdir():
+            owner = path.name.split("-")[1] if path.name.startswith("bot-") else ""
+            if not path.is_dir() or not owner.isdigit() or Path(f"/proc/{owner}").exists():
+                continue
+            with contextlib.suppress(OSError):
+                path.rmdir()
+                removed += 1
+    return removed

@@ -1,7 +1,7 @@
 """A hostile Liar's Dice bot that uses many processes at once (control-group attacks).
 
 Per-process rlimits do not bound a bot that forks: each child gets the full
-memory limit and a core of its own. On its first turn this bot forks ``--children``
+memory limit and a core of its own. On its first turn this bot starts ``--children``
 processes that each either allocate and touch ``--mib`` MiB (``--attack memory``)
 or spin for ``--seconds`` (``--attack cpu``), waits for them, and prints one line
 ``HOG {json}``: how many children succeeded or were killed, and the CPU seconds
@@ -15,48 +15,50 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
 from sdk import Bot, run
 from sdk.liars_dice import Action, Observation, legal_actions
 
-
-def memory_child(mib: int) -> None:
-    block = bytearray(mib << 20)
-    for offset in range(0, len(block), 4096):
-        block[offset] = 1
-    time.sleep(2.0)  # hold it while the siblings allocate
-
-
-def cpu_child(seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        pass
+MEMORY_CHILD = """
+import sys, time
+try:
+    block = bytearray(int(sys.argv[1]) << 20)
+except MemoryError:
+    sys.exit(3)
+for offset in range(0, len(block), 4096):
+    block[offset] = 1
+time.sleep(2.0)  # hold it while the siblings allocate
+"""
+CPU_CHILD = """
+import sys, time
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    pass
+"""
 
 
 def hog(attack: str, children: int, mib: int, seconds: float) -> dict[str, object]:
+    """Start ``children`` fresh interpreters (fork+exec: a forked gRPC process is
+    not safe to keep running) that hog memory or CPU, and wait for them."""
     started = time.monotonic()
-    pids = []
-    for _ in range(children):
-        try:
-            pid = os.fork()
-        except OSError as error:
-            return {"error": f"fork: {error}"}
-        if pid == 0:
-            try:
-                memory_child(mib) if attack == "memory" else cpu_child(seconds)
-            except MemoryError:
-                os._exit(3)
-            os._exit(0)
-        pids.append(pid)
-    statuses = [os.waitpid(pid, 0)[1] for pid in pids]
+    script, argument = (MEMORY_CHILD, mib) if attack == "memory" else (CPU_CHILD, seconds)
+    try:
+        procs = [
+            subprocess.Popen([sys.executable, "-c", script, str(argument)]) for _ in range(children)
+        ]
+    except OSError as error:
+        return {"error": f"spawn: {error}"}
+    codes = [proc.wait() for proc in procs]
     usage = os.times()
     return {
         "attack": attack,
-        "ok": sum(1 for status in statuses if status == 0),
-        "killed": sum(1 for status in statuses if os.WIFSIGNALED(status)),
-        "refused": sum(1 for s in statuses if os.WIFEXITED(s) and os.WEXITSTATUS(s) == 3),
+        "ok": sum(1 for code in codes if code == 0),
+        "killed": sum(1 for code in codes if code < 0),
+        "signals": sorted(-code for code in codes if code < 0),
+        "refused": sum(1 for code in codes if code == 3),
         "cpu_s": usage.children_user + usage.children_system,
         "wall_s": time.monotonic() - started,
     }

@@ -100,3 +100,19 @@ def test_control_groups_are_removed_with_their_bots() -> None:
         if path.is_dir() and path.name.startswith(f"bot-{os.getpid()}-")
     ]
     assert leftovers == []
+
+
+def test_groups_of_dead_referees_are_swept() -> None:
+    group = cgroups.create(memory_mb=64, max_tasks=8, cpus=1.0)
+    dead = 2**22 + 12345  # above pid_max on any default kernel: never a live process
+    stale = [path.with_name(f"bot-{dead}-feed") for path in group.paths]
+    group.remove()
+    for path in stale:
+        path.mkdir()
+    try:
+        assert cgroups.sweep_stale() >= len(stale)
+        assert not any(path.exists() for path in stale)
+    finally:
+        for path in stale:
+            if path.exists():
+                path.rmdir()
