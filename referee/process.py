@@ -91,8 +91,11 @@ class BotProcess:
         uid: int | None = None,
         log_cap: int = 0,
         cgroup: cgroups.BotCgroup | None = None,
+        lifeline: int | None = None,
     ) -> None:
         self.process = process
+        self.lifeline = lifeline
+        """Write end of the sandboxed bot's lifeline pipe (closed when it is stopped)."""
         self.workdir = workdir
         self.cgroup = cgroup
         """The control group bounding the whole bot, if the host allows one."""
@@ -138,7 +141,11 @@ class BotProcess:
         socket_dir.mkdir(mode=0o700)
         uid: int | None = None
         group: cgroups.BotCgroup | None = None
+        lifeline: tuple[int, int] | None = None
+        pass_fds: tuple[int, ...] = ()
         if sandbox.enabled:
+            lifeline = os.pipe()  # both ends close-on-exec; the read end is passed
+            pass_fds = (lifeline[0],)
             try:
                 if sandbox.cgroup and cgroups.available() is None:
                     group = cgroups.create(
@@ -150,10 +157,12 @@ class BotProcess:
                     socket_dir=socket_dir,
                     socket_name=SOCKET_NAME,
                     cgroup_paths=group.paths if group else (),
+                    lifeline_fd=lifeline[0],
                 )
             except (SandboxError, cgroups.CgroupError) as error:
                 if group is not None:
                     group.remove()
+                _close(*lifeline)
                 raise BotStartupError(f"cannot start bot {spec.name!r}: {error}") from None
             uid = sandboxed.uid
             if uid is not None:
@@ -180,19 +189,25 @@ class BotProcess:
                     stderr=log,
                     env=env,
                     start_new_session=True,
+                    pass_fds=pass_fds,
                 )
             except OSError as error:
                 if group is not None:
                     group.remove()
+                if lifeline is not None:
+                    _close(*lifeline)
                 raise BotStartupError(
                     f"cannot start bot {spec.name!r} ({shlex.join(argv)}): {error}"
                 ) from None
+        if lifeline is not None:
+            _close(lifeline[0])  # the referee keeps only the write end: its lifeline
         return cls(
             process,
             workdir,
             uid=uid,
             log_cap=sandbox.log_cap_bytes if sandbox.enabled else 0,
             cgroup=group,
+            lifeline=lifeline[1] if lifeline else None,
         )
 
     def log_size(self) -> int:
@@ -268,6 +283,9 @@ class BotProcess:
                 await trio.sleep(0.005)
         if self.cgroup is not None:
             self.cgroup.remove()
+        if self.lifeline is not None:
+            _close(self.lifeline)
+            self.lifeline = None
 
     @staticmethod
     def _signal_group(pgid: int, signum: signal.Signals) -> None:
@@ -301,3 +319,9 @@ def _signal_name(number: int) -> str:
         return str(number)
     hints = {"SIGXCPU": " (CPU-time limit)", "SIGXFSZ": " (file-size limit)"}
     return name + hints.get(name, "")
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)

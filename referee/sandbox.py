@@ -69,14 +69,24 @@ ETC_FILES = (
 
 
 LAUNCH = (
-    '[ "$PPID" = "$1" ] || exit 125; n=$2; shift 2; while [ "$n" -gt 0 ]; do'
+    '[ "$PPID" = "$1" ] || exit 125; case $2 in *[!0-9]*|"") exit 125;; esac;'
+    ' eval "exec 3<&$2 $2<&-"; n=$3; shift 3; while [ "$n" -gt 0 ]; do'
     ' echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n - 1)); done; exec "$@"'
 )
-"""The first program of every sandboxed bot, run by ``setpriv --pdeathsig KILL``:
+"""The first program of every sandboxed bot (bash: dash cannot name descriptors
+above 9), run by ``setpriv --pdeathsig KILL``:
 it exits unless the referee that forked it is still its parent (so a referee that
-died before the death signal was armed leaves nothing behind), joins the bot's
-control groups, and execs bubblewrap. Arguments: referee pid, number of control
+died before the death signal was armed leaves nothing behind), moves the lifeline
+(see :data:`LIFELINE_CHECK`) to descriptor 3, joins the bot's control groups, and
+execs bubblewrap. Arguments: referee pid, lifeline descriptor, number of control
 groups, their paths, then the command."""
+
+LIFELINE_CHECK = 'if timeout 0.02 cat <&3 >/dev/null 2>&1; then exit 125; fi; exec 3<&-; exec "$@"'
+"""Inside the sandbox, just before the bot's own command: descriptor 3 is the read
+end of a pipe whose only writer is the referee. End of file means the referee has
+died — possibly while bubblewrap was still arming its own death signal, a window no
+signal covers — so exit instead of starting an orphan. Otherwise close it and exec
+the bot (which never sees it)."""
 
 
 class SandboxError(Exception):
@@ -330,6 +340,7 @@ def build_command(
     socket_name: str,
     extra_env: dict[str, str] | None = None,
     cgroup_paths: Sequence[Path] = (),
+    lifeline_fd: int,
 ) -> SandboxedCommand:
     """The argv and environment that run ``command`` inside the sandbox.
 
@@ -424,11 +435,12 @@ def build_command(
             "--",
         ]
     # Dies with the referee from the first instruction on (see LAUNCH).
-    launch = [tools["setpriv"], "--pdeathsig", "KILL", "--", "/bin/sh", "-c", LAUNCH]
-    launch += ["arena-launch", str(os.getpid()), str(len(cgroup_paths))]
+    launch = [tools["setpriv"], "--pdeathsig", "KILL", "--", "/bin/bash", "-c", LAUNCH]
+    launch += ["arena-launch", str(os.getpid()), str(lifeline_fd), str(len(cgroup_paths))]
     launch += [str(path) for path in cgroup_paths]
+    check = ["/bin/sh", "-c", LIFELINE_CHECK, "arena-check"]
     return SandboxedCommand(
-        argv=[*launch, *bwrap, "--", *limits, *switch, *command],
+        argv=[*launch, *bwrap, "--", *limits, *switch, *check, *command],
         env={},
         uid=uid,
         socket_inside=env["ARENA_LISTEN"],

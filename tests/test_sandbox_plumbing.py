@@ -5,8 +5,10 @@ database file, records never written through a link, clear errors without bwrap.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,7 +20,13 @@ from referee import cgroups
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
+from referee.sandbox import (
+    DEFAULT_SANDBOX,
+    SandboxConfig,
+    SandboxError,
+    build_command,
+    require_tools,
+)
 from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
 
 runner = CliRunner()
@@ -200,3 +208,31 @@ def test_cpus_are_stored_and_missing_control_groups_are_said_once(
     assert code == 0, out
     assert out.count("warning: bots are limited per process only") == 1, out
     assert "no writable cgroup here" in out
+
+
+@pytest.mark.parametrize("referee_alive", [True, False], ids=["alive", "died-during-setup"])
+def test_a_bot_never_starts_once_its_referee_is_gone(tmp_path: Path, referee_alive: bool) -> None:
+    """The lifeline: if the referee dies while bubblewrap is still setting up (a window
+    no death signal covers), the bot's command is never run."""
+    socket_dir = tmp_path / "sock"
+    socket_dir.mkdir()
+    read_end, write_end = os.pipe()
+    command = build_command(
+        DEFAULT_SANDBOX,
+        ["/bin/sh", "-c", "echo started > /run/arena/started"],
+        socket_dir=socket_dir,
+        socket_name="bot.sock",
+        lifeline_fd=read_end,
+    )
+    if command.uid is not None:
+        os.chown(socket_dir, command.uid, command.uid)
+    process = subprocess.Popen(command.argv, env={}, pass_fds=(read_end,))
+    os.close(read_end)
+    if not referee_alive:
+        os.close(write_end)  # what the kernel does when the referee dies
+    code = process.wait(timeout=30)
+    if referee_alive:
+        os.close(write_end)
+        assert code == 0 and (socket_dir / "started").read_text() == "started\n"
+    else:
+        assert code == 125 and not (socket_dir / "started").exists()

@@ -40,6 +40,7 @@ import glob
 import json
 import os
 import secrets
+import shlex
 import signal
 import socket
 import sys
@@ -363,11 +364,9 @@ def attack_escape() -> dict[str, Any]:
     if pid == 0:
         try:
             os.setsid()
-            time.sleep(OPTIONS.delay)
-            if path:
-                with contextlib.suppress(OSError), open(path, "w") as handle:
-                    handle.write(f"escaped {os.getpid()}\n")
-            time.sleep(60)
+            # A fresh program at once: a forked gRPC process is not safe to keep running.
+            write = f"echo escaped $$ > {shlex.quote(path)} 2>/dev/null;" if path else ""
+            os.execv("/bin/sh", ["sh", "-c", f"sleep {OPTIONS.delay}; {write} sleep 60"])
         finally:
             os._exit(0)
     return {"forked": True, "child": pid}
