@@ -1,0 +1,167 @@
+"""In-process costs: engine per decision, playout speed, referee work late in a long match."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from google.protobuf import json_format
+
+from referee.games import get_game
+from referee.games.base import CHANCE, draw_chance
+from referee.games.events import match_rng
+from referee.record import RecordedEvent, observation_digest, state_digest
+from referee.wire import get_codec
+
+LONG_GAME = "liars_poker"
+LONG_RULES: Mapping[str, str] = {"chips_variant": "true", "starting_chips": "50"}
+
+
+@dataclass(frozen=True)
+class EngineCost:
+    per_decision_us: float
+    """Median of observe + legal actions + transition, per decision."""
+    steps_per_s: float
+    """Random playout, chance steps included, whole matches."""
+    decisions: int
+
+
+def engine_cost(game_name: str, budget_s: float) -> EngineCost:
+    """Random playouts for about ``budget_s`` seconds (at least 5 matches)."""
+    game = get_game(game_name)
+    rules = game.default_rules()
+    times: list[float] = []
+    steps = 0
+    playing = 0.0
+    seed = 0
+    deadline = time.perf_counter() + budget_s
+    while seed < 5 or time.perf_counter() < deadline:
+        chooser = random.Random(seed)
+        rng = match_rng(seed)
+        began = time.perf_counter()
+        state = game.new_game(rules, 2)
+        while (actor := game.to_act(state)) is not None:
+            steps += 1
+            if actor == CHANCE:
+                state = game.apply_chance(state, draw_chance(game.chance_request(state), rng))
+                continue
+            started = time.perf_counter()
+            legal = list(game.legal_actions(game.observe(state, actor)))
+            action = legal[chooser.randrange(len(legal))]
+            state = game.transition(state, actor, action)
+            times.append((time.perf_counter() - started) * 1e6)
+        playing += time.perf_counter() - began
+        seed += 1
+    return EngineCost(statistics.median(times), steps / playing, len(times))
+
+
+@dataclass(frozen=True)
+class LongMatch:
+    early_us: float
+    late_us: float
+    early_at: int
+    late_at: int
+    matches: int
+    late_parts: dict[str, float]
+    """Mean µs per action event near ``late_at``: observe+encode, digests, engine."""
+
+
+def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20) -> LongMatch:
+    """Referee work per event (no transport) at event ~``early`` vs ~``late``.
+
+    Per event, as in :func:`referee.match._play`: observe, encode and serialize the
+    observation, its digest, decode the answer (action to dict), the engine's
+    transition, the state digest, the record entry; chance events: draw, apply,
+    state digest, record entry. Averaged over events ``[at-window/2, at+window/2)``
+    of ``matches`` Liar's Poker chips games long enough to reach ``late``.
+    """
+    game = get_game(LONG_GAME)
+    codec = get_codec(LONG_GAME)
+    rules = game.parse_rules(dict(LONG_RULES))
+    half = window // 2
+    early_times: list[float] = []
+    late_times: list[float] = []
+    parts = {"observe+encode+serialize": 0.0, "digests+record": 0.0, "engine transition": 0.0}
+    late_actions = 0
+    used = 0
+    seed = 0
+    while used < matches:
+        seed += 1
+        chooser = random.Random(seed)
+        rng = match_rng(seed)
+        state = game.new_game(rules, 2)
+        events: list[RecordedEvent] = []
+        event_times: list[float] = []
+        action_parts: dict[int, tuple[float, float, float]] = {}
+        timed = set(range(early - half, early + half)) | set(range(late - half, late + half))
+        while (actor := game.to_act(state)) is not None and len(events) < late + half:
+            if len(events) not in timed:  # untimed stretch: the engine alone, quickly
+                event_times.append(0.0)
+                events.append(RecordedEvent(seat=None))
+                if actor == CHANCE:
+                    state = game.apply_chance(state, draw_chance(game.chance_request(state), rng))
+                else:
+                    legal = game.legal_actions(game.observe(state, actor))
+                    state = game.transition(state, actor, legal[chooser.randrange(len(legal))])
+                continue
+            if actor == CHANCE:
+                started = time.perf_counter()
+                drawn = draw_chance(game.chance_request(state), rng)
+                state = game.apply_chance(state, drawn)
+                events.append(RecordedEvent(seat=None, outcome=drawn, state=state_digest(state)))
+                event_times.append(time.perf_counter() - started)
+                continue
+            t0 = time.perf_counter()
+            view = game.observe(state, actor)
+            observation = codec.encode_observation(view)
+            wire = observation.SerializeToString(deterministic=True)
+            t1 = time.perf_counter()
+            legal = game.legal_actions(view)  # the bot's work: not timed
+            action = legal[chooser.randrange(len(legal))]
+            message = codec.encode_action(action)
+            t2 = time.perf_counter()
+            decoded = codec.decode_action(message)
+            game.check_action(view, decoded)
+            state = game.transition(state, actor, decoded)
+            t3 = time.perf_counter()
+            events.append(
+                RecordedEvent(
+                    seat=actor,
+                    action=json_format.MessageToDict(message, preserving_proto_field_name=True),
+                    turn=len(events),
+                    obs=observation_digest(wire),
+                    state=state_digest(state),
+                )
+            )
+            t4 = time.perf_counter()
+            event_times.append((t1 - t0) + (t4 - t2))
+            action_parts[len(events) - 1] = (t1 - t0, t4 - t3, t3 - t2)
+        if len(events) < late + half:
+            continue  # too short
+        used += 1
+        early_times.extend(event_times[early - half : early + half])
+        late_times.extend(event_times[late - half : late + half])
+        for index in range(late - half, late + half):
+            if index in action_parts:
+                late_actions += 1
+                for name, value in zip(parts, action_parts[index], strict=True):
+                    parts[name] += value
+    return LongMatch(
+        early_us=statistics.fmean(early_times) * 1e6,
+        late_us=statistics.fmean(late_times) * 1e6,
+        early_at=early,
+        late_at=late,
+        matches=used,
+        late_parts={name: total * 1e6 / late_actions for name, total in parts.items()},
+    )
+
+
+def openspiel_available() -> bool:
+    try:
+        import pyspiel  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return False
+    return True

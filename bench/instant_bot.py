@@ -1,0 +1,160 @@
+"""An "instant" bot for benchmarks: answers every turn from a precomputed action list.
+
+    python -m bench.instant_bot [--sleep-ms 20]      (address from ARENA_LISTEN)
+
+No SDK and no observation decoding: a raw gRPC server (generic handlers, bytes in
+and out). The match id must be ``bench-<seed>`` and the match played with that
+seed: at MatchStart (before answering Ready, so outside any decision timing) the
+bot replays the match in-process with the engine — same seed, so the same chance —
+and pre-encodes the TurnResponse of each of its turns. Turn ``k`` is then answered
+with the k-th prepared message, looking only at the first byte of the request
+(the protobuf tag of its ``oneof``) — a TurnRequest is never parsed.
+
+``--sleep-ms`` makes the bot sleep that long before every answer (a "thinking" bot
+for league throughput).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from concurrent import futures
+from typing import Any
+
+import grpc
+
+from arena.v1 import bot_pb2
+from referee.games import GAMES, get_game
+from referee.games.base import CHANCE, draw_chance
+from referee.games.events import match_rng
+from referee.messages import PROTOCOL_VERSION
+from referee.wire import get_codec
+
+SERVICE = "arena.v1.BotService"
+# First byte of a serialized PlayRequest: field number << 3 | wire type 2.
+TAG_START, TAG_TURN, TAG_END = 0x0A, 0x12, 0x1A
+
+
+def match_id_for(seed: int) -> str:
+    return f"bench-{seed}"
+
+
+def plan(game_name: str, rules: Mapping[str, str], seed: int, num_seats: int = 2) -> list[int]:
+    """The acting seat of every decision of the benchmark match ``seed``, in order.
+
+    Actions are chosen uniformly among the legal ones by ``random.Random(seed)``;
+    :func:`plan_actions` replays the same choices.
+    """
+    return [seat for seat, _ in _play(game_name, rules, seed, num_seats)]
+
+
+def plan_actions(
+    game_name: str, rules: Mapping[str, str], seed: int, seat: int, num_seats: int = 2
+) -> list[bytes]:
+    """Serialized PlayResponse of each of ``seat``'s turns, in order."""
+    codec = get_codec(game_name)
+    answers: list[bytes] = []
+    for turn, (actor, action) in enumerate(_play(game_name, rules, seed, num_seats), start=1):
+        if actor != seat:
+            continue
+        response = bot_pb2.PlayResponse(
+            turn=bot_pb2.TurnResponse(turn=turn, action=codec.encode_action(action))
+        )
+        answers.append(response.SerializeToString())
+    return answers
+
+
+def _play(
+    game_name: str, rules: Mapping[str, str], seed: int, num_seats: int
+) -> Iterator[tuple[int, Any]]:
+    game = get_game(game_name)
+    state = game.new_game(game.parse_rules(dict(rules)), num_seats)
+    chance = match_rng(seed)
+    chooser = random.Random(seed)
+    while (actor := game.to_act(state)) is not None:
+        if actor == CHANCE:
+            state = game.apply_chance(state, draw_chance(game.chance_request(state), chance))
+            continue
+        action = chooser.choice(list(game.legal_actions(game.observe(state, actor))))
+        yield actor, action
+        state = game.transition(state, actor, action)
+
+
+READY = bot_pb2.PlayResponse(ready=bot_pb2.Ready()).SerializeToString()
+HEALTH = bot_pb2.HealthResponse(
+    name="instant", games=sorted(GAMES), protocol_version=PROTOCOL_VERSION
+).SerializeToString()
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+class InstantBot:
+    def __init__(self, sleep_s: float = 0.0) -> None:
+        self.sleep_s = sleep_s
+
+    def health(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        return HEALTH
+
+    def play(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+        answers: Iterator[bytes] = iter(())
+        for request in requests:
+            tag = request[0] if request else 0
+            if tag == TAG_TURN:
+                if self.sleep_s:
+                    time.sleep(self.sleep_s)
+                yield next(answers, b"")
+            elif tag == TAG_START:
+                start = bot_pb2.PlayRequest.FromString(request).start
+                seed = int(start.match_id.removeprefix("bench-"))
+                answers = iter(
+                    plan_actions(start.game, dict(start.rules), seed, start.seat, start.num_seats)
+                )
+                yield READY
+            else:
+                return
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        return grpc.method_handlers_generic_handler(
+            SERVICE,
+            {
+                "Health": grpc.unary_unary_rpc_method_handler(
+                    self.health, request_deserializer=_identity, response_serializer=_identity
+                ),
+                "Play": grpc.stream_stream_rpc_method_handler(
+                    self.play, request_deserializer=_identity, response_serializer=_identity
+                ),
+            },
+        )
+
+
+def serve(address: str, sleep_s: float = 0.0) -> grpc.Server:
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    server.add_generic_rpc_handlers((InstantBot(sleep_s).handler(),))
+    server.add_insecure_port(address)
+    server.start()
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--listen", default=os.environ.get("ARENA_LISTEN"))
+    parser.add_argument("--sleep-ms", type=float, default=0.0)
+    options = parser.parse_args()
+    if not options.listen:
+        sys.exit("instant_bot: no address (--listen or ARENA_LISTEN)")
+    server = serve(options.listen, options.sleep_ms / 1000)
+    parent = os.getppid()
+    while server.wait_for_termination(timeout=0.5):  # True: timed out, still serving
+        if os.getppid() != parent:  # the referee is gone: do not linger
+            server.stop(0)
+            return
+
+
+if __name__ == "__main__":
+    main()

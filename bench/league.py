@@ -1,0 +1,162 @@
+"""League throughput without a database: ``run_match`` from several trio tasks.
+
+Bots are :mod:`bench.instant_bot` processes (plain processes, ``NO_SANDBOX``, unless a
+sandbox is passed), instant or sleeping a fixed time per decision. A warm pool is
+warmed with one untimed match per task first; a fresh launcher is timed from the
+first start (starting processes is what it costs).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+from dataclasses import dataclass
+
+import trio
+
+from bench.instant_bot import match_id_for
+from bench.wire import instant_spec
+from referee.launcher import FreshLauncher, Launcher
+from referee.match import Limits, MatchSpec, run_match
+from referee.pool import WarmPool
+from referee.process import BotSpec
+from referee.sandbox import NO_SANDBOX, SandboxConfig
+
+GAME = "liars_dice"
+
+
+@dataclass(frozen=True)
+class LeagueRun:
+    matches: int
+    wall_s: float
+    decisions: int
+    decision_span_s: float
+    """Sum over matches of (last answer − first answer): time spent in decisions."""
+    decision_gaps: int
+
+    @property
+    def matches_per_s(self) -> float:
+        return self.matches / self.wall_s
+
+    @property
+    def per_decision_s(self) -> float:
+        return self.decision_span_s / self.decision_gaps
+
+    @property
+    def overhead_s(self) -> float:
+        """Wall time per match beyond its decisions (concurrency 1 only)."""
+        return (self.wall_s - self.decisions * self.per_decision_s) / self.matches
+
+
+async def _play(
+    launcher: Launcher, bot: BotSpec, seeds: list[int], concurrency: int
+) -> tuple[int, float, int]:
+    decisions = 0
+    span = 0.0
+    gaps = 0
+    queue = list(reversed(seeds))
+
+    async def worker() -> None:
+        nonlocal decisions, span, gaps
+        while queue:
+            seed = queue.pop()
+            spec = MatchSpec(GAME, (bot, bot), seed=seed, match_id=match_id_for(seed))
+            record = await run_match(spec, Limits(), launcher=launcher)
+            if record.reason != "completed":
+                raise RuntimeError(f"seed {seed}: {record.reason} {record.faults}")
+            stamps = [e.at_ms for e in record.events if e.seat is not None and e.at_ms is not None]
+            decisions += len(stamps)
+            if len(stamps) >= 2:
+                span += (stamps[-1] - stamps[0]) / 1000
+                gaps += len(stamps) - 1
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(concurrency):
+            nursery.start_soon(worker)
+    return decisions, span, gaps
+
+
+def league_run(
+    matches: int,
+    concurrency: int,
+    *,
+    sleep_ms: float = 0.0,
+    warm: bool = True,
+    sandbox: SandboxConfig = NO_SANDBOX,
+) -> LeagueRun:
+    bot = instant_spec(sleep_ms)
+    if sandbox.enabled:  # the sandbox binds a script file, not a package run with -m
+        bot = BotSpec(
+            bot.name,
+            command=(bot.command[0], _script(), *bot.command[3:]),
+        )
+
+    async def main() -> LeagueRun:
+        launcher: Launcher
+        pool: WarmPool | None = None
+        if warm:
+            pool = WarmPool(sandbox=sandbox, max_idle_per_bot=2 * concurrency)
+            launcher = pool
+            await _play(launcher, bot, list(range(10_000, 10_000 + concurrency)), concurrency)
+        else:
+            launcher = FreshLauncher(sandbox=sandbox)
+        try:
+            started = trio.current_time()
+            decisions, span, gaps = await _play(launcher, bot, list(range(matches)), concurrency)
+            wall = trio.current_time() - started
+        finally:
+            if pool is not None:
+                await pool.aclose()
+        return LeagueRun(matches, wall, decisions, span, gaps)
+
+    return trio.run(main)
+
+
+def _script() -> str:
+    from bench import instant_bot
+
+    return os.path.abspath(instant_bot.__file__)
+
+
+@dataclass(frozen=True)
+class MemoryRun:
+    small: int
+    large: int
+    rss_small_kb: int
+    rss_large_kb: int
+    peak_kb: int
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def memory_run(large: int, concurrency: int = 2) -> MemoryRun:
+    """RSS of this process (the league runner) after ``large // 10`` and ``large`` matches.
+
+    Records are dropped after each match, as a league that stores them in its
+    database would; a warm pool of instant bots, ``concurrency`` tasks.
+    """
+    small = large // 10
+    bot = instant_spec()
+
+    async def main() -> tuple[int, int]:
+        pool = WarmPool(sandbox=NO_SANDBOX, max_idle_per_bot=2 * concurrency)
+        try:
+            await _play(pool, bot, list(range(small)), concurrency)
+            gc.collect()
+            at_small = _rss_kb()
+            await _play(pool, bot, list(range(small, large)), concurrency)
+            gc.collect()
+            return at_small, _rss_kb()
+        finally:
+            await pool.aclose()
+
+    at_small, at_large = trio.run(main)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return MemoryRun(small, large, at_small, at_large, peak)
