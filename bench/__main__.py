@@ -1,0 +1,359 @@
+"""One benchmark run, one table of ratios (targets from the performance issue).
+
+    python -m bench [--quick] [--json bench/results.json] [--only wire,league,...]
+
+Every number is measured in this run; absolute times are printed next to each ratio
+but vary with the machine and its load — the targets are on the ratios. A missed
+target prints MISS; something not measurable here prints NOT MEASURED with why.
+Sections (``--only``): wire, engine, long, league, memory, startup, ratings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import engine, league, startup, wire
+from bench.report import Row, format_table, write_json
+from referee.sandbox import DEFAULT_SANDBOX
+
+GAMES = ("liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker")
+SECTIONS = ("wire", "engine", "long", "league", "memory", "startup", "ratings")
+
+
+@dataclass(frozen=True)
+class Sizes:
+    wire_matches: int
+    engine_s: float
+    long_matches: int
+    league_instant: dict[int, int]
+    league_sleep: dict[int, int]
+    fresh_matches: int
+    memory_matches: int
+    startup_runs: int
+
+
+FULL = Sizes(
+    wire_matches=30,
+    engine_s=1.0,
+    long_matches=5,
+    league_instant={1: 30, 2: 40, 8: 80},
+    league_sleep={1: 6, 2: 12, 8: 48},
+    fresh_matches=8,
+    memory_matches=1000,
+    startup_runs=5,
+)
+QUICK = Sizes(
+    wire_matches=6,
+    engine_s=0.3,
+    long_matches=2,
+    league_instant={1: 10, 2: 10, 8: 16},
+    league_sleep={1: 3, 2: 6, 8: 16},
+    fresh_matches=3,
+    memory_matches=200,
+    startup_runs=3,
+)
+SLEEP_MS = 20.0
+
+
+def wire_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
+    rows = []
+    for game in GAMES:
+        run = wire.referee_run(game, range(sizes.wire_matches))
+        floor = wire.floor_run(run.transcripts)
+        floors[game] = floor
+        rows.append(
+            Row(
+                "stream",
+                f"{game}: referee decisions/s ÷ raw gRPC",
+                floor / run.per_decision_us,
+                target_op=">=",
+                target=0.8,
+                detail=f"referee {1e6 / run.per_decision_us:,.0f}/s ({run.per_decision_us:.0f} µs)"
+                f" vs raw {1e6 / floor:,.0f}/s ({floor:.0f} µs); {run.decisions} decisions,"
+                f" {sizes.wire_matches} matches, instant bots, no sandbox",
+            )
+        )
+    return rows
+
+
+def engine_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
+    rows = []
+    for game in GAMES:
+        cost = engine.engine_cost(game, sizes.engine_s)
+        floor = floors.get(game)
+        rows.append(
+            Row(
+                "engine",
+                f"{game}: engine per decision ÷ raw round trip",
+                cost.per_decision_us / floor if floor else None,
+                target_op="<=",
+                target=0.05,
+                detail=f"engine {cost.per_decision_us:.0f} µs (median, observe+legal+transition,"
+                f" {cost.decisions} decisions)"
+                + (
+                    f" vs raw {floor:.0f} µs" if floor else "; raw round trip not measured (--only)"
+                ),
+            )
+        )
+        rows.append(
+            Row(
+                "engine",
+                f"{game}: in-process playout",
+                cost.steps_per_s,
+                unit="steps/s",
+                detail="random bots, chance steps included",
+            )
+        )
+    openspiel = engine.openspiel_available()
+    rows.append(
+        Row(
+            "engine",
+            "OpenSpiel liars_dice side by side",
+            None,
+            detail="pyspiel importable but comparison not implemented"
+            if openspiel
+            else "not installed (import pyspiel fails)",
+        )
+    )
+    return rows
+
+
+def long_rows(sizes: Sizes) -> list[Row]:
+    result = engine.long_match(sizes.long_matches)
+    parts = ", ".join(f"{name} {us:,.0f} µs" for name, us in result.late_parts.items())
+    return [
+        Row(
+            "long match",
+            f"referee work per event at ~{result.late_at} ÷ at ~{result.early_at}",
+            result.late_us / result.early_us,
+            target_op="<=",
+            target=1.5,
+            detail=f"{result.late_us:,.0f} µs vs {result.early_us:,.0f} µs per event"
+            f" ({engine.LONG_GAME} {dict(engine.LONG_RULES)}, {result.matches} matches,"
+            f" in-process); per action at ~{result.late_at}: {parts}",
+        )
+    ]
+
+
+def league_rows(sizes: Sizes) -> list[Row]:
+    rows = []
+    runs: dict[tuple[str, int], league.LeagueRun] = {}
+    for label, sleep_ms, counts in (
+        ("instant", 0.0, sizes.league_instant),
+        (f"sleep {SLEEP_MS:g} ms", SLEEP_MS, sizes.league_sleep),
+    ):
+        for concurrency, matches in counts.items():
+            run = league.league_run(matches, concurrency, sleep_ms=sleep_ms)
+            runs[label, concurrency] = run
+            rows.append(
+                Row(
+                    "league",
+                    f"{label} bots, warm pool, concurrency {concurrency}",
+                    run.matches_per_s,
+                    unit="matches/s",
+                    detail=f"{matches} matches in {run.wall_s:.2f} s,"
+                    f" {run.decisions / matches:.0f} decisions/match ({league.GAME}),"
+                    f" {run.per_decision_s * 1e3:.2f} ms/decision",
+                )
+            )
+    sleepy = f"sleep {SLEEP_MS:g} ms"
+    c1, c8 = runs[sleepy, 1], runs[sleepy, 8]
+    rows.append(
+        Row(
+            "league",
+            f"{sleepy} bots: concurrency 8 ÷ concurrency 1",
+            c8.matches_per_s / c1.matches_per_s,
+            target_op=">=",
+            target=6,
+            detail=f"{c8.matches_per_s:.2f} vs {c1.matches_per_s:.2f} matches/s",
+        )
+    )
+    instant = runs["instant", 1]
+    rows.append(
+        Row(
+            "league",
+            "instant bots: concurrency 8 ÷ concurrency 1",
+            runs["instant", 8].matches_per_s / instant.matches_per_s,
+            detail=f"{runs['instant', 8].matches_per_s:.1f} vs {instant.matches_per_s:.1f}"
+            f" matches/s (CPU-bound: {os.cpu_count()} cores)",
+        )
+    )
+    for label in ("instant", sleepy):
+        run = runs[label, 1]
+        twenty = 20 * run.per_decision_s
+        rows.append(
+            Row(
+                "league",
+                f"{label} bots: per-match overhead ÷ a 20-decision match",
+                run.overhead_s / twenty,
+                target_op="<=",
+                target=0.05,
+                detail=f"{run.overhead_s * 1e3:.1f} ms per match beyond decisions vs 20 ×"
+                f" {run.per_decision_s * 1e3:.2f} ms (warm pool, concurrency 1)",
+            )
+        )
+    fresh_rows = []
+    for name, sandbox in (("no sandbox", None), ("default sandbox", DEFAULT_SANDBOX)):
+        try:
+            if sandbox is None:
+                fresh = league.league_run(sizes.fresh_matches, 1, warm=False)
+            else:
+                fresh = league.league_run(sizes.fresh_matches, 1, warm=False, sandbox=sandbox)
+        except Exception as error:  # e.g. no bubblewrap here: say so, keep going
+            fresh_rows.append(
+                Row("league", f"instant bots, process per match ({name})", None, detail=repr(error))
+            )
+            continue
+        fresh_rows.append(
+            Row(
+                "league",
+                f"warm pool ÷ process per match ({name}), concurrency 1",
+                instant.matches_per_s / fresh.matches_per_s,
+                detail=f"{instant.matches_per_s:.1f} vs {fresh.matches_per_s:.2f} matches/s;"
+                f" fresh: {fresh.overhead_s * 1e3:.0f} ms per match beyond decisions",
+            )
+        )
+    rows.extend(fresh_rows)
+    rows.append(
+        Row("league", "--workers (several runner processes)", None, detail="not implemented")
+    )
+    return rows
+
+
+def memory_rows(sizes: Sizes) -> list[Row]:
+    result = league.memory_run(sizes.memory_matches)
+    return [
+        Row(
+            "memory",
+            f"runner RSS after {result.large} matches ÷ after {result.small}",
+            result.rss_large_kb / result.rss_small_kb,
+            target_op="<=",
+            target=1.1,
+            detail=f"{result.rss_large_kb / 1024:.1f} MiB vs {result.rss_small_kb / 1024:.1f} MiB"
+            f" (peak {result.peak_kb / 1024:.1f} MiB); issue asks 10k vs 1k, smaller N here;"
+            " instant bots, warm pool, records dropped",
+        )
+    ]
+
+
+def startup_rows(sizes: Sizes) -> list[Row]:
+    arena_help, typer_import = startup.cli_help(sizes.startup_runs)
+    sdk_health, bare_health = startup.health_times(sizes.startup_runs)
+    return [
+        Row(
+            "start-up",
+            "`arena --help` ÷ `python -c 'import typer'`",
+            arena_help / typer_import,
+            target_op="<=",
+            target=2,
+            detail=f"{arena_help * 1e3:.0f} ms vs {typer_import * 1e3:.0f} ms"
+            f" (median of {sizes.startup_runs})",
+        ),
+        Row(
+            "start-up",
+            "SDK bot to Health ÷ bare grpcio server",
+            sdk_health / bare_health,
+            target_op="<=",
+            target=1.5,
+            detail=f"{sdk_health * 1e3:.0f} ms vs {bare_health * 1e3:.0f} ms"
+            f" (example_bots.liars_dice_random, median of {sizes.startup_runs})",
+        ),
+    ]
+
+
+def ratings_rows() -> list[Row]:
+    small, large = startup.ratings_fit(50, 10_000, 100_000)
+    return [
+        Row(
+            "ratings",
+            "batch fit, 50 bots: 100k matches ÷ 10k",
+            large / small,
+            target_op="<=",
+            target=12,
+            detail=f"{large * 1e3:.0f} ms vs {small * 1e3:.0f} ms (fit_bradley_terry, synthetic)",
+        )
+    ]
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer matches and runs (~1 min)")
+    parser.add_argument("--json", type=Path, default=Path("bench/results.json"))
+    parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
+    options = parser.parse_args(argv)
+    chosen = [s.strip() for s in options.only.split(",") if s.strip()]
+    unknown = set(chosen) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
+    # Bot processes run `python -m bench.instant_bot` from their own directory.
+    root = str(Path(__file__).resolve().parent.parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH", "")) if p
+    )
+    sizes = QUICK if options.quick else FULL
+    floors: dict[str, float] = {}
+    steps: dict[str, Callable[[], list[Row]]] = {
+        "wire": lambda: wire_rows(sizes, floors),
+        "engine": lambda: engine_rows(sizes, floors),
+        "long": lambda: long_rows(sizes),
+        "league": lambda: league_rows(sizes),
+        "memory": lambda: memory_rows(sizes),
+        "startup": lambda: startup_rows(sizes),
+        "ratings": ratings_rows,
+    }
+    meta: dict[str, object] = {
+        "command": " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]),
+        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "load_before": _load(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "commit": _commit(),
+    }
+    rows: list[Row] = []
+    began = time.perf_counter()
+    for section in SECTIONS:
+        if section not in chosen:
+            continue
+        section_began = time.perf_counter()
+        rows.extend(steps[section]())
+        print(f"[{section}: {time.perf_counter() - section_began:.1f} s]", file=sys.stderr)
+    meta["load_after"] = _load()
+    meta["seconds"] = round(time.perf_counter() - began, 1)
+    print(format_table(rows))
+    print(
+        f"\n{meta['started']}  load {meta['load_before']} -> {meta['load_after']}"
+        f"  {meta['cpus']} cpus  python {meta['python']}  commit {meta['commit']}"
+        f"  {meta['seconds']} s"
+    )
+    write_json(options.json, rows, meta)
+    print(f"written {options.json}")
+
+
+if __name__ == "__main__":
+    main()
