@@ -1,0 +1,39 @@
+"""The benchmark's pieces still fit the referee: instant bots finish real matches, the
+raw floor replays them, and a table row says PASS/MISS (a few seconds)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bench import engine, wire
+from bench.instant_bot import plan
+from bench.report import Row, format_table
+
+ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+def test_instant_bots_play_and_the_floor_replays(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    run = wire.referee_run("liars_dice", range(2))
+    assert run.decisions == len(plan("liars_dice", {}, 0)) + len(plan("liars_dice", {}, 1))
+    assert run.per_decision_us > 0
+    assert wire.floor_run(run.transcripts) > 0
+
+
+def test_long_match_reaches_its_late_window() -> None:
+    result = engine.long_match(1, early=10, late=200, window=10)
+    assert result.matches == 1
+    assert result.early_us > 0 and result.late_us > 0
+
+
+def test_rows_report_misses_and_unmeasured() -> None:
+    rows = [
+        Row("s", "hit", 0.9, target_op=">=", target=0.8),
+        Row("s", "miss", 2.0, target_op="<=", target=1.5),
+        Row("s", "absent", None, detail="not implemented"),
+    ]
+    assert [r.status for r in rows] == ["PASS", "MISS", "NOT MEASURED"]
+    assert "MISS" in format_table(rows)
