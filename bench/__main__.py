@@ -302,7 +302,7 @@ def _commit() -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer matches and runs (~1 min)")
+    parser.add_argument("--quick", action="store_true", help="fewer matches and runs (~1.5 min)")
     parser.add_argument("--json", type=Path, default=Path("bench/results.json"))
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
     options = parser.parse_args(argv)
