@@ -67,8 +67,10 @@ SLEEP_MS = 20.0
 def wire_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
     rows = []
     for game in GAMES:
-        run = wire.referee_run(game, range(sizes.wire_matches))
-        floor = wire.floor_run(run.transcripts)
+        with wire.Floor() as raw:
+            run = wire.referee_run(game, range(sizes.wire_matches), floor=raw)
+        assert run.floor_us is not None
+        floor = run.floor_us
         floors[game] = floor
         rows.append(
             Row(

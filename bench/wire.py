@@ -3,10 +3,11 @@
 Both sides talk to the same instant bot program (:mod:`bench.instant_bot`) over a
 unix socket, started as plain processes (``NO_SANDBOX``: the sandbox changes start-up,
 not the stream). The referee plays ``bench-<seed>`` matches through a warm pool
-(start-up excluded) and logs every message it sends; the floor then replays exactly
-those bytes, seat by seat in the referee's order, from one blocking gRPC client with
-no trio, no engine and no record. Per decision = (time of the last answer − time of
-the first answer) / (decisions − 1), summed over matches, on both sides.
+(start-up excluded) and logs every message it sends; right after each match the floor
+replays exactly those bytes, seat by seat in the referee's order, from one blocking
+gRPC client with no trio, no engine and no record (interleaved match by match, so a
+change in the machine's load hits both sides alike). Per decision = (time of the last
+answer − time of the first answer) / (decisions − 1), summed over matches, both sides.
 """
 
 from __future__ import annotations
@@ -51,18 +52,32 @@ class RefereeRun:
     per_decision_us: float
     decisions: int
     transcripts: list[Transcript] = field(default_factory=list)
+    floor_us: float | None = None
+    """Raw round trip replaying the same matches, if a floor was given."""
 
 
-def referee_run(game: str, seeds: range, rules: Mapping[str, str] | None = None) -> RefereeRun:
-    """Play ``seeds`` with two instant bots from a warm pool; per-decision time."""
+def referee_run(
+    game: str,
+    seeds: range,
+    rules: Mapping[str, str] | None = None,
+    *,
+    floor: Floor | None = None,
+) -> RefereeRun:
+    """Play ``seeds`` with two instant bots from a warm pool; per-decision time.
+
+    With ``floor``, each match is replayed on the raw floor right after the referee
+    played it (interleaved, so a change in the machine's load hits both sides alike).
+    """
     bot = instant_spec()
     total_ms = 0.0
     gaps = 0
     decisions = 0
+    floor_s = 0.0
+    floor_gaps = 0
     transcripts: list[Transcript] = []
 
     async def play_all() -> None:
-        nonlocal total_ms, gaps, decisions
+        nonlocal total_ms, gaps, decisions, floor_s, floor_gaps
         pool = WarmPool(sandbox=NO_SANDBOX)
         try:
             for seed in seeds:
@@ -83,14 +98,22 @@ def referee_run(game: str, seeds: range, rules: Mapping[str, str] | None = None)
                     total_ms += stamps[-1] - stamps[0]
                     gaps += len(stamps) - 1
                 decisions += len(acts)
-                transcripts.append(
-                    Transcript(log.sent, [e.seat for e in acts if e.seat is not None])
-                )
+                transcript = Transcript(log.sent, [e.seat for e in acts if e.seat is not None])
+                transcripts.append(transcript)
+                if floor is not None:
+                    span, count = await trio.to_thread.run_sync(floor.replay, transcript)
+                    floor_s += span
+                    floor_gaps += count
         finally:
             await pool.aclose()
 
     trio.run(play_all)
-    return RefereeRun(total_ms * 1000 / gaps, decisions, transcripts)
+    return RefereeRun(
+        total_ms * 1000 / gaps,
+        decisions,
+        transcripts,
+        floor_s * 1e6 / floor_gaps if floor_gaps else None,
+    )
 
 
 class InstantProcess:
@@ -143,29 +166,48 @@ class BlockingStream:
             pass
 
 
+class Floor:
+    """Two instant bots as plain processes, and a raw client replaying transcripts."""
+
+    def __init__(self) -> None:
+        self.bots = [InstantProcess(), InstantProcess()]
+
+    def replay(self, transcript: Transcript) -> tuple[float, int]:
+        """(seconds from the first to the last answer, round trips in between)."""
+        streams = [self.bots[seat].stream() for seat in range(len(transcript.sent))]
+        pending = {seat: iter(messages) for seat, messages in transcript.sent.items()}
+        for seat, stream in enumerate(streams):
+            stream.ask(next(pending[seat]))  # MatchStart -> Ready (not timed)
+        stamps = []
+        for seat in transcript.order:
+            streams[seat].ask(next(pending[seat]))
+            stamps.append(time.perf_counter())
+        for seat, stream in enumerate(streams):
+            for rest in pending[seat]:  # MatchEnd
+                stream.send(rest)
+            stream.close()
+        if len(stamps) < 2:
+            return 0.0, 0
+        return stamps[-1] - stamps[0], len(stamps) - 1
+
+    def close(self) -> None:
+        for bot in self.bots:
+            bot.close()
+
+    def __enter__(self) -> Floor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def floor_run(transcripts: list[Transcript]) -> float:
-    """Median-free mean µs per round trip replaying the referee's bytes (see module doc)."""
-    bots = [InstantProcess(), InstantProcess()]
+    """Mean µs per raw round trip replaying ``transcripts`` (see module doc)."""
     total = 0.0
     gaps = 0
-    try:
+    with Floor() as floor:
         for transcript in transcripts:
-            streams = [bots[seat].stream() for seat in range(len(transcript.sent))]
-            pending = {seat: iter(messages) for seat, messages in transcript.sent.items()}
-            for seat, stream in enumerate(streams):
-                stream.ask(next(pending[seat]))  # MatchStart -> Ready (not timed)
-            stamps = []
-            for seat in transcript.order:
-                streams[seat].ask(next(pending[seat]))
-                stamps.append(time.perf_counter())
-            for seat, stream in enumerate(streams):
-                for rest in pending[seat]:  # MatchEnd
-                    stream.send(rest)
-                stream.close()
-            if len(stamps) >= 2:
-                total += stamps[-1] - stamps[0]
-                gaps += len(stamps) - 1
-    finally:
-        for bot in bots:
-            bot.close()
+            span, count = floor.replay(transcript)
+            total += span
+            gaps += count
     return total * 1e6 / gaps
