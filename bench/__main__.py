@@ -84,6 +84,28 @@ def wire_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
                 f" {sizes.wire_matches} matches, instant bots, no sandbox",
             )
         )
+    game = GAMES[0]
+    with wire.Floor() as raw:
+        try:
+            run = wire.referee_run(
+                game, range(sizes.wire_matches), floor=raw, sandbox=DEFAULT_SANDBOX
+            )
+        except Exception as error:  # e.g. no bubblewrap here: say so, keep going
+            rows.append(Row("stream", f"{game} in the default sandbox", None, detail=repr(error)))
+            return rows
+    assert run.floor_us is not None
+    rows.append(
+        Row(
+            "stream",
+            f"{game}, bots in the default sandbox: referee ÷ raw gRPC",
+            run.floor_us / run.per_decision_us,
+            target_op=">=",
+            target=0.8,
+            detail=f"referee {1e6 / run.per_decision_us:,.0f}/s ({run.per_decision_us:.0f} µs)"
+            f" vs raw {1e6 / run.floor_us:,.0f}/s ({run.floor_us:.0f} µs, floor bots not"
+            f" sandboxed); {run.decisions} decisions, {sizes.wire_matches} matches",
+        )
+    )
     return rows
 
 

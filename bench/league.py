@@ -9,7 +9,6 @@ first start (starting processes is what it costs).
 from __future__ import annotations
 
 import gc
-import os
 import resource
 from dataclasses import dataclass
 
@@ -85,12 +84,7 @@ def league_run(
     warm: bool = True,
     sandbox: SandboxConfig = NO_SANDBOX,
 ) -> LeagueRun:
-    bot = instant_spec(sleep_ms)
-    if sandbox.enabled:  # the sandbox binds a script file, not a package run with -m
-        bot = BotSpec(
-            bot.name,
-            command=(bot.command[0], _script(), *bot.command[3:]),
-        )
+    bot = instant_spec(sleep_ms, sandbox=sandbox)
 
     async def main() -> LeagueRun:
         launcher: Launcher
@@ -111,12 +105,6 @@ def league_run(
         return LeagueRun(matches, wall, decisions, span, gaps)
 
     return trio.run(main)
-
-
-def _script() -> str:
-    from bench import instant_bot
-
-    return os.path.abspath(instant_bot.__file__)
 
 
 @dataclass(frozen=True)

@@ -29,14 +29,23 @@ from bench.instant_bot import SERVICE, match_id_for
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.pool import WarmPool
 from referee.process import BotSpec
-from referee.sandbox import NO_SANDBOX
+from referee.sandbox import NO_SANDBOX, SandboxConfig
 
 INSTANT = ("-m", "bench.instant_bot")
 
 
-def instant_spec(sleep_ms: float = 0.0, name: str = "instant") -> BotSpec:
+def instant_spec(
+    sleep_ms: float = 0.0, name: str = "instant", *, sandbox: SandboxConfig = NO_SANDBOX
+) -> BotSpec:
+    """The instant bot's command; in the sandbox it runs as a script file (the sandbox
+    binds files named on the command line; ``bench`` is not an SDK package)."""
     extra = ("--sleep-ms", f"{sleep_ms:g}") if sleep_ms else ()
-    return BotSpec(name, command=(sys.executable, *INSTANT, *extra))
+    program: tuple[str, ...] = INSTANT
+    if sandbox.enabled:
+        from bench import instant_bot
+
+        program = (os.path.abspath(instant_bot.__file__),)
+    return BotSpec(name, command=(sys.executable, *program, *extra))
 
 
 @dataclass
@@ -62,13 +71,14 @@ def referee_run(
     rules: Mapping[str, str] | None = None,
     *,
     floor: Floor | None = None,
+    sandbox: SandboxConfig = NO_SANDBOX,
 ) -> RefereeRun:
     """Play ``seeds`` with two instant bots from a warm pool; per-decision time.
 
     With ``floor``, each match is replayed on the raw floor right after the referee
     played it (interleaved, so a change in the machine's load hits both sides alike).
     """
-    bot = instant_spec()
+    bot = instant_spec(sandbox=sandbox)
     total_ms = 0.0
     gaps = 0
     decisions = 0
@@ -78,7 +88,7 @@ def referee_run(
 
     async def play_all() -> None:
         nonlocal total_ms, gaps, decisions, floor_s, floor_gaps
-        pool = WarmPool(sandbox=NO_SANDBOX)
+        pool = WarmPool(sandbox=sandbox)
         try:
             for seed in seeds:
                 log = MessageLog()
