@@ -6,17 +6,17 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlalchemy import Engine
-from sqlmodel import Session
 
-from league.db import DatabaseError, open_database, session_scope
-from league.registry import LeagueError
 from referee import cgroups
 from referee.games.base import GameError
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlmodel import Session
 
 
 @dataclass
@@ -27,6 +27,8 @@ class Context:
     _engine: Engine | None = None
 
     def engine(self, *, create: bool = True) -> Engine:
+        from league.db import DatabaseError, open_database
+
         if self._engine is None:
             try:
                 self._engine = open_database(self.db_url, create=create)
@@ -53,6 +55,9 @@ def context_of(ctx: typer.Context) -> Context:
 def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]:
     """A session that commits on success; a library error becomes a clean exit 2
     with nothing written."""
+    from league.db import DatabaseError, session_scope
+    from league.registry import LeagueError
+
     engine = context_of(ctx).engine(create=create)
     try:
         with session_scope(engine) as session:

@@ -56,3 +56,38 @@ def test_listing_games_imports_no_engine() -> None:
     modules = _modules_after("import referee.games, referee.wire; sorted(referee.games.GAMES)")
     engines = [m for m in _loaded(modules, "referee.games") if m not in {"referee.games"}]
     assert [m for m in engines if m not in {"referee.games.base", "referee.games.events"}] == []
+
+
+HEAVY_FOR_THE_CLI = ("sqlalchemy", "sqlmodel", "alembic", "trio", "grpc", "google.protobuf")
+
+
+def _run_cli(*args: str) -> str:
+    return (
+        "import contextlib, io, sys\n"
+        f"sys.argv = ['arena', {', '.join(repr(a) for a in args)}]\n"
+        "from league.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main()\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "code"),
+    [
+        ("import league.cli", "import league.cli"),
+        ("arena --help", _run_cli("--help")),
+        ("arena league --help", _run_cli("league", "--help")),
+        ("arena games", _run_cli("games")),
+    ],
+)
+def test_the_cli_loads_no_database_async_or_grpc_stack_until_a_command_needs_it(
+    label: str, code: str
+) -> None:
+    modules = _modules_after(code)
+    for package in HEAVY_FOR_THE_CLI:
+        assert _loaded(modules, package) == [], f"{label} imported {package}"
+    if label != "arena games":  # listing games needs the engines, nothing else does
+        assert _loaded(modules, "referee.games.poker_hands") == []
+        assert _loaded(modules, "referee.games.liars_dice") == []
+    else:  # the probe really ran the command
+        assert "referee.games.liars_poker" in modules
