@@ -25,9 +25,6 @@ from league.cli_common import (
     parse_rule_options,
     sandbox_config,
 )
-from referee.files import write_atomic
-from referee.games import GAMES, get_game
-from referee.games.base import GameError
 
 app = typer.Typer(
     name="arena",
@@ -64,6 +61,8 @@ def games_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List the games with their seat counts and rule options (with defaults)."""
+    from referee.games import GAMES
+
     listing = [
         {
             "name": game.name,
@@ -133,6 +132,9 @@ def match_command(
 
     Every bot runs in the sandbox (see docs/security.md) unless --no-sandbox.
     """
+    from referee.files import write_atomic
+    from referee.games import get_game
+    from referee.games.base import GameError
     from referee.match import Limits, MatchSpec, play_match
     from referee.process import BotSpec
     from referee.transcript import result_lines, transcript_lines

@@ -27,8 +27,6 @@ from league.cli_common import (
     sandbox_config,
     transaction,
 )
-from referee.chance import parse_secret
-from referee.faults import FaultKind
 from referee.sandbox import SandboxError
 
 if TYPE_CHECKING:
@@ -286,6 +284,7 @@ def verify_command(
     """Check a finished league: the secret matches the published commitment and
     every match's chance outcomes are exactly the deal drawn from it."""
     from league.leagues import get_league, verify_league
+    from referee.chance import parse_secret
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
@@ -499,6 +498,7 @@ def matches_command(
 ) -> None:
     """List a league's matches (ids for `arena replay`), with filters."""
     from league.leagues import get_league, list_matches
+    from referee.faults import FaultKind
 
     if fault is not None and fault not in {kind.value for kind in FaultKind}:
         raise fail(
