@@ -25,14 +25,6 @@ from league.cli_common import (
     parse_rule_options,
     sandbox_config,
 )
-from league.db import redact, resolve_url
-from league.demo import run_demo
-from referee.files import write_atomic
-from referee.games import GAMES, get_game
-from referee.games.base import GameError
-from referee.match import Limits, MatchSpec, play_match
-from referee.process import BotSpec
-from referee.transcript import result_lines, transcript_lines
 
 app = typer.Typer(
     name="arena",
@@ -69,6 +61,8 @@ def games_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List the games with their seat counts and rule options (with defaults)."""
+    from referee.games import GAMES
+
     listing = [
         {
             "name": game.name,
@@ -138,6 +132,13 @@ def match_command(
 
     Every bot runs in the sandbox (see docs/security.md) unless --no-sandbox.
     """
+    from referee.files import write_atomic
+    from referee.games import get_game
+    from referee.games.base import GameError
+    from referee.match import Limits, MatchSpec, play_match
+    from referee.process import BotSpec
+    from referee.transcript import result_lines, transcript_lines
+
     rules = parse_rule_options(rule or [])
     try:
         engine = get_game(game)
@@ -186,6 +187,9 @@ def demo_command(
     concurrency: Annotated[int, typer.Option(min=1, help="Matches at a time.")] = 2,
 ) -> None:
     """Register the example bots, run a small league per game, print the standings."""
+    from league.db import redact, resolve_url
+    from league.demo import run_demo
+
     engine = context_of(ctx).engine()
     typer.echo(f"database: {redact(resolve_url(context_of(ctx).db_url))}")
     for league, summary in run_demo(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from league.cli_common import echo_json, echo_table, transaction
-from league.models import BotRow
-from league.registry import add_bot, get_bot, list_bots, remove_bot
+
+if TYPE_CHECKING:
+    from league.models import BotRow
 
 app = typer.Typer(help="Register and inspect bots.", no_args_is_help=True)
 
@@ -60,6 +61,8 @@ def add_command(
     ] = "",
 ) -> None:
     """Register a bot (a new version if its files changed)."""
+    from league.registry import add_bot
+
     with transaction(ctx) as session:
         row = add_bot(
             session=session,
@@ -84,6 +87,8 @@ def list_command(
     all_versions: Annotated[bool, typer.Option("--all", help="Include removed bots.")] = False,
 ) -> None:
     """List registered bots."""
+    from league.registry import list_bots
+
     with transaction(ctx) as session:
         rows = list_bots(session=session, include_retired=all_versions)
         if as_json:
@@ -110,6 +115,8 @@ def show_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Show one bot (its newest version)."""
+    from league.registry import get_bot
+
     with transaction(ctx) as session:
         data = bot_json(get_bot(session=session, name=name))
         if as_json:
@@ -124,6 +131,8 @@ def remove_command(
     ctx: typer.Context, name: Annotated[str, typer.Argument(help="Bot name.")]
 ) -> None:
     """Remove a bot. Versions with recorded matches are kept, marked removed."""
+    from league.registry import remove_bot
+
     with transaction(ctx) as session:
         count = remove_bot(session=session, name=name)
         typer.echo(f"removed {name} ({count} version{'s' if count != 1 else ''})")

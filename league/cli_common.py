@@ -6,17 +6,15 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlalchemy import Engine
-from sqlmodel import Session
 
-from league.db import DatabaseError, open_database, session_scope
-from league.registry import LeagueError
-from referee import cgroups
-from referee.games.base import GameError
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlmodel import Session
 
 
 @dataclass
@@ -27,6 +25,8 @@ class Context:
     _engine: Engine | None = None
 
     def engine(self, *, create: bool = True) -> Engine:
+        from league.db import DatabaseError, open_database
+
         if self._engine is None:
             try:
                 self._engine = open_database(self.db_url, create=create)
@@ -53,6 +53,10 @@ def context_of(ctx: typer.Context) -> Context:
 def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]:
     """A session that commits on success; a library error becomes a clean exit 2
     with nothing written."""
+    from league.db import DatabaseError, session_scope
+    from league.registry import LeagueError
+    from referee.games.base import GameError
+
     engine = context_of(ctx).engine(create=create)
     try:
         with session_scope(engine) as session:
@@ -129,6 +133,8 @@ def sandbox_config(
 def check_sandbox(sandbox: SandboxConfig) -> None:
     """Refuse to run without the sandbox's tools (clear error, exit 2); say once on
     stderr when control groups cannot bound bots here (rlimits still apply)."""
+    from referee import cgroups
+
     if not sandbox.enabled:
         return
     try:

@@ -7,9 +7,8 @@ import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import trio
 import typer
 
 from league.cli_common import (
@@ -28,34 +27,19 @@ from league.cli_common import (
     sandbox_config,
     transaction,
 )
-from league.leagues import (
-    LeagueSettings,
-    create_league,
-    delete_league,
-    find_match,
-    get_league,
-    league_bots,
-    league_sandbox,
-    league_status,
-    list_leagues,
-    list_matches,
-    match_log,
-    revealed_secret,
-    verify_league,
-)
-from league.models import LeagueRow
-from league.registry import LeagueError
-from league.runner import Progress, run_league
-from league.standings import crosstable, standings
-from referee.chance import parse_secret
-from referee.faults import FaultKind
 from referee.sandbox import SandboxError
+
+if TYPE_CHECKING:
+    from league.models import LeagueRow
+    from league.runner import Progress
 
 app = typer.Typer(help="Round-robin leagues with ratings.", no_args_is_help=True)
 
 
 def league_json(row: LeagueRow) -> dict[str, object]:
     """The league's public settings (never its secret: see :func:`show_command`)."""
+    from league.leagues import league_sandbox
+
     return {
         "name": row.name,
         "game": row.game,
@@ -101,6 +85,8 @@ def create_command(
     cpus: CpusOption = SANDBOX_DEFAULTS.cpus,
 ) -> None:
     """Create a league and write its whole schedule."""
+    from league.leagues import LeagueSettings, create_league, league_status
+
     settings = LeagueSettings(
         game=game,
         bots=tuple(bot),
@@ -186,6 +172,12 @@ def run_command(
     progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
 ) -> None:
     """Play the league's pending matches (resumes where a previous run stopped)."""
+    import trio
+
+    from league.leagues import get_league, league_sandbox
+    from league.registry import LeagueError
+    from league.runner import run_league
+
     engine = context_of(ctx).engine()
     with transaction(ctx) as session:
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
@@ -229,6 +221,9 @@ def logs_command(
     seat: Annotated[int, typer.Option("--seat", "-s", min=0, help="Seat whose output to print.")],
 ) -> None:
     """What a seat's bot printed (stdout and stderr) during one match, capped."""
+    from league.leagues import find_match, get_league, match_log
+    from league.registry import LeagueError
+
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         found = find_match(session=session, key=f"{league.name}-{match}")[1]
@@ -248,6 +243,8 @@ def status_command(
 ) -> None:
     """Progress of a league: matches done and pending, forfeits, faults; the deal
     commitment, and the secret once every match is played."""
+    from league.leagues import get_league, league_bots, league_status, revealed_secret
+
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         status = league_status(session=session, league=league)
@@ -286,6 +283,9 @@ def verify_command(
 ) -> None:
     """Check a finished league: the secret matches the published commitment and
     every match's chance outcomes are exactly the deal drawn from it."""
+    from league.leagues import get_league, verify_league
+    from referee.chance import parse_secret
+
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         given = parse_secret(secret) if secret is not None else None
@@ -321,6 +321,9 @@ def standings_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals, and LOS."""
+    from league.leagues import get_league
+    from league.standings import standings
+
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         rows = standings(session=session, league=league, samples=samples)
@@ -379,6 +382,9 @@ def crosstable_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Head-to-head scores: row bot's wins-draws-losses against the column bot."""
+    from league.leagues import get_league
+    from league.standings import crosstable
+
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         table = crosstable(session=session, league=league)
@@ -435,6 +441,8 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List leagues."""
+    from league.leagues import league_status, list_leagues
+
     with transaction(ctx) as session:
         rows = []
         for league in list_leagues(session=session):
@@ -465,6 +473,8 @@ def delete_command(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete a league with its schedule and results (bots stay registered)."""
+    from league.leagues import delete_league
+
     if not yes and not typer.confirm(f"delete league {name} and all its results?", default=False):
         raise fail("not deleted", code=1)
     with transaction(ctx) as session:
@@ -487,6 +497,9 @@ def matches_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List a league's matches (ids for `arena replay`), with filters."""
+    from league.leagues import get_league, list_matches
+    from referee.faults import FaultKind
+
     if fault is not None and fault not in {kind.value for kind in FaultKind}:
         raise fail(
             f"unknown fault {fault!r} (faults: {', '.join(kind.value for kind in FaultKind)})"
@@ -524,6 +537,7 @@ def report_command(
     samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
 ) -> None:
     """Write an HTML league report: standings, crosstable, rating chart, match replays."""
+    from league.leagues import get_league
     from league.report import write_league_report
 
     with transaction(ctx, create=False) as session:

@@ -5,23 +5,22 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from google.protobuf import json_format, text_format
 
-from arena.v1 import bot_pb2
 from league.cli_common import fail, transaction
-from league.leagues import decompress_record, find_match
-from referee.files import write_atomic
-from referee.games.base import GameError
-from referee.record import MatchRecord, RecordError
-from referee.replay import seat_messages, verify
-from referee.transcript import result_lines, transcript_lines
+
+if TYPE_CHECKING:
+    from arena.v1 import bot_pb2
+    from referee.record import MatchRecord
 
 
 def load_record(ctx: typer.Context, match: str) -> MatchRecord:
     """A record from a JSON file, or from the database by ``LEAGUE-POSITION``."""
+    from league.leagues import decompress_record, find_match
+    from referee.record import MatchRecord, RecordError
+
     path = Path(match)
     if path.is_file():
         try:
@@ -42,6 +41,8 @@ def load_record(ctx: typer.Context, match: str) -> MatchRecord:
 
 def seat_message_text(messages: list[bot_pb2.PlayRequest]) -> list[str]:
     """Each message in protobuf text format under a numbered heading (one item each)."""
+    from google.protobuf import text_format
+
     return [
         f"--- message {number}: {message.WhichOneof('kind')} ---\n"
         + text_format.MessageToString(message).rstrip()
@@ -75,6 +76,14 @@ def replay_command(
     ] = None,
 ) -> None:
     """Replay a match: transcript (default), one seat's view, verification, export."""
+    from google.protobuf import json_format
+
+    from referee.files import write_atomic
+    from referee.games.base import GameError
+    from referee.record import RecordError
+    from referee.replay import seat_messages, verify
+    from referee.transcript import result_lines, transcript_lines
+
     record = load_record(ctx, match)
     if check:
         problems = verify(record)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from referee.games.base import GameError
 from referee.games.cards import (
@@ -43,16 +44,27 @@ from referee.games.liars_poker import (
     exchanges,
 )
 from referee.games.poker_hands import (
-    ALL_ANNOUNCEMENTS,
     HIGHEST,
     Announcement,
     Category,
+    all_announcements,
     announcements_above,
     best_announcement,
     contains,
     describe_announcement,
     lowest_contained_above,
 )
+
+if TYPE_CHECKING:
+    ALL_ANNOUNCEMENTS: tuple[Announcement, ...]
+
+
+def __getattr__(name: str) -> object:
+    # Built on first access, as in referee.games.poker_hands: importing is cheap.
+    if name == "ALL_ANNOUNCEMENTS":
+        return all_announcements()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ALL_ANNOUNCEMENTS",
@@ -72,6 +84,7 @@ __all__ = [
     "Observation",
     "Rules",
     "Suit",
+    "all_announcements",
     "announcements_above",
     "best_announcement",
     "containment_probability",

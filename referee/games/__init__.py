@@ -1,20 +1,26 @@
-"""Pure game engines, one module per game, and the registry of games by name."""
+"""Pure game engines, one module per game, and the registry of games by name.
+
+The registry is lazy: an engine module is imported only when its game is asked for
+(``GAMES[name]``, :func:`get_game`), so a Liar's Dice bot never loads the card games.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from referee.games.base import Game, RulesError
-from referee.games.cockroach_poker import COCKROACH_POKER
-from referee.games.dice_poker import DICE_POKER
-from referee.games.liars_dice import LIARS_DICE
-from referee.games.liars_poker import LIARS_POKER
-from referee.games.liars_poker_dice import LIARS_POKER_DICE
+from referee.lazy import LazyRegistry
 
-GAMES: dict[str, Game[Any, Any, Any, Any]] = {
-    game.name: game
-    for game in (LIARS_DICE, LIARS_POKER_DICE, DICE_POKER, COCKROACH_POKER, LIARS_POKER)
-}
+GAMES: LazyRegistry[Game[Any, Any, Any, Any]] = LazyRegistry(
+    {
+        "liars_dice": ("referee.games.liars_dice", "LIARS_DICE"),
+        "liars_poker_dice": ("referee.games.liars_poker_dice", "LIARS_POKER_DICE"),
+        "dice_poker": ("referee.games.dice_poker", "DICE_POKER"),
+        "cockroach_poker": ("referee.games.cockroach_poker", "COCKROACH_POKER"),
+        "liars_poker": ("referee.games.liars_poker", "LIARS_POKER"),
+    }
+)
+"""Engines by game name (``name`` of each engine), in listing order."""
 
 
 def get_game(name: str) -> Game[Any, Any, Any, Any]:

@@ -56,6 +56,7 @@ and chips. It never sees another seat's cards before a challenge or the stock.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import random
 import weakref
@@ -78,9 +79,9 @@ from referee.games.base import (
 )
 from referee.games.cards import POKER_DECK, Card, format_cards, is_submultiset, remove_cards
 from referee.games.poker_hands import (
-    ALL_ANNOUNCEMENTS,
     HIGHEST,
     Announcement,
+    all_announcements,
     announcement_error,
     contains,
     describe_announcement,
@@ -295,15 +296,17 @@ def exchanges(hand: Sequence[Card]) -> tuple[Exchange, ...]:
     return tuple(Exchange(combo) for combo in seen)
 
 
-# Announce actions are built once, in order: legal_actions slices this tuple.
-_ANNOUNCE_ACTIONS: Final = tuple(Announce(a) for a in ALL_ANNOUNCEMENTS)
+@functools.cache
+def _announce_actions() -> tuple[Announce, ...]:
+    # Built once, in order, on first use (not at import): legal_actions slices it.
+    return tuple(Announce(a) for a in all_announcements())
 
 
 def announce_actions(last: Announcement | None) -> tuple[Announce, ...]:
     """``Announce`` for every announcement strictly above ``last``."""
     if last is None:
-        return _ANNOUNCE_ACTIONS
-    return _ANNOUNCE_ACTIONS[bisect.bisect_right(ALL_ANNOUNCEMENTS, last) :]
+        return _announce_actions()
+    return _announce_actions()[bisect.bisect_right(all_announcements(), last) :]
 
 
 # ---------------------------------------------------------------------------

@@ -1,27 +1,27 @@
-"""Codecs between engine values and ``arena.v1`` protobuf messages, by game name."""
+"""Codecs between engine values and ``arena.v1`` protobuf messages, by game name.
+
+Lazy like :data:`referee.games.GAMES`: a codec's module (and its engine) is imported
+only when that game's codec is asked for.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from referee.games.base import RulesError
+from referee.lazy import LazyRegistry
 from referee.wire.base import Codec, MalformedObservationError
-from referee.wire.cockroach_poker import CockroachPokerCodec
-from referee.wire.dice_poker import DicePokerCodec
-from referee.wire.liars_dice import LiarsDiceCodec
-from referee.wire.liars_poker import LiarsPokerCodec
-from referee.wire.liars_poker_dice import LiarsPokerDiceCodec
 
-CODECS: dict[str, Codec[Any, Any]] = {
-    codec.game: codec
-    for codec in (
-        LiarsDiceCodec(),
-        LiarsPokerDiceCodec(),
-        DicePokerCodec(),
-        CockroachPokerCodec(),
-        LiarsPokerCodec(),
-    )
-}
+CODECS: LazyRegistry[Codec[Any, Any]] = LazyRegistry(
+    {
+        "liars_dice": ("referee.wire.liars_dice", "CODEC"),
+        "liars_poker_dice": ("referee.wire.liars_poker_dice", "CODEC"),
+        "dice_poker": ("referee.wire.dice_poker", "CODEC"),
+        "cockroach_poker": ("referee.wire.cockroach_poker", "CODEC"),
+        "liars_poker": ("referee.wire.liars_poker", "CODEC"),
+    }
+)
+"""One codec instance per game name (its ``game``), in listing order."""
 
 
 def get_codec(game: str) -> Codec[Any, Any]:

@@ -7,7 +7,7 @@ as 8 numbers in kind order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from arena.v1 import bot_pb2, cockroach_poker_pb2
 from referee.games.base import MalformedActionError
@@ -199,3 +199,7 @@ class CockroachPokerCodec(Codec[Observation, Action]):
         if which == "disbelieve":
             return Disbelieve()
         raise MalformedActionError(f"empty cockroach_poker action: {message}")
+
+
+CODEC: Final = CockroachPokerCodec()
+"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from arena.v1 import bot_pb2
 from arena.v1 import dice_poker_pb2 as pb
@@ -121,3 +121,7 @@ class DicePokerCodec(Codec[Observation, Action]):
                 raise MalformedActionError(f"not a scorecard line: {m.score.line}")
             return Score(line)
         raise MalformedActionError(f"empty {self.game} action: {m!r}")
+
+
+CODEC: Final = DicePokerCodec()
+"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""

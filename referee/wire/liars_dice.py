@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from arena.v1 import bot_pb2, liars_dice_pb2
 from referee.games.base import MalformedActionError
@@ -227,3 +227,7 @@ def _decode_result(message: liars_dice_pb2.LiarsDiceRoundResult) -> RoundResult:
         loser=message.loser,
         eliminated=message.eliminated,
     )
+
+
+CODEC: Final = LiarsDiceCodec()
+"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""

@@ -7,7 +7,7 @@ categories as ``LiarsPokerCategory`` (engine category + 1).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from arena.v1 import bot_pb2, liars_poker_pb2
 from referee.games.base import GameError, MalformedActionError
@@ -236,3 +236,7 @@ class LiarsPokerCodec(Codec[Observation, Action]):
             return check_well_formed(action)
         except (ValueError, GameError) as error:
             raise MalformedActionError(f"{error}: {message}") from None
+
+
+CODEC: Final = LiarsPokerCodec()
+"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from arena.v1 import bot_pb2
 from arena.v1 import liars_poker_dice_pb2 as pb
@@ -187,3 +187,7 @@ class LiarsPokerDiceCodec(Codec[Observation, Action]):
                 )
             return Reroll(positions)
         raise MalformedActionError(f"empty {self.game} action: {m!r}")
+
+
+CODEC: Final = LiarsPokerDiceCodec()
+"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""

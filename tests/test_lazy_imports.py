@@ -1,0 +1,93 @@
+"""Structural start-up guards: what importing a bot or the CLI loads (not timings).
+
+Each check runs a fresh interpreter and inspects ``sys.modules``, so one test's
+imports cannot hide another's.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from referee.games import GAMES, get_game
+from referee.games.base import RulesError
+from referee.wire import CODECS, get_codec
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _loaded(modules: set[str], package: str) -> list[str]:
+    return sorted(m for m in modules if m == package or m.startswith(package + "."))
+
+
+def test_registries_name_each_engine_and_codec_by_its_own_name() -> None:
+    assert list(GAMES) == list(CODECS)
+    for name in GAMES:
+        assert get_game(name).name == name
+        assert get_codec(name).game == name
+
+
+def test_unknown_names_are_rules_errors() -> None:
+    assert "chess" not in GAMES
+    with pytest.raises(RulesError, match="unknown game 'chess'"):
+        get_game("chess")
+    with pytest.raises(RulesError, match="no wire codec"):
+        get_codec("chess")
+
+
+def test_a_liars_dice_bot_loads_no_other_game() -> None:
+    modules = _modules_after("import sdk, sdk.liars_dice")
+    others = ("poker_hands", "liars_poker", "liars_poker_dice", "dice_poker", "cockroach_poker")
+    for other in others:
+        assert f"referee.games.{other}" not in modules
+        assert f"referee.wire.{other}" not in modules
+
+
+def test_listing_games_imports_no_engine() -> None:
+    modules = _modules_after("import referee.games, referee.wire; sorted(referee.games.GAMES)")
+    engines = [m for m in _loaded(modules, "referee.games") if m not in {"referee.games"}]
+    assert [m for m in engines if m not in {"referee.games.base", "referee.games.events"}] == []
+
+
+HEAVY_FOR_THE_CLI = ("sqlalchemy", "sqlmodel", "alembic", "trio", "grpc", "google.protobuf")
+
+
+def _run_cli(*args: str) -> str:
+    return (
+        "import contextlib, io, sys\n"
+        f"sys.argv = ['arena', {', '.join(repr(a) for a in args)}]\n"
+        "from league.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main()\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "code"),
+    [
+        ("import league.cli", "import league.cli"),
+        ("arena --help", _run_cli("--help")),
+        ("arena league --help", _run_cli("league", "--help")),
+        ("arena games", _run_cli("games")),
+    ],
+)
+def test_the_cli_loads_no_database_async_or_grpc_stack_until_a_command_needs_it(
+    label: str, code: str
+) -> None:
+    modules = _modules_after(code)
+    for package in HEAVY_FOR_THE_CLI:
+        assert _loaded(modules, package) == [], f"{label} imported {package}"
+    if label != "arena games":  # listing games needs the engines, nothing else does
+        assert _loaded(modules, "referee.games.poker_hands") == []
+        assert _loaded(modules, "referee.games.liars_dice") == []
+    else:  # the probe really ran the command
+        assert "referee.games.liars_poker" in modules
