@@ -51,11 +51,14 @@ class BotCgroup:
                             return True
         return False
 
-    def remove(self) -> None:
-        """Remove the group (its processes must be gone; best effort)."""
+    def remove(self) -> bool:
+        """Remove the group; True when it is gone. The kernel refuses while a task of
+        it is not yet reaped (a namespace's init is reaped by the host's init, a moment
+        after it died): callers retry."""
         for path in self.paths:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(FileNotFoundError, OSError):
                 path.rmdir()
+        return not any(path.exists() for path in self.paths)
 
 
 def _write(path: Path, value: str) -> None:

@@ -282,7 +282,9 @@ class BotProcess:
             while any(_alive(pid) for pid in inner):
                 await trio.sleep(0.005)
         if self.cgroup is not None:
-            self.cgroup.remove()
+            with trio.move_on_after(5.0):
+                while not self.cgroup.remove():
+                    await trio.sleep(0.01)
         if self.lifeline is not None:
             _close(self.lifeline)
             self.lifeline = None
