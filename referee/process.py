@@ -89,7 +89,7 @@ class BotProcess:
         workdir: Path,
         *,
         uid: int | None = None,
-        log_cap: int = 0,
+        sandboxed: bool = False,
         cgroup: cgroups.BotCgroup | None = None,
         lifeline: int | None = None,
     ) -> None:
@@ -101,9 +101,8 @@ class BotProcess:
         """The control group bounding the whole bot, if the host allows one."""
         self.uid = uid
         """Host uid of a sandboxed bot (root referee), else None."""
-        self.log_cap = log_cap
-        """Bytes the bot may write to its log (0: unlimited, no sandbox)."""
-        self.sandboxed = log_cap > 0
+        self.sandboxed = sandboxed
+        """Started in the bot sandbox (its log is capped by the file-size limit)."""
 
     @property
     def socket_path(self) -> Path:
@@ -168,7 +167,7 @@ class BotProcess:
             if uid is not None:
                 os.chown(socket_dir, uid, uid)
             argv = sandboxed.argv
-            env = sandboxed.env
+            env = {}  # bubblewrap sets the allow-listed environment inside
         else:
             env = dict(os.environ)
             env["ARENA_LISTEN"] = f"unix:{socket_dir / SOCKET_NAME}"
@@ -205,7 +204,7 @@ class BotProcess:
             process,
             workdir,
             uid=uid,
-            log_cap=sandbox.log_cap_bytes if sandbox.enabled else 0,
+            sandboxed=sandbox.enabled,
             cgroup=group,
             lifeline=lifeline[1] if lifeline else None,
         )

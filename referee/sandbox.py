@@ -27,6 +27,7 @@ is util-linux ``setpriv``.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
 import os
@@ -43,7 +44,6 @@ SOCKET_DIR_INSIDE = "/run/arena"
 
 UID_BASE = 1_700_000_000
 """Sandboxed bots run as uids from here up (root referee only); no such user exists."""
-UID_SPAN = 100_000_000
 
 SDK_PACKAGES = ("arena", "sdk", "referee", "example_bots")
 """Packages installed with the SDK that a Python bot may import (read-only
@@ -244,10 +244,9 @@ def next_bot_uid() -> int:
 @dataclass(frozen=True, slots=True)
 class SandboxedCommand:
     argv: list[str]
-    env: dict[str, str]
+    """Run with an empty environment: bubblewrap sets the allow-listed one inside."""
     uid: int | None
     """The bot's host uid (root referee), or None (user namespace, referee's uid)."""
-    socket_inside: str
 
 
 def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
@@ -298,7 +297,8 @@ def _is_file(arg: str) -> bool:
         return False
 
 
-def python_runtime() -> list[Path]:
+@functools.cache
+def python_runtime() -> tuple[Path, ...]:
     """The interpreter and its libraries (venv and base installation)."""
     paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
     paths.add(Path(sys.base_prefix).resolve())
@@ -309,7 +309,7 @@ def python_runtime() -> list[Path]:
             spec = None
         if spec is not None and spec.submodule_search_locations:
             paths.update(Path(p).resolve() for p in spec.submodule_search_locations)
-    return sorted(paths)
+    return tuple(sorted(paths))
 
 
 def _minimal(paths: Iterable[Path]) -> list[Path]:
@@ -379,11 +379,11 @@ def build_command(
                     f" (mode {os.stat(path).st_mode & 0o777:o}): sandboxed bots run as a user"
                     " of their own; make them readable (chmod o+rX) or use --no-sandbox"
                 )
-    for path in _minimal([*python_runtime(), *own, *(Path(p) for p in config.readable)]):
+    bound = _minimal([*python_runtime(), *own, *(Path(p) for p in config.readable)])
+    for path in bound:
         bwrap += _ancestors_args(path, made)
         bwrap += ["--ro-bind", str(path), str(path)]
     # Nothing secret under a bound directory is visible (database, records).
-    bound = _minimal([*python_runtime(), *own, *(Path(p) for p in config.readable)])
     for secret in config.protect:
         target = Path(secret).resolve()
         if target.exists() and any(b == target or b in target.parents for b in bound):
@@ -441,7 +441,5 @@ def build_command(
     check = ["/bin/sh", "-c", LIFELINE_CHECK, "arena-check"]
     return SandboxedCommand(
         argv=[*launch, *bwrap, "--", *limits, *switch, *check, *command],
-        env={},
         uid=uid,
-        socket_inside=env["ARENA_LISTEN"],
     )
