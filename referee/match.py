@@ -24,6 +24,7 @@ from arena.v1 import bot_pb2
 from referee import messages
 from referee.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
 from referee.channel import Early, SeatStream
+from referee.driver import MatchDriver
 from referee.faults import (
     BotFault,
     BotStartupError,
@@ -39,7 +40,6 @@ from referee.games.base import (
     IllegalActionError,
     MalformedActionError,
     Outcome,
-    draw_chance,
     forfeit,
 )
 from referee.launcher import FreshLauncher, Launcher, Lease
@@ -49,8 +49,7 @@ from referee.record import (
     RecordedEvent,
     RecordedFault,
     SeatInfo,
-    observation_digest,
-    state_digest,
+    state_digester,
 )
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec, get_codec
@@ -116,6 +115,8 @@ class _Seat:
     lease: Lease | None = None
     fault: BotFault | None = None
     start_sent: bool = False
+    deltas: bool = False
+    """The seat asked for observation deltas in its Ready."""
 
 
 class SeatOffence(Exception):
@@ -253,6 +254,7 @@ async def run_match(
                     f"answered MatchStart with {reply.WhichOneof('kind') or 'nothing'}"
                     " instead of Ready"
                 )
+            seat.deltas = reply.ready.observation_deltas
             seat.stream = stream
             seat.ready.set()
             await done.wait()
@@ -306,40 +308,42 @@ async def _play(
     fault, the error text in ``meta["error"]``.
     """
     rng = spec.chance()
-    state = game.new_game(rules, len(seats))
+    driver = MatchDriver(
+        game,
+        rules,
+        len(seats),
+        codec=codec,
+        deltas=[seat.deltas for seat in seats],
+        digest=state_digester(),
+    )
     events: list[RecordedEvent] = []
     faults: list[RecordedFault] = []
     for seat in seats:
         if seat.fault is not None:
             faults.append(_fault_entry(seat, seat.fault, 0))
-    turn = 0
     time_limit_ms = int(limits.decision_s * 1000)
     aborted = ""
-    while not faults and not aborted and (actor := game.to_act(state)) is not None:
+    while not faults and not aborted and (actor := driver.to_act()) is not None:
         if actor == CHANCE:
-            drawn = draw_chance(game.chance_request(state), rng)
-            state = game.apply_chance(state, drawn)
+            drawn = driver.draw(rng)
+            digest = driver.apply_chance(drawn)
             events.append(
-                RecordedEvent(
-                    seat=None, outcome=drawn, at_ms=_since(clock_start), state=state_digest(state)
-                )
+                RecordedEvent(seat=None, outcome=drawn, at_ms=_since(clock_start), state=digest)
             )
             continue
         seat = seats[actor]
-        turn += 1
-        view = game.observe(state, actor)
-        observation = codec.encode_observation(view)
+        decision = driver.decision()
+        assert decision.message is not None
+        turn = decision.turn
         request = messages.turn_request(
-            turn=turn, observation=observation, time_limit_ms=time_limit_ms
+            turn=turn, observation=decision.message, time_limit_ms=time_limit_ms
         )
         try:
             action_message, elapsed = await _ask(seat, request, turn, limits, observer, watch)
             action = _decode(codec, action_message)
             try:
-                # The seat's own view decides legality (as in the SDK helpers); it
-                # was computed for the request above, so validate against it.
-                game.check_action(view, action)
-                state = game.transition(state, actor, action)
+                # The seat's own view decides legality (as in the SDK helpers).
+                digest = driver.act(decision, action)
             except IllegalActionError as error:
                 raise IllegalAction(
                     f"illegal action {game.describe_action(action)}: {error}"
@@ -374,11 +378,12 @@ async def _play(
                 elapsed_ms=round(elapsed * 1000, 3),
                 at_ms=_since(clock_start),
                 turn=turn,
-                obs=observation_digest(observation.SerializeToString(deterministic=True)),
-                state=state_digest(state),
+                obs=decision.digest,
+                state=digest,
             )
         )
 
+    state = driver.state
     if faults:
         reason = "forfeit"
         outcome = forfeit(game.standings(state), {f.seat for f in faults})
@@ -388,7 +393,7 @@ async def _play(
     else:
         reason = "completed"
         outcome = game.outcome(state)
-    _announce_end(game, codec, state, seats, reason, outcome, observer)
+    _announce_end(driver, seats, reason, outcome, observer)
     return MatchRecord(
         match_id=match_id,
         game=spec.game,
@@ -404,6 +409,7 @@ async def _play(
                 address=s.bot.address,
                 start_sent=s.start_sent,
                 ready=s.stream is not None,
+                deltas=s.deltas,
             )
             for s in seats
         ),
@@ -481,9 +487,7 @@ def _fault_entry(seat: _Seat, fault: BotFault, at_event: int) -> RecordedFault:
 
 
 def _announce_end(
-    game: Game[Any, Any, Any, Any],
-    codec: Codec[Any, Any],
-    state: Any,
+    driver: MatchDriver,
     seats: Sequence[_Seat],
     reason: str,
     outcome: Outcome,
@@ -498,7 +502,7 @@ def _announce_end(
             reason=reason,
             outcome=outcome,
             faults=faults,
-            observation=codec.encode_observation(game.observe(state, seat.index)),
+            observation=driver.final_observation(seat.index),
         )
         if observer:
             observer.on_send(seat.index, message)

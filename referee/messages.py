@@ -12,7 +12,11 @@ from arena.v1 import bot_pb2
 from referee.faults import FaultKind
 from referee.games.base import Outcome
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+"""Version 2 adds observation deltas (``Ready.observation_deltas``, ``Observation.kept``),
+which a bot asks for; a version 1 bot is sent full observations as before."""
+READABLE_PROTOCOLS = (1, 2)
+"""Protocol versions a stored record may name (replays of older matches)."""
 
 PROTO_FAULTS: dict[FaultKind | None, bot_pb2.FaultKind.ValueType] = {
     None: bot_pb2.FAULT_KIND_UNSPECIFIED,

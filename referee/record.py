@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
 from referee.faults import FaultKind
@@ -27,9 +28,12 @@ from referee.games.base import Outcome
 from referee.games.events import ActionEvent, ChanceEvent, Event
 from referee.wire import get_codec
 
-FORMAT_VERSION = 2
-"""Version 2: ``seed`` may be null (the match drew its chance from a secret key)."""
-READABLE_FORMATS = (1, 2)
+FORMAT_VERSION = 3
+"""Version 2: ``seed`` may be null (the match drew its chance from a secret key).
+Version 3: state digests by :class:`StateDigester` (incremental), and a seat may
+have taken observation deltas (``SeatInfo.deltas``; its ``obs`` digests are of the
+messages as sent)."""
+READABLE_FORMATS = (1, 2, 3)
 """Format 1 records (always a seed, drawn with the old ``random.Random`` stream) still load."""
 
 
@@ -47,8 +51,69 @@ def sha256_hex(data: bytes) -> str:
 
 
 def state_digest(state: object) -> str:
-    """Digest of an engine state (its ``repr``: frozen dataclasses of plain values)."""
+    """Digest of an engine state in records of format 1 and 2: its whole ``repr``.
+
+    Its cost grows with the match (the state holds the whole history); format 3
+    records use :class:`StateDigester`."""
     return sha256_hex(repr(state).encode())[:16]
+
+
+class StateDigester:
+    """Digests of engine states (record format 3), incremental over growing history.
+
+    The digest of a state (a dataclass) is the SHA-256 of, field by field in
+    declaration order, ``name=`` followed by the SHA-256 of the field's entries
+    (each entry's ``repr``, length-prefixed) when the value is a tuple, and by
+    ``repr(value)`` otherwise. It is a function of the state alone. A match's
+    history lives in tuple fields that grow by appending, so one digester per
+    match keeps each such field's running hash and only hashes the new entries:
+    work per event stays flat however long the match runs.
+    """
+
+    __slots__ = ("_fields", "_held")
+
+    def __init__(self) -> None:
+        self._fields: dict[type, tuple[str, ...]] = {}
+        self._held: dict[str, tuple[tuple[Any, ...], Any]] = {}
+        """Per field name: the last tuple seen and the running hash of its entries."""
+
+    def __call__(self, state: object) -> str:
+        names = self._fields.get(type(state))
+        if names is None:
+            names = self._fields.setdefault(
+                type(state),
+                tuple(f.name for f in fields(state)),  # type: ignore[arg-type]
+            )
+        digest = hashlib.sha256()
+        for name in names:
+            value = getattr(state, name)
+            digest.update(name.encode() + b"=")
+            if type(value) is tuple:
+                digest.update(self._tuple_hash(name, value))
+            else:
+                digest.update(repr(value).encode())
+            digest.update(b";")
+        return digest.hexdigest()[:16]
+
+    def _tuple_hash(self, name: str, value: tuple[Any, ...]) -> bytes:
+        held = self._held.get(name)
+        if held is not None:
+            before, running = held
+            size = len(before)
+            if value is before:
+                return running.digest()  # type: ignore[no-any-return]
+            if len(value) >= size and value[:size] == before:
+                running = running.copy()
+                new = value[size:]
+            else:
+                running, new = hashlib.sha256(), value
+        else:
+            running, new = hashlib.sha256(), value
+        for entry in new:
+            text = repr(entry).encode()
+            running.update(len(text).to_bytes(4, "big") + text)
+        self._held[name] = (value, running)
+        return running.digest()  # type: ignore[no-any-return]
 
 
 def observation_digest(observation_bytes: bytes) -> str:
@@ -73,6 +138,15 @@ class SeatInfo:
     """The referee sent this seat MatchStart (its bot started and answered Health)."""
     ready: bool = True
     """The seat confirmed MatchStart (so it was sent turns and MatchEnd)."""
+    deltas: bool = False
+    """The seat asked for observation deltas in its Ready (protocol 2, format 3)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """As stored; ``deltas`` only when set, so older headers hash as they did."""
+        data = asdict(self)
+        if not self.deltas:
+            del data["deltas"]
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +244,7 @@ class MatchRecord:
             "rules": self.rules,
             "num_seats": self.num_seats,
             "seed": self.seed,
-            "seats": [asdict(s) for s in self.seats],
+            "seats": [s.to_dict() for s in self.seats],
             "started_at": self.started_at,
             "time_limit_ms": self.time_limit_ms,
             "protocol_version": self.protocol_version,
@@ -240,6 +314,7 @@ class MatchRecord:
                         address=str(s.get("address", "")),
                         start_sent=bool(s.get("start_sent", True)),
                         ready=bool(s.get("ready", True)),
+                        deltas=bool(s.get("deltas", False)),
                     )
                     for s in data["seats"]
                 ),
@@ -319,3 +394,8 @@ def chain_problems(record: MatchRecord) -> list[str]:
     if expected.outcome_hash != record.outcome_hash:
         problems.append("outcome: hash does not match its content")
     return problems
+
+
+def state_digester(format_version: int = FORMAT_VERSION) -> Callable[[object], str]:
+    """The state digest function of records of ``format_version`` (a fresh one per match)."""
+    return StateDigester() if format_version >= 3 else state_digest

@@ -18,23 +18,12 @@ from google.protobuf import json_format
 from arena.v1 import bot_pb2
 from referee import messages
 from referee.chance import ChanceStream
+from referee.driver import Decision, MatchDriver
 from referee.faults import FaultKind
 from referee.games import get_game
-from referee.games.base import CHANCE, ChanceSource, GameError, Outcome, draw_chance, forfeit
-from referee.games.events import (
-    ActionEvent,
-    apply_event,
-    describe_event,
-    legacy_match_rng,
-    match_rng,
-)
-from referee.record import (
-    MatchRecord,
-    RecordError,
-    chain_problems,
-    observation_digest,
-    state_digest,
-)
+from referee.games.base import CHANCE, ChanceSource, GameError, Outcome, forfeit
+from referee.games.events import ActionEvent, describe_event, legacy_match_rng, match_rng
+from referee.record import MatchRecord, RecordError, chain_problems, state_digester
 from referee.wire import get_codec
 
 DECISION_FAULTS = frozenset(
@@ -51,13 +40,25 @@ DECISION_FAULTS = frozenset(
 
 def replay_states(record: MatchRecord) -> list[Any]:
     """The engine state before the first event and after every event."""
-    game = get_game(record.game)
-    state = game.new_game(game.parse_rules(record.rules), record.num_seats)
-    states = [state]
+    driver = _driver(record)
+    states = [driver.state]
     for event in record.engine_events():
-        state = apply_event(game, state, event)
-        states.append(state)
+        driver.apply(event)
+        states.append(driver.state)
     return states
+
+
+def _driver(record: MatchRecord, *, digests: bool = False) -> MatchDriver:
+    """A driver for ``record``'s match: its seats' delta choices, its digest format."""
+    game = get_game(record.game)
+    return MatchDriver(
+        game,
+        game.parse_rules(record.rules),
+        record.num_seats,
+        codec=get_codec(record.game),
+        deltas=[info.deltas for info in record.seats],
+        digest=state_digester(record.format) if digests else None,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -84,7 +85,7 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
     try:
         game = get_game(record.game)
         rules = game.parse_rules(record.rules)
-        state = game.new_game(rules, record.num_seats)
+        driver = _driver(record, digests=True)
     except GameError as error:
         return [f"header: {error}"]
     problems = field_problems(record, game.format_rules(rules))
@@ -92,43 +93,39 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
         return problems
     codec = get_codec(record.game)
     rng, source = _expected_chance(record, chance_key)
-    turn = 0
     for index, event in enumerate(record.events, start=1):
         where = f"event {index}"
-        actor = game.to_act(state)
+        actor = driver.to_act()
         if event.seat is None:
             if actor != CHANCE:
                 return [f"{where}: a chance outcome, but {_who(actor)} was to act"]
-            request = game.chance_request(state)
-            if rng is None:
-                try:
-                    state = game.apply_chance(state, tuple(event.outcome or ()))
-                except GameError as error:
-                    return [f"{where}: not a legal chance outcome: {error}"]
-            else:
-                expected = draw_chance(request, rng)
-                if tuple(event.outcome or ()) != expected:
+            outcome = tuple(event.outcome or ())
+            if rng is not None:
+                expected = driver.draw(rng)
+                if outcome != expected:
                     return [
-                        f"{where}: chance outcome {list(event.outcome or ())} is not what"
+                        f"{where}: chance outcome {list(outcome)} is not what"
                         f" {source} draws ({list(expected)})"
                     ]
-                state = game.apply_chance(state, expected)
+            try:
+                digest = driver.apply_chance(outcome)
+            except GameError as error:
+                return [f"{where}: not a legal chance outcome: {error}"]
         else:
             if actor != event.seat:
                 return [f"{where}: seat {event.seat} acted, but {_who(actor)} was to act"]
-            turn += 1
-            if event.turn != turn:
-                return [f"{where}: answers turn {event.turn}, expected turn {turn}"]
-            sent = codec.observation_bytes(game.observe(state, actor))
-            if event.obs != observation_digest(sent):
+            decision = driver.decision()
+            if event.turn != decision.turn:
+                return [f"{where}: answers turn {event.turn}, expected turn {decision.turn}"]
+            if event.obs != decision.digest:
                 return [f"{where}: the observation seat {actor} was sent differs from the engine's"]
             try:
-                action = codec.action_from_json(event.action or {})
-                state = game.apply_action(state, actor, action)
+                digest = driver.act(decision, codec.action_from_json(event.action or {}))
             except GameError as error:
                 return [f"{where}: action {event.action} is not legal here: {error}"]
-        if event.state != state_digest(state):
+        if event.state != digest:
             return [f"{where}: the state after it differs from the recorded one"]
+    state = driver.state
     faulted = {fault.seat for fault in record.faults}
     for fault in record.faults:
         if fault.at_event != len(record.events):
@@ -213,10 +210,10 @@ def field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list
     """
     problems: list[str] = []
     header = "header"
-    if record.protocol_version != messages.PROTOCOL_VERSION:
+    if record.protocol_version not in messages.READABLE_PROTOCOLS:
         problems.append(
             f"{header}: protocol_version {record.protocol_version!r}, but this referee"
-            f" speaks {messages.PROTOCOL_VERSION}"
+            f" reads {', '.join(map(str, messages.READABLE_PROTOCOLS))}"
         )
     if record.rules != canonical_rules:
         problems.append(f"{header}: rules {record.rules} are not the canonical {canonical_rules}")
@@ -233,6 +230,12 @@ def field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list
             problems.append(f"{header}: seats[{index}] says it is seat {info.seat!r}")
         if info.ready and not info.start_sent:
             problems.append(f"{header}: seat {index} is ready but was never sent MatchStart")
+        if info.deltas and (not info.ready or record.format < 3 or record.protocol_version < 2):
+            problems.append(
+                f"{header}: seat {index} took observation deltas, which needs a ready seat,"
+                f" record format 3 and protocol 2 (format {record.format},"
+                f" protocol {record.protocol_version})"
+            )
     if record.started_at:
         try:
             datetime.fromisoformat(record.started_at)
@@ -348,8 +351,6 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
     """Every message the referee sent to ``seat``, regenerated from the record."""
     if not 0 <= seat < record.num_seats:
         raise RecordError(f"seat {seat} is not in this {record.num_seats}-seat match")
-    game = get_game(record.game)
-    codec = get_codec(record.game)
     info = record.seats[seat]
     sent: list[bot_pb2.PlayRequest] = []
     if info.start_sent:
@@ -364,39 +365,36 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
         )
     if not info.ready:
         return sent
-    states = replay_states(record)
-    turn = 0
-    for event, before in zip(record.events, states, strict=False):
-        if event.seat is None:
-            continue
-        turn += 1
-        if event.seat == seat:
-            sent.append(_turn(codec, game, before, seat, turn, record.time_limit_ms))
-    final = states[-1]
+    driver = _driver(record)
+    for event in record.engine_events():
+        if isinstance(event, ActionEvent):
+            decision = driver.decision_for(event)
+            if event.seat == seat:
+                sent.append(_turn(decision, record.time_limit_ms))
+            driver.act(decision, event.action)
+        else:
+            driver.apply_chance(event.outcome)
     # The seat to act was sent its turn if the match stopped on a decision fault
     # (its own, or another seat's message sent before it was asked for) or on an
     # engine failure (its answer could not be applied).
     asked = any(f.kind in DECISION_FAULTS for f in record.faults)
-    if (asked or record.reason == "aborted") and game.to_act(final) == seat:
-        sent.append(_turn(codec, game, final, seat, turn + 1, record.time_limit_ms))
+    if (asked or record.reason == "aborted") and driver.to_act() == seat:
+        sent.append(_turn(driver.decision(), record.time_limit_ms))
     sent.append(
         messages.match_end(
             reason=record.reason,
             outcome=record.outcome,
             faults={f.seat: f.kind for f in record.faults},
-            observation=codec.encode_observation(game.observe(final, seat)),
+            observation=driver.final_observation(seat),
         )
     )
     return sent
 
 
-def _turn(
-    codec: Any, game: Any, state: Any, seat: int, turn: int, time_limit_ms: int
-) -> bot_pb2.PlayRequest:
+def _turn(decision: Decision, time_limit_ms: int) -> bot_pb2.PlayRequest:
+    assert decision.message is not None
     return messages.turn_request(
-        turn=turn,
-        observation=codec.encode_observation(game.observe(state, seat)),
-        time_limit_ms=time_limit_ms,
+        turn=decision.turn, observation=decision.message, time_limit_ms=time_limit_ms
     )
 
 

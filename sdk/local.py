@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.chance import chance_stream
+from referee.driver import MatchDriver
 from referee.games import get_game
-from referee.games.base import CHANCE, Outcome, draw_chance
+from referee.games.base import CHANCE, Outcome
 from referee.games.events import ActionEvent, ChanceEvent, Event
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
@@ -59,18 +60,20 @@ def play_local(
                 raw_rules=game.format_rules(parsed),
             )
         )
-    state = game.new_game(parsed, num_seats)
+    driver = MatchDriver(game, parsed, num_seats)
     events: list[Event] = []
-    while (actor := game.to_act(state)) is not None:
+    while (actor := driver.to_act()) is not None:
         event: Event
         if actor == CHANCE:
-            event = ChanceEvent(draw_chance(game.chance_request(state), rng))
-            state = game.apply_chance(state, event.outcome)
+            event = ChanceEvent(driver.draw(rng))
+            driver.apply_chance(event.outcome)
         else:
-            action = players[actor].act(game.observe(state, actor))
+            decision = driver.decision()
+            action = players[actor].act(decision.view)
             event = ActionEvent(actor, action)
-            state = game.apply_action(state, actor, action)
+            driver.act(decision, action)
         events.append(event)
+    state = driver.state
     outcome = game.outcome(state)
     results = tuple(
         SeatResult(seat=seat, place=place, score=score, fault=None)

@@ -32,6 +32,7 @@ from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.games import get_game
 from referee.messages import PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
 from referee.wire import get_codec
+from referee.wire.deltas import DeltaDecoder
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 SERVER_OPTIONS: list[tuple[str, int]] = [
@@ -70,21 +71,23 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         self, request_iterator: Iterator[bot_pb2.PlayRequest], context: grpc.ServicerContext
     ) -> Iterator[bot_pb2.PlayResponse]:
         bot: Bot[Any, Any] | None = None
+        observations = DeltaDecoder(self.codec)
         for request in request_iterator:
             kind = request.WhichOneof("kind")
             if kind == "start":
                 bot = self._start(request.start, context)
-                yield bot_pb2.PlayResponse(ready=bot_pb2.Ready())
+                observations = DeltaDecoder(self.codec)
+                yield bot_pb2.PlayResponse(ready=bot_pb2.Ready(observation_deltas=True))
             elif kind == "turn":
                 if bot is None:
                     context.abort(
                         grpc.StatusCode.FAILED_PRECONDITION, "TurnRequest before MatchStart"
                     )
                 assert bot is not None
-                yield bot_pb2.PlayResponse(turn=self._turn(bot, request.turn))
+                yield bot_pb2.PlayResponse(turn=self._turn(bot, request.turn, observations))
             elif kind == "end":
                 if bot is not None:
-                    self._end(bot, request.end)
+                    self._end(bot, request.end, observations)
                 return
             else:
                 context.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty PlayRequest")
@@ -108,8 +111,10 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         )
         return bot
 
-    def _turn(self, bot: Bot[Any, Any], turn: bot_pb2.TurnRequest) -> bot_pb2.TurnResponse:
-        observation = self.codec.decode_observation(turn.observation)
+    def _turn(
+        self, bot: Bot[Any, Any], turn: bot_pb2.TurnRequest, observations: DeltaDecoder
+    ) -> bot_pb2.TurnResponse:
+        observation = observations.decode(turn.observation)
         action = bot.act(observation)
         try:
             encoded = self.codec.encode_action(action)
@@ -121,12 +126,12 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             encoded = bot_pb2.Action()
         return bot_pb2.TurnResponse(turn=turn.turn, action=encoded)
 
-    def _end(self, bot: Bot[Any, Any], end: bot_pb2.MatchEnd) -> None:
+    def _end(self, bot: Bot[Any, Any], end: bot_pb2.MatchEnd, observations: DeltaDecoder) -> None:
         results = tuple(
             SeatResult(seat=r.seat, place=r.place, score=r.score, fault=_FAULT_NAMES.get(r.fault))
             for r in end.results
         )
-        observation = self.codec.decode_observation(end.observation)
+        observation = observations.decode(end.observation)
         bot.end(MatchResult(_REASON_NAMES.get(end.reason, "aborted"), results, observation))
 
 

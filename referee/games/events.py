@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.chance import ChanceStream, key_from_seed
-from referee.games.base import CHANCE, ChanceOutcome, Game, GameError, draw_chance
+from referee.games.base import CHANCE, ChanceOutcome, Game, GameError
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,23 +81,27 @@ def random_playout(
     max_events: int = 200_000,
 ) -> Playout:
     """Play uniformly random legal actions (and fair chance) to the end."""
-    state = game.new_game(rules, num_seats)
-    states: list[Any] = [state]
+    from referee.driver import MatchDriver  # the driver builds on this module's events
+
+    driver = MatchDriver(game, rules, num_seats)
+    states: list[Any] = [driver.state]
     events: list[Event] = []
-    while (actor := game.to_act(state)) is not None:
+    while (actor := driver.to_act()) is not None:
         if len(events) >= max_events:
             raise GameError(f"{game.name}: no end after {max_events} events")
         event: Event
         if actor == CHANCE:
-            event = ChanceEvent(draw_chance(game.chance_request(state), rng))
+            event = ChanceEvent(driver.draw(rng))
+            driver.apply_chance(event.outcome)
         else:
-            legal: Sequence[Any] = game.legal_actions(game.observe(state, actor))
+            decision = driver.decision()
+            legal: Sequence[Any] = game.legal_actions(decision.view)
             if not legal:
                 raise GameError(f"{game.name}: seat {actor} to act with no legal action")
             event = ActionEvent(actor, rng.choice(list(legal)))
-        state = apply_event(game, state, event)
+            driver.act(decision, event.action)
         events.append(event)
-        states.append(state)
+        states.append(driver.state)
     return Playout(tuple(events), tuple(states))
 
 

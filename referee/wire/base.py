@@ -29,6 +29,11 @@ class Codec(ABC, Generic[ObsT, ActionT]):
 
     game: ClassVar[str]
     """The game's registry name; also the name of its field in the ``oneof``."""
+    log_fields: ClassVar[tuple[str, ...]] = ()
+    """Observation fields that grow by appending during a match (bids, claims,
+    finished rounds): a tuple in the observation and a repeated field of the same
+    name in its message. A seat that asks for deltas is sent only their new
+    entries (:mod:`referee.wire.deltas`)."""
 
     @abstractmethod
     def encode_observation(self, observation: ObsT) -> bot_pb2.Observation: ...

@@ -71,6 +71,7 @@ class CockroachPokerCodec(Codec[Observation, Action]):
     """Exact round trip of Cockroach Poker observations and actions."""
 
     game: ClassVar[str] = "cockroach_poker"
+    log_fields: ClassVar[tuple[str, ...]] = ("history",)
 
     # -- observations -------------------------------------------------------
 

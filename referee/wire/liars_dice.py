@@ -43,6 +43,7 @@ class LiarsDiceCodec(Codec[Observation, Action]):
     """Exact round trip of Liar's Dice observations and actions."""
 
     game: ClassVar[str] = "liars_dice"
+    log_fields: ClassVar[tuple[str, ...]] = ("bids", "history")
 
     # -- observations -------------------------------------------------------
 

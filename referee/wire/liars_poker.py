@@ -100,6 +100,7 @@ class LiarsPokerCodec(Codec[Observation, Action]):
     """Exact round trip of Liar's Poker observations and actions."""
 
     game: ClassVar[str] = "liars_poker"
+    log_fields: ClassVar[tuple[str, ...]] = ("claims", "results")
 
     # -- observations -------------------------------------------------------
 

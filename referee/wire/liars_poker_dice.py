@@ -87,6 +87,7 @@ class LiarsPokerDiceCodec(Codec[Observation, Action]):
     """Observations and actions of ``liars_poker_dice``."""
 
     game: ClassVar[str] = "liars_poker_dice"
+    log_fields: ClassVar[tuple[str, ...]] = ("steps", "rounds")
 
     def encode_observation(self, observation: Observation) -> bot_pb2.Observation:
         o = observation

@@ -16,6 +16,8 @@ Modes (each starts on the bot's turn number N+1, N defaults to 1):
   bytes       answer turn N+1 with bytes that are not a PlayResponse
   no-ready    end the Play stream cleanly when MatchStart arrives (no Ready)
   slow-ready  play legal moves, but take 1 s to confirm MatchStart
+  protocol1   play legal moves, but confirm MatchStart with a protocol 1 Ready
+              (no observation deltas asked for: every observation comes whole)
 If ARENA_TEST_PIDFILE is set, every process the bot starts appends its pid there.
 """
 
@@ -33,12 +35,13 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2
+from referee.wire.deltas import DeltaDecoder
 from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.liars_dice import Action, Bid, Challenge, Observation, legal_actions
 from sdk.serve import BotServicer
 
-RAW_MODES = ("wrong-turn", "early", "twice", "bytes", "no-ready")
+RAW_MODES = ("wrong-turn", "early", "twice", "bytes", "no-ready", "protocol1")
 """Modes served by a hand-written servicer instead of ``sdk.run``."""
 
 MODE = "crash"
@@ -89,8 +92,10 @@ class MisbehavingBot(Bot[Observation, Action]):
 
 
 class WrongTurnServicer(BotServicer):
-    def _turn(self, bot: Bot[Any, Any], turn: bot_pb2.TurnRequest) -> bot_pb2.TurnResponse:
-        response = super()._turn(bot, turn)
+    def _turn(
+        self, bot: Bot[Any, Any], turn: bot_pb2.TurnRequest, observations: DeltaDecoder
+    ) -> bot_pb2.TurnResponse:
+        response = super()._turn(bot, turn, observations)
         bot_turns = getattr(bot, "turns", 0)
         if bot_turns > AFTER:
             response.turn = turn.turn + 7
@@ -104,6 +109,7 @@ class RawServicer(BotServicer):
         self, request_iterator: Iterator[bot_pb2.PlayRequest], context: grpc.ServicerContext
     ) -> Iterator[Any]:
         bot: Bot[Any, Any] | None = None
+        observations = DeltaDecoder(self.codec)  # Ready asks for none: every observation is whole
         early_turn = AFTER + 1
         for request in request_iterator:
             kind = request.WhichOneof("kind")
@@ -124,7 +130,7 @@ class RawServicer(BotServicer):
                 if MODE == "bytes" and request.turn.turn >= early_turn:
                     yield b"\xff\xff\xff\xff not a protobuf"
                     continue
-                response = self._turn(bot, request.turn)
+                response = self._turn(bot, request.turn, observations)
                 yield self._out(bot_pb2.PlayResponse(turn=response))
                 if MODE == "twice" and request.turn.turn >= early_turn:
                     yield self._out(bot_pb2.PlayResponse(turn=response))

@@ -42,6 +42,7 @@ def records() -> dict[str, MatchRecord]:
         "startup": _play((random_bot, never_starts), 5),
     }
     assert found["completed"].reason == "completed"
+    assert all(seat.deltas for seat in found["completed"].seats)  # SDK bots ask for deltas
     assert [f.kind for f in found["forfeit"].faults] == [FaultKind.ILLEGAL_ACTION]
     assert [f.kind for f in found["startup"].faults] == [FaultKind.STARTUP]
     for record in found.values():
@@ -163,7 +164,15 @@ CASES: list[tuple[str, str, Tamper, Where | str]] = [
         _where_chance,
     ),
     # -- header ----------------------------------------------------------------------
-    ("protocol version", "completed", lambda r: replace(r, protocol_version=2), "protocol_version"),
+    ("protocol version", "completed", lambda r: replace(r, protocol_version=9), "protocol_version"),
+    (
+        "deltas flag dropped",
+        "completed",
+        lambda r: _seat(r, 0, deltas=False),
+        "the observation seat 0 was sent differs",
+    ),
+    ("deltas in format 2", "completed", lambda r: replace(r, format=2), "format 2"),
+    ("deltas with protocol 1", "completed", lambda r: replace(r, protocol_version=1), "protocol 1"),
     ("num_seats vs seats", "completed", lambda r: replace(r, num_seats=3), "header:"),
     ("seats list shorter", "completed", lambda r: replace(r, seats=r.seats[:1]), "num_seats"),
     ("seat index in seats", "completed", lambda r: _seat(r, 1, seat=0), "seats[1]"),

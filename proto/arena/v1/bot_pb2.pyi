@@ -295,12 +295,20 @@ class Ready(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    OBSERVATION_DELTAS_FIELD_NUMBER: _builtins.int
+    observation_deltas: _builtins.bool
+    """Protocol 2: ask for observation deltas. The referee then leaves out of each
+    observation the history entries this seat was already sent (see
+    Observation.kept); without it every observation is sent in full.
+    """
     def __init__(
         self,
+        *,
+        observation_deltas: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["observation_deltas", b"observation_deltas"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -444,11 +452,32 @@ class Observation(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class KeptEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     LIARS_DICE_FIELD_NUMBER: _builtins.int
     LIARS_POKER_DICE_FIELD_NUMBER: _builtins.int
     DICE_POKER_FIELD_NUMBER: _builtins.int
     COCKROACH_POKER_FIELD_NUMBER: _builtins.int
     LIARS_POKER_FIELD_NUMBER: _builtins.int
+    KEPT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def liars_dice(self) -> _liars_dice_pb2.LiarsDiceObservation:
         """Liar's Dice."""
@@ -469,6 +498,15 @@ class Observation(_message.Message):
     def liars_poker(self) -> _liars_poker_pb2.LiarsPokerObservation:
         """Liar's Poker with cards."""
 
+    @_builtins.property
+    def kept(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Protocol 2, only to a seat whose Ready set observation_deltas: for each
+        entry (field name -> n), the repeated field of that name in the game's
+        observation holds only the entries after the first n; those n are the first
+        n entries of the same field in the previous observation sent to this seat in
+        this match (TurnRequest or MatchEnd). Fields not named here are complete.
+        """
+
     def __init__(
         self,
         *,
@@ -477,10 +515,11 @@ class Observation(_message.Message):
         dice_poker: _dice_poker_pb2.DicePokerObservation | None = ...,
         cockroach_poker: _cockroach_poker_pb2.CockroachPokerObservation | None = ...,
         liars_poker: _liars_poker_pb2.LiarsPokerObservation | None = ...,
+        kept: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "game", b"game", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "game", b"game", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "game", b"game", "kept", b"kept", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
