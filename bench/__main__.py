@@ -121,7 +121,7 @@ def engine_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
                 cost.per_decision_us / floor if floor else None,
                 target_op="<=",
                 target=0.05,
-                detail=f"engine {cost.per_decision_us:.0f} µs (median, observe+legal+transition,"
+                detail=f"engine {cost.per_decision_us:.0f} µs (median, observe+check_action+transition,"
                 f" {cost.decisions} decisions)"
                 + (
                     f" vs raw {floor:.0f} µs" if floor else "; raw round trip not measured (--only)"

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from google.protobuf import json_format
 
+from referee.driver import MatchDriver
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.events import match_rng
-from referee.record import RecordedEvent, observation_digest, state_digest
+from referee.record import RecordedEvent, state_digester
 from referee.wire import get_codec
 
 LONG_GAME = "liars_poker"
@@ -23,7 +24,8 @@ LONG_RULES: Mapping[str, str] = {"chips_variant": "true", "starting_chips": "50"
 @dataclass(frozen=True)
 class EngineCost:
     per_decision_us: float
-    """Median of observe + legal actions + transition, per decision."""
+    """Median of observe + check_action + transition per decision: the engine work the
+    referee does (listing legal actions is the bot's business, not timed)."""
     steps_per_s: float
     """Random playout, chance steps included, whole matches."""
     decisions: int
@@ -49,10 +51,14 @@ def engine_cost(game_name: str, budget_s: float) -> EngineCost:
                 state = game.apply_chance(state, draw_chance(game.chance_request(state), rng))
                 continue
             started = time.perf_counter()
-            legal = list(game.legal_actions(game.observe(state, actor)))
+            view = game.observe(state, actor)
+            paused = time.perf_counter()
+            legal = game.legal_actions(view)
             action = legal[chooser.randrange(len(legal))]
+            resumed = time.perf_counter()
+            game.check_action(view, action)
             state = game.transition(state, actor, action)
-            times.append((time.perf_counter() - started) * 1e6)
+            times.append((paused - started + time.perf_counter() - resumed) * 1e6)
         playing += time.perf_counter() - began
         seed += 1
     return EngineCost(statistics.median(times), steps / playing, len(times))
@@ -72,11 +78,13 @@ class LongMatch:
 def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20) -> LongMatch:
     """Referee work per event (no transport) at event ~``early`` vs ~``late``.
 
-    Per event, as in :func:`referee.match._play`: observe, encode and serialize the
-    observation, its digest, decode the answer (action to dict), the engine's
-    transition, the state digest, the record entry; chance events: draw, apply,
-    state digest, record entry. Averaged over events ``[at-window/2, at+window/2)``
-    of ``matches`` Liar's Poker chips games long enough to reach ``late``.
+    Per event, exactly as :func:`referee.match._play` does it, with a
+    :class:`~referee.driver.MatchDriver` (both seats take observation deltas, as SDK
+    bots do): the decision (observe, encode, observation digest) and its
+    serialisation, decoding the answer, applying it (legality, transition, state
+    digest) and the record entry; chance events: draw, apply, digest, record entry.
+    Averaged over events ``[at-window/2, at+window/2)`` of ``matches`` Liar's Poker
+    chips games long enough to reach ``late``.
     """
     game = get_game(LONG_GAME)
     codec = get_codec(LONG_GAME)
@@ -84,7 +92,11 @@ def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20
     half = window // 2
     early_times: list[float] = []
     late_times: list[float] = []
-    parts = {"observe+encode+serialize": 0.0, "digests+record": 0.0, "engine transition": 0.0}
+    parts = {
+        "decision (observe+encode+digest+serialize)": 0.0,
+        "decode+apply+digest": 0.0,
+        "record entry": 0.0,
+    }
     late_actions = 0
     used = 0
     seed = 0
@@ -92,53 +104,42 @@ def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20
         seed += 1
         chooser = random.Random(seed)
         rng = match_rng(seed)
-        state = game.new_game(rules, 2)
+        driver = MatchDriver(
+            game, rules, 2, codec=codec, deltas=(True, True), digest=state_digester()
+        )
         events: list[RecordedEvent] = []
         event_times: list[float] = []
         action_parts: dict[int, tuple[float, float, float]] = {}
-        timed = set(range(early - half, early + half)) | set(range(late - half, late + half))
-        while (actor := game.to_act(state)) is not None and len(events) < late + half:
-            if len(events) not in timed:  # untimed stretch: the engine alone, quickly
-                event_times.append(0.0)
-                events.append(RecordedEvent(seat=None))
-                if actor == CHANCE:
-                    state = game.apply_chance(state, draw_chance(game.chance_request(state), rng))
-                else:
-                    legal = game.legal_actions(game.observe(state, actor))
-                    state = game.transition(state, actor, legal[chooser.randrange(len(legal))])
-                continue
+        while (actor := driver.to_act()) is not None and len(events) < late + half:
             if actor == CHANCE:
                 started = time.perf_counter()
-                drawn = draw_chance(game.chance_request(state), rng)
-                state = game.apply_chance(state, drawn)
-                events.append(RecordedEvent(seat=None, outcome=drawn, state=state_digest(state)))
+                drawn = driver.draw(rng)
+                digest = driver.apply_chance(drawn)
+                events.append(RecordedEvent(seat=None, outcome=drawn, state=digest))
                 event_times.append(time.perf_counter() - started)
                 continue
             t0 = time.perf_counter()
-            view = game.observe(state, actor)
-            observation = codec.encode_observation(view)
-            wire = observation.SerializeToString(deterministic=True)
+            decision = driver.decision()
+            assert decision.message is not None
+            decision.message.SerializeToString(deterministic=True)
             t1 = time.perf_counter()
-            legal = game.legal_actions(view)  # the bot's work: not timed
-            action = legal[chooser.randrange(len(legal))]
-            message = codec.encode_action(action)
+            legal = game.legal_actions(decision.view)  # the bot's work: not timed
+            message = codec.encode_action(legal[chooser.randrange(len(legal))])
             t2 = time.perf_counter()
-            decoded = codec.decode_action(message)
-            game.check_action(view, decoded)
-            state = game.transition(state, actor, decoded)
+            digest = driver.act(decision, codec.decode_action(message))
             t3 = time.perf_counter()
             events.append(
                 RecordedEvent(
                     seat=actor,
                     action=json_format.MessageToDict(message, preserving_proto_field_name=True),
-                    turn=len(events),
-                    obs=observation_digest(wire),
-                    state=state_digest(state),
+                    turn=decision.turn,
+                    obs=decision.digest,
+                    state=digest,
                 )
             )
             t4 = time.perf_counter()
             event_times.append((t1 - t0) + (t4 - t2))
-            action_parts[len(events) - 1] = (t1 - t0, t4 - t3, t3 - t2)
+            action_parts[len(events) - 1] = (t1 - t0, t3 - t2, t4 - t3)
         if len(events) < late + half:
             continue  # too short
         used += 1
