@@ -121,8 +121,8 @@ def engine_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
                 cost.per_decision_us / floor if floor else None,
                 target_op="<=",
                 target=0.05,
-                detail=f"engine {cost.per_decision_us:.0f} µs (median, observe+check_action+transition,"
-                f" {cost.decisions} decisions)"
+                detail=f"engine {cost.per_decision_us:.0f} µs (median, observe+check_action"
+                f"+transition, {cost.decisions} decisions)"
                 + (
                     f" vs raw {floor:.0f} µs" if floor else "; raw round trip not measured (--only)"
                 ),
@@ -137,15 +137,26 @@ def engine_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
                 detail="random bots, chance steps included",
             )
         )
-    openspiel = engine.openspiel_available()
+    if not engine.openspiel_available():
+        rows.append(
+            Row(
+                "engine",
+                "OpenSpiel liars_dice side by side",
+                None,
+                detail="not installed (import pyspiel fails; pip install open_spiel)",
+            )
+        )
+        return rows
+    ours = engine.playout_speed("liars_dice", engine.MATCHING_LIARS_DICE, sizes.engine_s)
+    theirs = engine.openspiel_playout_speed(sizes.engine_s)
     rows.append(
         Row(
             "engine",
-            "OpenSpiel liars_dice side by side",
-            None,
-            detail="pyspiel importable but comparison not implemented"
-            if openspiel
-            else "not installed (import pyspiel fails)",
+            "liars_dice playout: ours ÷ OpenSpiel (matching rules)",
+            ours.steps_per_s / theirs.steps_per_s,
+            detail=f"ours {ours.steps_per_s:,.0f} steps/s ({ours.matches} matches) vs OpenSpiel"
+            f" {theirs.steps_per_s:,.0f} steps/s ({theirs.matches} matches), 2 players,"
+            f" {engine.OPENSPIEL_DICE} dice each, one round, 6s wild; OpenSpiel is C++",
         )
     )
     return rows

@@ -32,6 +32,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help and errors: rendering them with rich costs ~0.2 s per call
+    # (importing and laying out panels), more than everything else `--help` does.
+    rich_markup_mode=None,
 )
 
 

@@ -11,7 +11,7 @@ from league.cli_common import echo_json, echo_table, transaction
 if TYPE_CHECKING:
     from league.models import BotRow
 
-app = typer.Typer(help="Register and inspect bots.", no_args_is_help=True)
+app = typer.Typer(help="Register and inspect bots.", no_args_is_help=True, rich_markup_mode=None)
 
 
 def bot_json(row: BotRow) -> dict[str, object]:

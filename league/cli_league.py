@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from league.models import LeagueRow
     from league.runner import Progress
 
-app = typer.Typer(help="Round-robin leagues with ratings.", no_args_is_help=True)
+app = typer.Typer(
+    help="Round-robin leagues with ratings.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 def league_json(row: LeagueRow) -> dict[str, object]:
