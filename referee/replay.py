@@ -40,7 +40,7 @@ DECISION_FAULTS = frozenset(
 
 def replay_states(record: MatchRecord) -> list[Any]:
     """The engine state before the first event and after every event."""
-    driver = _driver(record)
+    driver = record_driver(record)
     states = [driver.state]
     for event in record.engine_events():
         driver.apply(event)
@@ -48,8 +48,9 @@ def replay_states(record: MatchRecord) -> list[Any]:
     return states
 
 
-def _driver(record: MatchRecord, *, digests: bool = False) -> MatchDriver:
-    """A driver for ``record``'s match: its seats' delta choices, its digest format."""
+def record_driver(record: MatchRecord, *, digests: bool = False) -> MatchDriver:
+    """A driver for ``record``'s match: its seats' delta choices, its digest format
+    (``digests``: digest every state, as the record's format does)."""
     game = get_game(record.game)
     return MatchDriver(
         game,
@@ -85,7 +86,7 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
     try:
         game = get_game(record.game)
         rules = game.parse_rules(record.rules)
-        driver = _driver(record, digests=True)
+        driver = record_driver(record, digests=True)
     except GameError as error:
         return [f"header: {error}"]
     problems = field_problems(record, game.format_rules(rules))
@@ -365,7 +366,7 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
         )
     if not info.ready:
         return sent
-    driver = _driver(record)
+    driver = record_driver(record)
     for event in record.engine_events():
         if isinstance(event, ActionEvent):
             decision = driver.decision_for(event)

@@ -9,26 +9,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from referee.games import get_game
 from referee.games.base import GameError
-from referee.record import MatchRecord, RecordedEvent, observation_digest, state_digest
+from referee.games.events import ActionEvent
+from referee.record import MatchRecord, RecordedEvent
+from referee.replay import record_driver
 from referee.wire import get_codec
 
 
 def reforged(record: MatchRecord, events: Sequence[RecordedEvent]) -> MatchRecord:
     """``record`` with ``events``, their state and observation digests recomputed, sealed."""
-    game = get_game(record.game)
     codec = get_codec(record.game)
-    state = game.new_game(game.parse_rules(record.rules), record.num_seats)
+    driver = record_driver(record, digests=True)
     out = []
     for event in events:
         if event.seat is None:
-            state = game.apply_chance(state, tuple(event.outcome or ()))
-            out.append(replace(event, state=state_digest(state)))
+            out.append(replace(event, state=driver.apply_chance(tuple(event.outcome or ()))))
         else:
-            obs = observation_digest(codec.observation_bytes(game.observe(state, event.seat)))
-            state = game.apply_action(state, event.seat, codec.action_from_json(event.action or {}))
-            out.append(replace(event, obs=obs, state=state_digest(state)))
+            action = codec.action_from_json(event.action or {})
+            decision = driver.decision_for(ActionEvent(event.seat, action))
+            state = driver.act(decision, action)
+            out.append(replace(event, obs=decision.digest, state=state))
     return replace(record, events=tuple(out)).sealed()
 
 
