@@ -120,19 +120,23 @@ class Worker:
 
     async def handshake(self, config: WorkerConfig) -> None:
         """Send the config; :class:`WorkerStartError` unless ``ready`` comes back."""
-        try:
-            await self.send(encode_config(config))
-            with trio.move_on_after(READY_S):
+        answer: object = "nothing"
+        with trio.move_on_after(READY_S):
+            try:
+                await self.send(encode_config(config))
                 message = await self._reader.receive()
+            except (trio.BrokenResourceError, WorkerWireError) as error:
+                answer = f"{type(error).__name__}: {error}"
+            else:
                 if message is not None and message["type"] == "ready":
                     return
-                raise WorkerStartError(
-                    f"{self.describe()} answered {message!r} instead of ready"
-                    f" ({await self._exit_text()})"
-                )
-        except (trio.BrokenResourceError, WorkerWireError) as error:
-            raise WorkerStartError(f"{self.describe()} did not start: {error}") from None
-        raise WorkerStartError(f"{self.describe()} not ready within {READY_S:g} s")
+                answer = "end of output" if message is None else message
+            with trio.move_on_after(2.0):  # say how it ended, if it is ending
+                await self.process.wait()
+        raise WorkerStartError(
+            f"{self.describe()} did not start: answered {answer!r} instead of ready within"
+            f" {READY_S:g} s, and {self._exit_text()}"
+        )
 
     async def play(self, spec: MatchSpec, limits: Limits) -> Played:
         """Play ``spec`` on this worker. :class:`WorkerLost` if it dies meanwhile,
@@ -169,7 +173,7 @@ class Worker:
                 await self.process.wait()
             self.kill()
             await self.process.wait()
-            self.dead = f"{self.describe()} {why} and {await self._exit_text()}"
+            self.dead = f"{self.describe()} {why} and {self._exit_text()}"
         if not closing.is_set() or self._waiting:
             lost.append(LostWorker(self.index, self.pid, self.dead))
         for waiter in self._waiting.values():
@@ -206,7 +210,7 @@ class Worker:
         if self.process.returncode is None:
             self.process.kill()
 
-    async def _exit_text(self) -> str:
+    def _exit_text(self) -> str:
         code = self.process.poll()
         if code is None:
             return "is still running"
