@@ -50,7 +50,7 @@ from referee.process import BotSpec
 from referee.record import MatchRecord
 from referee.sandbox import DEFAULT_SANDBOX
 from tests.e2e.conftest import process_alive
-from tests.league.test_resume import bots_of, done_count
+from tests.league.test_resume import bots_of, done_count, worker_pids
 from tests.test_chance_records import engine_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -230,23 +230,6 @@ def start_run(url: str, *args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def worker_pids(runner: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{runner}/task").iterdir():
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in map(int, children):
-            try:
-                command = Path(f"/proc/{child}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"league.worker" in command:
-                found.append(child)
-    return sorted(found)
 
 
 def wait_for(condition: Any, what: str, timeout: float = 120) -> None:
