@@ -39,6 +39,7 @@ class Sizes:
     fresh_matches: int
     memory_matches: int
     startup_runs: int
+    workers_matches: int
 
 
 FULL = Sizes(
@@ -50,6 +51,7 @@ FULL = Sizes(
     fresh_matches=8,
     memory_matches=1000,
     startup_runs=5,
+    workers_matches=120,
 )
 QUICK = Sizes(
     wire_matches=6,
@@ -60,6 +62,7 @@ QUICK = Sizes(
     fresh_matches=3,
     memory_matches=200,
     startup_runs=3,
+    workers_matches=40,
 )
 SLEEP_MS = 20.0
 
@@ -258,10 +261,29 @@ def league_rows(sizes: Sizes) -> list[Row]:
             )
         )
     rows.extend(fresh_rows)
-    rows.append(
-        Row("league", "--workers (several runner processes)", None, detail="not implemented")
-    )
+    rows.append(workers_row(sizes))
     return rows
+
+
+WORKERS_CONCURRENCY = 4
+
+
+def workers_row(sizes: Sizes) -> Row:
+    """``--workers 2`` ÷ ``--workers 1`` at the same concurrency, instant bots."""
+    runs = {
+        workers: league.workers_run(sizes.workers_matches, WORKERS_CONCURRENCY, workers)
+        for workers in (1, 2)
+    }
+    one, two = runs[1], runs[2]
+    return Row(
+        "league",
+        f"instant bots, concurrency {WORKERS_CONCURRENCY}: --workers 2 ÷ --workers 1",
+        two.run.matches_per_s / one.run.matches_per_s,
+        detail=f"{two.run.matches_per_s:.1f} vs {one.run.matches_per_s:.1f} matches/s,"
+        f" {sizes.workers_matches} matches each, runner slots without the database;"
+        f" runner CPU {two.runner_cpu_per_match_ms:.1f} vs {one.runner_cpu_per_match_ms:.1f}"
+        f" ms/match; {os.cpu_count()} cores shared by runner, workers and bots",
+    )
 
 
 def memory_rows(sizes: Sizes) -> list[Row]:

@@ -1,4 +1,5 @@
-"""League throughput without a database: ``run_match`` from several trio tasks.
+"""League throughput without a database: ``run_match`` from several trio tasks, and
+through the league runner's slots in one or several referee processes.
 
 Bots are :mod:`bench.instant_bot` processes (plain processes, ``NO_SANDBOX``, unless a
 sandbox is passed), instant or sleeping a fixed time per decision. A warm pool is
@@ -10,12 +11,15 @@ from __future__ import annotations
 
 import gc
 import resource
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import trio
 
 from bench.instant_bot import match_id_for
 from bench.wire import instant_spec
+from league.runner import LocalPlayers, MatchSlot
+from league.workers import RefereeWorkers
 from referee.launcher import FreshLauncher, Launcher
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
@@ -103,6 +107,76 @@ def league_run(
             if pool is not None:
                 await pool.aclose()
         return LeagueRun(matches, wall, decisions, span, gaps)
+
+    return trio.run(main)
+
+
+async def _play_slots(
+    slots: Sequence[MatchSlot], bot: BotSpec, seeds: list[int]
+) -> tuple[int, float, int]:
+    """As :func:`_play`, through the league runner's slots (one task per slot)."""
+    decisions = 0
+    span = 0.0
+    gaps = 0
+    queue = list(reversed(seeds))
+
+    async def on_slot(slot: MatchSlot) -> None:
+        nonlocal decisions, span, gaps
+        while queue:
+            seed = queue.pop()
+            spec = MatchSpec(GAME, (bot, bot), seed=seed, match_id=match_id_for(seed))
+            record = (await slot.play(spec, Limits())).record
+            if record.reason != "completed":
+                raise RuntimeError(f"seed {seed}: {record.reason} {record.faults}")
+            stamps = [e.at_ms for e in record.events if e.seat is not None and e.at_ms is not None]
+            decisions += len(stamps)
+            if len(stamps) >= 2:
+                span += (stamps[-1] - stamps[0]) / 1000
+                gaps += len(stamps) - 1
+
+    async with trio.open_nursery() as nursery:
+        for slot in slots:
+            nursery.start_soon(on_slot, slot)
+    return decisions, span, gaps
+
+
+@dataclass(frozen=True)
+class WorkersRun:
+    run: LeagueRun
+    runner_cpu_s: float
+    """CPU time of this (the runner's) process during the timed matches."""
+
+    @property
+    def runner_cpu_per_match_ms(self) -> float:
+        return self.runner_cpu_s / self.run.matches * 1e3
+
+
+def _cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def workers_run(matches: int, concurrency: int, workers: int) -> WorkersRun:
+    """Instant bots through the runner's players: this process (``workers`` 1) or
+    referee worker processes (:mod:`league.workers`), ``concurrency`` slots in all.
+
+    No database (the runner's writes are the same either way); every process is
+    started and its pool warmed by one untimed match per slot first."""
+    bot = instant_spec()
+
+    async def main() -> WorkersRun:
+        players: LocalPlayers | RefereeWorkers = (
+            LocalPlayers(concurrency, NO_SANDBOX)
+            if workers == 1
+            else RefereeWorkers(workers, concurrency, NO_SANDBOX)
+        )
+        async with players.running():
+            warm = list(range(10_000, 10_000 + concurrency))
+            await _play_slots(players.slots, bot, warm)
+            started, cpu = trio.current_time(), _cpu_s()
+            decisions, span, gaps = await _play_slots(players.slots, bot, list(range(matches)))
+            wall, cpu = trio.current_time() - started, _cpu_s() - cpu
+        return WorkersRun(LeagueRun(matches, wall, decisions, span, gaps), cpu)
 
     return trio.run(main)
 

@@ -167,7 +167,20 @@ class ProgressPrinter:
 def run_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="League name.")],
-    concurrency: Annotated[int, typer.Option(min=1, max=256, help="Matches at a time.")] = 1,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=256, help="Matches at a time (over all workers).")
+    ] = 1,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=256,
+            help="Referee processes sharing the matches, so refereeing is not bound to"
+            " one core. Default: one per core; never more than --concurrency or the"
+            " pending matches (1: everything in this process).",
+            show_default=False,
+        ),
+    ] = None,
     max_matches: Annotated[
         int | None, typer.Option(min=1, help="Stop after this many matches.")
     ] = None,
@@ -187,7 +200,12 @@ def run_command(
     try:
         summary = trio.run(
             lambda: run_league(
-                engine, name, concurrency=concurrency, max_matches=max_matches, on_progress=printer
+                engine,
+                name,
+                concurrency=concurrency,
+                workers=workers,
+                max_matches=max_matches,
+                on_progress=printer,
             )
         )
     except (LeagueError, SandboxError) as error:
@@ -200,7 +218,18 @@ def run_command(
         f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"
         f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
         f" reused {summary.processes_reused}"
+        + (f"; referee processes {summary.workers}" if summary.workers > 1 else "")
     )
+    for why in summary.lost_workers:
+        typer.echo(f"error: {why}", err=True)
+    if summary.lost:
+        typer.echo(
+            f"error: {len(summary.lost)} match(es) were being played by a referee worker that"
+            " died; they were not saved and the next run plays them:",
+            err=True,
+        )
+        for lost in summary.lost:
+            typer.echo(f"  {lost.match_id}", err=True)
     if summary.aborted:
         typer.echo(
             f"error: the referee aborted {len(summary.aborted)} match(es); they are not rated"
@@ -213,6 +242,8 @@ def run_command(
         raise typer.Exit(130)
     if summary.aborted:
         raise typer.Exit(3)
+    if summary.lost_workers:
+        raise typer.Exit(4)
 
 
 @app.command("logs")

@@ -12,16 +12,27 @@ were running.
 A match the referee aborts (its own error, e.g. a game engine bug) is stored as
 aborted (no result, no rating change), listed in :attr:`RunSummary.aborted` and
 played again by the next run; the other matches carry on.
+
+Several referee processes (``workers`` > 1, :mod:`league.workers`): the matches
+are refereed in worker processes, each with its own warm pool and a share of the
+``concurrency`` slots, so the referee is not bound to one core by the GIL. This
+process keeps the queue, the progress, the signals and every database write, so
+results, resuming and Ctrl-C behave as with one. A worker that dies loses only
+the matches it was playing (not written, still pending, listed in
+:attr:`RunSummary.lost`); the others carry on.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 import trio
 from sqlalchemy import Engine
@@ -40,9 +51,10 @@ from league.leagues import (
 )
 from league.models import LeagueRow
 from league.registry import bot_spec
+from league.workers import Played, RefereeWorkers, WorkerGone, WorkerLost, WorkerStartError
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
-from referee.sandbox import require_tools
+from referee.sandbox import SandboxConfig, require_tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +87,14 @@ class AbortedMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class LostMatch:
+    match_id: str
+    """``LEAGUE-POSITION``."""
+    error: str
+    """Which referee worker died, and how."""
+
+
+@dataclass(frozen=True, slots=True)
 class RunSummary:
     played: int
     remaining: int
@@ -85,6 +105,12 @@ class RunSummary:
     elapsed_s: float
     aborted: tuple[AbortedMatch, ...] = ()
     """Matches of this run the referee aborted (stored as aborted, not rated)."""
+    workers: int = 1
+    """Referee processes that played the matches (1: this one)."""
+    lost: tuple[LostMatch, ...] = ()
+    """Matches a dying referee worker took with it (not written: still pending)."""
+    lost_workers: tuple[str, ...] = ()
+    """Referee workers that died during the run, and how."""
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -107,16 +133,75 @@ def protected_files(engine: Engine) -> tuple[str, ...]:
     return tuple(str(path) + suffix for suffix in ("", "-wal", "-shm", "-journal"))
 
 
+class WorkersError(ValueError):
+    """A bad number of referee worker processes (the text has the number)."""
+
+
+def worker_count(workers: int | None, concurrency: int, pending: int) -> int:
+    """The referee processes a run uses: ``workers`` (None: one per core), but never
+    more than ``concurrency`` or the matches to play — a worker without a slot or
+    a match would only cost its start-up."""
+    if workers is None:
+        workers = os.cpu_count() or 1
+    elif workers < 1:
+        raise WorkersError(f"workers must be at least 1, got {workers}")
+    return max(1, min(workers, concurrency, pending))
+
+
+class MatchSlot(Protocol):
+    """Plays one match at a time (a runner task per slot takes the next match)."""
+
+    async def play(self, spec: MatchSpec, limits: Limits) -> Played: ...
+
+
+class LocalSlot:
+    def __init__(self, pool: WarmPool) -> None:
+        self.pool = pool
+
+    async def play(self, spec: MatchSpec, limits: Limits) -> Played:
+        logs: dict[int, bytes] = {}
+        record = await run_match(spec, limits, launcher=self.pool, logs=logs)
+        return Played(record, logs)
+
+
+class LocalPlayers:
+    """``concurrency`` slots in this process, sharing one warm pool."""
+
+    def __init__(self, concurrency: int, sandbox: SandboxConfig) -> None:
+        self.pool = WarmPool(sandbox=sandbox)
+        self.slots: list[MatchSlot] = [LocalSlot(self.pool) for _ in range(concurrency)]
+
+    @property
+    def started(self) -> int:
+        return self.pool.started
+
+    @property
+    def reused(self) -> int:
+        return self.pool.reused
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[LocalPlayers]:
+        try:
+            yield self
+        finally:
+            with trio.CancelScope(shield=True):
+                await self.pool.aclose()
+
+
 async def run_league(
     engine: Engine,
     name: str,
     *,
     concurrency: int = 1,
+    workers: int | None = 1,
     max_matches: int | None = None,
     on_progress: ProgressCallback | None = None,
     handle_signals: bool = True,
 ) -> RunSummary:
-    """Play the pending matches of league ``name``; see the module docstring."""
+    """Play the pending matches of league ``name``; see the module docstring.
+
+    ``workers``: referee processes (None: one per core), clamped by
+    :func:`worker_count`; 1 referees in this process."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     with session_scope(engine) as session:
@@ -125,18 +210,26 @@ async def run_league(
         status = league_status(session=session, league=league)
     if max_matches is not None:
         todo = todo[:max_matches]
+    slots = min(concurrency, max(1, len(todo)))
+    processes = worker_count(workers, concurrency, len(todo))
     rules = json.loads(league.rules)
     limits = Limits(decision_s=league.decision_s, startup_s=league.startup_s)
     sandbox = league_sandbox(league)
     if sandbox.enabled:
         require_tools()  # a clear error now rather than a startup fault per seat
-    pool = WarmPool(sandbox=replace(sandbox, protect=(*sandbox.protect, *protected_files(engine))))
+    sandbox = replace(sandbox, protect=(*sandbox.protect, *protected_files(engine)))
+    players: LocalPlayers | RefereeWorkers = (
+        LocalPlayers(slots, sandbox)
+        if processes == 1
+        else RefereeWorkers(processes, slots, sandbox)
+    )
     started = time.monotonic()
     done = status.done
     played = 0
     stopping = False
     queue = list(reversed(todo))
     aborted: list[AbortedMatch] = []
+    lost: list[LostMatch] = []
 
     def report() -> None:
         if on_progress is None:
@@ -156,7 +249,7 @@ async def run_league(
             )
         )
 
-    async def worker() -> None:
+    async def play_on(slot: MatchSlot) -> None:
         nonlocal done, played
         while queue and not stopping:
             pending = queue.pop()
@@ -168,15 +261,22 @@ async def run_league(
                 deal_group=pending.group,
                 chance_key=match_deal_key(league, pending.group),
             )
-            logs: dict[int, bytes] = {}
-            record = await run_match(spec, limits, launcher=pool, logs=logs)
+            try:
+                result = await slot.play(spec, limits)
+            except WorkerGone:  # this slot's worker had died: another slot plays it
+                queue.append(pending)
+                return
+            except WorkerLost as error:  # not written: still pending; this slot is gone
+                lost.append(LostMatch(spec.match_id, str(error)))
+                return
+            record = result.record
             with session_scope(engine) as session:
                 record_result(
                     session=session,
                     league=league,
                     match_id=pending.match_id,
                     record=record,
-                    logs=logs,
+                    logs=result.logs,
                 )
             if record.reason == "aborted":
                 aborted.append(AbortedMatch(spec.match_id, str(record.meta.get("error", ""))))
@@ -197,25 +297,33 @@ async def run_league(
                     return
 
     interrupted = False
-    try:
-        report()
-        async with trio.open_nursery() as outer:
-            if handle_signals:
-                outer.start_soon(watch_signals, outer.cancel_scope)
-            async with trio.open_nursery() as workers:
-                for _ in range(min(concurrency, max(1, len(todo)))):
-                    workers.start_soon(worker)
-            outer.cancel_scope.cancel()
-        interrupted = stopping
-    finally:
-        with trio.CancelScope(shield=True):
-            await pool.aclose()
+    start_error: WorkerStartError | None = None
+    report()
+    async with trio.open_nursery() as outer:
+        if handle_signals:
+            outer.start_soon(watch_signals, outer.cancel_scope)
+        try:
+            async with players.running(), trio.open_nursery() as tasks:
+                for slot in players.slots:
+                    tasks.start_soon(play_on, slot)
+        except WorkerStartError as error:  # raised before any match started
+            start_error = error
+        outer.cancel_scope.cancel()
+    interrupted = stopping
+    if start_error is not None:
+        raise start_error
+    lost_workers = (
+        tuple(w.reason for w in players.lost) if isinstance(players, RefereeWorkers) else ()
+    )
     return RunSummary(
         played=played,
         remaining=status.total - done,
-        interrupted=interrupted or bool(queue),
-        processes_started=pool.started,
-        processes_reused=pool.reused,
+        interrupted=interrupted or (bool(queue) and not lost_workers),
+        processes_started=players.started,
+        processes_reused=players.reused,
         elapsed_s=time.monotonic() - started,
         aborted=tuple(aborted),
+        workers=processes,
+        lost=tuple(lost),
+        lost_workers=lost_workers,
     )

@@ -234,10 +234,29 @@ def referee_uids(pid: int | None = None) -> range:
     return range(first, first + UIDS_PER_REFEREE)
 
 
+_uid_share = (0, 1)
+"""(index, count): this referee hands out the uid slots ``index, index + count, ...``."""
+
+
+def share_uids(index: int, count: int) -> None:
+    """Use only every ``count``-th uid slot, starting at ``index``.
+
+    Several referee processes of one league run (``--workers``) call this with
+    distinct indexes: their uid ranges come from their pids modulo 1000, and two
+    workers whose pids collide there would otherwise give two live bots the same
+    uid (a shared process cap, and files each other could write)."""
+    if not 1 <= count <= UIDS_PER_REFEREE or not 0 <= index < count:
+        raise ValueError(f"uid share {index} of {count}: need 0 <= index < count")
+    global _uid_share
+    with _uid_lock:
+        _uid_share = (index, count)
+
+
 def next_bot_uid() -> int:
     """A uid no other live bot of this referee has (root referee only)."""
     with _uid_lock:
-        slot = next(_uid_counter) % UIDS_PER_REFEREE
+        index, count = _uid_share
+        slot = index + count * (next(_uid_counter) % (UIDS_PER_REFEREE // count))
     return referee_uids()[slot]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import engine, wire
+from bench import engine, league, wire
 from bench.instant_bot import plan
 from bench.report import Row, format_table
 
@@ -37,3 +37,10 @@ def test_rows_report_misses_and_unmeasured() -> None:
     ]
     assert [r.status for r in rows] == ["PASS", "MISS", "NOT MEASURED"]
     assert "MISS" in format_table(rows)
+
+
+def test_workers_row_plays_through_worker_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    result = league.workers_run(3, 2, 2)
+    assert result.run.matches == 3 and result.run.decisions > 0
+    assert result.runner_cpu_s >= 0

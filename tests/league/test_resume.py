@@ -1,5 +1,6 @@
 """A league run killed with SIGKILL resumes to exactly the scheduled matches, each
-once, with the same standings as an uninterrupted run (deterministic bots)."""
+once, with the same standings as an uninterrupted run (deterministic bots) — whether
+it referees in-process or in ``--workers`` processes."""
 
 from __future__ import annotations
 
@@ -74,7 +75,25 @@ def bots_of(referee_pid: int) -> list[int]:
     return found
 
 
-def kill_run_after(url: str, engine: Engine, done_at_least: int) -> None:
+def worker_pids(runner: int) -> list[int]:
+    """The referee worker processes (``--workers``) of the runner ``runner``."""
+    found = []
+    for task in Path(f"/proc/{runner}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            try:
+                command = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"league.worker" in command:
+                found.append(child)
+    return sorted(found)
+
+
+def kill_run_after(url: str, engine: Engine, done_at_least: int, workers: int) -> None:
     runner = subprocess.Popen(
         [
             sys.executable,
@@ -87,6 +106,8 @@ def kill_run_after(url: str, engine: Engine, done_at_least: int) -> None:
             "resume",
             "--concurrency",
             "2",
+            "--workers",
+            str(workers),
             "--no-progress",
         ],
         cwd=ROOT,
@@ -99,18 +120,26 @@ def kill_run_after(url: str, engine: Engine, done_at_least: int) -> None:
         time.sleep(0.02)
     # Let it get into the middle of the next matches.
     time.sleep(0.05)
-    # Some bots are running (else the check after the kill would mean nothing).
-    while not bots_of(runner.pid) and time.monotonic() < deadline:
+    # Some bots are running (else the check after the kill would mean nothing); with
+    # --workers they are the workers' children.
+    referees = [runner.pid]
+    while not any(bots_of(pid) for pid in referees) and time.monotonic() < deadline:
         assert runner.poll() is None, "the run ended before it could be killed"
+        referees = [runner.pid, *worker_pids(runner.pid)]
         time.sleep(0.01)
-    assert bots_of(runner.pid), "no bot found while the league runs"
+    assert len(referees) == 1 + (workers if workers > 1 else 0), referees
+    assert any(bots_of(pid) for pid in referees), "no bot found while the league runs"
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
-    # Sandboxed bots die with their referee (--die-with-parent).
+    # Sandboxed bots die with their referee (--die-with-parent); a worker sees the end
+    # of its input, stops its bots and exits.
     deadline = time.monotonic() + 10
-    while bots_of(runner.pid) and time.monotonic() < deadline:
+    while (
+        any(bots_of(pid) or process_alive(pid) for pid in referees[1:]) or bots_of(runner.pid)
+    ) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert bots_of(runner.pid) == []
+    assert [bots_of(pid) for pid in referees] == [[] for _ in referees]
+    assert not any(process_alive(pid) for pid in referees[1:]), "a worker outlived its runner"
 
 
 def comparable(engine: Engine) -> list[dict[str, object]]:
@@ -128,8 +157,8 @@ def test_sigkilled_runs_resume_to_the_uninterrupted_result(db_url: str, tmp_path
     engine = open_database(db_url)
     prepare(engine)
     total = 24
-    for point in (0, 5, 10):
-        kill_run_after(db_url, engine, point)
+    for point, workers in ((0, 1), (5, 2), (10, 1)):
+        kill_run_after(db_url, engine, point, workers)
         assert done_count(engine) < total
     summary = trio.run(lambda: run_league(engine, "resume", concurrency=2, handle_signals=False))
     assert summary.remaining == 0
@@ -161,6 +190,8 @@ def test_ctrl_c_finishes_running_matches_and_stops(tmp_path: Path) -> None:
             "resume",
             "--concurrency",
             "2",
+            "--workers",
+            "1",
             "--no-progress",
         ],
         cwd=ROOT,
