@@ -5,7 +5,8 @@
 Every number is measured in this run; absolute times are printed next to each ratio
 but vary with the machine and its load — the targets are on the ratios. A missed
 target prints MISS; something not measurable here prints NOT MEASURED with why.
-Sections (``--only``): wire, engine, long, league, memory, startup, ratings.
+Sections (``--only``): wire, engine, long, league, memory, startup, ratings;
+``stream`` is another name for ``wire`` (its rows are labelled "stream").
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from referee.sandbox import DEFAULT_SANDBOX
 
 GAMES = ("liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker")
 SECTIONS = ("wire", "engine", "long", "league", "memory", "startup", "ratings")
+ALIASES = {"stream": "wire"}
+"""The table labels the wire section's rows "stream", so ``--only stream`` means wire."""
 
 
 @dataclass(frozen=True)
@@ -363,7 +366,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, default=Path("bench/results.json"))
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
     options = parser.parse_args(argv)
-    chosen = [s.strip() for s in options.only.split(",") if s.strip()]
+    chosen = [ALIASES.get(s.strip(), s.strip()) for s in options.only.split(",") if s.strip()]
     unknown = set(chosen) - set(SECTIONS)
     if unknown:
         parser.error(f"unknown sections {sorted(unknown)}; choose from {', '.join(SECTIONS)}")

@@ -1,11 +1,15 @@
 """The referee's gRPC side: a channel to one bot, readiness, and a per-seat stream
 bridged into trio.
 
-grpcio has no trio support, so each Play stream gets one reader thread that
-iterates the blocking response stream and hands each message to the trio run
-through a memory channel (``trio.from_thread.run``). Outgoing messages go into a
-thread-safe queue that gRPC's own thread drains. Timeouts are trio scopes in the
-caller; when one fires the caller cancels the call.
+grpcio has no trio support, so each Play stream gets one reader thread (taken
+from trio's thread cache) that iterates the blocking response stream and hands
+each message to the trio run with ``TrioToken.run_sync_soon``: the reader never
+waits for trio, so it is back in gRPC asking for the next message while trio
+wakes up, and an answer costs one cross-thread hop instead of a round trip
+(``trio.from_thread.run`` spawned a task per message and blocked the reader
+until it had run). Outgoing messages go into a thread-safe queue that gRPC's
+own thread drains. Timeouts are trio scopes in the caller; when one fires the
+caller cancels the call, which ends the reader's iteration and frees its thread.
 
 Every message from a bot must answer a request (MatchStart or TurnRequest) the
 referee has already sent. :meth:`SeatStream.send` marks the stream as awaiting
@@ -14,10 +18,15 @@ when a message arrives, so a message that arrives while nothing is awaited (a
 second answer, or an answer streamed ahead of its request) is an early message:
 the stream reports it to its ``on_early`` callback at once and :meth:`receive`
 refuses it with :class:`~referee.faults.ProtocolViolation`.
+
+The hand-over queue is unbounded but cannot grow: messages that are not early
+are at most the answers asked for, and after the first early message (a fault
+already) later ones are dropped; only how the stream ended still follows.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import queue
 import threading
@@ -26,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+import outcome
 import trio
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
@@ -227,19 +237,24 @@ class SeatStream:
     ) -> None:
         self._token = token
         self._outbox: queue.SimpleQueue[bot_pb2.PlayRequest | None] = queue.SimpleQueue()
-        send, receive = trio.open_memory_channel[bot_pb2.PlayResponse | Early | StreamClosed](4)
+        # Unbounded, yet never more than a few items (see the module docstring):
+        # the reader must not block on trio, or each answer costs a round trip.
+        send, receive = trio.open_memory_channel[bot_pb2.PlayResponse | Early | StreamClosed](
+            math.inf
+        )
         self._send, self._receive = send, receive
         self._closed: StreamClosed | None = None
         self._cancelled = False
         self._on_early = on_early
-        # Answers asked for and not yet received, and answers received; both are
-        # touched by send() (trio thread) and the reader thread, under the lock.
+        # Answers asked for and not yet received, answers received, and whether an
+        # early message was seen; touched by send() (trio thread) and the reader
+        # thread, under the lock.
         self._lock = threading.Lock()
         self._awaited = 0
         self._answered = 0
+        self._early_seen = False
         self._call = stub.Play(self._requests(), metadata=tuple(metadata))
-        self._reader = threading.Thread(target=self._read, name="arena-seat-reader", daemon=True)
-        self._reader.start()
+        trio.lowlevel.start_thread_soon(self._read, _reader_done, name="arena-seat-reader")
 
     def _requests(self) -> Iterator[bot_pb2.PlayRequest]:
         while (message := self._outbox.get()) is not None:
@@ -252,28 +267,38 @@ class SeatStream:
             try:
                 for response in self._call:
                     item = self._arrived(response)
-                    if isinstance(item, Early):
-                        trio.from_thread.run_sync(self._report_early, item, trio_token=self._token)
-                    trio.from_thread.run(self._send.send, item, trio_token=self._token)
+                    if item is not None:
+                        self._token.run_sync_soon(self._deliver, item)
                 ending = StreamClosed(None)
             except grpc.RpcError as error:
                 ending = StreamClosed(error.code(), error.details() or "")
-            trio.from_thread.run(self._send.send, ending, trio_token=self._token)
-        except (trio.RunFinishedError, trio.BrokenResourceError, trio.ClosedResourceError):
-            pass  # the referee stopped listening; nothing left to deliver
+            self._token.run_sync_soon(self._deliver, ending)
+        except trio.RunFinishedError:
+            pass  # the referee's trio run is over; nothing left to deliver
 
-    def _arrived(self, response: bot_pb2.PlayResponse) -> bot_pb2.PlayResponse | Early:
-        """Match an arriving message with a request already sent, or call it early."""
+    def _arrived(self, response: bot_pb2.PlayResponse) -> bot_pb2.PlayResponse | Early | None:
+        """Match an arriving message with a request already sent, or call it early
+        (None: a later early message, dropped; the first one is the fault)."""
         with self._lock:
             if self._awaited == 0:
+                if self._early_seen:
+                    return None
+                self._early_seen = True
                 return Early(response, self._answered)
             self._awaited -= 1
             self._answered += 1
             return response
 
-    def _report_early(self, early: Early) -> None:
-        if self._on_early is not None and not self._cancelled:
-            self._on_early(early)
+    def _deliver(self, item: bot_pb2.PlayResponse | Early | StreamClosed) -> None:
+        """In the trio thread: report an early message, then queue the item.
+
+        Runs as a trio system callback, so it must not raise: the channel is
+        unbounded and its receiving end is closed only by :meth:`cancel`."""
+        if self._cancelled:
+            return  # the referee stopped listening
+        if isinstance(item, Early) and self._on_early is not None:
+            self._on_early(item)
+        self._send.send_nowait(item)
 
     def send(self, message: bot_pb2.PlayRequest) -> None:
         """Queue a message to the bot (never blocks).
@@ -324,6 +349,12 @@ class SeatStream:
         self._outbox.put(None)
         self._call.cancel()
         self._receive.close()
+
+
+def _reader_done(result: outcome.Outcome[None]) -> None:
+    """The reader thread's result: it catches what it expects, so anything else
+    is a bug worth a traceback (from a worker thread; the match goes on)."""
+    result.unwrap()
 
 
 def closed_fault(closed: StreamClosed) -> BotFault:
