@@ -88,7 +88,9 @@ def league_run(
     warm: bool = True,
     sandbox: SandboxConfig = NO_SANDBOX,
 ) -> LeagueRun:
-    bot = instant_spec(sleep_ms, sandbox=sandbox)
+    # Plan the (few) matches up front, so MatchStart is instant for the bot too.
+    prepare = (f"{GAME}:0-{matches - 1}", f"{GAME}:10000-{10_000 + concurrency - 1}")
+    bot = instant_spec(sleep_ms, sandbox=sandbox, prepare=prepare if matches <= 200 else ())
 
     async def main() -> LeagueRun:
         launcher: Launcher

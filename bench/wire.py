@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,11 +35,18 @@ INSTANT = ("-m", "bench.instant_bot")
 
 
 def instant_spec(
-    sleep_ms: float = 0.0, name: str = "instant", *, sandbox: SandboxConfig = NO_SANDBOX
+    sleep_ms: float = 0.0,
+    name: str = "instant",
+    *,
+    sandbox: SandboxConfig = NO_SANDBOX,
+    prepare: Sequence[str] = (),
 ) -> BotSpec:
     """The instant bot's command; in the sandbox it runs as a script file (the sandbox
-    binds files named on the command line; ``bench`` is not an SDK package)."""
-    extra = ("--sleep-ms", f"{sleep_ms:g}") if sleep_ms else ()
+    binds files named on the command line; ``bench`` is not an SDK package).
+    ``prepare``: ``GAME:FIRST-LAST`` seed ranges it plans before serving."""
+    extra: tuple[str, ...] = ("--sleep-ms", f"{sleep_ms:g}") if sleep_ms else ()
+    for spec in prepare:
+        extra = (*extra, "--prepare", spec)
     program: tuple[str, ...] = INSTANT
     if sandbox.enabled:
         from bench import instant_bot

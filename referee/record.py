@@ -70,30 +70,39 @@ class StateDigester:
     work per event stays flat however long the match runs.
     """
 
-    __slots__ = ("_fields", "_held")
+    __slots__ = ("_fields", "_held", "_plain")
 
     def __init__(self) -> None:
-        self._fields: dict[type, tuple[str, ...]] = {}
+        self._fields: dict[type, tuple[tuple[str, bytes], ...]] = {}
         self._held: dict[str, tuple[tuple[Any, ...], Any]] = {}
         """Per field name: the last tuple seen and the running hash of its entries."""
+        self._plain: dict[str, tuple[object, bytes]] = {}
+        """Per field name: the last other value seen and its ``repr`` (the rules, say,
+        are one object for the whole match)."""
 
     def __call__(self, state: object) -> str:
         names = self._fields.get(type(state))
         if names is None:
             names = self._fields.setdefault(
                 type(state),
-                tuple(f.name for f in fields(state)),  # type: ignore[arg-type]
+                tuple((f.name, f.name.encode() + b"=") for f in fields(state)),  # type: ignore[arg-type]
             )
-        digest = hashlib.sha256()
-        for name in names:
+        parts: list[bytes] = []
+        for name, label in names:
             value = getattr(state, name)
-            digest.update(name.encode() + b"=")
+            parts.append(label)
             if type(value) is tuple:
-                digest.update(self._tuple_hash(name, value))
+                parts.append(self._tuple_hash(name, value))
             else:
-                digest.update(repr(value).encode())
-            digest.update(b";")
-        return digest.hexdigest()[:16]
+                held = self._plain.get(name)
+                if held is not None and held[0] is value:
+                    parts.append(held[1])
+                else:
+                    text = repr(value).encode()
+                    self._plain[name] = (value, text)
+                    parts.append(text)
+            parts.append(b";")
+        return hashlib.sha256(b"".join(parts)).hexdigest()[:16]
 
     def _tuple_hash(self, name: str, value: tuple[Any, ...]) -> bytes:
         held = self._held.get(name)
