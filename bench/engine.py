@@ -8,12 +8,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from google.protobuf import json_format
-
 from referee.driver import MatchDriver
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.events import match_rng
+from referee.match import action_json
 from referee.record import RecordedEvent, state_digester
 from referee.wire import get_codec
 
@@ -131,7 +130,7 @@ def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20
             events.append(
                 RecordedEvent(
                     seat=actor,
-                    action=json_format.MessageToDict(message, preserving_proto_field_name=True),
+                    action=action_json(message.SerializeToString(deterministic=True)),
                     turn=decision.turn,
                     obs=decision.digest,
                     state=digest,
