@@ -180,8 +180,17 @@ class RecordedEvent:
     """Chain hash: sha256(previous hash + canonical JSON of this event without it)."""
 
     def body(self) -> dict[str, Any]:
-        """The event as stored, without its chain hash."""
-        return {k: v for k, v in asdict(self).items() if v is not None and k != "hash"}
+        """The event as stored, without its chain hash (values shared, not copied:
+        sealing a record builds this for every event, and ``asdict`` deep-copies)."""
+        values = ((name, getattr(self, name)) for name in _EVENT_BODY)
+        return {
+            name: list(value) if type(value) is tuple else value
+            for name, value in values
+            if value is not None
+        }
+
+
+_EVENT_BODY: tuple[str, ...] = tuple(f.name for f in fields(RecordedEvent) if f.name != "hash")
 
 
 @dataclass(frozen=True, slots=True)
