@@ -36,9 +36,9 @@ from referee.games.poker_dice import Category as DiceCategory
 from referee.games.poker_dice import Hand
 from referee.games.poker_hands import Announcement
 from referee.games.poker_hands import Category as CardCategory
-from referee.record import MatchRecord, RecordedEvent, RecordedFault, SeatInfo
-from referee.wire import get_codec
-from tests.forge import reforged
+from referee.record import MatchRecord, RecordedFault
+from referee.replay import verify
+from tests.forge import record_of
 
 S = BluffStats
 
@@ -228,62 +228,19 @@ def test_rates_and_their_text() -> None:
     assert S(1, 1, 0, 0, 0, 0) + S(2, 0, 3, 1, 1, 1) == S(3, 1, 3, 1, 1, 1)
 
 
-def make_record(
-    game: str,
-    rules: dict[str, str],
-    events: Sequence[Event],
-    *,
-    reason: str = "completed",
-    faults: tuple[RecordedFault, ...] = (),
-) -> MatchRecord:
-    engine = get_game(game)
-    parsed = engine.parse_rules(rules)
-    codec = get_codec(game)
-    recorded = []
-    turn = 0
-    for index, event in enumerate(events):
-        if isinstance(event, ChanceEvent):
-            recorded.append(RecordedEvent(seat=None, outcome=event.outcome, at_ms=float(index)))
-        else:
-            turn += 1
-            recorded.append(
-                RecordedEvent(
-                    seat=event.seat,
-                    action=codec.action_to_json(event.action),
-                    turn=turn,
-                    elapsed_ms=0.5,
-                    at_ms=float(index),
-                )
-            )
-    record = MatchRecord(
-        match_id="m",
-        game=game,
-        rules=engine.format_rules(parsed),
-        num_seats=2,
-        seed=None,
-        seats=(SeatInfo(seat=0, bot="a"), SeatInfo(seat=1, bot="b")),
-        events=(),
-        faults=faults,
-        reason=reason,  # type: ignore[arg-type]
-        places=(1, 2),
-        scores=(0.0, 0.0),
-        time_limit_ms=2000,
-        duration_ms=float(len(events)),
-    )
-    return reforged(record, recorded)
-
-
 def test_a_record_is_judged_like_its_events_and_a_forfeit_counts_what_was_played() -> None:
     rules = {"dice_per_player": "1", "roll_off": "false"}
     events: list[Event] = [C(3, 4), A(0, ld.SumBid(7)), A(1, ld.SumBid(8)), A(0, ld.Challenge())]
-    record = make_record("liars_dice", rules, events)
+    record = record_of("liars_dice", rules, events)
+    assert verify(record) == []
     assert analyse_record(MatchRecord.from_json(record.to_json())) == (
         S(1, 0, 1, 1, 1, 0),
         S(1, 1, 1, 0, 0, 0),
     )
     # Seat 0 timed out instead of challenging: the bids before the fault count.
     fault = RecordedFault(seat=0, kind=FaultKind.TIMEOUT, message="slow", at_event=3)
-    forfeit = make_record("liars_dice", rules, events[:3], reason="forfeit", faults=(fault,))
+    forfeit = record_of("liars_dice", rules, events[:3], reason="forfeit", faults=(fault,))
+    assert verify(forfeit) == []
     assert analyse_record(forfeit) == (S(1, 0, 0, 0, 0, 0), S(1, 1, 1, 0, 0, 0))
 
 
