@@ -6,7 +6,7 @@ each one with the engine), over the same matches the standings count: status
 fault). Aborted matches are skipped: nobody is rated for them and the next run
 plays them again. Bots are keyed by name, like the standings.
 
-Nothing is cached: a replay costs about a millisecond per match (see
+Nothing is cached: judging a record costs 1-2 ms of CPU per match (see
 ``docs/bots.md``, "Bluff analytics"), so the standings of a league of a few
 hundred matches judge every record again in well under a second, and there is
 no second copy of the truth to keep in step with the records.
