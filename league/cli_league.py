@@ -7,7 +7,7 @@ import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
@@ -30,8 +30,10 @@ from league.cli_common import (
 from referee.sandbox import SandboxError
 
 if TYPE_CHECKING:
+    from league.bluff import LeagueBluff
     from league.models import LeagueRow
     from league.runner import Progress
+    from league.standings import Standing
 
 app = typer.Typer(
     help="Round-robin leagues with ratings.", no_args_is_help=True, rich_markup_mode=None
@@ -354,12 +356,14 @@ def standings_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals, and LOS."""
+    from league.bluff import league_bluff
     from league.leagues import get_league
     from league.standings import standings
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
-        rows = standings(session=session, league=league, samples=samples)
+        bluff = league_bluff(session=session, league=league)
+        rows = standings(session=session, league=league, samples=samples, bluff=bluff)
     if as_json:
         echo_json([row.as_json() for row in rows])
         return
@@ -395,6 +399,8 @@ def standings_command(
         "elo: batch Bradley-Terry fit, mean 1500, order-independent;"
         " interval: bootstrap over duplicate groups"
     )
+    if bluff is not None:
+        _echo_bluff(rows, bluff)
     rated = [row for row in rows if row.rank is not None]
     if los and len(rated) > 1:
         typer.echo("\nlikelihood of superiority (row better than column, % of bootstrap samples):")
@@ -406,6 +412,34 @@ def standings_command(
             ],
             right=set(range(1, len(rated) + 1)),
         )
+
+
+def _echo_bluff(rows: list[Standing], bluff: LeagueBluff) -> None:
+    """The bluff analytics table (definitions: docs/bots.md, "Bluff analytics")."""
+    from referee.analytics import BluffStats, format_ratio
+
+    typer.echo(f"\nbluff analytics, judged from {bluff.matches} match records:")
+    table = []
+    for row in rows:
+        ratios = (row.bluff or BluffStats()).ratios()
+        table.append([row.bot, *(format_ratio(*ratios[name]) for name in BLUFF_COLUMNS)])
+    echo_table(["bot", *BLUFF_COLUMNS.values()], table, right={1, 2, 3, 4})
+    typer.echo(
+        "bluff rate: false claims / claims; challenge rate: challenges / chances to"
+        " challenge; accuracy: challenges of false claims / challenges; wrongly"
+        " challenged: own true claims challenged / own true claims"
+    )
+    for problem in bluff.skipped:
+        typer.echo(f"not judged: {problem}")
+
+
+BLUFF_COLUMNS: Final = {
+    "bluff_rate": "bluff rate",
+    "challenge_rate": "challenge rate",
+    "challenge_accuracy": "challenge accuracy",
+    "wrongly_challenged": "wrongly challenged",
+}
+"""The four rates (keys of :meth:`BluffStats.ratios`) and their column titles."""
 
 
 @app.command("crosstable")

@@ -9,7 +9,9 @@ no network requests). The league page has, with stable ids:
 * ``#league-info`` — game, rules, schedule, progress;
 * ``#standings`` — batch Bradley–Terry Elo with its 95 % bootstrap interval
   (also drawn as a bar per row, one scale for all rows), incremental Elo,
-  matches, wins, mean place, mean score, faults (``tr[data-bot]``);
+  matches, wins, mean place, mean score, faults (``tr[data-bot]``), and for a
+  game with claims the four bluff analytics (``td.bluff[data-stat]``, definitions
+  in ``docs/bots.md``);
 * ``#crosstable`` — per pair W-D-L, Elo difference ± 95 % margin and LOS
   (cutechess-cli formulas), ``td[data-row][data-col]``;
 * ``#elo-chart`` — incremental Elo after each finished match (``elo_history``),
@@ -26,6 +28,7 @@ import math
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 from urllib.parse import quote
 
 from sqlmodel import Session, col, select
@@ -39,6 +42,7 @@ from league.leagues import (
 from league.models import BotRow, LeagueRow, MatchRow, SeatRow
 from league.ratings import HeadToHead, elo_history
 from league.standings import Standing, crosstable, standings
+from referee.analytics import BluffStats, format_ratio
 from referee.files import write_atomic
 from referee.games import get_game
 from referee.games.base import GameError
@@ -293,6 +297,7 @@ def _standings_html(
         return round(4 + (value - low) / (high - low) * (width - 8), 1)
 
     final = history[-1] if history else {}
+    claims = any(row.bluff is not None for row in table)
     rows = []
     for row in table:
         bar = ""
@@ -327,7 +332,9 @@ def _standings_html(
             f'<td class="num">{row.matches}</td><td class="num">{row.wins}</td>'
             f'<td class="num">{_fmt(row.mean_place, 2)}</td>'
             f'<td class="num">{_fmt(row.mean_score, 2)}</td>'
-            f'<td class="{"fault" if faults else ""}">{faults or "-"}</td></tr>'
+            f'<td class="{"fault" if faults else ""}">{faults or "-"}</td>'
+            + (_bluff_cells(row.bluff) if claims else "")
+            + "</tr>"
         )
     return (
         '<div class="scroll"><table id="standings" class="box"><thead><tr>'
@@ -336,12 +343,41 @@ def _standings_html(
         '<th class="num" title="incremental, order-dependent Elo">incr. Elo</th>'
         '<th class="num">matches</th><th class="num">wins</th>'
         '<th class="num">mean place</th><th class="num">mean score</th><th>faults</th>'
-        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
+        + (BLUFF_HEADERS if claims else "")
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></div>"
         '<p class="muted">Elo: batch Bradley–Terry fit over all finished matches (mean 1500,'
         f" order-independent); interval: 95% bootstrap over duplicate groups ({samples}"
         " samples); the dashed line marks 1500. Incremental Elo: the order-dependent"
-        " rating after the last match, as in the chart below.</p>"
+        " rating after the last match, as in the chart below.</p>" + (BLUFF_NOTE if claims else "")
     )
+
+
+BLUFF_HEADERS: Final = (
+    '<th class="num" title="false claims / claims">bluff rate</th>'
+    '<th class="num" title="challenges / decisions where a challenge was legal">'
+    "challenge rate</th>"
+    '<th class="num" title="challenges of false claims / challenges">challenge accuracy</th>'
+    '<th class="num" title="own true claims challenged / own true claims">'
+    "wrongly challenged</th>"
+)
+BLUFF_NOTE: Final = (
+    '<p class="muted">Bluff analytics, judged from every finished match record by'
+    " replaying it with the full hidden state: a claim is false when the game's own"
+    " challenge rule, applied right then, would find it false. Percentages with"
+    " counts; – where nothing was counted.</p>"
+)
+
+
+def _bluff_cells(stats: BluffStats | None) -> str:
+    """The four bluff-analytics cells of one standings row."""
+    ratios = (stats or BluffStats()).ratios()
+    cells = []
+    for name, (part, whole) in ratios.items():
+        text = format_ratio(part, whole) if whole else "–"
+        cells.append(f'<td class="num bluff" data-stat="{name}">{_esc(text)}</td>')
+    return "".join(cells)
 
 
 def _crosstable_html(order: list[str], cross: dict[str, dict[str, HeadToHead]]) -> str:

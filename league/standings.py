@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 
 from sqlmodel import Session
 
+from league.bluff import LeagueBluff, league_bluff
 from league.leagues import finished_results, league_bots, seat_rows
 from league.models import LeagueRow
 from league.ratings import HeadToHead, head_to_head_from_results, league_table
+from referee.analytics import BluffStats
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +29,9 @@ class Standing:
     incremental_elo: float
     faults: dict[str, int] = field(default_factory=dict)
     los: dict[str, float] = field(default_factory=dict)
+    bluff: BluffStats | None = None
+    """Claims and challenges judged from the records (:mod:`league.bluff`); ``None``
+    for a game without claims."""
 
     def as_json(self) -> dict[str, object]:
         def finite(value: float | None) -> float | None:
@@ -46,13 +51,25 @@ class Standing:
             "incremental_elo": finite(self.incremental_elo),
             "faults": self.faults,
             "los": {k: round(v, 4) for k, v in self.los.items()},
+            "bluff": None if self.bluff is None else self.bluff.as_json(),
         }
 
 
 def standings(
-    *, session: Session, league: LeagueRow, samples: int = 1000, seed: int = 0
+    *,
+    session: Session,
+    league: LeagueRow,
+    samples: int = 1000,
+    seed: int = 0,
+    bluff: LeagueBluff | None = None,
 ) -> list[Standing]:
-    """Ranked by the batch Bradley–Terry fit; bots without a finished match last."""
+    """Ranked by the batch Bradley–Terry fit; bots without a finished match last.
+
+    ``bluff``: the league's bluff analytics if the caller already has them (it
+    also wants their skipped matches); judged from the records here otherwise.
+    """
+    if bluff is None:
+        bluff = league_bluff(session=session, league=league)
     results = finished_results(session=session, league=league)
     table = (
         {row.bot: row for row in league_table(results, samples=samples, seed=seed)}
@@ -86,6 +103,7 @@ def standings(
                 incremental_elo=entry.elo,
                 faults=faults.get(bot.name, {}),
                 los=dict(row.los) if row else {},
+                bluff=None if bluff is None else bluff.bots.get(bot.name, BluffStats()),
             )
         )
     rows.sort(key=lambda s: (s.rank is None, s.rank or 0, s.bot))

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any, Literal
 
-from referee.games.base import GameError
-from referee.games.events import ActionEvent
-from referee.record import MatchRecord, RecordedEvent
+from referee.driver import MatchDriver
+from referee.games import get_game
+from referee.games.base import GameError, forfeit
+from referee.games.events import ActionEvent, Event
+from referee.record import MatchRecord, RecordedEvent, RecordedFault, SeatInfo
 from referee.replay import record_driver
 from referee.wire import get_codec
 
@@ -47,3 +50,61 @@ def swap_two_dice(record: MatchRecord) -> tuple[MatchRecord, int]:
         except GameError:
             continue
     raise AssertionError(f"no chance event of {record.match_id} can be forged by a swap")
+
+
+def record_of(
+    game: str,
+    rules: dict[str, str],
+    events: Sequence[Event],
+    *,
+    match_id: str = "m",
+    bots: Sequence[str] = ("a", "b"),
+    reason: Literal["completed", "forfeit", "aborted"] = "completed",
+    faults: tuple[RecordedFault, ...] = (),
+    meta: dict[str, Any] | None = None,
+) -> MatchRecord:
+    """A sealed, verifiable record of ``events`` played in-process (one ms apart); the
+    outcome is the engine's (its standings for a match that did not finish)."""
+    engine = get_game(game)
+    codec = get_codec(game)
+    driver = MatchDriver(engine, engine.parse_rules(rules), len(bots))
+    recorded = []
+    turn = 0
+    for index, event in enumerate(events):
+        driver.apply(event)
+        if isinstance(event, ActionEvent):
+            turn += 1
+            recorded.append(
+                RecordedEvent(
+                    seat=event.seat,
+                    action=codec.action_to_json(event.action),
+                    turn=turn,
+                    elapsed_ms=0.5,
+                    at_ms=float(index + 1),
+                )
+            )
+        else:
+            recorded.append(RecordedEvent(seat=None, outcome=event.outcome, at_ms=float(index + 1)))
+    if reason == "completed":
+        outcome = engine.outcome(driver.state)
+    elif reason == "forfeit":
+        outcome = forfeit(engine.standings(driver.state), {f.seat for f in faults})
+    else:
+        outcome = engine.standings(driver.state)
+    record = MatchRecord(
+        match_id=match_id,
+        game=game,
+        rules=engine.format_rules(engine.parse_rules(rules)),
+        num_seats=len(bots),
+        seed=None,
+        seats=tuple(SeatInfo(seat=seat, bot=bot) for seat, bot in enumerate(bots)),
+        events=(),
+        faults=faults,
+        reason=reason,
+        places=outcome.places,
+        scores=outcome.scores,
+        time_limit_ms=2000,
+        duration_ms=float(len(events) + 1),
+        meta=meta or {},
+    )
+    return reforged(record, recorded)
