@@ -34,12 +34,19 @@ BOTS: dict[str, tuple[str, str]] = {
 """Per game: the class names in ``example_bots.<game>_strong`` and ``<game>_heuristic``."""
 
 
-def pair(game: str) -> tuple[type[Bot[Any, Any]], type[Bot[Any, Any]]]:
-    """The (strong, heuristic) bot classes of ``game``, imported on demand."""
+def pair(game: str, opponent: str = "heuristic") -> tuple[type[Bot[Any, Any]], type[Bot[Any, Any]]]:
+    """The (strong, opponent) bot classes of ``game``, imported on demand.
+
+    ``opponent`` is ``"heuristic"`` (the acceptance pairing) or ``"random"`` (a
+    sanity check that the strong bot's opponent model copes with noise).
+    """
     strong_name, heuristic_name = BOTS[game]
     strong = getattr(importlib.import_module(f"example_bots.{game}_strong"), strong_name)
-    heuristic = getattr(importlib.import_module(f"example_bots.{game}_heuristic"), heuristic_name)
-    return strong, heuristic
+    module = importlib.import_module(f"example_bots.{game}_{opponent}")
+    other_name = (
+        heuristic_name.replace("Heuristic", "Random") if opponent == "random" else heuristic_name
+    )
+    return strong, getattr(module, other_name)
 
 
 def timed(cls: type[Bot[Any, Any]], sink: list[float]) -> type[Bot[Any, Any]]:
@@ -56,10 +63,10 @@ def timed(cls: type[Bot[Any, Any]], sink: list[float]) -> type[Bot[Any, Any]]:
 
 
 def evaluate(
-    game: str, matches: int, seed: int, rules: Mapping[str, str]
+    game: str, matches: int, seed: int, rules: Mapping[str, str], opponent: str = "heuristic"
 ) -> tuple[int, int, int, list[float]]:
     """(wins, draws, losses) of the strong bot, and its decision times."""
-    strong, heuristic = pair(game)
+    strong, heuristic = pair(game, opponent)
     times: list[float] = []
     hero = timed(strong, times)
     wins = draws = losses = 0
@@ -83,16 +90,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rules", action="append", default=[], help="option=value")
+    parser.add_argument("--opponent", choices=("heuristic", "random"), default="heuristic")
     args = parser.parse_args(argv)
     rules = dict(item.split("=", 1) for item in args.rules)
     start = time.perf_counter()
-    wins, draws, losses, times = evaluate(args.game, args.matches, args.seed, rules)
+    wins, draws, losses, times = evaluate(args.game, args.matches, args.seed, rules, args.opponent)
     elapsed = time.perf_counter() - start
     h2h = head_to_head(wins, draws, losses)
     times.sort()
     p99 = times[min(len(times) - 1, int(0.99 * len(times)))] if times else 0.0
     print(
-        f"{args.game}: {args.matches} matches, strong {wins} W / {draws} D / {losses} L"
+        f"{args.game}: {args.matches} matches vs {args.opponent},"
+        f" strong {wins} W / {draws} D / {losses} L"
         f" (score {h2h.score:.1%}), Elo {h2h.elo:+.0f} ± {h2h.margin:.0f}, LOS {h2h.los:.4%}"
     )
     print(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -57,7 +58,7 @@ from sdk.cockroach_poker import LOSING_COUNT
 from sdk.liars_poker import POKER_DECK, Announcement, Category, all_announcements, contains
 from sdk.local import BotFactory, play_local
 
-LEGALITY = {
+LEGALITY: dict[str, Callable[[Any, object], bool]] = {
     "cockroach_poker": cockroach_poker.is_legal,
     "liars_poker": liars_poker.is_legal,
     "liars_poker_dice": liars_poker_dice.is_legal,
