@@ -1,0 +1,115 @@
+"""Head to head, in process: a game's strong bot against its heuristic bot.
+
+Plays ``--matches`` two-seat matches with ``sdk.local.play_local`` (no gRPC, so
+five engineers sharing two cores can afford it). The strong bot sits in seat
+``i % 2`` of match ``i`` and match ``i`` is dealt from seed ``--seed + i``, so a
+run is reproducible and both seats are played equally often. It prints wins,
+draws and losses by place, and the Elo difference, 95 % margin and likelihood of
+superiority from ``league.ratings.head_to_head`` (the cutechess formulas the
+league's head-to-head view uses), plus the strong bot's decision time (median,
+p99, max), measured around each ``act`` call.
+
+    python -m bench.strong_vs_heuristic liars_poker_dice --matches 200
+    python -m bench.strong_vs_heuristic cockroach_poker --matches 200 --rules max_players=2
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from league.ratings import head_to_head
+from sdk.bot import Bot
+from sdk.local import play_local
+
+BOTS: dict[str, tuple[str, str]] = {
+    "cockroach_poker": ("StrongCockroachPokerBot", "HeuristicCockroachPokerBot"),
+    "liars_poker": ("StrongLiarsPokerBot", "HeuristicLiarsPokerBot"),
+    "liars_poker_dice": ("StrongLiarsPokerDiceBot", "HeuristicLiarsPokerDiceBot"),
+}
+"""Per game: the class names in ``example_bots.<game>_strong`` and ``<game>_heuristic``."""
+
+
+def pair(game: str, opponent: str = "heuristic") -> tuple[type[Bot[Any, Any]], type[Bot[Any, Any]]]:
+    """The (strong, opponent) bot classes of ``game``, imported on demand.
+
+    ``opponent`` is ``"heuristic"`` (the acceptance pairing) or ``"random"`` (a
+    sanity check that the strong bot's opponent model copes with noise).
+    """
+    strong_name, heuristic_name = BOTS[game]
+    strong = getattr(importlib.import_module(f"example_bots.{game}_strong"), strong_name)
+    module = importlib.import_module(f"example_bots.{game}_{opponent}")
+    other_name = (
+        heuristic_name.replace("Heuristic", "Random") if opponent == "random" else heuristic_name
+    )
+    return strong, getattr(module, other_name)
+
+
+def timed(cls: type[Bot[Any, Any]], sink: list[float]) -> type[Bot[Any, Any]]:
+    """A subclass of ``cls`` that appends each ``act`` duration (seconds) to ``sink``."""
+
+    class Timed(cls):  # type: ignore[valid-type,misc]
+        def act(self, observation: Any) -> Any:
+            start = time.perf_counter()
+            action = super().act(observation)
+            sink.append(time.perf_counter() - start)
+            return action
+
+    return Timed
+
+
+def evaluate(
+    game: str, matches: int, seed: int, rules: Mapping[str, str], opponent: str = "heuristic"
+) -> tuple[int, int, int, list[float]]:
+    """(wins, draws, losses) of the strong bot, and its decision times."""
+    strong, heuristic = pair(game, opponent)
+    times: list[float] = []
+    hero = timed(strong, times)
+    wins = draws = losses = 0
+    for index in range(matches):
+        seat = index % 2
+        bots = [hero, heuristic] if seat == 0 else [heuristic, hero]
+        outcome = play_local(game, bots, seed=seed + index, rules=rules).outcome
+        mine, theirs = outcome.places[seat], outcome.places[1 - seat]
+        if mine < theirs:
+            wins += 1
+        elif mine == theirs:
+            draws += 1
+        else:
+            losses += 1
+    return wins, draws, losses, times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game", choices=sorted(BOTS))
+    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rules", action="append", default=[], help="option=value")
+    parser.add_argument("--opponent", choices=("heuristic", "random"), default="heuristic")
+    args = parser.parse_args(argv)
+    rules = dict(item.split("=", 1) for item in args.rules)
+    start = time.perf_counter()
+    wins, draws, losses, times = evaluate(args.game, args.matches, args.seed, rules, args.opponent)
+    elapsed = time.perf_counter() - start
+    h2h = head_to_head(wins, draws, losses)
+    times.sort()
+    p99 = times[min(len(times) - 1, int(0.99 * len(times)))] if times else 0.0
+    print(
+        f"{args.game}: {args.matches} matches vs {args.opponent},"
+        f" strong {wins} W / {draws} D / {losses} L"
+        f" (score {h2h.score:.1%}), Elo {h2h.elo:+.0f} ± {h2h.margin:.0f}, LOS {h2h.los:.4%}"
+    )
+    print(
+        f"decisions {len(times)}: median {statistics.median(times) * 1e3:.2f} ms,"
+        f" p99 {p99 * 1e3:.2f} ms, max {times[-1] * 1e3:.2f} ms; {elapsed:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
