@@ -15,7 +15,9 @@ challenge revealed the dice behind its bids (prior centred on 1).
 
 **The posterior.** Hands are enumerated as face-count vectors (252 for 5 dice,
 3003 for 10) with their multinomial prior; the weight of each is multiplied by
-the likelihood of every bid the opponent made this round. Opponents are
+the likelihood of every bid the opponent made this round, and by the likelihood
+that it *raised* each bid it could have challenged (the challenge model below,
+floored at ``RAISED_FLOOR`` because not every seat reasons that way). Opponents are
 independent given the bids, so the count of a face over the table is the
 convolution of each opponent's posterior count distribution with our own dice.
 
@@ -73,6 +75,8 @@ CHALLENGE_SHARPNESS = 12.0
 """Slope of the next seat's challenge model (logistic in its own odds, centred on 1/2)."""
 RAISE_SPAN = 3
 """Quantities per face considered above the lowest legal one (higher ones rarely pay)."""
+RAISED_FLOOR = 0.2
+"""Least likelihood of "raised instead of challenging" for any hand (weak evidence)."""
 SUM_BID_FLOOR = 1.0
 """Sum rounds: the likelihood of a total is ``floor + P(total | die)`` (weak evidence)."""
 
@@ -136,6 +140,23 @@ def face_posterior(
         log_w += face_log_likelihood(counting, face, honesty)
     weights = np.exp(log_w - log_w.max())
     return counting, weights / weights.sum()
+
+
+def challenge_probability(
+    counting: IntArray, bid: Bid, unknown: int, wild: int | None
+) -> FloatArray:
+    """P(a seat challenges ``bid`` | its hand): a steep logistic in its own odds of the
+    bid with every die it cannot see uniform (how simple bots decide), around 1/2."""
+    p = 1.0 / 3.0 if wild is not None and bid.face != wild else 1.0 / 6.0
+    odds = tail_at(binomial_tail(unknown, p), bid.quantity - counting[:, bid.face - 1])
+    return _logistic(CHALLENGE_SHARPNESS * (0.5 - odds))
+
+
+def raised_likelihood(counting: IntArray, bid: Bid, unknown: int, wild: int | None) -> FloatArray:
+    """P(a seat raised ``bid`` rather than challenge it | its hand), floored so a seat
+    that challenges by other reasoning cannot rule hands out."""
+    challenge = challenge_probability(counting, bid, unknown, wild)
+    return RAISED_FLOOR + (1.0 - RAISED_FLOOR) * (1.0 - challenge)
 
 
 @lru_cache(maxsize=256)
@@ -244,7 +265,12 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
                 for placed in observation.bids
                 if placed.seat == seat and isinstance(placed.bid, Bid)
             ]
-            out[seat] = face_posterior(dice, faces, wild, self.honesty.of(seat))
+            counting, weights = face_posterior(dice, faces, wild, self.honesty.of(seat))
+            unknown = observation.total_dice - dice
+            for placed, answer in zip(observation.bids, observation.bids[1:], strict=False):
+                if answer.seat == seat and isinstance(placed.bid, Bid):
+                    weights = weights * raised_likelihood(counting, placed.bid, unknown, wild)
+            out[seat] = counting, weights / weights.sum()
         return out
 
     def score_face_round(self, observation: Observation, legal: list[Action]) -> list[Scored]:
@@ -289,12 +315,10 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             mine = int(own[face - 1])
             held = next_counting[:, face - 1]
             true_given = tail_at(others[face], bid.quantity - mine - held)
-            p = (1.0 / 3.0) if wild is not None and face != wild else 1.0 / 6.0
-            their_odds = tail_at(binomial_tail(unknown_to_next, p), bid.quantity - held)
             if _is_top(bid, observation):
-                challenge = np.ones_like(their_odds)
+                challenge = np.ones(len(held))
             else:
-                challenge = _logistic(CHALLENGE_SHARPNESS * (0.5 - their_odds))
+                challenge = challenge_probability(next_counting, bid, unknown_to_next, wild)
             loss = challenge * (1.0 - true_given) + (1.0 - challenge) * continuation
             scored.append(Scored(bid, float(np.dot(next_weights, loss))))
         return scored

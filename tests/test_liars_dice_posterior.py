@@ -10,11 +10,14 @@ import numpy as np
 import pytest
 
 from example_bots.liars_dice_posterior import (
+    CHALLENGE_SHARPNESS,
+    RAISED_FLOOR,
     Honesty,
     PosteriorLiarsDiceBot,
     counted,
     face_posterior,
     hand_table,
+    raised_likelihood,
 )
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from example_bots.liars_dice_random import RandomLiarsDiceBot
@@ -64,6 +67,23 @@ def test_two_bids_multiply_and_wilds_count_for_every_face() -> None:
         die = int(np.argmax(row)) + 1
         assert weight == pytest.approx(raw[die] / total)
     assert counted(np.array([1, 0, 1, 0, 0, 0]), 1).tolist() == [1, 1, 2, 1, 1, 1]
+
+
+def test_raising_instead_of_challenging_is_evidence_by_hand() -> None:
+    """One hidden die, one other unseen die, standing bid 1 x 3s. Holding a 3 the
+    seat knows the bid is true (odds 1); otherwise its odds are 1/6. It challenges
+    with logistic(S * (1/2 - odds)); having raised, each hand weighs
+    floor + (1 - floor) * (1 - that)."""
+    counts, _ = hand_table(1)
+    likelihood = raised_likelihood(counts, Bid(1, 3), 1, None)
+
+    def expected(odds: float) -> float:
+        challenge = 1 / (1 + math.exp(-CHALLENGE_SHARPNESS * (0.5 - odds)))
+        return RAISED_FLOOR + (1 - RAISED_FLOOR) * (1 - challenge)
+
+    for row, value in zip(counts, likelihood, strict=True):
+        die = int(np.argmax(row)) + 1
+        assert value == pytest.approx(expected(1.0 if die == 3 else 1 / 6))
 
 
 def test_honesty_is_fitted_from_revealed_rounds() -> None:
