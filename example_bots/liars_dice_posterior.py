@@ -73,6 +73,9 @@ HONESTY_PRIOR_SD = 0.75
 """A Gaussian prior on honesty: a few revealed rounds should not swing it to 0 or 3."""
 CHALLENGE_SHARPNESS = 12.0
 """Slope of the next seat's challenge model (logistic in its own odds, centred on 1/2)."""
+CONTINUATION_SCALE = 1.0
+"""Chance of losing a die charged when the next seat raises our bid: this over the
+seats still in (the loss travels on; a deeper search would be the refinement)."""
 RAISE_SPAN = 3
 """Quantities per face considered above the lowest legal one (higher ones rarely pay)."""
 RAISED_FLOOR = 0.2
@@ -307,7 +310,7 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             need = last.quantity - int(own[last.face - 1])
             scored.append(Scored(Challenge(), float(tail_at(table[last.face], need))))
         active = sum(1 for count in observation.dice_counts if count > 0)
-        continuation = 1.0 / active
+        continuation = CONTINUATION_SCALE / active
         next_counting, next_weights = posts[after]
         unknown_to_next = observation.total_dice - observation.dice_counts[after]
         for bid in _candidates(legal):
