@@ -5,10 +5,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := referee sdk example_bots league bench tests proto/generate.py
 
-.PHONY: help venv sandbox-tools demo match test pytest lint typecheck proto proto-check clean
+.PHONY: help venv sandbox-tools demo ladder ladder-quick match test pytest lint typecheck proto proto-check clean
 
 help:
 	@echo "make demo   - example bots of every game play a league over real gRPC (arena.db)"
+	@echo "make ladder - random < heuristic < strong per game: a league each, Elo, LOS, latency (docs/ladder.md)"
 	@echo "make test   - lint, type-check, protobuf drift check and the test suite"
 	@echo "make proto  - regenerate the Python code for proto/arena/v1/*.proto"
 
@@ -36,6 +37,13 @@ demo: venv sandbox-tools
 		--bot "python -m example_bots.liars_dice_random"
 	@echo
 	$(BIN)/arena demo
+
+# LADDER_ARGS passes options through, e.g. make ladder LADDER_ARGS="--rounds 25 --concurrency 1".
+ladder: venv sandbox-tools
+	$(BIN)/python -m league.ladder --out docs/ladder.md $(LADDER_ARGS)
+
+ladder-quick: venv sandbox-tools
+	$(BIN)/python -m league.ladder --quick --out docs/ladder.md $(LADDER_ARGS)
 
 test: venv sandbox-tools proto-check lint typecheck pytest
 

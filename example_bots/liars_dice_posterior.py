@@ -1,0 +1,394 @@
+"""A Liar's Dice bot that infers the hidden dice from the bidding.
+
+The probability bot treats every unseen die as uniform. But a bid says something
+about the bidder's hand: players bid faces they hold. This bot keeps, for every
+opponent, a posterior over that opponent's hand (its face counts) given the bids
+it made this round, and decides with it.
+
+**The bidding model.** Given a hand whose dice count ``k_g`` for face ``g`` (wilds
+included when they count), an opponent names face ``f`` with probability
+``exp(beta * k_f) / sum_g exp(beta * k_g)`` — a softmax whose temperature
+``beta`` is the opponent's *honesty*: 0 bids faces at random, large values only
+ever bid the face it holds most of. Each seat's ``beta`` is fitted by maximum a
+posteriori over a small grid from every earlier round of the match, where the
+challenge revealed the dice behind its bids (prior centred on 1).
+
+**The posterior.** Hands are enumerated as face-count vectors (252 for 5 dice,
+3003 for 10) with their multinomial prior; the weight of each is multiplied by
+the likelihood of every bid the opponent made this round, and by the likelihood
+that it *raised* each bid it could have challenged (the challenge model below,
+floored at ``RAISED_FLOOR`` because not every seat reasons that way). Opponents are
+independent given the bids, so the count of a face over the table is the
+convolution of each opponent's posterior count distribution with our own dice.
+
+**The decision** minimises the chance of losing a die, with one ply of lookahead
+at the next seat (the only seat that can challenge our bid):
+
+* challenge: we lose if the standing bid is true — its posterior probability;
+* raise to ``b``: for each hand ``h`` the next seat might hold, it challenges
+  with a probability that falls as *its own* uniform-odds estimate that ``b`` is
+  true rises (a steep logistic around 1/2: the usual reasoning of simple bots),
+  and then we lose if ``b`` is false given ``h`` (and the posterior over the rest);
+  if it raises instead, we charge a flat continuation loss of ``1 / seats``.
+
+In a sum round (two seats, one die each) the same decision runs on the six
+values of the opponent's die, with a weak bidding model (a total is likelier
+from a die that makes it likely). Every rule option is handled: wild faces
+(including an opening bid on the wild face, which cancels wilds), every raise
+rule (candidates come from the referee's own legal actions), 2..10 seats and up
+to 10 dice each.
+
+    python -m example_bots.liars_dice_posterior
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+from referee.games.liars_dice import next_active
+from sdk import Bot, run
+from sdk.liars_dice import (
+    Action,
+    Bid,
+    Challenge,
+    Observation,
+    RoundResult,
+    SumBid,
+    legal_actions,
+)
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+SIDES = 6
+HONESTY_GRID: FloatArray = np.array([0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0])
+"""Candidate honesty (softmax temperature) values fitted per opponent."""
+HONESTY_PRIOR_MEAN = 1.0
+HONESTY_PRIOR_SD = 0.75
+"""A Gaussian prior on honesty: a few revealed rounds should not swing it to 0 or 3."""
+CHALLENGE_SHARPNESS = 12.0
+"""Slope of the next seat's challenge model (logistic in its own odds, centred on 1/2)."""
+CONTINUATION_SCALE = 1.0
+"""Chance of losing a die charged when the next seat raises our bid: this over the
+seats still in (the loss travels on; a deeper search would be the refinement)."""
+RAISE_SPAN = 3
+"""Quantities per face considered above the lowest legal one (higher ones rarely pay)."""
+RAISED_FLOOR = 0.2
+"""Least likelihood of "raised instead of challenging" for any hand (weak evidence)."""
+SUM_BID_FLOOR = 1.0
+"""Sum rounds: the likelihood of a total is ``floor + P(total | die)`` (weak evidence)."""
+
+
+# ---------------------------------------------------------------------------
+# Hands as face-count vectors
+
+
+@lru_cache(maxsize=16)
+def hand_table(dice: int) -> tuple[IntArray, FloatArray]:
+    """Every hand of ``dice`` dice as face counts (rows of 6) and its log probability.
+
+    Enumerating multisets instead of ordered rolls keeps 10 dice at 3003 rows.
+    """
+    rows: list[tuple[int, ...]] = []
+
+    def fill(prefix: tuple[int, ...], left: int) -> None:
+        if len(prefix) == SIDES - 1:
+            rows.append((*prefix, left))
+            return
+        for count in range(left + 1):
+            fill((*prefix, count), left - count)
+
+    fill((), dice)
+    counts = np.array(rows, dtype=np.int64).reshape(-1, SIDES)
+    log_fact = [math.lgamma(k + 1) for k in range(dice + 1)]
+    log_prior = np.array(
+        [log_fact[dice] - sum(log_fact[c] for c in row) - dice * math.log(SIDES) for row in rows]
+    )
+    return counts, log_prior
+
+
+def counted(counts: IntArray, wild: int | None) -> IntArray:
+    """Dice that count for each face (column ``f - 1``): wild dice count for every
+    other face; a bid on the wild face counts only real ones."""
+    if wild is None:
+        return counts
+    extra = counts[..., wild - 1 : wild].copy()
+    out = counts + extra
+    out[..., wild - 1] = counts[..., wild - 1]
+    return out
+
+
+def face_log_likelihood(counting: IntArray, face: int, honesty: float) -> FloatArray:
+    """Log P(an opponent names ``face`` | hand) under the softmax bidding model."""
+    scaled = honesty * counting.astype(np.float64)
+    top = scaled.max(axis=-1, keepdims=True)
+    log_norm = np.log(np.exp(scaled - top).sum(axis=-1)) + top[..., 0]
+    return np.asarray(scaled[..., face - 1] - log_norm, dtype=np.float64)
+
+
+def face_posterior(
+    dice: int, faces: list[int], wild: int | None, honesty: float
+) -> tuple[IntArray, FloatArray]:
+    """An opponent's hands (counting columns) and their posterior weights given the
+    faces it bid this round."""
+    counts, log_prior = hand_table(dice)
+    counting = counted(counts, wild)
+    log_w = log_prior.copy()
+    for face in faces:
+        log_w += face_log_likelihood(counting, face, honesty)
+    weights = np.exp(log_w - log_w.max())
+    return counting, weights / weights.sum()
+
+
+def challenge_probability(
+    counting: IntArray, bid: Bid, unknown: int, wild: int | None
+) -> FloatArray:
+    """P(a seat challenges ``bid`` | its hand): a steep logistic in its own odds of the
+    bid with every die it cannot see uniform (how simple bots decide), around 1/2."""
+    p = 1.0 / 3.0 if wild is not None and bid.face != wild else 1.0 / 6.0
+    odds = tail_at(binomial_tail(unknown, p), bid.quantity - counting[:, bid.face - 1])
+    return _logistic(CHALLENGE_SHARPNESS * (0.5 - odds))
+
+
+def raised_likelihood(counting: IntArray, bid: Bid, unknown: int, wild: int | None) -> FloatArray:
+    """P(a seat raised ``bid`` rather than challenge it | its hand), floored so a seat
+    that challenges by other reasoning cannot rule hands out."""
+    challenge = challenge_probability(counting, bid, unknown, wild)
+    return RAISED_FLOOR + (1.0 - RAISED_FLOOR) * (1.0 - challenge)
+
+
+@lru_cache(maxsize=256)
+def binomial_tail(n: int, p: float) -> FloatArray:
+    """``tail[k] = P(Binomial(n, p) >= k)`` for k in 0..n+1."""
+    pmf = np.array([math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(n + 1)])
+    tail = np.concatenate([np.cumsum(pmf[::-1])[::-1], [0.0]])
+    return np.asarray(np.minimum(tail, 1.0), dtype=np.float64)
+
+
+def tail_at(tail: FloatArray, need: IntArray | int) -> FloatArray:
+    """``P(X >= need)`` from a tail table, for needs below 0 or above its end too."""
+    index = np.clip(np.asarray(need), 0, len(tail) - 1)
+    result = tail[index]
+    return np.where(np.asarray(need) <= 0, 1.0, result)
+
+
+def tail_of(distribution: FloatArray) -> FloatArray:
+    """The tail table of a distribution over 0..n."""
+    return np.concatenate([np.cumsum(distribution[::-1])[::-1], [0.0]])
+
+
+# ---------------------------------------------------------------------------
+# Opponent honesty from revealed rounds
+
+
+@dataclass
+class Honesty:
+    """Per opponent: log-likelihood of its revealed bids on each honesty grid value."""
+
+    rounds_seen: int = 0
+    log_lik: dict[int, FloatArray] = field(default_factory=dict)
+
+    def update(self, history: tuple[RoundResult, ...], wild_face: int | None, me: int) -> None:
+        for result in history[self.rounds_seen :]:
+            if result.sum_round:
+                continue
+            wild = wild_face if result.wilds_active else None
+            for placed in result.bids:
+                if placed.seat == me or not isinstance(placed.bid, Bid):
+                    continue
+                hand = np.bincount(
+                    np.asarray(result.dice[placed.seat], dtype=np.int64) - 1, minlength=SIDES
+                )
+                counting = counted(hand.astype(np.int64), wild)
+                row = np.array(
+                    [float(face_log_likelihood(counting, placed.bid.face, b)) for b in HONESTY_GRID]
+                )
+                self.log_lik[placed.seat] = self.log_lik.get(placed.seat, 0.0) + row
+        self.rounds_seen = len(history)
+
+    def of(self, seat: int) -> float:
+        """The MAP honesty of ``seat`` (the prior mean before any revealed bid)."""
+        log_prior = -((HONESTY_GRID - HONESTY_PRIOR_MEAN) ** 2) / (2 * HONESTY_PRIOR_SD**2)
+        score = log_prior + self.log_lik.get(seat, np.zeros_like(HONESTY_GRID))
+        return float(HONESTY_GRID[int(np.argmax(score))])
+
+
+# ---------------------------------------------------------------------------
+# The bot
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """An action with the chance we lose a die by it (lower is better)."""
+
+    action: Action
+    loss: float
+
+
+class PosteriorLiarsDiceBot(Bot[Observation, Action]):
+    """Bayesian bid reading plus one ply of lookahead at the next seat."""
+
+    game = "liars_dice"
+    name = "liars-dice-posterior"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.honesty = Honesty()
+
+    def act(self, observation: Observation) -> Action:
+        legal = legal_actions(observation)
+        self.honesty.update(observation.history, observation.rules.wild, observation.seat)
+        scored = (
+            self.score_sum_round(observation, legal)
+            if observation.sum_round
+            else self.score_face_round(observation, legal)
+        )
+        best = min(item.loss for item in scored)
+        # Near-ties go to the least aggressive action, then to the seeded rng.
+        close = [item for item in scored if item.loss <= best + 1e-9]
+        lowest = min(_height(item.action) for item in close)
+        return self.rng.choice([item.action for item in close if _height(item.action) == lowest])
+
+    # -- face rounds -----------------------------------------------------------
+
+    def posteriors(self, observation: Observation) -> dict[int, tuple[IntArray, FloatArray]]:
+        """Every opponent's hands (counting columns) and posterior weights."""
+        wild = observation.rules.wild if observation.wilds_active else None
+        out = {}
+        for seat, dice in enumerate(observation.dice_counts):
+            if seat == observation.seat or dice == 0:
+                continue
+            faces = [
+                placed.bid.face
+                for placed in observation.bids
+                if placed.seat == seat and isinstance(placed.bid, Bid)
+            ]
+            counting, weights = face_posterior(dice, faces, wild, self.honesty.of(seat))
+            unknown = observation.total_dice - dice
+            for placed, answer in zip(observation.bids, observation.bids[1:], strict=False):
+                if answer.seat == seat and isinstance(placed.bid, Bid):
+                    weights = weights * raised_likelihood(counting, placed.bid, unknown, wild)
+            out[seat] = counting, weights / weights.sum()
+        return out
+
+    def score_face_round(self, observation: Observation, legal: list[Action]) -> list[Scored]:
+        wild = observation.rules.wild if observation.wilds_active else None
+        own = counted(
+            np.bincount(np.asarray(observation.own_dice, dtype=np.int64) - 1, minlength=SIDES),
+            wild,
+        )
+        posts = self.posteriors(observation)
+        after = next_active(observation.dice_counts, observation.seat)
+        others: dict[int, FloatArray] = {}  # face -> count distribution without `after`
+        table: dict[int, FloatArray] = {}  # face -> tail over every opponent
+        for face in range(1, SIDES + 1):
+            dist = np.ones(1)
+            for seat, (counting, weights) in posts.items():
+                if seat == after:
+                    continue
+                marginal = np.bincount(
+                    counting[:, face - 1],
+                    weights=weights,
+                    minlength=observation.dice_counts[seat] + 1,
+                )
+                dist = np.convolve(dist, marginal)
+            others[face] = tail_of(dist)
+            counting, weights = posts[after]
+            marginal = np.bincount(
+                counting[:, face - 1], weights=weights, minlength=observation.dice_counts[after] + 1
+            )
+            table[face] = tail_of(np.convolve(dist, marginal))
+
+        scored: list[Scored] = []
+        last = observation.last_bid
+        if isinstance(last, Bid):
+            need = last.quantity - int(own[last.face - 1])
+            scored.append(Scored(Challenge(), float(tail_at(table[last.face], need))))
+        active = sum(1 for count in observation.dice_counts if count > 0)
+        continuation = CONTINUATION_SCALE / active
+        next_counting, next_weights = posts[after]
+        unknown_to_next = observation.total_dice - observation.dice_counts[after]
+        for bid in _candidates(legal):
+            face = bid.face
+            mine = int(own[face - 1])
+            held = next_counting[:, face - 1]
+            true_given = tail_at(others[face], bid.quantity - mine - held)
+            if _is_top(bid, observation):
+                challenge = np.ones(len(held))
+            else:
+                challenge = challenge_probability(next_counting, bid, unknown_to_next, wild)
+            loss = challenge * (1.0 - true_given) + (1.0 - challenge) * continuation
+            scored.append(Scored(bid, float(np.dot(next_weights, loss))))
+        return scored
+
+    # -- sum rounds ------------------------------------------------------------
+
+    def score_sum_round(self, observation: Observation, legal: list[Action]) -> list[Scored]:
+        mine = observation.own_dice[0] if observation.own_dice else 0
+        opponent = next_active(observation.dice_counts, observation.seat)
+        dice = np.arange(1, SIDES + 1)
+        weights = np.ones(SIDES) / SIDES
+        for placed in observation.bids:
+            if placed.seat == opponent and isinstance(placed.bid, SumBid):
+                weights = weights * (SUM_BID_FLOOR + _sum_odds(dice, placed.bid.total))
+        weights = weights / weights.sum()
+        scored: list[Scored] = []
+        last = observation.last_bid
+        if isinstance(last, SumBid):
+            scored.append(Scored(Challenge(), float(np.dot(weights, mine + dice >= last.total))))
+        for action in legal:
+            if not isinstance(action, SumBid):
+                continue
+            true_given = (mine + dice >= action.total).astype(np.float64)
+            if action.total >= 2 * SIDES:
+                challenge = np.ones(SIDES)
+            else:
+                challenge = _logistic(CHALLENGE_SHARPNESS * (0.5 - _sum_odds(dice, action.total)))
+            loss = challenge * (1.0 - true_given) + (1.0 - challenge) * 0.5
+            scored.append(Scored(action, float(np.dot(weights, loss))))
+        return scored
+
+
+def _sum_odds(dice: IntArray, total: int) -> FloatArray:
+    """P(die + one uniform die >= total), for each value of ``die``."""
+    need = total - dice
+    return np.asarray(np.clip((SIDES + 1 - need) / SIDES, 0.0, 1.0), dtype=np.float64)
+
+
+def _logistic(x: FloatArray) -> FloatArray:
+    return np.asarray(1.0 / (1.0 + np.exp(-x)), dtype=np.float64)
+
+
+def _candidates(legal: list[Action]) -> list[Bid]:
+    """Per face, the lowest ``RAISE_SPAN + 1`` legal quantities."""
+    by_face: dict[int, list[Bid]] = {}
+    for action in legal:
+        if isinstance(action, Bid):
+            by_face.setdefault(action.face, []).append(action)
+    out: list[Bid] = []
+    for bids in by_face.values():
+        bids.sort(key=lambda bid: bid.quantity)
+        out.extend(bids[: RAISE_SPAN + 1])
+    return out
+
+
+def _is_top(bid: Bid, observation: Observation) -> bool:
+    """Whether no raise of ``bid`` exists (the next seat must challenge)."""
+    return bid.quantity >= observation.total_dice and bid.face == SIDES
+
+
+def _height(action: Action) -> int:
+    if isinstance(action, SumBid):
+        return action.total
+    if isinstance(action, Bid):
+        return action.quantity
+    return -1
+
+
+if __name__ == "__main__":
+    run(PosteriorLiarsDiceBot)

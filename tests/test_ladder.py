@@ -1,0 +1,113 @@
+"""The ladder: its Markdown table from synthetic rows, and a tiny real ladder
+(two bots, one round, sandboxed gRPC) through its command line with a temporary DB."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from league.cli import app as arena_app
+from league.ladder import (
+    LADDER_BOTS,
+    GameLadder,
+    LadderRow,
+    app,
+    available,
+    percentile,
+    render_markdown,
+)
+
+runner = CliRunner()
+
+
+def row(rank: int, bot: str, elo: float, los: float | None) -> LadderRow:
+    return LadderRow(
+        rank=rank,
+        bot=bot,
+        elo=elo,
+        lo=elo - 50,
+        hi=elo + 50,
+        matches=4,
+        wins=2,
+        los_next=los,
+        decisions=10,
+        median_ms=1.234,
+        p99_ms=9.5,
+    )
+
+
+def test_render_markdown_tables_and_skipped_bots() -> None:
+    ladders = [
+        GameLadder(
+            "liars_dice",
+            "ladder-liars_dice",
+            3,
+            (row(1, "strong", 1700, 0.995), row(2, "weak", 1300, None)),
+            ("liars_dice_missing",),
+        ),
+        GameLadder("dice_poker", "", 3, (), ()),
+    ]
+    text = render_markdown(ladders, command="make ladder")
+    assert "Reproduce with `make ladder`." in text
+    assert "### liars_dice" in text and "### dice_poker" in text
+    assert "| 1 | `strong` | 1700 | 1650 .. 1750 | 99.5% | 4 | 2 | 10 | 1.23 | 9.50 | - |" in text
+    assert "| 2 | `weak` | 1300 | 1250 .. 1350 | - |" in text
+    assert "4 two-seat matches" in text
+    assert "`example_bots.liars_dice_missing`" in text
+    assert "fewer than two ladder bots" in text
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 0.99) == 99.0
+    assert percentile(values, 0.5) == 50.0
+    assert percentile([3.0], 0.99) == 3.0
+
+
+def test_every_game_has_its_random_and_heuristic_bots() -> None:
+    for game in LADDER_BOTS:
+        present, _ = available(game)
+        assert len(present) >= 2, game
+
+
+@pytest.mark.e2e
+def test_tiny_ladder_through_the_real_league(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'ladder.db'}"
+    out = tmp_path / "ladder.md"
+    result = runner.invoke(
+        app,
+        [
+            "--game",
+            "liars_dice",
+            "--bot",
+            "liars_dice_random",
+            "--bot",
+            "liars_dice_posterior",
+            "--rounds",
+            "1",
+            "--samples",
+            "20",
+            "--concurrency",
+            "2",
+            "--db",
+            db,
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "python -m league.ladder --rounds 1 --game liars_dice" in text
+    lines = [line for line in text.splitlines() if line.startswith("| ")]
+    assert len(lines) == 3  # header and two bots
+    assert "`liars_dice_posterior`" in text and "`liars_dice_random`" in text
+    body = [line.split("|") for line in lines[1:]]
+    assert all(int(cells[8]) > 0 for cells in body)  # decisions were measured
+    # The league stays in the given database, as any league would.
+    status = runner.invoke(
+        arena_app, ["--db", db, "league", "status", "ladder-liars_dice", "--json"]
+    )
+    assert json.loads(status.output)["done"] == 2
