@@ -120,24 +120,29 @@ class ScorecardSpec:
 
     def key(self) -> str:
         """A digest of everything the values depend on (the cache key)."""
-        digest = hashlib.sha256()
-        digest.update(f"v{SOLVER_VERSION}:{self.num_lines}:".encode())
-        digest.update(repr([line.face for line in self.lines]).encode())
-        digest.update(
-            repr(
-                (
-                    self.upper_threshold,
-                    self.upper_bonus,
-                    self.kind_line,
-                    self.kind_points,
-                    self.extra_kind_bonus,
-                    self.joker_needs_points,
-                    self.forced_joker,
-                )
-            ).encode()
-        )
-        digest.update(self.points_table().tobytes())
-        return digest.hexdigest()[:16]
+        return _key(self)
+
+
+@cache
+def _key(spec: ScorecardSpec) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"v{SOLVER_VERSION}:{spec.num_lines}:".encode())
+    digest.update(repr([line.face for line in spec.lines]).encode())
+    digest.update(
+        repr(
+            (
+                spec.upper_threshold,
+                spec.upper_bonus,
+                spec.kind_line,
+                spec.kind_points,
+                spec.extra_kind_bonus,
+                spec.joker_needs_points,
+                spec.forced_joker,
+            )
+        ).encode()
+    )
+    digest.update(spec.points_table().tobytes())
+    return digest.hexdigest()[:16]
 
 
 @cache
@@ -213,8 +218,15 @@ def _engine_points(line: dp.Line) -> Callable[[Throw, bool], int]:
 
 
 def dice_poker_spec(rules: dp.Rules | None = None) -> ScorecardSpec:
-    """Our 15-line Dice Poker, scored by the engine's own :func:`line_points`."""
-    rules = rules or dp.Rules()
+    """Our 15-line Dice Poker, scored by the engine's own :func:`line_points`.
+
+    One spec object per rules, so its points table and digest are computed once.
+    """
+    return _dice_poker_spec(rules or dp.Rules())
+
+
+@cache
+def _dice_poker_spec(rules: dp.Rules) -> ScorecardSpec:
     threshold = dp.UPPER_BONUS_THRESHOLD + (0 if rules.upper_bonus_inclusive else 1)
     return ScorecardSpec(
         name="dice_poker" + ("" if rules.upper_bonus_inclusive else "_exclusive"),
@@ -421,9 +433,8 @@ class Solver:
             raise TableError(f"{spec.name}: no open line in mask {mask:#x}")
         best = np.full((len(THROWS), len(upper)), -np.inf)
         for line in open_lines:
-            np.maximum(
-                best, self._line_value(mask, line, upper, flag, self.points[line, :, 0]), best
-            )
+            worth = self._line_value(mask, line, upper, flag, self.points[line, :, 0])
+            np.maximum(best, worth, out=best)
         if mask >> spec.kind_line & 1:
             joker_cols = flag == 1 if spec.joker_needs_points else np.ones(len(flag), dtype=bool)
             if joker_cols.any():
@@ -540,6 +551,7 @@ def solve_and_save(
     try:
         with os.fdopen(fd, "wb") as out:
             np.savez_compressed(out, values=solver.values)
+        os.chmod(tmp, 0o644)  # a sandboxed bot runs as another user and must read it
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
