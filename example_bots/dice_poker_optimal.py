@@ -254,16 +254,56 @@ def simulate(games: int, *, first_seed: int, inclusive: bool, jobs: int) -> None
     print(f"exact optimum {exact:.6f}: {verdict} the 99% interval")
 
 
+def _duel_chunk(args: tuple[int, int]) -> list[tuple[float, float]]:
+    from sdk.local import play_local
+
+    first, count = args
+    pairs = []
+    for seed in range(first, first + count):
+        bots: list[type[Bot[Observation, Action]]] = [OptimalDicePokerBot, HeuristicDicePokerBot]
+        if seed % 2:
+            bots.reverse()
+        scores = play_local("dice_poker", bots, seed=seed).outcome.scores
+        mine = 1 if seed % 2 else 0
+        pairs.append((scores[mine], scores[1 - mine]))
+    return pairs
+
+
+def duel(games: int, *, first_seed: int, jobs: int) -> None:
+    """Head-to-head: this bot against the heuristic bot, seats alternating by seed."""
+    _solve(Rules())
+    chunk = math.ceil(games / (jobs * 8))
+    last = first_seed + games
+    pieces = [(s, min(chunk, last - s)) for s in range(first_seed, last, chunk)]
+    if jobs > 1:
+        from multiprocessing import Pool
+
+        with Pool(jobs) as pool:
+            pairs = [x for part in pool.map(_duel_chunk, pieces) for x in part]
+    else:
+        pairs = [x for piece in pieces for x in _duel_chunk(piece)]
+    data = np.array(pairs)
+    wins = float(np.mean(data[:, 0] > data[:, 1]))
+    ties = float(np.mean(data[:, 0] == data[:, 1]))
+    se = math.sqrt(wins * (1 - wins) / len(data))
+    print(f"{len(data)} matches, optimal vs heuristic (seeds {first_seed}..{last - 1})")
+    print(f"mean scores {data[:, 0].mean():.2f} vs {data[:, 1].mean():.2f}")
+    print(f"optimal wins {wins:.4f} (s.e. {se:.4f}), ties {ties:.4f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m example_bots.dice_poker_optimal")
     parser.add_argument("--solve", action="store_true", help="build the value table if missing")
     parser.add_argument("--simulate", type=int, metavar="GAMES", help="play GAMES solo matches")
-    parser.add_argument("--seed", type=int, default=1, help="first seed of --simulate")
+    parser.add_argument("--duel", type=int, metavar="GAMES", help="play GAMES vs the heuristic")
+    parser.add_argument("--seed", type=int, default=1, help="first seed of --simulate/--duel")
     parser.add_argument("--jobs", type=int, default=1, help="processes for --simulate")
     parser.add_argument("--exclusive", action="store_true", help="rule upper_bonus_inclusive=false")
     args, rest = parser.parse_known_args(argv)
     rules = Rules(upper_bonus_inclusive=not args.exclusive)
-    if args.simulate:
+    if args.duel:
+        duel(args.duel, first_seed=args.seed, jobs=args.jobs)
+    elif args.simulate:
         simulate(args.simulate, first_seed=args.seed, inclusive=not args.exclusive, jobs=args.jobs)
     elif args.solve:
         policy = _solve(rules)
