@@ -155,7 +155,11 @@ def policy_for(rules: Rules) -> Policy | None:
     spec = dice_poker_spec(rules)
     key = spec.key()
     if key not in _POLICIES:
-        solver = load(spec, table_dir())
+        try:
+            solver = load(spec, table_dir())
+        except (OSError, ValueError, KeyError) as error:  # unreadable or damaged file
+            print(f"dice-poker-optimal: cannot load the table: {error!r}", file=sys.stderr)
+            solver = None
         _POLICIES[key] = Policy(solver) if solver is not None else None
     return _POLICIES[key]
 

@@ -12,7 +12,7 @@ import pytest
 from example_bots import dice_poker_optimal
 from example_bots.dice_poker_heuristic import HeuristicDicePokerBot
 from example_bots.dice_poker_optimal import TABLES_ENV, OptimalDicePokerBot
-from sdk.dice_poker_solver import dice_poker_spec, load, solve_and_save
+from sdk.dice_poker_solver import cache_path, dice_poker_spec, load, solve_and_save
 from sdk.local import play_local
 
 
@@ -76,3 +76,9 @@ def test_without_a_table_it_plays_the_heuristic(
     assert "no value table" in capsys.readouterr().err
     heuristic = play_local("dice_poker", [HeuristicDicePokerBot], seed=5)
     assert optimal.events == heuristic.events
+    # a damaged table: the same, with the reason on stderr
+    cache_path(dice_poker_spec(), tmp_path).write_bytes(b"not a table")
+    monkeypatch.setattr(dice_poker_optimal, "_POLICIES", {})
+    damaged = play_local("dice_poker", [OptimalDicePokerBot], seed=5)
+    assert "cannot load the table" in capsys.readouterr().err
+    assert damaged.events == heuristic.events
