@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from example_bots.dice_poker_heuristic import HeuristicDicePokerBot
+from referee.games.dice_poker import EXTRA_POKER_BONUS
 from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.dice_poker import (
@@ -44,6 +45,7 @@ from sdk.dice_poker import (
     Rules,
     Score,
     Scorecard,
+    TurnPlanner,
     is_joker,
     score_options,
 )
@@ -199,6 +201,39 @@ class OptimalDicePokerBot(Bot[Observation, Action]):
             else:
                 return self._fallback.act(observation)
         return self._policy.decide(observation.my_card, observation.dice, observation.rolls)
+
+
+class LastTurnWinDicePokerBot(OptimalDicePokerBot):
+    """The optimal bot, except on its last turn when every opponent has finished.
+
+    Then the score to beat is known, and the bot maximises the probability of
+    placing first (ties share the place) exactly instead of the expected score.
+    That situation arises for the last seat of a multi-seat game, which is where
+    the two goals differ the most (see docs/bots.md). Earlier turns still
+    maximise the expected score.
+    """
+
+    name = "dice-poker-last-turn-win"
+
+    def act(self, observation: Observation) -> Action:
+        card = observation.my_card
+        others = [c for seat, c in enumerate(observation.cards) if seat != observation.seat]
+        if len(card.open_lines) != 1 or not others or any(c.open_lines for c in others):
+            return super().act(observation)
+        inclusive = observation.upper_bonus_inclusive
+        target = max(c.total(inclusive) for c in others)
+
+        def places_first(throw: tuple[int, ...]) -> float:
+            line, points = next(iter(score_options(card, throw).items()))
+            final = card.filled(line, points)
+            extra = EXTRA_POKER_BONUS if is_joker(card, throw) else 0
+            return float(final.total(inclusive) + extra >= target)
+
+        planner = TurnPlanner(places_first)
+        positions, _ = planner.best_reroll(observation.dice, MAX_ROLLS - observation.rolls)
+        if positions:
+            return Reroll(positions)
+        return Score(card.open_lines[0])
 
 
 # ---------------------------------------------------------------------------

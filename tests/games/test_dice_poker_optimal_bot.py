@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from example_bots import dice_poker_optimal
 from example_bots.dice_poker_heuristic import HeuristicDicePokerBot
-from example_bots.dice_poker_optimal import TABLES_ENV, OptimalDicePokerBot
+from example_bots.dice_poker_optimal import (
+    TABLES_ENV,
+    LastTurnWinDicePokerBot,
+    OptimalDicePokerBot,
+)
+from referee.games.dice_poker import Observation, Phase, Reroll, Scorecard
 from sdk.dice_poker_solver import cache_path, dice_poker_spec, load, solve_and_save
 from sdk.local import play_local
 
@@ -82,3 +88,29 @@ def test_without_a_table_it_plays_the_heuristic(
     damaged = play_local("dice_poker", [OptimalDicePokerBot], seed=5)
     assert "cannot load the table" in capsys.readouterr().err
     assert damaged.events == heuristic.events
+
+
+def test_the_last_seat_plays_for_first_place_on_its_last_turn(tables: Path) -> None:
+    """Only Chance left and 28 needed to catch the finished opponent: with 1 1 1 4 5
+    and one re-roll, the expected sum says keep 4 5, the chance to win says keep 5."""
+    opponent = Scorecard(lines=(0,) * 14 + (28,))
+    mine = Scorecard(lines=(0,) * 14 + (None,))
+    view = Observation(
+        seat=1,
+        num_seats=2,
+        upper_bonus_inclusive=True,
+        phase=Phase.CHOOSE,
+        current=1,
+        turn=15,
+        dice=(1, 1, 1, 4, 5),
+        rolls=2,
+        reroll_positions=(),
+        cards=(opponent, mine),
+    )
+    assert OptimalDicePokerBot().act(view) == Reroll((0, 1, 2))
+    assert LastTurnWinDicePokerBot().act(view) == Reroll((0, 1, 2, 3))
+    # not the last to play: the opponent's card is still open, so expected score rules
+    unfinished = replace(view, cards=(Scorecard(lines=(0,) * 13 + (None, 28)), mine))
+    assert LastTurnWinDicePokerBot().act(unfinished) == Reroll((0, 1, 2))
+    for seed in range(3):  # whole matches stay legal
+        play_local("dice_poker", [OptimalDicePokerBot, LastTurnWinDicePokerBot], seed=seed)
