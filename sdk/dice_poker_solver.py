@@ -152,6 +152,7 @@ def _points_table(spec: ScorecardSpec) -> IntArray:
         for t, throw in enumerate(THROWS):
             table[i, t, 0] = line.points(throw, False)
             table[i, t, 1] = line.points(throw, True)
+    table.flags.writeable = False  # shared by every caller through the cache
     return table
 
 
