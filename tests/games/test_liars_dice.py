@@ -362,7 +362,7 @@ def test_opening_bid_on_the_wild_face_cancels_wilds_for_the_round() -> None:
 # The example: with 6s wild, seat 0 holds {6} and seat 1 holds {3}; an
 # opening "one 6" then "two 3s". OpenSpiel keeps wilds (the 6 counts as a 3: true);
 # our traditional rule cancels them (only the real 3 counts: false).
-OPENSPIEL_1DIE = {
+OPENSPIEL_1DIE: dict[str, str | bool | int] = {
     "dice_per_player": 1,
     "raise_rule": "reset-face",
     "wild_face": "6",
