@@ -44,10 +44,13 @@ for one die each the equilibrium value is -7/258.
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, Literal
 
 import numpy as np
@@ -540,3 +543,94 @@ def history_of(game: SmallGame, bids: Sequence[Bid]) -> int:
             raise SolverError(f"{bid!r} is not a bid of the {game.dice}-dice game")
         history |= 1 << index[bid]
     return history
+
+
+def convergence(
+    dice: int, checkpoints: Sequence[int], recall: int = 0
+) -> list[tuple[Measure, float]]:
+    """CFR+ measured at each checkpoint (iterations): (measure, seconds of CFR so far).
+
+    ``recall`` 0 is perfect recall; otherwise the bounded-recall abstraction.
+    """
+    game = build_game(dice)
+    rows: list[tuple[Measure, float]] = []
+    seconds = 0.0
+    if recall == 0:
+        solver = Solver(game)
+        for target in checkpoints:
+            began = time.perf_counter()
+            solver.iterate(target - solver.iterations)
+            seconds += time.perf_counter() - began
+            rows.append((solver.measure(), seconds))
+        return rows
+    bounded = BoundedRecallSolver(game, recall)
+    tree = bounded.tree()
+    for target in checkpoints:
+        began = time.perf_counter()
+        bounded.iterate(target - bounded.iterations)
+        seconds += time.perf_counter() - began
+        rows.append((bounded.measure(tree), seconds))
+    return rows
+
+
+def write_table(path: Path, dice: int, iterations: int, recall: int) -> Measure:
+    """Solve and save an average strategy for the bot (``recall`` 0 = perfect)."""
+    game = build_game(dice)
+    if recall == 0:
+        solver = Solver(game)
+        solver.iterate(iterations)
+        average, measure = solver.average(), solver.measure()
+    else:
+        bounded = BoundedRecallSolver(game, recall)
+        bounded.iterate(iterations)
+        average, measure = bounded.average(), bounded.measure()
+    save_table(path, game, average, recall, measure)
+    return measure
+
+
+def save_table(path: Path, game: SmallGame, average: Array, recall: int, measure: Measure) -> None:
+    """Write an average strategy with what the bot checks before trusting it."""
+    np.savez_compressed(
+        path,
+        average=average.astype(np.float32),
+        bids=np.array([f"{bid.quantity}x{bid.face}" for bid in game.bids]),
+        recall=recall,
+        iterations=measure.iterations,
+        exploitability=measure.exploitability,
+        value=measure.value,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``convergence``: print a Markdown table; ``write-table``: cache a strategy."""
+    parser = argparse.ArgumentParser(prog="python -m example_bots.liars_dice_cfr_solver")
+    parser.add_argument("command", choices=("convergence", "write-table"))
+    parser.add_argument("--dice", type=int, default=1)
+    parser.add_argument("--recall", type=int, default=0, help="bids remembered; 0 = all")
+    parser.add_argument("--checkpoints", default="10,100,1000")
+    parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "write-table":
+        if args.out is None:
+            parser.error("write-table needs --out")
+        began = time.perf_counter()
+        measure = write_table(args.out, args.dice, args.iterations, args.recall)
+        print(
+            f"{args.out}: {args.iterations} iterations in {time.perf_counter() - began:.1f} s,"
+            f" value {measure.value:.6f}, exploitability {measure.exploitability:.6f}"
+        )
+        return
+    checkpoints = [int(text) for text in args.checkpoints.split(",")]
+    print("| iterations | CFR+ time (s) | exploitability | value (seat 0) | value + 7/258 |")
+    print("| ---: | ---: | ---: | ---: | ---: |")
+    for measure, seconds in convergence(args.dice, checkpoints, args.recall):
+        print(
+            f"| {measure.iterations} | {seconds:.1f} | {measure.exploitability:.6f}"
+            f" | {measure.value:.6f} | {measure.value - GAME_VALUE_ONE_DIE:+.6f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
