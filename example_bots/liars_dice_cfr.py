@@ -50,7 +50,7 @@ from sdk.liars_dice import Action, Bid, Challenge, Observation, is_legal
 DATA: Final = Path(__file__).resolve().parent / "data"
 RECALL: Final = {1: 0, 2: 2}
 """Bids remembered per dice count; 0 = perfect recall."""
-STARTUP_ITERATIONS: Final = {1: 150, 2: 40}
+STARTUP_ITERATIONS: Final = {1: 100, 2: 15}
 """CFR+ iterations when no cached table fits (a few seconds each)."""
 
 

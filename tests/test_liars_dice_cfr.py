@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from example_bots import liars_dice_cfr as cfr_bot
 from example_bots.liars_dice_cfr import CfrLiarsDiceBot, load_policy, supported_dice
 from example_bots.liars_dice_cfr_solver import (
     GAME_VALUE_ONE_DIE,
@@ -187,3 +189,14 @@ def test_cached_tables_fit_the_engine(dice: int) -> None:
     assert source.startswith("cached table"), source
     sums = policy.table.sum(axis=2)
     assert np.allclose(sums, 1.0, atol=1e-4)
+
+
+@pytest.mark.parametrize("dice", [1, 2])
+def test_missing_cache_falls_back_to_a_start_up_solve(
+    dice: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(cfr_bot, "table_path", lambda dice: tmp_path / f"{dice}.npz")
+    monkeypatch.setattr(cfr_bot, "STARTUP_ITERATIONS", {1: 3, 2: 3})
+    policy, source = load_policy(dice)
+    assert source == "3 iterations"
+    assert np.allclose(policy.table.sum(axis=2), 1.0)
