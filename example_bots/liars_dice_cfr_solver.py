@@ -24,14 +24,15 @@ tree is a contiguous slice of an array indexed by history, and each pass of CFR 
 ``B`` numpy slice operations over ``(histories, hands)`` arrays, vectorised over
 private hands (the public-tree form of CFR).
 
-**Information sets.** With ``recall="full"`` (perfect recall) an information set
-is (own hand, bid history): exact CFR+. One die each: 2**12 histories x 6 hands =
+**Information sets.** :class:`Solver` (perfect recall): an information set is
+(own hand, bid history), exact CFR+. One die each: 2**12 histories x 6 hands =
 24,576 information sets. Two dice each have 2**24 histories x 21 hands (about 352
-million information sets, ~8.8e9 regrets): beyond memory, so for two dice we use
-``recall="last-bid"``, an imperfect-recall abstraction whose information set is
-(seat to move, own hand, last bid) — the strategy table is tiny (2 x 25 x 21 x 25)
-but every pass still walks the full 2**24-history tree, and the exploitability
-reported is always that of a **best response in the full perfect-recall game**.
+million information sets, ~8.8e9 regrets): beyond memory, so for two dice
+:class:`BoundedRecallSolver` runs CFR+ on an imperfect-recall abstraction whose
+information set is (seat to move, own hand, the last ``recall`` bids); its
+iterations work on the small graph of those keys, not on the 2**24 histories.
+The exploitability reported is always that of a **best response in the full
+perfect-recall game** (:class:`Solver` evaluating the keyed strategy).
 
 **Measures.** :meth:`Solver.best_response_value` is the exact value of a perfect-
 recall best response of one seat against a fixed strategy for the other (a max
