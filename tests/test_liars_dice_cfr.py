@@ -20,6 +20,7 @@ from example_bots.liars_dice_cfr_solver import (
     SolverError,
     build_game,
     history_of,
+    main,
     openspiel_rules,
 )
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
@@ -200,3 +201,14 @@ def test_missing_cache_falls_back_to_a_start_up_solve(
     policy, source = load_policy(dice)
     assert source == "3 iterations"
     assert np.allclose(policy.table.sum(axis=2), 1.0)
+
+
+def test_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    main(["convergence", "--dice", "1", "--checkpoints", "1,2"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| iterations |") and len(lines) == 4
+    out = tmp_path / "table.npz"
+    main(["write-table", "--dice", "1", "--iterations", "2", "--out", str(out)])
+    with np.load(out) as saved:
+        assert saved["average"].shape == (4096, 6, 13)
+        assert int(saved["iterations"]) == 2
