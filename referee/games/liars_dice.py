@@ -25,9 +25,10 @@ Rules in short (``docs/rules/liars_dice.md`` has them in full):
   In every rule a bid already made in the round may not be made again (this only
   bites under ``quantity-or-face``, where bids could otherwise cycle).
 * **Wild face** (``wild_face``: none, 1 or 6): a die showing the wild face counts
-  for every other face. If the round's opening bid names the wild face, there are
-  no wilds for the rest of that round. A bid on the wild face counts only real
-  dice of that face.
+  for every other face. A bid on the wild face counts only real dice of that face.
+* **Wild opening** (``wild_opening``: cancel or keep, default cancel): with
+  ``cancel``, a round whose opening bid names the wild face has no wilds for the
+  rest of that round; with ``keep`` wilds stay (OpenSpiel's ``liars_dice``).
 * **Challenge**: every die is revealed. If fewer dice count than the bid claimed,
   the bidder loses a die; otherwise the challenger does. The loser opens the next
   round; if that was their last die, the next seat clockwise that still has dice
@@ -87,6 +88,8 @@ ROLL_OFF_DICE: Final = 2
 
 RAISE_RULES: Final = ("same-face-or-same-quantity", "quantity-or-face", "reset-face")
 WILD_FACES: Final = ("none", "1", "6")
+WILD_OPENINGS: Final = ("cancel", "keep")
+"""Values of ``wild_opening``: what an opening bid on the wild face does to wilds."""
 
 Phase = Literal["roll-off", "roll", "bid", "over"]
 """``roll-off``: the starting roll-off is due (chance); ``roll``: the round's dice are
@@ -107,6 +110,9 @@ class Rules:
     """What counts as a raise: one of :data:`RAISE_RULES`."""
     wild_face: str = "none"
     """The wild face: ``"none"``, ``"1"`` or ``"6"``."""
+    wild_opening: str = "cancel"
+    """``"cancel"``: an opening bid on the wild face cancels wilds for the round;
+    ``"keep"``: wilds stay (one of :data:`WILD_OPENINGS`)."""
     sum_endgame: bool = True
     """Two seats with one die each bid on the total of both dice."""
     one_round: bool = False
@@ -364,9 +370,17 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             "wild_face",
             "none",
             "A face that counts as every other face (none, 1 or 6). An opening bid on the"
-            " wild face cancels wilds for that round; a bid on the wild face counts only"
-            " real dice of that face.",
+            " wild face cancels wilds for that round unless wild_opening=keep; a bid on the"
+            " wild face counts only real dice of that face.",
             choices=WILD_FACES,
+        ),
+        RuleOption(
+            "wild_opening",
+            "cancel",
+            "What an opening bid on the wild face does: cancel (no wilds for the rest of"
+            " that round, the traditional rule) or keep (wilds still count, as in"
+            " OpenSpiel's liars_dice). No effect when wild_face=none.",
+            choices=WILD_OPENINGS,
         ),
         RuleOption(
             "sum_endgame",
@@ -403,6 +417,10 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             raise RulesError(f"raise_rule={rules.raise_rule!r}: expected one of {RAISE_RULES}")
         if rules.wild_face not in WILD_FACES:
             raise RulesError(f"wild_face={rules.wild_face!r}: expected one of {WILD_FACES}")
+        if rules.wild_opening not in WILD_OPENINGS:
+            raise RulesError(
+                f"wild_opening={rules.wild_opening!r}: expected one of {WILD_OPENINGS}"
+            )
         for flag in ("sum_endgame", "one_round", "roll_off"):
             if not isinstance(getattr(rules, flag), bool):
                 raise RulesError(f"{flag}={getattr(rules, flag)!r}: expected true or false")
@@ -565,7 +583,12 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             return self._challenge(state, seat)
         bids = (*state.bids, PlacedBid(seat, action))
         wilds_active = state.wilds_active
-        if not state.bids and isinstance(action, Bid) and action.face == state.rules.wild:
+        if (
+            not state.bids
+            and isinstance(action, Bid)
+            and action.face == state.rules.wild
+            and state.rules.wild_opening == "cancel"
+        ):
             wilds_active = False
         return replace(
             state,

@@ -152,6 +152,7 @@ def _encode_rules(rules: Rules) -> liars_dice_pb2.LiarsDiceRules:
         sum_endgame=rules.sum_endgame,
         one_round=rules.one_round,
         roll_off=rules.roll_off,
+        wild_opening_keep=rules.wild_opening == "keep",
     )
 
 
@@ -168,6 +169,7 @@ def _decode_rules(message: liars_dice_pb2.LiarsDiceRules) -> Rules:
         sum_endgame=message.sum_endgame,
         one_round=message.one_round,
         roll_off=message.roll_off,
+        wild_opening="keep" if message.wild_opening_keep else "cancel",
     )
 
 

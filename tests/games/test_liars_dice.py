@@ -83,6 +83,7 @@ def test_options_and_defaults() -> None:
         "dice_per_player": 5,
         "raise_rule": "same-face-or-same-quantity",
         "wild_face": "none",
+        "wild_opening": "cancel",
         "sum_endgame": True,
         "one_round": False,
         "roll_off": True,
@@ -93,6 +94,7 @@ def test_options_and_defaults() -> None:
         "dice_per_player": "5",
         "raise_rule": "same-face-or-same-quantity",
         "wild_face": "none",
+        "wild_opening": "cancel",
         "sum_endgame": "true",
         "one_round": "false",
         "roll_off": "true",
@@ -108,6 +110,7 @@ def test_options_and_defaults() -> None:
         ({"dice_per_player": "11"}, "at most 10"),
         ({"raise_rule": "anything"}, "anything"),
         ({"wild_face": "2"}, "'2'"),
+        ({"wild_opening": "ignore"}, "ignore"),
         ({"sum_endgame": "maybe"}, "maybe"),
         ({"wilds": "1"}, "wilds"),
     ],
@@ -123,6 +126,8 @@ def test_seat_counts() -> None:
             G.new_game(Rules(), seats)
     with pytest.raises(RulesError, match="raise_rule"):
         G.new_game(Rules(raise_rule="nope"), 2)
+    with pytest.raises(RulesError, match="wild_opening='maybe'"):
+        G.new_game(Rules(wild_opening="maybe"), 2)
 
 
 # ---------------------------------------------------------------------------
@@ -352,6 +357,70 @@ def test_opening_bid_on_the_wild_face_cancels_wilds_for_the_round() -> None:
     assert state.history[-1].loser == 1
     # The next round has wilds again.
     assert state.wilds_active
+
+
+# The issue's example: with 6s wild, seat 0 holds {6} and seat 1 holds {3}; an
+# opening "one 6" then "two 3s". OpenSpiel keeps wilds (the 6 counts as a 3: true);
+# our traditional rule cancels them (only the real 3 counts: false).
+OPENSPIEL_1DIE: dict[str, str | bool | int] = {
+    "dice_per_player": 1,
+    "raise_rule": "reset-face",
+    "wild_face": "6",
+    "sum_endgame": False,
+    "one_round": True,
+}
+
+
+@pytest.mark.parametrize(
+    ("wild_opening", "wilds", "actual", "true", "loser"),
+    [("keep", True, 2, True, 0), ("cancel", False, 1, False, 1)],
+)
+def test_wild_opening_option_on_the_issue_example(
+    wild_opening: str, wilds: bool, actual: int, true: bool, loser: int
+) -> None:
+    state = rolled(2, (6,), (3,), wild_opening=wild_opening, **OPENSPIEL_1DIE)
+    state = play(state, Bid(1, 6))
+    assert state.wilds_active is wilds
+    assert G.observe(state, 1).wilds_active is wilds
+    state = play(state, Bid(2, 3), Challenge())
+    result = state.history[-1]
+    assert (result.actual, result.bid_true, result.loser, result.wilds_active) == (
+        actual,
+        true,
+        loser,
+        wilds,
+    )
+    assert G.is_terminal(state)
+    assert G.outcome(state).places == ((2, 1) if loser == 0 else (1, 2))
+
+
+def test_wild_opening_keep_still_counts_only_real_dice_for_the_wild_face() -> None:
+    state = rolled(2, SEAT0, SEAT1, wild_face="1", wild_opening="keep", raise_rule="reset-face")
+    state = play(state, Bid(2, 1))
+    assert state.wilds_active
+    state = play(state, Bid(4, 1), Challenge())
+    # Three real 1s: 4 x 1 is false even though wilds are active.
+    assert state.history[-1].actual == 3
+    assert state.history[-1].loser == 1
+
+
+def test_wild_opening_keep_changes_nothing_for_other_openings() -> None:
+    for wild_opening in ("cancel", "keep"):
+        state = rolled(2, SEAT0, SEAT1, wild_face="1", wild_opening=wild_opening)
+        state = play(state, Bid(5, 3), Challenge())
+        assert state.history[-1].actual == 6
+        assert state.history[-1].loser == 1
+
+
+def test_wild_opening_round_trips_through_the_wire_rules() -> None:
+    codec = LiarsDiceCodec()
+    for wild_opening in ("cancel", "keep"):
+        state = start(2, wild_face="6", wild_opening=wild_opening)
+        observation = G.observe(state, 0)
+        message = codec.encode_observation(observation)
+        assert message.liars_dice.rules.wild_opening_keep is (wild_opening == "keep")
+        assert codec.decode_observation(message) == observation
+        assert G.parse_rules(G.format_rules(state.rules)) == state.rules
 
 
 def test_later_bid_on_the_wild_face_counts_only_real_dice() -> None:

@@ -28,6 +28,19 @@ COMBINATIONS = [
     for raise_rule, wild_face, sum_endgame, one_round, roll_off in itertools.product(
         RAISE_RULES, WILD_FACES, (True, False), (True, False), (True, False)
     )
+] + [
+    # wild_opening=keep only matters when a face is wild.
+    {
+        "raise_rule": raise_rule,
+        "wild_face": wild_face,
+        "wild_opening": "keep",
+        "sum_endgame": True,
+        "one_round": one_round,
+        "roll_off": False,
+    }
+    for raise_rule, wild_face, one_round in itertools.product(
+        RAISE_RULES, ("1", "6"), (True, False)
+    )
 ]
 
 

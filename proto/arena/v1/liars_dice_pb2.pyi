@@ -298,6 +298,7 @@ class LiarsDiceRules(_message.Message):
     SUM_ENDGAME_FIELD_NUMBER: _builtins.int
     ONE_ROUND_FIELD_NUMBER: _builtins.int
     ROLL_OFF_FIELD_NUMBER: _builtins.int
+    WILD_OPENING_KEEP_FIELD_NUMBER: _builtins.int
     dice_per_player: _builtins.int
     """Dice each seat starts with."""
     raise_rule: Global___LiarsDiceRaiseRule.ValueType
@@ -310,6 +311,10 @@ class LiarsDiceRules(_message.Message):
     """The game ends after the first challenge."""
     roll_off: _builtins.bool
     """A roll-off picks the first opener; when false seat 0 opens."""
+    wild_opening_keep: _builtins.bool
+    """Whether wilds still count in a round whose opening bid names the wild face
+    (rule option wild_opening=keep); false: such an opening cancels them (cancel).
+    """
     def __init__(
         self,
         *,
@@ -319,10 +324,11 @@ class LiarsDiceRules(_message.Message):
         sum_endgame: _builtins.bool = ...,
         one_round: _builtins.bool = ...,
         roll_off: _builtins.bool = ...,
+        wild_opening_keep: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice_per_player", b"dice_per_player", "one_round", b"one_round", "raise_rule", b"raise_rule", "roll_off", b"roll_off", "sum_endgame", b"sum_endgame", "wild_face", b"wild_face"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice_per_player", b"dice_per_player", "one_round", b"one_round", "raise_rule", b"raise_rule", "roll_off", b"roll_off", "sum_endgame", b"sum_endgame", "wild_face", b"wild_face", "wild_opening_keep", b"wild_opening_keep"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
