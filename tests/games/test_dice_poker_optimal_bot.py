@@ -36,28 +36,25 @@ def tables(request: pytest.FixtureRequest) -> Iterator[Path]:
 
 
 @pytest.mark.slow
-def test_the_optimal_bot_outscores_the_heuristic(tables: Path) -> None:
-    """200 seeded head-to-head matches (seats alternate): a higher mean score.
+def test_the_optimal_bot_scores_the_tables_optimum(tables: Path) -> None:
+    """150 seeded single-player games: the mean is within 3 standard errors of the
+    solved optimum (316.6; standard deviation about 64, so one s.e. is about 5.2), and
+    above the heuristic's long-run mean of about 299 (docs/bots.md).
 
-    The exact optimum is 316.6 and the heuristic averages about 300 with a
-    standard deviation near 70, so 200 games separate them by about 2 s.e.
+    One-seat games keep this cheap (the heuristic's own planning costs ~1 s per
+    game); the 300-match head-to-head against it is in docs/bots.md (``--duel``).
     """
-    optimal: list[float] = []
-    heuristic: list[float] = []
-    for seed in range(200):
-        if seed % 2:
-            scores = play_local(
-                "dice_poker", [HeuristicDicePokerBot, OptimalDicePokerBot], seed=seed
-            )
-            heuristic.append(scores.outcome.scores[0])
-            optimal.append(scores.outcome.scores[1])
-        else:
-            scores = play_local(
-                "dice_poker", [OptimalDicePokerBot, HeuristicDicePokerBot], seed=seed
-            )
-            optimal.append(scores.outcome.scores[0])
-            heuristic.append(scores.outcome.scores[1])
-    assert statistics.mean(optimal) > statistics.mean(heuristic)
+    solver = load(dice_poker_spec(), tables)
+    assert solver is not None
+    optimum = solver.expected_score()
+    scores = [
+        play_local("dice_poker", [OptimalDicePokerBot], seed=seed).outcome.scores[0]
+        for seed in range(150)
+    ]
+    mean = statistics.mean(scores)
+    standard_error = statistics.stdev(scores) / len(scores) ** 0.5
+    assert abs(mean - optimum) < 3 * standard_error, (mean, optimum, standard_error)
+    assert mean > 299
 
 
 def test_the_optimal_bot_plays_whole_matches(tables: Path) -> None:
