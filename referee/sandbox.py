@@ -60,12 +60,16 @@ ETC_FILES = (
     "/etc/localtime",
     "/etc/alternatives",
     "/etc/ssl/certs",
+    "/etc/ssl/openssl.cnf",
     "/etc/ca-certificates",
     "/etc/nsswitch.conf",
     "/etc/host.conf",
     "/etc/mime.types",
 )
-"""System files bound read-only (no passwords, no host names, no credentials)."""
+"""System files bound read-only (no passwords, no host names, no credentials).
+``/etc/ssl/openssl.cnf`` is OpenSSL's public configuration: Node.js (and any
+program linked with OpenSSL 3) reads it at start-up and exits if it may not;
+``/etc/ssl/private`` is never bound."""
 
 
 LAUNCH = (
@@ -383,7 +387,11 @@ def build_command(
         elif host.is_dir():
             bwrap += ["--ro-bind", str(host), str(host)]
     bwrap += ["--perms", "0755", "--dir", "/etc"]
+    etc_made: set[Path] = set()
     for etc in ETC_FILES:
+        # Parents below /etc (``/etc/ssl``) must be 0755 too, or a bot running as
+        # its own uid cannot reach the file (bwrap would make them 0700).
+        bwrap += _ancestors_args(Path(etc), etc_made)
         bwrap += ["--ro-bind-try", etc, etc]
     bwrap += ["--proc", "/proc", "--dev", "/dev"]
     bwrap += ["--perms", "1777", "--size", str(config.tmp_mb << 20), "--tmpfs", "/tmp"]
