@@ -11,6 +11,7 @@ the time limit, start-up time and peak memory.
 from __future__ import annotations
 
 import contextlib
+import math
 import statistics
 import sys
 import time
@@ -130,7 +131,7 @@ def rule_variants(game_name: str, count: int) -> list[dict[str, str]]:
     values: dict[str, list[str]] = {}
     for option in game.options:
         if isinstance(option.default, bool):
-            others = [not option.default]
+            others: list[bool | int | str] = [not option.default]
         elif isinstance(option.default, str) and option.choices:
             others = [c for c in option.choices if c != option.default]
         else:
@@ -208,7 +209,7 @@ class MeasuringPool:
 
 def _percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, int(round(share * len(ordered) + 0.5)) - 1))
+    index = min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))
     return ordered[index]
 
 
