@@ -4,6 +4,7 @@
 
 Modes (each starts on the bot's turn number N+1, N defaults to 1):
   crash       exit the process abruptly (os._exit)
+  slow        play legal moves, the 3 after the Nth each after 0.35 s (a 0.4 s limit holds, barely)
   hang        never answer (sleeps), and spawn a child that ignores SIGTERM
   illegal     answer with a well-formed but illegal action
   garbage     return something that is not an action (SDK sends an empty action)
@@ -85,6 +86,10 @@ class MisbehavingBot(Bot[Observation, Action]):
             return "not an action"
         if MODE == "raise":
             raise RuntimeError("the bot's own bug")
+        if MODE == "slow":
+            if self.turns <= AFTER + 3:
+                time.sleep(0.35)
+            return self.rng.choice(list(legal_actions(observation)))
         if MODE == "freeze":
             while True:  # stay frozen even if something sends SIGCONT
                 os.kill(os.getpid(), signal.SIGSTOP)
@@ -181,6 +186,7 @@ def main() -> None:
             "garbage",
             "raise",
             "freeze",
+            "slow",
             "slow-ready",
             *RAW_MODES,
         ],

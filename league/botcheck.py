@@ -1,0 +1,308 @@
+"""``arena bot check``: play a bot against the example bots before it enters a league.
+
+A league finds a broken bot by forfeiting it, match after match, in front of
+everybody. The check plays a handful of matches the way a league does (same
+warm pool, same sandbox, same referee) against the game's random and heuristic
+example bots, across the game's rule options and both seats, and turns the
+records into a verdict with reasons: faults by kind, decision latency against
+the time limit, start-up time and peak memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import statistics
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from referee.faults import FaultKind
+from referee.games import GAMES, get_game
+from referee.games.base import GameError
+from referee.launcher import Lease
+from referee.match import Limits, MatchSpec, run_match
+from referee.pool import WarmPool
+from referee.process import BotSpec
+from referee.record import MatchRecord
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+
+SLOW_FRACTION = 0.75
+"""A p99 decision time at or above this share of the limit fails the check: a bot
+that close to the limit times out in a league on a busier machine."""
+
+OPPONENTS: dict[str, tuple[str, str]] = {
+    "liars_dice": ("liars_dice_random", "liars_dice_probability"),
+    "liars_poker_dice": ("liars_poker_dice_random", "liars_poker_dice_heuristic"),
+    "dice_poker": ("dice_poker_random", "dice_poker_heuristic"),
+    "cockroach_poker": ("cockroach_poker_random", "cockroach_poker_heuristic"),
+    "liars_poker": ("liars_poker_random", "liars_poker_heuristic"),
+}
+"""Per game: its random and its heuristic example bot (modules of ``example_bots``)."""
+
+
+class BotCheckInputError(ValueError):
+    """The check cannot run as asked (unknown game, no matches); the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedMatch:
+    """One match of the check, from the checked bot's point of view."""
+
+    match_id: str
+    opponent: str
+    seat: int
+    rules: dict[str, str]
+    reason: str
+    place: int
+    fault: str | None
+    fault_message: str | None
+
+
+@dataclass(slots=True)
+class CheckReport:
+    """The verdict and what it rests on (also the ``--json`` output)."""
+
+    bot: str
+    game: str
+    verdict: str = "PASS"
+    reasons: list[str] = field(default_factory=list)
+    faults: dict[str, int] = field(default_factory=dict)
+    illegal_actions: int = 0
+    decisions: int = 0
+    latency_median_ms: float | None = None
+    latency_p99_ms: float | None = None
+    time_limit_ms: float = 0.0
+    startup_ms: float | None = None
+    peak_rss_kb: int | None = None
+    peak_rss_note: str = ""
+    matches: list[CheckedMatch] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "PASS"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        """The human-readable report."""
+
+        def ms(value: float | None) -> str:
+            return "n/a" if value is None else f"{value:.1f} ms"
+
+        out = [f"{self.verdict}: {self.bot} playing {self.game} ({len(self.matches)} matches)"]
+        out += [f"  - {reason}" for reason in self.reasons]
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(self.faults.items())) or "none"
+        out.append(f"faults: {faults}; illegal actions: {self.illegal_actions}")
+        out.append(
+            f"decisions: {self.decisions}, median {ms(self.latency_median_ms)},"
+            f" p99 {ms(self.latency_p99_ms)} (limit {self.time_limit_ms:.0f} ms)"
+        )
+        out.append(f"start-up (to Health): {ms(self.startup_ms)}")
+        rss = "n/a" if self.peak_rss_kb is None else f"{self.peak_rss_kb / 1024:.1f} MiB"
+        out.append(
+            f"peak memory (RSS): {rss}" + (f" ({self.peak_rss_note})" if self.peak_rss_note else "")
+        )
+        for m in self.matches:
+            rules = ",".join(f"{k}={v}" for k, v in sorted(m.rules.items()))
+            what = (
+                f"fault {m.fault}: {m.fault_message}" if m.fault else f"{m.reason}, place {m.place}"
+            )
+            out.append(f"  match {m.match_id} vs {m.opponent} seat {m.seat} [{rules}]: {what}")
+        return out
+
+
+def rule_variants(game_name: str, count: int) -> list[dict[str, str]]:
+    """``count`` rule settings that give every boolean and choice option each of its
+    values at least once (when ``count`` allows), the first being the defaults.
+
+    Match ``k`` sets every such option to its ``k``-th value (cycling), so few
+    matches cover all values; a combination the game refuses falls back to the
+    defaults with only the first option that varies changed.
+    """
+    game = get_game(game_name)
+    values: dict[str, list[str]] = {}
+    for option in game.options:
+        if isinstance(option.default, bool):
+            others: list[bool | int | str] = [not option.default]
+        elif isinstance(option.default, str) and option.choices:
+            others = [c for c in option.choices if c != option.default]
+        else:
+            continue
+        values[option.name] = [option.format(v) for v in [option.default, *others]]
+    variants: list[dict[str, str]] = []
+    for k in range(count):
+        rules = {name: vals[k % len(vals)] for name, vals in values.items()}
+        try:
+            game.parse_rules(dict(rules))
+        except GameError:
+            rules = {}
+            for name, vals in values.items():
+                if vals[k % len(vals)] != vals[0]:
+                    rules = {name: vals[k % len(vals)]}
+                    break
+        variants.append(rules)
+    return variants
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process under it (Linux /proc), for memory sampling."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{current}/task").iterdir():
+                text = (task / "children").read_text()
+                todo.extend(int(p) for p in text.split())
+    return found
+
+
+def peak_rss_kb(pid: int) -> int | None:
+    """The largest peak RSS (VmHWM) of a process in ``pid``'s tree, in KiB, or None
+    when /proc does not tell (not Linux, or the processes are hidden from us)."""
+    best: int | None = None
+    for member in _descendants(pid):
+        with contextlib.suppress(OSError, ValueError):
+            for line in Path(f"/proc/{member}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    value = int(line.split()[1])
+                    best = value if best is None else max(best, value)
+    return best
+
+
+class MeasuringPool:
+    """A :class:`WarmPool` (as a league uses) that also times the checked bot's
+    start-up and samples its memory before each lease ends."""
+
+    def __init__(self, pool: WarmPool, checked: BotSpec) -> None:
+        self.pool = pool
+        self.checked = checked
+        self.startup_ms: float | None = None
+        self.peak_rss_kb: int | None = None
+        self.rss_samples = 0
+
+    @asynccontextmanager
+    async def lease(
+        self, spec: BotSpec, startup_s: float, *, group: str = ""
+    ) -> AsyncIterator[Lease]:
+        began = time.perf_counter()
+        async with self.pool.lease(spec, startup_s, group=group) as leased:
+            if spec == self.checked and leased.uses == 1 and self.startup_ms is None:
+                self.startup_ms = (time.perf_counter() - began) * 1000
+            try:
+                yield leased
+            finally:
+                if spec == self.checked and leased.process is not None:
+                    rss = peak_rss_kb(leased.process.process.pid)
+                    if rss is not None:
+                        self.rss_samples += 1
+                        self.peak_rss_kb = max(rss, self.peak_rss_kb or 0)
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))
+    return ordered[index]
+
+
+def check_bot_matches(
+    spec: BotSpec,
+    game_name: str,
+    *,
+    matches: int = 6,
+    decision_s: float = 2.0,
+    startup_s: float = 15.0,
+    sandbox: SandboxConfig = DEFAULT_SANDBOX,
+) -> CheckReport:
+    """Play ``matches`` matches of ``spec`` against the game's example bots and judge."""
+    if game_name not in GAMES:
+        raise BotCheckInputError(f"unknown game {game_name!r} (known: {', '.join(sorted(GAMES))})")
+    if game_name not in OPPONENTS:
+        raise BotCheckInputError(f"game {game_name!r} has no example bots to check against")
+    if matches < 1:
+        raise BotCheckInputError(f"matches must be at least 1, got {matches}")
+    opponents = [
+        BotSpec(name=module, command=(sys.executable, "-m", f"example_bots.{module}"))
+        for module in OPPONENTS[game_name]
+    ]
+    limits = Limits(decision_s=decision_s, startup_s=startup_s)
+    variants = rule_variants(game_name, matches)
+    records: list[tuple[MatchRecord, int, str]] = []
+
+    async def main() -> MeasuringPool:
+        pool = MeasuringPool(WarmPool(sandbox=sandbox), spec)
+        try:
+            for k in range(matches):
+                opponent = opponents[(k // 2) % len(opponents)]
+                seat = k % 2
+                bots = (spec, opponent) if seat == 0 else (opponent, spec)
+                match = MatchSpec(
+                    game=game_name,
+                    bots=bots,
+                    seed=k,
+                    rules=variants[k],
+                    match_id=f"check-{k + 1}",
+                )
+                record = await run_match(match, limits, launcher=pool)
+                records.append((record, seat, opponent.name))
+        finally:
+            await pool.pool.aclose()
+        return pool
+
+    pool = trio.run(main)
+    report = CheckReport(bot=spec.name, game=game_name, time_limit_ms=decision_s * 1000)
+    report.startup_ms = pool.startup_ms
+    report.peak_rss_kb = pool.peak_rss_kb
+    if pool.peak_rss_kb is not None:
+        report.peak_rss_note = "largest process of the bot, VmHWM from /proc"
+    else:
+        report.peak_rss_note = "not available: /proc did not show the bot's processes"
+    latencies: list[float] = []
+    for record, seat, opponent in records:
+        fault = record.fault_of(seat)
+        if fault is not None:
+            report.faults[str(fault.kind)] = report.faults.get(str(fault.kind), 0) + 1
+            if fault.kind == FaultKind.ILLEGAL_ACTION:
+                report.illegal_actions += 1
+        latencies += [
+            e.elapsed_ms for e in record.events if e.seat == seat and e.elapsed_ms is not None
+        ]
+        report.matches.append(
+            CheckedMatch(
+                match_id=record.match_id,
+                opponent=opponent,
+                seat=seat,
+                rules=dict(variants[len(report.matches)]),
+                reason=record.reason,
+                place=record.places[seat],
+                fault=str(fault.kind) if fault else None,
+                fault_message=fault.message if fault else None,
+            )
+        )
+    report.decisions = len(latencies)
+    if latencies:
+        report.latency_median_ms = statistics.median(latencies)
+        report.latency_p99_ms = _percentile(latencies, 0.99)
+    for kind, count in sorted(report.faults.items()):
+        first = next(m for m in report.matches if m.fault == kind)
+        report.reasons.append(
+            f"{kind} in {count} of {matches} matches (first: {first.fault_message})"
+        )
+    limit_ms = decision_s * 1000
+    if report.latency_p99_ms is not None and report.latency_p99_ms >= SLOW_FRACTION * limit_ms:
+        report.reasons.append(
+            f"slow: p99 decision time {report.latency_p99_ms:.0f} ms is at least"
+            f" {SLOW_FRACTION:.0%} of the {limit_ms:.0f} ms limit"
+        )
+    if not latencies and not report.faults:
+        report.reasons.append("made no decision in any match")
+    report.verdict = "FAIL" if report.reasons else "PASS"
+    return report

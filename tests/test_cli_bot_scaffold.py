@@ -1,0 +1,196 @@
+"""``arena bot new`` and ``arena bot check`` (issue 12): a new bot works out of the
+box, the check names each misbehaving bot's fault, and the whole path from
+``bot new`` to a league run finishes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from league.cli import app
+from referee.games import GAMES
+
+runner = CliRunner()
+MISBEHAVING = f"{sys.executable} -m tests.bots.misbehaving --mode"
+
+
+def arena(db: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["--db", f"sqlite:///{db}", *args])
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_new_project_passes_its_own_test(tmp_path: Path, game: str) -> None:
+    code, out = arena(
+        tmp_path / "a.db", "bot", "new", "my_bot", "--game", game, "--dir", str(tmp_path / "p")
+    )
+    assert code == 0, out
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_my_bot.py"],
+        cwd=tmp_path / "p",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "10 passed" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["1bad", "--game", "liars_dice"], "bad bot name '1bad'"),
+        (["class", "--game", "liars_dice"], "keyword"),
+        (["json", "--game", "liars_dice"], "shadow"),
+        (["ok", "--game", "chess"], "known: cockroach_poker"),
+    ],
+)
+def test_new_refuses_bad_input(tmp_path: Path, args: list[str], message: str) -> None:
+    code, out = arena(tmp_path / "a.db", "bot", "new", *args, "--dir", str(tmp_path / "p"))
+    assert code == 2 and message in out, out
+
+
+def test_new_refuses_non_empty_dir_unless_forced(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "x").write_text("mine")
+    new = ("bot", "new", "b", "--game", "dice_poker", "--dir", str(tmp_path / "p"))
+    code, out = arena(tmp_path / "a.db", *new)
+    assert code == 2 and "not empty" in out and "--force" in out
+    code, out = arena(tmp_path / "a.db", *new, "--force")
+    assert code == 0 and (tmp_path / "p" / "b.py").is_file(), out
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "extra"),
+    [
+        ("crash", "crash", []),
+        ("hang", "timeout", ["--time-limit", "0.3"]),
+        ("illegal", "illegal_action", []),
+        ("garbage", "malformed_message", []),
+    ],
+)
+def test_check_names_the_fault(tmp_path: Path, mode: str, kind: str, extra: list[str]) -> None:
+    code, out = arena(
+        tmp_path / "a.db",
+        "bot",
+        "check",
+        f"{MISBEHAVING} {mode}",
+        "--game",
+        "liars_dice",
+        "--matches",
+        "2",
+        "--json",
+        *extra,
+    )
+    assert code == 1, out
+    report = json.loads(out)
+    assert report["verdict"] == "FAIL" and list(report["faults"]) == [kind], report
+    assert any(reason.startswith(kind) for reason in report["reasons"])
+
+
+def test_check_names_a_slow_bot(tmp_path: Path) -> None:
+    """The misbehaving bot's `slow` mode answers its first 3 turns in 0.35 s: inside a 0.4 s limit
+    (no fault) but over 75% of it."""
+    code, out = arena(
+        tmp_path / "a.db",
+        "bot",
+        "check",
+        f"{MISBEHAVING} slow --after 0",
+        "--game",
+        "liars_dice",
+        "--matches",
+        "1",
+        "--time-limit",
+        "0.4",
+    )
+    assert code == 1 and "FAIL" in out and "slow: p99" in out and "faults: none" in out, out
+
+
+@pytest.mark.parametrize("game", ["liars_poker_dice", "cockroach_poker"])
+def test_check_passes_example_bots(tmp_path: Path, game: str) -> None:
+    command = f"{sys.executable} -m example_bots.{game}_heuristic"
+    code, out = arena(tmp_path / "a.db", "bot", "check", command, "--game", game, "--matches", "4")
+    assert code == 0 and out.startswith("PASS"), out
+    assert "start-up (to Health)" in out and "peak memory (RSS)" in out
+
+
+def test_add_refuses_a_failing_bot_unless_forced(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    add = (
+        "bot",
+        "add",
+        "bad",
+        "--cmd",
+        f"{MISBEHAVING} illegal",
+        "--game",
+        "liars_dice",
+        "--matches",
+        "2",
+    )
+    code, out = arena(db, *add)
+    assert code == 1 and "illegal_action" in out and "--force" in out, out
+    code, out = arena(db, "bot", "list", "--json")
+    assert json.loads(out) == []
+    code, out = arena(db, *add, "--force")
+    assert code == 0 and "registered bad" in out, out
+
+
+@pytest.mark.e2e
+def test_new_check_add_league(tmp_path: Path) -> None:
+    """The issue's acceptance path, from `bot new` to a finished league."""
+    db = tmp_path / "a.db"
+    code, out = arena(
+        db, "bot", "new", "fresh", "--game", "liars_dice", "--dir", str(tmp_path / "fresh")
+    )
+    assert code == 0, out
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path / "fresh",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout
+    command = f"{sys.executable} {tmp_path / 'fresh' / 'fresh.py'}"
+    code, out = arena(db, "bot", "check", command, "--game", "liars_dice", "--matches", "2")
+    assert code == 0 and out.startswith("PASS"), out
+    code, out = arena(
+        db, "bot", "add", "fresh", "--cmd", command, "--game", "liars_dice", "--matches", "2"
+    )
+    assert code == 0, out
+    code, out = arena(db, "bot", "check", "fresh", "--game", "liars_dice", "--matches", "2")
+    assert code == 0, out
+    code, out = arena(
+        db,
+        "bot",
+        "add",
+        "random",
+        "--no-check",
+        "--game",
+        "liars_dice",
+        "--cmd",
+        f"{sys.executable} -m example_bots.liars_dice_random",
+    )
+    assert code == 0, out
+    code, out = arena(
+        db,
+        "league",
+        "create",
+        "cup",
+        "--game",
+        "liars_dice",
+        "--bot",
+        "fresh",
+        "--bot",
+        "random",
+        "--rule",
+        "dice_per_player=2",
+    )
+    assert code == 0, out
+    code, out = arena(db, "league", "run", "cup")
+    assert code == 0, out
