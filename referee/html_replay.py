@@ -26,6 +26,7 @@ import html
 import json
 import math
 import os
+import re
 from importlib import resources
 from typing import Any
 
@@ -99,10 +100,33 @@ def _enum_prefixes() -> tuple[str, ...]:
     return tuple(sorted(prefixes, key=lambda p: (-len(p), p)))
 
 
-def _step_json(step: ReplayStep) -> dict[str, Any]:
+_PRIVATE_IN_ACTION_TEXT = {
+    # Liar's Poker: the discarded cards are the exchanging seat's secret.
+    "liars_poker": (re.compile(r"^(seat \d+: exchange \d+) \(.*\)$"), lambda m: m[1]),
+    # Liar's Poker Dice: only how many dice were re-rolled is public, not which.
+    "liars_poker_dice": (
+        re.compile(r"^(seat \d+: )re-roll positions ([\d,]*)$"),
+        lambda m: f"{m[1]}re-roll {len([p for p in m[2].split(',') if p])} dice",
+    ),
+}
+
+
+def public_event(game: str, step: ReplayStep) -> str | None:
+    """The step's text as the other seats may read it; None for chance (hidden)."""
+    if step.index > 0 and step.actor is None:
+        return None
+    rule = _PRIVATE_IN_ACTION_TEXT.get(game)
+    if rule is None:
+        return step.event
+    pattern, public = rule
+    return pattern.sub(public, step.event)
+
+
+def _step_json(game: str, step: ReplayStep) -> dict[str, Any]:
     return {
         "index": step.index,
         "event": step.event,
+        "public": public_event(game, step),
         "actor": step.actor,
         "to_act": step.to_act,
         "observations": list(step.observations),
@@ -139,7 +163,7 @@ def replay_data(record: MatchRecord) -> dict[str, Any]:
         "enumPrefixes": list(_enum_prefixes()),
         "countKeys": sorted(count_keys),
         "countLabels": list(count_labels),
-        "steps": [_step_json(step) for step in replay_steps(record)],
+        "steps": [_step_json(record.game, step) for step in replay_steps(record)],
     }
 
 
@@ -227,18 +251,25 @@ def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) 
 
 
 def render_replay_html(
-    record: MatchRecord, *, title: str | None = None, back: tuple[str, str] | None = None
+    record: MatchRecord,
+    *,
+    title: str | None = None,
+    back: tuple[str, str] | None = None,
+    data: dict[str, Any] | None = None,
 ) -> str:
     """The replay viewer page of ``record`` (see the module docstring).
 
     ``back`` is an optional ``(href, text)`` link shown above the title (the
-    league report links each replay back to the league page).
+    league report links each replay back to the league page). ``data`` replaces
+    :func:`replay_data` (tests use it to check what a seat's view depends on).
     """
     page_title = title or f"{get_game(record.game).title} — match {record.match_id}"
     options = ['<option value="all">all seats (omniscient)</option>'] + [
         f'<option value="{seat.seat}">seat {seat.seat} ({_esc(seat.bot)}) only</option>'
         for seat in record.seats
     ]
+    payload = json_for_script(replay_data(record) if data is None else data)
+    script = _asset("games.js") + _asset("viewer.js")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -260,6 +291,8 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <span id="step-counter" aria-live="polite">step 0 / {len(record.events)}</span>
 <button type="button" id="next" title="next step (ArrowRight)">Next &rsaquo;</button>
 <button type="button" id="last" title="last step (End)">Last &raquo;</button>
+<input type="range" id="step-slider" min="0" max="{len(record.events)}" value="0" \
+aria-label="step">
 <label>view <select id="seat-select">{"".join(options)}</select></label>
 </div>
 <div class="layout">
@@ -274,8 +307,8 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 </div>
 <noscript><p>This replay viewer needs JavaScript.</p></noscript>
 </main>
-<script type="application/json" id="replay-data">{json_for_script(replay_data(record))}</script>
-<script>{_asset("viewer.js")}</script>
+<script type="application/json" id="replay-data">{payload}</script>
+<script>{script}</script>
 </body>
 </html>
 """

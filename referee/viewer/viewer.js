@@ -96,6 +96,9 @@
     }
     var keys = Object.keys(value);
     if (keys.length === 0) { return el("span", "empty", "none"); }
+    if (key === "rules" && value.wild_face === 0) {
+      value = Object.assign({}, value, {wild_face: "no wild face"});
+    }
     var flat = keys.every(function (k) {
       var v = value[k];
       return isScalar(v) || (Array.isArray(v) && v.every(isScalar));
@@ -125,10 +128,24 @@
     return dl;
   }
   function hidden(step) { return step.actor === null && step.index > 0 && view !== "all"; }
-  function eventText(step) {
+  /* What seat `seat` (or everyone, for "all") may read about a step: chance is hidden
+     and another seat's action is its public text (no discarded cards or positions). */
+  function textFor(step, seat) {
     if (step.index === 0) { return "start of the match"; }
-    if (hidden(step)) { return "chance (hidden in seat " + view + "'s view)"; }
-    return step.event;
+    if (seat === "all") { return step.event; }
+    if (step.actor === null) { return "chance (hidden in seat " + seat + "'s view)"; }
+    return String(step.actor) === String(seat) ? step.event : step.public;
+  }
+  function eventText(step) { return textFor(step, view); }
+  function board(seat, step) {
+    var draw = window.ArenaGames && window.ArenaGames[data.game];
+    if (!draw) { return null; }
+    var prev = step.index > 0 ? steps[step.index - 1].observations[seat] : null;
+    var ctx = {
+      me: seat, seats: data.seats, prevObs: prev,
+      step: {index: step.index, event_public: textFor(step, String(seat))}
+    };
+    return draw(step.observations[seat], ctx);
   }
   function panel(seat, step) {
     var info = data.seats[seat];
@@ -146,7 +163,16 @@
       head.appendChild(el("span", "badge bad", info.fault));
     }
     box.appendChild(head);
-    box.appendChild(render(step.observations[seat], ""));
+    var drawn = board(seat, step);
+    if (drawn) {
+      box.appendChild(drawn);
+      var raw = el("details", "raw");
+      raw.appendChild(el("summary", null, "observation fields"));
+      raw.appendChild(render(step.observations[seat], ""));
+      box.appendChild(raw);
+    } else {
+      box.appendChild(render(step.observations[seat], ""));
+    }
     return box;
   }
   function drawList() {
@@ -166,6 +192,7 @@
     var step = steps[current];
     document.body.setAttribute("data-step", String(current));
     byId("step-counter").textContent = "step " + current + " / " + last;
+    byId("step-slider").value = String(current);
     var text = byId("event-text");
     text.textContent = eventText(step);
     text.className = hidden(step) ? "hidden-event" : "";
@@ -204,6 +231,10 @@
   byId("prev").addEventListener("click", function () { show(current - 1); });
   byId("next").addEventListener("click", function () { show(current + 1); });
   byId("last").addEventListener("click", function () { show(last); });
+  byId("step-slider").max = String(last);
+  byId("step-slider").addEventListener("input", function (e) {
+    show(parseInt(e.target.value, 10));
+  });
   byId("seat-select").addEventListener("change", function (e) { setView(e.target.value); });
   document.addEventListener("keydown", function (e) {
     var tag = e.target && e.target.tagName;

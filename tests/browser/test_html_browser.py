@@ -187,9 +187,10 @@ def test_a_seat_view_shows_only_that_seats_hidden_information(
     panels = {seat: page.locator(f'.seat-panel[data-seat="{seat}"]') for seat in (0, 1)}
 
     assert panels[0].is_visible() and panels[1].is_visible()
-    own = '[data-key="own_dice"] .chips'
+    own = ".hand[data-private-of]"
     assert panels[1].locator(own).get_attribute("data-values") == dice[1]
-    assert panels[1].locator(own).inner_text().split() == dice[1].split()
+    faces = panels[1].locator(f"{own} .die").evaluate_all("ds => ds.map(d => d.dataset.v)")
+    assert faces == dice[1].split()
     assert secret in page.inner_text("body")
     assert "Seat 1's view" in page.inner_text("body")
 
@@ -198,7 +199,12 @@ def test_a_seat_view_shows_only_that_seats_hidden_information(
     assert panels[0].is_visible()
     assert panels[1].count() == 0
     assert page.locator(own).count() == 1
+    assert page.locator(own).get_attribute("data-private-of") == "0"
     assert page.locator(own).get_attribute("data-values") == dice[0]
+    # Seat 1's dice are drawn face down in seat 0's view.
+    hidden = page.locator('[data-seat-box="1"] .hidden-dice')
+    assert hidden.get_attribute("data-hidden-count") == str(len(dice[1].split()))
+    assert page.locator('[data-seat-box="1"] .die[data-v]').count() == 0
     body = page.inner_text("body")
     assert "Seat 1's view" not in body
     assert secret not in body and dice[1] not in body
