@@ -111,10 +111,14 @@ _PRIVATE_IN_ACTION_TEXT = {
 }
 
 
+PUBLIC_CHANCE = frozenset({"dice_poker"})
+"""Games whose chance outcomes every seat sees (Dice Poker's dice are on the table)."""
+
+
 def public_event(game: str, step: ReplayStep) -> str | None:
-    """The step's text as the other seats may read it; None for chance (hidden)."""
+    """The step's text as the other seats may read it; None for hidden chance."""
     if step.index > 0 and step.actor is None:
-        return None
+        return step.event if game in PUBLIC_CHANCE else None
     rule = _PRIVATE_IN_ACTION_TEXT.get(game)
     if rule is None:
         return step.event

@@ -317,7 +317,7 @@
             mark: function (v, i) { return rr.indexOf(i) >= 0 ? "rerolling" : ""; }
           })));
         } else {
-          add(box, hiddenDice(5, "under the cup"));
+          add(box, hiddenDice(5, s === ctx.me ? "not rolled yet" : "under the cup"));
         }
       }
       return box;

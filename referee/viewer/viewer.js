@@ -127,14 +127,15 @@
     });
     return dl;
   }
-  function hidden(step) { return step.actor === null && step.index > 0 && view !== "all"; }
+  function hidden(step) { return step.public === null && view !== "all"; }
   /* What seat `seat` (or everyone, for "all") may read about a step: chance is hidden
      and another seat's action is its public text (no discarded cards or positions). */
   function textFor(step, seat) {
     if (step.index === 0) { return "start of the match"; }
     if (seat === "all") { return step.event; }
-    if (step.actor === null) { return "chance (hidden in seat " + seat + "'s view)"; }
-    return String(step.actor) === String(seat) ? step.event : step.public;
+    if (String(step.actor) === String(seat)) { return step.event; }
+    if (step.public === null) { return "chance (hidden in seat " + seat + "'s view)"; }
+    return step.public;
   }
   function eventText(step) { return textFor(step, view); }
   function board(seat, step) {
