@@ -14,7 +14,17 @@ view is drawn by the script:
   ``.seat-panel[data-seat=N]``) or a seat number (only that seat's panel is in
   the DOM, and chance events — which show every seat's dice or cards — are
   replaced by a placeholder);
-* ``#event-list`` lists every step (``li[data-step=i]``); clicking one jumps to it.
+* ``#event-list`` lists every step (``li[data-step=i]``); clicking one jumps to it;
+* ``#step-slider`` is a range input over the steps.
+
+Each ``.seat-panel`` draws its seat's observation as that seat sees the table
+(``referee/viewer/games.js``, one renderer per game): its own hidden dice or cards
+face up in ``.hand[data-private-of=N]``, other seats' face down, the bid or claim
+history, the last challenge and reveal; the raw fields stay under a ``<details>``.
+In a seat's view other seats' actions read as their public text
+(:func:`public_event`), so no discarded card or re-rolled position shows.
+
+The script and style are package files in ``referee/viewer/`` inlined at build time.
 
 The location hash ``#step=I&seat=S`` selects the initial step and view.
 """
@@ -36,7 +46,7 @@ from referee.games.cards import KINDS
 from referee.record import MatchRecord
 from referee.replay import ReplayStep, replay_steps
 
-__all__ = ["BASE_CSS", "json_for_script", "render_replay_html"]
+__all__ = ["BASE_CSS", "json_for_script", "public_event", "render_replay_html", "replay_data"]
 
 COUNT_LABELS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "cockroach_poker": (frozenset({"hand", "face_up"}), tuple(kind.label for kind in KINDS)),
