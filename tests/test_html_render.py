@@ -295,3 +295,27 @@ def test_an_unreplayable_record_gets_an_error_page(league: League, tmp_path: Pat
 
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def test_public_event_texts_hide_other_seats_secrets() -> None:
+    from referee.html_replay import public_event
+    from referee.replay import ReplayStep
+
+    def step(event: str, actor: int | None) -> ReplayStep:
+        return ReplayStep(index=3, event=event, actor=actor, to_act="seat 0", observations=())
+
+    exchange = step("seat 1: exchange 2 (2c 10h)", 1)
+    assert public_event("liars_poker", exchange) == "seat 1: exchange 2"
+    reroll = step("seat 0: re-roll positions 0,2,3", 0)
+    assert public_event("liars_poker_dice", reroll) == "seat 0: re-roll 3 dice"
+    assert public_event("dice_poker", reroll) == reroll.event  # Dice Poker dice are public
+    roll = step("chance: seat 0 rolls 6 5 1 2 3 (round 1)", None)
+    assert public_event("dice_poker", roll) == roll.event
+    assert public_event("liars_dice", step("chance: round 1 roll: seat 0 3 1", None)) is None
+    assert public_event("liars_dice", step("seat 0: bid 2 x 5s", 0)) == "seat 0: bid 2 x 5s"
+
+
+def test_the_viewer_files_are_inlined(record: MatchRecord) -> None:
+    page = render_replay_html(record)
+    assert "window.ArenaGames" in page and "liars_dice: liarsDice" in page
+    assert ".pcard.back" in page and 'id="step-slider"' in page

@@ -8,11 +8,8 @@ uncaught exception or dialog fails the test.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlmodel import select
@@ -23,76 +20,13 @@ from league.models import MatchRow
 from referee.html_replay import render_replay_html
 from referee.record import MatchRecord
 from referee.replay import replay_steps
+from tests.browser.conftest import Watched
 from tests.test_html_render import League, build_league, play_liars_dice
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError:
-        pytest.skip("browser tests skipped: Playwright is not installed (pip install playwright)")
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=ARGS, timeout=30_000
-            )
-        except Error as error:
-            pytest.skip(f"browser tests skipped: Chromium at {CHROMIUM} did not start: {error}")
-        yield launched
-        launched.close()
-
-
-@dataclass
-class Watched:
-    page: Page
-    problems: list[str] = field(default_factory=list)
-
-
-@pytest.fixture
-def tab(browser: Browser) -> Iterator[Watched]:
-    """A fresh page that records console errors, page errors, dialogs and remote requests."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    watched = Watched(page)
-
-    def console(message: Any) -> None:
-        if message.type in ("error", "assert"):
-            watched.problems.append(f"console {message.type}: {message.text}")
-
-    def dialog(d: Any) -> None:
-        watched.problems.append(f"dialog: {d.message}")
-        d.dismiss()
-
-    def request(r: Any) -> None:
-        if not r.url.startswith("file://"):
-            watched.problems.append(f"request: {r.url}")
-
-    page.on("console", console)
-    page.on("pageerror", lambda error: watched.problems.append(f"page error: {error}"))
-    page.on("dialog", dialog)
-    page.on("request", request)
-    yield watched
-    context.close()
 
 
 @pytest.fixture(scope="module")
@@ -187,9 +121,10 @@ def test_a_seat_view_shows_only_that_seats_hidden_information(
     panels = {seat: page.locator(f'.seat-panel[data-seat="{seat}"]') for seat in (0, 1)}
 
     assert panels[0].is_visible() and panels[1].is_visible()
-    own = '[data-key="own_dice"] .chips'
+    own = ".hand[data-private-of]"
     assert panels[1].locator(own).get_attribute("data-values") == dice[1]
-    assert panels[1].locator(own).inner_text().split() == dice[1].split()
+    faces = panels[1].locator(f"{own} .die").evaluate_all("ds => ds.map(d => d.dataset.v)")
+    assert faces == dice[1].split()
     assert secret in page.inner_text("body")
     assert "Seat 1's view" in page.inner_text("body")
 
@@ -198,7 +133,12 @@ def test_a_seat_view_shows_only_that_seats_hidden_information(
     assert panels[0].is_visible()
     assert panels[1].count() == 0
     assert page.locator(own).count() == 1
+    assert page.locator(own).get_attribute("data-private-of") == "0"
     assert page.locator(own).get_attribute("data-values") == dice[0]
+    # Seat 1's dice are drawn face down in seat 0's view.
+    hidden = page.locator('[data-seat-box="1"] .hidden-dice')
+    assert hidden.get_attribute("data-hidden-count") == str(len(dice[1].split()))
+    assert page.locator('[data-seat-box="1"] .die[data-v]').count() == 0
     body = page.inner_text("body")
     assert "Seat 1's view" not in body
     assert secret not in body and dice[1] not in body
