@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from referee.chance import chance_stream
@@ -118,7 +119,7 @@ def play_callables(
     """
     return play_local(
         game_name,
-        [lambda policy=policy: _PolicyBot(policy) for policy in policies],
+        [partial(_PolicyBot, policy) for policy in policies],
         seed=seed,
         rules=rules,
         match_id=match_id,
