@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from referee.chance import chance_stream
@@ -20,6 +21,8 @@ from referee.games.events import ActionEvent, ChanceEvent, Event
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 BotFactory = Callable[[], Bot[Any, Any]]
+Policy = Callable[[Any], Any]
+"""A plain callable seat: the engine's typed observation in, the engine's action out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +85,43 @@ def play_local(
     for seat, bot in enumerate(players):
         bot.end(MatchResult("completed", results, game.observe(state, seat)))
     return LocalMatch(outcome, tuple(events))
+
+
+class _PolicyBot(Bot[Any, Any]):
+    """Adapts a plain ``observation -> action`` callable to the :class:`Bot` contract."""
+
+    game = ""
+
+    def __init__(self, policy: Policy) -> None:
+        super().__init__()
+        self._policy = policy
+
+    def act(self, observation: Any) -> Any:
+        return self._policy(observation)
+
+
+def play_callables(
+    game_name: str,
+    policies: Sequence[Policy],
+    *,
+    seed: int | None = None,
+    rules: Mapping[str, str] | None = None,
+    match_id: str | None = None,
+    chance_key: bytes | None = None,
+) -> LocalMatch:
+    """Play one match with plain callables as seats (one per seat), no gRPC.
+
+    Each callable gets the same typed observation a served bot gets in
+    :meth:`Bot.act` and returns an engine action; the match runs through
+    :func:`play_local` (so the same :class:`~referee.driver.MatchDriver`, the same
+    chance stream for ``seed`` and the same legality checks). A callable may keep
+    state between calls (a closure or an object with ``__call__``).
+    """
+    return play_local(
+        game_name,
+        [partial(_PolicyBot, policy) for policy in policies],
+        seed=seed,
+        rules=rules,
+        match_id=match_id,
+        chance_key=chance_key,
+    )
