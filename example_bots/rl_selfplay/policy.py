@@ -1,0 +1,30 @@
+"""The trained policy's table and its information-state key (shared by training and the bot)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from referee.games.liars_dice import Bid, Challenge
+
+RULES = {"dice_per_player": "1", "sum_endgame": "false"}
+"""The small configuration the example trains on (two seats, one die each)."""
+POLICY_PATH = Path(__file__).with_name("policy.json")
+
+
+def info_key(observation: Any) -> str:
+    """What the table is indexed by: own dice and the bid on the table."""
+    last = observation.last_bid
+    bid = f"{last.quantity}x{last.face}" if isinstance(last, Bid) else "-"
+    return f"{','.join(map(str, observation.own_dice))}|{bid}"
+
+
+def action_text(action: Any) -> str:
+    return "challenge" if isinstance(action, Challenge) else f"{action.quantity}x{action.face}"
+
+
+def load(path: Path = POLICY_PATH) -> dict[str, str]:
+    """The greedy policy: info key -> action text."""
+    table: dict[str, str] = json.loads(path.read_text())
+    return table
