@@ -36,19 +36,28 @@ def reforged(record: MatchRecord, events: Sequence[RecordedEvent]) -> MatchRecor
 
 
 def swap_two_dice(record: MatchRecord) -> tuple[MatchRecord, int]:
-    """A consistent forgery: the first two dice of some chance event swapped (both are
-    seat 0's, so the game runs the same way). Returns it and the event number (1-based)."""
+    """A consistent forgery: two different dice of some chance event swapped, such that
+    the match still replays (a swap within one seat's dice leaves the game as it was).
+    Returns it and the event number (1-based).
+
+    Every pair of every chance event is tried, so a deal whose first two dice happen
+    to be equal (or to belong to different seats) does not leave nothing to forge."""
     for index, event in enumerate(record.events):
         outcome = list(event.outcome or ())
-        if event.seat is not None or len(outcome) < 2 or outcome[0] == outcome[1]:
+        if event.seat is not None:
             continue
-        outcome[0], outcome[1] = outcome[1], outcome[0]
-        events = list(record.events)
-        events[index] = replace(event, outcome=tuple(outcome))
-        try:
-            return reforged(record, events), index + 1
-        except GameError:
-            continue
+        for first in range(len(outcome)):
+            for second in range(first + 1, len(outcome)):
+                if outcome[first] == outcome[second]:
+                    continue
+                swapped = list(outcome)
+                swapped[first], swapped[second] = swapped[second], swapped[first]
+                events = list(record.events)
+                events[index] = replace(event, outcome=tuple(swapped))
+                try:
+                    return reforged(record, events), index + 1
+                except GameError:
+                    continue
     raise AssertionError(f"no chance event of {record.match_id} can be forged by a swap")
 
 
