@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from example_bots.rates import Rate
 from sdk import Bot, run
 from sdk.cockroach_poker import (
     KINDS,
@@ -58,31 +59,13 @@ PRIOR_WEIGHT = 3.0
 
 
 @dataclass(slots=True)
-class Rate:
-    """A Beta-distributed rate: prior mean and weight, plus observed hits and trials."""
-
-    prior: float
-    weight: float = PRIOR_WEIGHT
-    hits: float = 0.0
-    trials: float = 0.0
-
-    @property
-    def mean(self) -> float:
-        return (self.prior * self.weight + self.hits) / (self.weight + self.trials)
-
-    def observe(self, hit: bool) -> None:
-        self.hits += 1.0 if hit else 0.0
-        self.trials += 1.0
-
-
-@dataclass(slots=True)
 class OpponentModel:
     """Honesty of announcers and credulity of answerers, as observed so far."""
 
-    truth: list[Rate] = field(default_factory=lambda: [Rate(0.6), Rate(0.5)])
+    truth: list[Rate] = field(default_factory=lambda: [Rate(p, PRIOR_WEIGHT) for p in (0.6, 0.5)])
     """Truth rate of claims; index 1 when the claim names a kind the answerer shows twice."""
     believe: list[Rate] = field(
-        default_factory=lambda: [Rate(0.25), Rate(0.25), Rate(0.35), Rate(0.5)]
+        default_factory=lambda: [Rate(p, PRIOR_WEIGHT) for p in (0.25, 0.25, 0.35, 0.5)]
     )
     """Believe rate by the number (0..3) of face-up cards of the claimed kind at the target."""
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations_with_replacement
 
+from example_bots.rates import Rate
 from referee.games.liars_poker_dice import ALL_POSITION_SETS
 from referee.games.poker_dice import ALL_HANDS, roll_outcomes
 from sdk import Bot, run
@@ -76,26 +77,6 @@ BIN_EDGES = (0.3, 0.5, 0.7)
 """Plausibility bins (from the opponent's side) for its challenge rate."""
 BIN_PRIOR = (0.85, 0.6, 0.3, 0.1)
 """Prior challenge rate per bin: a sensible opponent challenges implausible claims."""
-PRIOR_WEIGHT = 2.0
-"""Pseudo-observations behind each prior rate."""
-
-
-@dataclass(slots=True)
-class Rate:
-    """A Beta-distributed rate: prior mean and weight, plus observed hits and trials."""
-
-    prior: float
-    weight: float = PRIOR_WEIGHT
-    hits: float = 0.0
-    trials: float = 0.0
-
-    @property
-    def mean(self) -> float:
-        return (self.prior * self.weight + self.hits) / (self.weight + self.trials)
-
-    def observe(self, hit: bool) -> None:
-        self.hits += 1.0 if hit else 0.0
-        self.trials += 1.0
 
 
 @dataclass(slots=True)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations
 
+from example_bots.rates import Rate
 from referee.games.cards import remove_cards
 from referee.games.poker_hands import index_of, required_ranks
 from sdk import Bot, run
@@ -86,25 +87,6 @@ FACING_LIE = 0.6
 """Our chance to win a deal when the next seat has to lie to us."""
 BIN_EDGES = (0.05, 0.2, 0.45)
 BIN_PRIOR = (0.8, 0.6, 0.4, 0.25)
-PRIOR_WEIGHT = 2.0
-
-
-@dataclass(slots=True)
-class Rate:
-    """A Beta-distributed rate: prior mean and weight, plus observed hits and trials."""
-
-    prior: float
-    weight: float = PRIOR_WEIGHT
-    hits: float = 0.0
-    trials: float = 0.0
-
-    @property
-    def mean(self) -> float:
-        return (self.prior * self.weight + self.hits) / (self.weight + self.trials)
-
-    def observe(self, hit: bool) -> None:
-        self.hits += 1.0 if hit else 0.0
-        self.trials += 1.0
 
 
 @dataclass(slots=True)
