@@ -7,7 +7,6 @@ a league that is already finished is just shown again.
 from __future__ import annotations
 
 import importlib.util
-import sys
 from collections.abc import Callable
 from functools import partial
 
@@ -16,7 +15,7 @@ from sqlalchemy import Engine
 
 from league.db import session_scope
 from league.leagues import LeagueSettings, create_league, get_league
-from league.registry import NotFoundError, add_bot, get_bot
+from league.registry import NotFoundError, ensure_example_bot
 from league.runner import ProgressCallback, RunSummary, run_league
 from referee.games import GAMES
 
@@ -46,16 +45,7 @@ def prepare_demo(engine: Engine, *, rounds: int, games: list[str]) -> list[str]:
         for game in games:
             names = []
             for module in EXAMPLE_BOTS[game]:
-                try:
-                    get_bot(session=session, name=module)
-                except NotFoundError:
-                    add_bot(
-                        session=session,
-                        name=module,
-                        command=f"{sys.executable} -m example_bots.{module}",
-                        games=[game],
-                        check=False,
-                    )
+                ensure_example_bot(session=session, module=module, game=game)
                 names.append(module)
             league = f"demo-{game}"
             try:

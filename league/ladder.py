@@ -24,7 +24,6 @@ from __future__ import annotations
 import importlib.util
 import math
 import statistics
-import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -45,7 +44,7 @@ from league.leagues import (
     league_status,
 )
 from league.models import MatchRow
-from league.registry import NotFoundError, add_bot, get_bot
+from league.registry import NotFoundError, ensure_example_bot
 from league.standings import standings
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
@@ -197,16 +196,7 @@ def prepare(
                 created.append((game, "", missing))
                 continue
             for module in present:
-                try:
-                    get_bot(session=session, name=module)
-                except NotFoundError:
-                    add_bot(
-                        session=session,
-                        name=module,
-                        command=f"{sys.executable} -m example_bots.{module}",
-                        games=[game],
-                        check=False,
-                    )
+                ensure_example_bot(session=session, module=module, game=game)
             league = f"ladder-{game}"
             try:
                 get_league(session=session, name=league)

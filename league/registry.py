@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -240,3 +241,18 @@ def remove_bot(*, session: Session, name: str) -> int:
             session.add(row)
     session.flush()
     return len(active)
+
+
+def ensure_example_bot(*, session: Session, module: str, game: str) -> BotRow:
+    """The example bot ``example_bots.<module>`` under its module name, registered
+    (unchecked: it ships with the project) the first time it is asked for."""
+    try:
+        return get_bot(session=session, name=module)
+    except NotFoundError:
+        return add_bot(
+            session=session,
+            name=module,
+            command=f"{sys.executable} -m example_bots.{module}",
+            games=[game],
+            check=False,
+        )
