@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 from league.cli import app
 from referee.games import GAMES
 
+ROOT = Path(__file__).resolve().parents[1]
+
 runner = CliRunner()
 MISBEHAVING = f"{sys.executable} -m tests.bots.misbehaving --mode"
 
@@ -111,10 +113,21 @@ def test_check_names_a_slow_bot(tmp_path: Path) -> None:
     assert code == 1 and "FAIL" in out and "slow: p99" in out and "faults: none" in out, out
 
 
-@pytest.mark.parametrize("game", ["liars_poker_dice", "cockroach_poker"])
-def test_check_passes_example_bots(tmp_path: Path, game: str) -> None:
-    command = f"{sys.executable} -m example_bots.{game}_heuristic"
-    code, out = arena(tmp_path / "a.db", "bot", "check", command, "--game", game, "--matches", "4")
+def example_bots() -> list[tuple[str, str]]:
+    """Every Python example bot as (module, game), found on disk so a new one is
+    checked without editing this list."""
+    found = [("example_bots.rl_selfplay.bot", "liars_dice")]
+    for path in sorted((ROOT / "example_bots").glob("*_*.py")):
+        games = [g for g in GAMES if path.stem.startswith(g + "_")]
+        if games and not path.stem.endswith("_solver"):
+            found.append((f"example_bots.{path.stem}", max(games, key=len)))
+    return found
+
+
+@pytest.mark.parametrize(("module", "game"), example_bots())
+def test_check_passes_every_example_bot(tmp_path: Path, module: str, game: str) -> None:
+    command = f"{sys.executable} -m {module}"
+    code, out = arena(tmp_path / "a.db", "bot", "check", command, "--game", game, "--matches", "2")
     assert code == 0 and out.startswith("PASS"), out
     assert "start-up (to Health)" in out and "peak memory (RSS)" in out
 

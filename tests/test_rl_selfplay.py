@@ -29,3 +29,11 @@ def test_the_shipped_policy_beats_random_in_legal_matches() -> None:
         trained_seat = seed % 2
         wins += result.outcome.places[trained_seat] == 1
     assert wins / matches > 0.6
+
+
+@pytest.mark.parametrize("rules", [{}, {"dice_per_player": "1"}, {"wild_face": "1"}])
+def test_other_rules_fall_back_to_legal_play(rules: dict[str, str]) -> None:
+    """Rules it never trained on (the sum round included) must not crash it:
+    ``arena bot check`` found a crash on a sum bid."""
+    for seed in range(12):
+        play_local("liars_dice", [SelfPlayLiarsDiceBot, RandomLiarsDiceBot], seed=seed, rules=rules)

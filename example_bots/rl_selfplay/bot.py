@@ -9,7 +9,7 @@ legal action.
 
 from __future__ import annotations
 
-from example_bots.rl_selfplay.policy import action_text, info_key, load
+from example_bots.rl_selfplay.policy import action_text, info_key, load, trained_for
 from sdk import Bot, run
 from sdk.liars_dice import Action, Observation, legal_actions
 
@@ -24,6 +24,8 @@ class SelfPlayLiarsDiceBot(Bot[Observation, Action]):
 
     def act(self, observation: Observation) -> Action:
         legal = legal_actions(observation)
+        if not trained_for(observation):
+            return self.rng.choice(legal)
         wanted = self.table.get(info_key(observation))
         for action in legal:
             if action_text(action) == wanted:

@@ -6,11 +6,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.games.liars_dice import Bid, Challenge
+from referee.games import get_game
+from referee.games.liars_dice import Bid, Challenge, SumBid
 
 RULES = {"dice_per_player": "1", "sum_endgame": "false"}
 """The small configuration the example trains on (two seats, one die each)."""
+TRAINED_RULES = get_game("liars_dice").parse_rules(RULES)
+TRAINED_SEATS = 2
 POLICY_PATH = Path(__file__).with_name("policy.json")
+
+
+def trained_for(observation: Any) -> bool:
+    """Whether the table was trained for this match's rules and seat count."""
+    return bool(observation.rules == TRAINED_RULES and observation.num_seats == TRAINED_SEATS)
 
 
 def info_key(observation: Any) -> str:
@@ -21,7 +29,11 @@ def info_key(observation: Any) -> str:
 
 
 def action_text(action: Any) -> str:
-    return "challenge" if isinstance(action, Challenge) else f"{action.quantity}x{action.face}"
+    if isinstance(action, Challenge):
+        return "challenge"
+    if isinstance(action, SumBid):
+        return f"sum>={action.total}"
+    return f"{action.quantity}x{action.face}"
 
 
 def load(path: Path = POLICY_PATH) -> dict[str, str]:
