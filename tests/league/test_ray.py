@@ -24,6 +24,7 @@ ray = pytest.importorskip("ray")
 
 import league.ray_executor  # noqa: E402
 import league.registry  # noqa: E402
+import league.worker_wire  # noqa: E402
 from league.db import open_database, session_scope  # noqa: E402
 from league.leagues import get_league, match_deal_key  # noqa: E402
 from league.ray_executor import BotChangedError, RayOptions, file_hashes  # noqa: E402
@@ -133,7 +134,7 @@ def test_ray_on_postgresql_gives_the_local_runners_standings(
     assert prepare(remote, rounds=2) == total  # same reproducible secret
 
     sent: list[dict[str, Any]] = []
-    original = league.ray_executor.encode_job
+    original = league.worker_wire.encode_job
 
     def spy(job: Job) -> dict[str, Any]:
         encoded = original(job)
@@ -203,7 +204,12 @@ def test_a_killed_ray_worker_costs_no_match(tmp_path: Path, postgres_server: str
     try:
         wait_for(lambda: done_count(engine) >= 2, "two matches", timeout=180)
         victims: list[int] = []
-        wait_for(lambda: bool(victims.extend(ray_workers_with_bots()) or victims), "a worker")
+
+        def found() -> bool:
+            victims[:] = ray_workers_with_bots()
+            return bool(victims)
+
+        wait_for(found, "a Ray worker with bots")
         os.kill(victims[0], signal.SIGKILL)
         out, err = runner.communicate(timeout=300)
     finally:
