@@ -214,6 +214,13 @@ def run_command(
             show_default=False,
         ),
     ] = None,
+    ray_ship_bots: Annotated[
+        bool,
+        typer.Option(
+            help="Send each bot's script files with its tasks (workers check them against"
+            " the registered version) instead of reading them from a shared path."
+        ),
+    ] = False,
 ) -> None:
     """Play the league's pending matches (resumes where a previous run stopped)."""
     import trio
@@ -224,8 +231,8 @@ def run_command(
 
     if executor not in ("local", "ray"):
         raise fail(f"bad --executor {executor!r}: use local or ray")
-    if executor == "local" and (ray_address or ray_runtime_env):
-        raise fail("--ray-address and --ray-runtime-env need --executor ray")
+    if executor == "local" and (ray_address or ray_runtime_env or ray_ship_bots):
+        raise fail("--ray-address, --ray-runtime-env and --ray-ship-bots need --executor ray")
     ray = None
     if executor == "ray":
         from league.ray_executor import RayOptions, parse_runtime_env

@@ -23,6 +23,7 @@ this executor is chosen.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import re
@@ -33,7 +34,7 @@ from typing import Any
 
 import trio
 
-from league.registry import LeagueError, content_version
+from league.registry import LeagueError, command_file_args, content_version
 from league.worker_wire import (
     Job,
     WorkerConfig,
@@ -71,7 +72,10 @@ class RayOptions:
     max_retries: int = 3
     """Times a match whose worker died is run again before it counts as lost."""
     runtime_env: Mapping[str, Any] | None = None
-    """Passed to ``ray.init``: e.g. ``working_dir`` ships the bots' files with the tasks."""
+    """Passed to ``ray.init`` (e.g. ``pip`` or ``env_vars`` for the workers)."""
+    ship_bots: bool = False
+    """Send each bot's script files (the files its version hash covers) with the
+    tasks, for workers that do not share the driver's files."""
 
 
 def file_hashes(bots: Sequence[BotSpec]) -> dict[str, str]:
@@ -96,6 +100,23 @@ def file_hashes(bots: Sequence[BotSpec]) -> dict[str, str]:
             )
         hashes[bot.name] = have
     return hashes
+
+
+def shipped_scripts(bots: Sequence[BotSpec]) -> dict[str, dict[str, str]]:
+    """Bot name → command-line position → base64 of the script named there (modules
+    after ``-m`` are not shipped: they come with the installed packages)."""
+    shipped: dict[str, dict[str, str]] = {}
+    for bot in bots:
+        if not bot.command:
+            continue
+        scripts = {
+            str(index): base64.b64encode(path.read_bytes()).decode()
+            for index, path in command_file_args(bot.command)
+            if bot.command[index - 1] != "-m"
+        }
+        if scripts:
+            shipped[bot.name] = scripts
+    return shipped
 
 
 def _ray() -> Any:
@@ -133,6 +154,7 @@ class RayPlayers:
         self.slots = [RaySlot(self) for _ in range(concurrency)]
         self.lost: list[LostWorker] = []
         self.files = file_hashes(bots)
+        self._shipped: Any = shipped_scripts(bots) if options.ship_bots else None
         self._config = encode_config(WorkerConfig(sandbox))
         self._counters: dict[int, tuple[int, int]] = {}
         self._task: Any = None
@@ -161,6 +183,8 @@ class RayPlayers:
             from league.ray_task import play_job
 
             self._ray = ray
+            if self._shipped:  # in the object store once, not in every task
+                self._shipped = ray.put(self._shipped)
             self._task = ray.remote(play_job).options(
                 num_cpus=self.options.cpus_per_match,
                 max_retries=self.options.max_retries,
@@ -193,7 +217,7 @@ class RayPlayers:
     async def play(self, spec: MatchSpec, limits: Limits) -> Played:
         ray = self._ray
         job = encode_job(Job(1, spec, limits))
-        ref = self._task.remote(self._config, job, self.files)
+        ref = self._task.remote(self._config, job, self.files, self._shipped)
         try:
             answer = await trio.to_thread.run_sync(ray.get, ref, abandon_on_cancel=True)
         except trio.Cancelled:

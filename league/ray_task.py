@@ -18,15 +18,20 @@ its duplicate group — never the league secret, which stays with the driver.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
+import tempfile
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import trio
 
-from league.registry import LeagueError, content_version
+from league.registry import LeagueError, command_file_args, version_of
 from league.worker_wire import (
     Counters,
     Job,
@@ -44,29 +49,73 @@ class BotFilesMismatch(LeagueError):
     """A worker's copy of a bot's files is not the version the league registered."""
 
 
-def verify_bot_files(spec: MatchSpec, expected: Mapping[str, str]) -> None:
-    """Refuse to start a bot whose files on this machine hash differently from
-    ``expected[name]`` (the driver's hash, which for a bot registered by content
-    is its registered version): a stale or altered copy on a worker would play
-    under another version's name and rating."""
+SHIPPED_DIR = Path(tempfile.gettempdir()) / "bluff-arena-shipped"
+"""Where a worker keeps bot files shipped with the tasks, by content hash."""
+
+
+def verify_bot_files(
+    spec: MatchSpec,
+    expected: Mapping[str, str],
+    shipped: Mapping[str, Mapping[int, bytes]] | None = None,
+    store: Path = SHIPPED_DIR,
+) -> MatchSpec:
+    """The match as this worker plays it, or :class:`BotFilesMismatch`.
+
+    Each bot started by command must hash to ``expected[name]`` (the driver's
+    hash, which for a bot registered by content is its registered version): a
+    stale or altered copy would play under another version's name and rating.
+    ``shipped[name]`` maps command-line positions to the bytes of the script
+    named there (``--ray-ship-bots``): they are checked as part of that hash and,
+    where this machine has no identical file at that path, written under
+    ``store`` by content hash and the command pointed at the copy."""
+    shipped = shipped or {}
+    bots = []
     for bot in spec.bots:
         if not bot.command:
-            continue  # reached by address: there are no files here to check
+            bots.append(bot)  # reached by address: there are no files here to check
+            continue
         want = expected.get(bot.name)
         if want is None:
             raise BotFilesMismatch(f"no file hash was sent for bot {bot.name!r}")
+        sent = shipped.get(bot.name, {})
         try:
-            have = content_version(bot.command)
+            local = dict(command_file_args(bot.command))
+            contents = [
+                sent[index] if index in sent else local[index].read_bytes()
+                for index in sorted(set(local) | set(sent))
+            ]
         except OSError as error:
             raise BotFilesMismatch(
                 f"bot {bot.name!r}: cannot read its files here: {error}"
             ) from None
+        have = version_of(bot.command, contents)
         if have != want:
             raise BotFilesMismatch(
                 f"bot {bot.name!r} version {bot.version}: its files on worker"
                 f" {os.uname().nodename} (pid {os.getpid()}) hash to {have}, the league's"
                 f" copy to {want}; refusing to play a different build under its name"
             )
+        command = list(bot.command)
+        for index, data in sent.items():
+            here = local.get(index)
+            if here is None or here.read_bytes() != data:
+                command[index] = str(_keep(store, data, Path(command[index]).name))
+        bots.append(replace(bot, command=tuple(command)))
+    return replace(spec, bots=tuple(bots))
+
+
+def _keep(store: Path, data: bytes, name: str) -> Path:
+    """``data`` as ``store/<sha256>/<name>`` (written once, atomically, read-only)."""
+    folder = store / hashlib.sha256(data).hexdigest()
+    target = folder / name
+    if target.is_file() and target.read_bytes() == data:
+        return target
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=folder, delete=False) as handle:
+        handle.write(data)
+    os.chmod(handle.name, 0o444)  # sandboxed bots run as other uids and must read it
+    os.replace(handle.name, target)
+    return target
 
 
 class RefereeHost:
@@ -119,12 +168,20 @@ def host_for(sandbox: SandboxConfig) -> RefereeHost:
 
 
 def play_job(
-    config: Mapping[str, Any], job: Mapping[str, Any], files: Mapping[str, str]
+    config: Mapping[str, Any],
+    job: Mapping[str, Any],
+    files: Mapping[str, str],
+    shipped: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
     """Play one match: ``config`` and ``job`` as :mod:`league.worker_wire` encodes
-    them, ``files`` the expected content hash of each bot started by command.
+    them, ``files`` the expected content hash of each bot started by command,
+    ``shipped`` bot scripts sent along (bot name → argument position → base64).
     Returns the encoded result plus this process's id."""
     decoded = decode_job(job)
-    verify_bot_files(decoded.spec, files)
-    result = host_for(decode_config(config).sandbox).play(decoded)
+    scripts = {
+        name: {int(index): base64.b64decode(data) for index, data in by_index.items()}
+        for name, by_index in (shipped or {}).items()
+    }
+    spec = verify_bot_files(decoded.spec, files, scripts)
+    result = host_for(decode_config(config).sandbox).play(replace(decoded, spec=spec))
     return {"pid": os.getpid(), "result": encode_result(result)}

@@ -6,6 +6,7 @@ registered version; the tasks never carry the league secret."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -27,8 +28,13 @@ import league.registry  # noqa: E402
 import league.worker_wire  # noqa: E402
 from league.db import open_database, session_scope  # noqa: E402
 from league.leagues import get_league, match_deal_key  # noqa: E402
-from league.ray_executor import BotChangedError, RayOptions, file_hashes  # noqa: E402
-from league.ray_task import BotFilesMismatch, play_job  # noqa: E402
+from league.ray_executor import (  # noqa: E402
+    BotChangedError,
+    RayOptions,
+    file_hashes,
+    shipped_scripts,
+)
+from league.ray_task import BotFilesMismatch, play_job, verify_bot_files  # noqa: E402
 from league.runner import run_league  # noqa: E402
 from league.worker_wire import Job, WorkerConfig, encode_config, encode_job  # noqa: E402
 from referee.match import Limits, MatchSpec  # noqa: E402
@@ -98,28 +104,56 @@ def test_a_bot_changed_since_registration_is_refused_before_anything_runs(
     assert file_hashes([labelled]) == {"mine": league.registry.content_version(bot.command)}
 
 
-def test_a_worker_refuses_a_copy_that_is_not_the_registered_version(tmp_path: Path) -> None:
-    bot = script_bot(tmp_path)
+def match_with(bot: BotSpec) -> MatchSpec:
     opponent = BotSpec(
         name="random",
         command=(sys.executable, "-m", "example_bots.liars_dice_random"),
         version="x",
     )
-    spec = MatchSpec(
+    return MatchSpec(
         game="liars_dice",
         bots=(bot, opponent),
         rules={"dice_per_player": "1"},
         match_id="files-1",
         chance_key=b"k" * 32,
     )
-    config = encode_config(WorkerConfig(replace(DEFAULT_SANDBOX, enabled=False)))
+
+
+CONFIG = encode_config(WorkerConfig(replace(DEFAULT_SANDBOX, enabled=False)))
+
+
+def test_a_worker_refuses_a_copy_that_is_not_the_registered_version(tmp_path: Path) -> None:
+    bot = script_bot(tmp_path)
+    spec = match_with(bot)
     job = encode_job(Job(1, spec, Limits()))
-    good = file_hashes([bot, opponent])
-    answer = play_job(config, job, good)  # guard: the right copy plays
+    good = file_hashes(spec.bots)
+    answer = play_job(CONFIG, job, good)  # guard: the right copy plays
     assert answer["result"]["record"]["match_id"] == "files-1"
     stale = {**good, "mine": "0" * 12}
     with pytest.raises(BotFilesMismatch, match=r"hash to .* the league's copy to 000000000000"):
-        play_job(config, job, stale)
+        play_job(CONFIG, job, stale)
+
+
+def test_shipped_scripts_reach_a_worker_without_them_and_are_checked(tmp_path: Path) -> None:
+    bot = script_bot(tmp_path)
+    spec = match_with(bot)
+    good = file_hashes(spec.bots)
+    shipped = shipped_scripts(spec.bots)
+    assert list(shipped) == ["mine"]  # the module bot comes with the installed packages
+    script = Path(bot.command[1])
+    script.unlink()  # this "worker" does not share the driver's files
+    with pytest.raises(BotFilesMismatch, match=r"cannot read|hash to"):
+        play_job(CONFIG, encode_job(Job(1, spec, Limits())), good)  # guard: not shipped
+    store = tmp_path / "store"
+    scripts = {n: {int(i): base64.b64decode(d) for i, d in s.items()} for n, s in shipped.items()}
+    placed = verify_bot_files(spec, good, scripts, store)
+    copy = Path(placed.bots[0].command[1])
+    assert copy.parent.parent == store and copy.read_text().startswith("from example_bots")
+    answer = play_job(CONFIG, encode_job(Job(1, spec, Limits())), good, shipped)
+    assert answer["result"]["record"]["reason"] == "completed"
+    tampered = {"mine": {"1": base64.b64encode(b"import os  # not the bot\n").decode()}}
+    with pytest.raises(BotFilesMismatch, match="hash to"):
+        play_job(CONFIG, encode_job(Job(1, spec, Limits())), good, tampered)
 
 
 # --------------------------------------------------------- same as local, on PG
