@@ -43,7 +43,7 @@ def add_command(
     typer.echo(f"author {row.name} created; their token (shown only now):")
     typer.echo(token)
     typer.echo(
-        "warning: only a hash of this token is stored; hand it to the author now"
+        "warning: the token itself is not stored (only a hash of it): hand it to the author now"
         " (a lost token is replaced by disabling the author and adding a new one)",
         err=True,
     )

@@ -208,7 +208,10 @@ def _zip_members(data: bytes, filename: str, max_files: int) -> Iterator[_Member
 
 
 def _members(data: bytes, filename: str, max_files: int, max_bytes: int) -> Iterator[_Member]:
-    base = safe_member_path(filename)
+    try:
+        base = safe_member_path(filename)
+    except UploadRejected:
+        base = None
     if base is None or len(base.parts) != 1:
         raise UploadRejected(f"bad upload file name {filename[:200]!r}: give a plain file name")
     lower = filename.lower()
