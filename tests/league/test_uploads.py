@@ -14,7 +14,7 @@ import os
 import stat
 import tarfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -26,7 +26,7 @@ LIMITS = {"max_files": 20, "max_unpacked_bytes": 1 << 20}
 BOT = b"print('hello')\n"
 
 
-def tar_bytes(members: list[tarfile.TarInfo | tuple[str, bytes]], mode: str = "w:gz") -> bytes:
+def tar_bytes(members: Sequence[tarfile.TarInfo | tuple[str, bytes]], mode: str = "w:gz") -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode=mode) as archive:  # type: ignore[call-overload]
         for member in members:
@@ -248,7 +248,7 @@ def test_zip_sizes_in_headers_are_not_trusted(tmp_path: Path) -> None:
     # Patch the central directory's uncompressed size of the only member to 10 bytes.
     central = data.rfind(b"PK\x01\x02")
     data[central + 24 : central + 28] = (10).to_bytes(4, "little")
-    with pytest.raises(UploadRejected, match="unpacks to more than|damaged"):
+    with pytest.raises(UploadRejected, match=r"unpacks to more than|damaged"):
         unpack(lay.store, "b.zip", bytes(data), **LIMITS)
 
 
@@ -289,7 +289,7 @@ def test_duplicates_and_unknown_formats_are_refused(tmp_path: Path) -> None:
         unpack(lay.store, "b.tar", tar_bytes([("b.py", BOT), ("./b.py", BOT)], "w"), **LIMITS)
     with pytest.raises(UploadRejected, match="inside the file"):
         unpack(lay.store, "b.tar", tar_bytes([("b.py", BOT), ("b.py/x", BOT)], "w"), **LIMITS)
-    with pytest.raises(UploadRejected, match="cannot unpack 'b.rar'"):
+    with pytest.raises(UploadRejected, match=r"cannot unpack 'b\.rar'"):
         unpack(lay.store, "b.rar", b"Rar!", **LIMITS)
     with pytest.raises(UploadRejected, match="not a readable zip"):
         unpack(lay.store, "b.zip", b"nonsense", **LIMITS)
@@ -334,9 +334,9 @@ def test_entry_point_convention(tmp_path: Path) -> None:
     assert entry([("arena-bot.toml", manifest), ("src/start.py", BOT), ("x.py", BOT)]) == (
         "src/start.py"
     )
-    with pytest.raises(UploadRejected, match="no entry point: expected b.py"):
+    with pytest.raises(UploadRejected, match=r"no entry point: expected b\.py"):
         entry([("one.py", BOT), ("two.py", BOT)])
     with pytest.raises(UploadRejected, match="not in the upload"):
         entry([("arena-bot.toml", b'entry = "gone.py"\n'), ("b.py", BOT)])
-    with pytest.raises(UploadRejected, match="'..' component"):
+    with pytest.raises(UploadRejected, match=r"'\.\.' component"):
         entry([("arena-bot.toml", b'entry = "../x.py"\n'), ("b.py", BOT)])
