@@ -44,18 +44,18 @@ def _hash(secret: str, salt: bytes, params: str) -> str:
     return digest.hex()
 
 
-def check_name(name: str) -> str:
+def check_name(name: str, what: str = "name") -> str:
     """``name`` if it is 1-64 letters, digits, ``_`` or ``-``; :class:`LeagueError` if not."""
     if not NAME_PATTERN.fullmatch(name):
         raise LeagueError(
-            f"bad name {name[:80]!r}: use 1-64 letters, digits, '_' or '-' (it appears in URLs)"
+            f"bad {what} {name[:80]!r}: use 1-64 letters, digits, '_' or '-' (it appears in URLs)"
         )
     return name
 
 
 def add_author(*, session: Session, name: str) -> tuple[AuthorRow, str]:
     """Create an author; returns the row and the token, which exists nowhere else."""
-    check_name(name)
+    check_name(name, "author name")
     if session.exec(select(AuthorRow).where(AuthorRow.name == name)).first() is not None:
         raise AlreadyExistsError(f"author {name!r} already exists")
     token_id = secrets.token_hex(6)

@@ -262,9 +262,9 @@ async def submit_bot(
     not disabled.
     """
     try:
-        check_name(name)
+        check_name(name, "bot name")
     except LeagueError as error:
-        raise BadSubmission(f"bad bot {error}") from None
+        raise BadSubmission(str(error)) from None
     if game not in GAMES:
         raise BadSubmission(f"unknown game {game[:50]!r} (known: {', '.join(sorted(GAMES))})")
     if author.disabled:

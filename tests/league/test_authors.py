@@ -93,7 +93,7 @@ def test_names_are_checked_and_unique(engine: Engine) -> None:
     with session_scope(engine) as session, pytest.raises(AlreadyExistsError, match="'ada'"):
         add_author(session=session, name="ada")
     for bad in ("", "a b", "<script>", "x" * 65):
-        with session_scope(engine) as session, pytest.raises(LeagueError, match="bad name"):
+        with session_scope(engine) as session, pytest.raises(LeagueError, match="bad author name"):
             add_author(session=session, name=bad)
 
 
