@@ -269,6 +269,7 @@ async def submit_bot(
         raise BadSubmission(f"unknown game {game[:50]!r} (known: {', '.join(sorted(GAMES))})")
     if author.disabled:
         raise AuthError(f"author {author.name!r} is disabled")
+    store = store.resolve()  # the registered command must not depend on the server's cwd
     submission_id = await trio.to_thread.run_sync(
         _begin, engine, author, name, game, len(data), limits
     )
