@@ -120,6 +120,8 @@ def multipart(
 ) -> tuple[bytes, str]:
     """(body, content type) of a ``multipart/form-data`` request."""
     boundary = f"arena-{secrets.token_hex(16)}"
+    # The name is the author's own file's; quotes or controls would break the header.
+    filename = "".join(c if c.isprintable() and c not in '"\\' else "_" for c in filename)
     parts: list[bytes] = []
     for key, value in fields.items():
         head = f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n'

@@ -133,6 +133,18 @@ def error_json(error: BaseException) -> dict[str, object]:
     return answer
 
 
+def list_submissions(
+    *, session: Session, author_id: int | None = None, limit: int = 100
+) -> list[SubmissionRow]:
+    """The newest submissions first (of one author, if given)."""
+    query = select(SubmissionRow).order_by(
+        col(SubmissionRow.created_at).desc(), col(SubmissionRow.id).desc()
+    )
+    if author_id is not None:
+        query = query.where(SubmissionRow.author_id == author_id)
+    return list(session.exec(query.limit(limit)))
+
+
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
@@ -193,7 +205,12 @@ def _begin(
     return submission_id
 
 
+MAX_REASONS, MAX_REASON_CHARS = 20, 900
+"""What of the reasons is kept (they fit the ``reasons`` column and a page)."""
+
+
 def _refuse(engine: Engine, submission_id: int, reasons: tuple[str, ...]) -> SubmissionRefused:
+    reasons = tuple(reason[:MAX_REASON_CHARS] for reason in reasons[:MAX_REASONS])
     with session_scope(engine) as session:
         row = session.get(SubmissionRow, submission_id)
         assert row is not None

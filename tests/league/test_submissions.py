@@ -35,6 +35,7 @@ from league.submissions import (
     SubmissionRefused,
     error_json,
     http_status,
+    list_submissions,
     submit_bot_sync,
 )
 from league.uploads import UploadRejected, UploadTooLarge, find_entry, unpack
@@ -175,6 +176,10 @@ def test_names_of_other_authors_and_of_the_operator_cannot_be_taken(
         with pytest.raises(SubmissionRefused, match="belongs to another author"):
             submit(engine, store, who, name, CRASH, "b.py")
     assert [s.status for s in submissions(engine)] == ["refused"] * 3
+    with session_scope(engine) as session:
+        bobs = list_submissions(session=session, author_id=bob.id)
+        assert [s.name for s in bobs] == ["house", "adas"]  # newest first
+        assert len(list_submissions(session=session)) == 3
     assert not (store / "uploads").exists(), "a squatting upload was stored"
 
 
