@@ -93,6 +93,12 @@ signal covers — so exit instead of starting an orphan. Otherwise close it and 
 the bot (which never sees it)."""
 
 
+BOT_TREE_MARKER = ".arena-bot-tree"
+"""A file of this name in a directory marks it as one bot's own tree (written by
+the arena server when it unpacks a submitted bot): a script under it gets the whole
+tree bound, so it can import its sibling modules and read its data files."""
+
+
 class SandboxError(Exception):
     """The sandbox cannot start here (a tool is missing, or the kernel refuses)."""
 
@@ -347,13 +353,23 @@ def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
         elif index > 0 and not arg.startswith("-") and _is_file(arg):
             # The script alone, not its directory: that may be the runner's
             # directory (the database, records, other bots). A bot of several
-            # files is a package (``-m``) or names more paths in ``readable``.
-            binds.append(Path(arg).resolve())
+            # files is a package (``-m``), a submitted tree (marked, see
+            # BOT_TREE_MARKER) or names more paths in ``readable``.
+            script = Path(arg).resolve()
+            binds.append(_bot_tree(script) or script)
     if args and os.path.isabs(args[0]) and Path(args[0]).exists():
         program = Path(args[0])
         if not any(str(program).startswith(p) for p in ("/usr/", "/bin/", "/sbin/")):
             binds.append(program)
     return binds, pythonpath
+
+
+def _bot_tree(script: Path) -> Path | None:
+    """The nearest directory above ``script`` marked as a submitted bot's tree."""
+    for parent in script.parents:
+        if (parent / BOT_TREE_MARKER).is_file():
+            return parent
+    return None
 
 
 def _is_file(arg: str) -> bool:
