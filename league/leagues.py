@@ -175,6 +175,19 @@ def league_bots(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, 
     return [(entry, bot) for entry, bot in rows]
 
 
+def bot_labels(*, session: Session, league: LeagueRow) -> dict[int, str]:
+    """Bot id → the name ratings and tables give it: the bot's name, or
+    ``name@version`` when the league holds several versions of that name (a rolling
+    ladder a newer version entered), so results of different versions are never
+    mixed. A version's label changes when a second version of its name enters."""
+    bots = [bot for _, bot in league_bots(session=session, league=league)]
+    counts = Counter(bot.name for bot in bots)
+    return {
+        bot.id: bot.name if counts[bot.name] == 1 else f"{bot.name}@{bot.version}"  # type: ignore[misc]
+        for bot in bots
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class PendingMatch:
     match_id: int
@@ -268,10 +281,7 @@ def record_result(
     entries = {
         e.bot_id: e for e in session.exec(select(EntryRow).where(EntryRow.league_id == league.id))
     }
-    names = {
-        b.id: b.name
-        for b in session.exec(select(BotRow).where(col(BotRow.id).in_([s.bot_id for s in seats])))
-    }
+    names = bot_labels(session=session, league=league)
     result = MatchResult(
         bots=tuple(names[s.bot_id] for s in seats),
         places=record.places,
@@ -334,7 +344,8 @@ def aborted_error(match: MatchRow) -> str:
 
 
 def finished_results(*, session: Session, league: LeagueRow) -> list[MatchResult]:
-    """Every finished match as rating input, in the order they finished."""
+    """Every finished match as rating input, in the order they finished; bots are
+    named by :func:`bot_labels`."""
     matches = list(
         session.exec(
             select(MatchRow)
@@ -342,14 +353,16 @@ def finished_results(*, session: Session, league: LeagueRow) -> list[MatchResult
             .order_by(col(MatchRow.finished_at), col(MatchRow.id))
         )
     )
+    labels = bot_labels(session=session, league=league)
     seats: dict[int, list[tuple[int, str, int]]] = {}
-    for seat, bot in session.exec(
-        select(SeatRow, BotRow)
+    for seat in session.exec(
+        select(SeatRow)
         .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
-        .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
         .where(MatchRow.league_id == league.id, MatchRow.status == "done")
     ):
-        seats.setdefault(seat.match_id, []).append((seat.seat, bot.name, seat.place or 0))
+        seats.setdefault(seat.match_id, []).append(
+            (seat.seat, labels[seat.bot_id], seat.place or 0)
+        )
     results = []
     for match in matches:
         ordered = sorted(seats.get(match.id or -1, []))
