@@ -354,6 +354,9 @@ def standings_command(
         bool, typer.Option(help="Also print the likelihood-of-superiority matrix.")
     ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also list retired versions (rolling ladders).")
+    ] = False,
 ) -> None:
     """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals, and LOS."""
     from league.bluff import league_bluff
@@ -363,7 +366,9 @@ def standings_command(
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         bluff = league_bluff(session=session, league=league)
-        rows = standings(session=session, league=league, samples=samples, bluff=bluff)
+        rows = standings(
+            session=session, league=league, samples=samples, bluff=bluff, include_retired=show_all
+        )
     if as_json:
         echo_json([row.as_json() for row in rows])
         return
@@ -382,7 +387,7 @@ def standings_command(
         [
             [
                 str(row.rank or "-"),
-                row.bot,
+                row.bot + (" (retired)" if row.retired else ""),
                 _fmt(row.elo),
                 f"{_fmt(row.lo)} .. {_fmt(row.hi)}" if row.elo is not None else "-",
                 str(row.matches),
