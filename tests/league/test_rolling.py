@@ -382,6 +382,9 @@ def test_a_sigkilled_ladder_resumes_losing_and_replaying_nothing(tmp_path: Path)
         assert bots_of(runner.pid) == []
         check_whole(engine)
     before = snapshot(engine)
+    with session_scope(engine) as session:
+        left = {m.position for m in session.exec(select(MatchRow).where(MatchRow.status != "done"))}
+    assert len(left) <= 5  # a batch of 4, and one match another slot was playing
     runner = rolling_run(url, "--max-matches", "5", "--quiet")
     out, err = runner.communicate(timeout=60)
     assert runner.returncode == 0, err
@@ -390,6 +393,7 @@ def test_a_sigkilled_ladder_resumes_losing_and_replaying_nothing(tmp_path: Path)
     check_whole(engine)
     assert len(after) == len(before) + 5
     assert {k: after[k] for k in before} == before  # finished results unchanged
+    assert {f"lad-{p}" for p in left} <= set(after)  # what the kill left is played first
     engine.dispose()
 
 
