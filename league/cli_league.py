@@ -56,6 +56,7 @@ def league_json(row: LeagueRow) -> dict[str, object]:
         "startup_timeout": row.startup_s,
         "k_factor": row.k_factor,
         "sandbox": league_sandbox(row).to_dict(),
+        "mode": row.mode,
         "created_at": row.created_at.isoformat(),
     }
 

@@ -23,6 +23,7 @@ from league.db import open_database, session_scope
 from league.leagues import decompress_record, get_league, revealed_secret
 from league.models import MatchLogRow, MatchRow, SeatRow
 from league.registry import AlreadyExistsError, add_bot, get_bot
+from league.report import write_league_report
 from league.rolling import (
     LadderEntry,
     RollingError,
@@ -238,6 +239,10 @@ async def test_a_retired_version_is_hidden_from_standings_but_still_rated(tmp_pa
         new_seats = session.exec(
             select(func.count()).select_from(SeatRow).where(SeatRow.bot_id == new.id)
         ).one()
+        page = write_league_report(
+            session=session, league=league, path=tmp_path / "lad.html", samples=20
+        )[0].read_text()
+    assert f"probability@{old.version}" in page and "probability@v2" in page
     assert new_seats == 4  # the two placement groups went to the new version
     assert [(r.bot, r.retired) for r in shown] == [(r.bot, False) for r in shown]
     assert {r.bot for r in shown} == {"random", "probability@v2"}
