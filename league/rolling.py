@@ -308,8 +308,13 @@ def enter_bot(*, session: Session, league: LeagueRow, bot: BotRow) -> list[BotRo
 
 
 def active_entries(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, BotRow]]:
-    """The entries that get new matches, in entry order."""
-    rows = [(e, b) for e, b in league_bots(session=session, league=league) if not e.retired]
+    """The entries that get new matches, in entry order: not retired in the ladder,
+    and not removed from the registry (``arena bot remove``)."""
+    rows = [
+        (e, b)
+        for e, b in league_bots(session=session, league=league)
+        if not e.retired and not b.retired
+    ]
     return sorted(rows, key=lambda pair: pair[0].id or 0)
 
 
