@@ -22,7 +22,7 @@ from sqlmodel import select
 from league.db import open_database, session_scope
 from league.leagues import decompress_record, get_league, revealed_secret
 from league.models import MatchLogRow, MatchRow, SeatRow
-from league.registry import AlreadyExistsError, add_bot, get_bot
+from league.registry import AlreadyExistsError, add_bot, get_bot, remove_bot
 from league.report import write_league_report
 from league.rolling import (
     LadderEntry,
@@ -195,8 +195,7 @@ def test_entering_a_new_version_retires_the_old_and_places_the_new(engine: Engin
         assert revealed_secret(session=session, league=league) is None
 
 
-async def test_run_plays_exactly_max_matches_and_extends_the_schedule(tmp_path: Path) -> None:
-    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+async def test_run_plays_exactly_max_matches_and_extends_the_schedule(engine: Engine) -> None:
     make_ladder(engine, batch_groups=2, matches_per_minute=6000)
     seen: list[str] = []
     summary = await run_rolling(engine, "lad", max_matches=5, on_match=seen.append)
@@ -212,7 +211,6 @@ async def test_run_plays_exactly_max_matches_and_extends_the_schedule(tmp_path: 
         rows = standings(session=session, league=league, samples=50)
         assert {r.bot for r in rows} == {"random", "probability"}
         assert sum(r.matches for r in rows) == 2 * 9
-    engine.dispose()
 
 
 async def test_a_retired_version_is_hidden_from_standings_but_still_rated(tmp_path: Path) -> None:
@@ -423,3 +421,14 @@ def test_cli_create_enter_status(tmp_path: Path) -> None:
     status = arena("rolling", "status", "lad", "--json")
     assert '"matches_per_minute": 90.0' in status and '"retired": false' in status
     assert math.isfinite(float(status.split('"matches_per_minute": ')[1].split(",")[0]))
+
+
+def test_a_bot_removed_from_the_registry_gets_no_new_matches(engine: Engine) -> None:
+    make_ladder(engine, batch_groups=2, placement_matches=0)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="lad")
+        add_bot(session=session, name="gone", command=RANDOM, games=["liars_dice"], check=False)
+        enter_bot(session=session, league=league, bot=get_bot(session=session, name="gone"))
+        remove_bot(session=session, name="gone")
+        batch = extend_schedule(session=session, league=league)
+    assert len(batch) == 4 and all("gone" not in [b.name for b in m.bots] for m in batch)
