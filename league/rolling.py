@@ -27,7 +27,7 @@ import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import trio
 from sqlalchemy import Engine, func
@@ -416,7 +416,7 @@ class RollingSummary:
     aborted: tuple[AbortedMatch, ...] = ()
     processes_started: int = 0
     processes_reused: int = 0
-    match_ids: tuple[str, ...] = field(default=())
+    match_ids: tuple[str, ...] = ()
     """``LEAGUE-POSITION`` of each match written, in the order written."""
 
 
@@ -444,7 +444,8 @@ async def run_rolling(
     match starts; running ones get ``grace_s`` to finish (None: as long as they
     take), then are abandoned — not written, still pending, played by the next run.
     ``handle_signals`` (the command line): the first SIGINT/SIGTERM is ``stop``
-    without a grace limit, a second abandons the running matches.
+    without a grace limit, a second abandons the running matches. ``workers``:
+    referee processes, as for :func:`league.runner.run_league` (1: this process).
     """
     with session_scope(engine) as session:
         league = get_league(session=session, name=name)
