@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from league import cli_author, cli_bot, cli_league, cli_replay
+from league import cli_author, cli_bot, cli_league, cli_replay, cli_rolling
 from league.cli_common import (
     SANDBOX_DEFAULTS,
     Context,
@@ -59,6 +59,7 @@ app.add_typer(cli_bot.app, name="bot")
 app.add_typer(cli_league.app, name="league")
 app.add_typer(cli_author.app, name="author")
 app.command("submit")(cli_author.submit_command)
+app.add_typer(cli_rolling.app, name="rolling")
 
 
 @app.command("games")
