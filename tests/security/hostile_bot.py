@@ -40,6 +40,7 @@ import glob
 import json
 import os
 import secrets
+import select
 import shlex
 import signal
 import socket
@@ -357,19 +358,37 @@ def attack_signal() -> dict[str, Any]:
 
 def attack_escape() -> dict[str, Any]:
     path = OPTIONS.paths[0] if OPTIONS.paths else ""
+    # The child says when it has left the session: reporting before that would let
+    # the match end (and the referee stop this bot's process group) while the child
+    # is still in the group, on a loaded machine.
+    ready_r, ready_w = os.pipe()
     try:
         pid = os.fork()
     except OSError as error:
         return {"forked": False, "error": error_name(error)}
     if pid == 0:
         try:
-            os.setsid()
+            try:
+                os.setsid()
+                os.write(ready_w, b"x")
+            except BaseException as error:
+                os.write(ready_w, repr(error).encode()[:200])
             # A fresh program at once: a forked gRPC process is not safe to keep running.
             write = f"echo escaped $$ > {shlex.quote(path)} 2>/dev/null;" if path else ""
             os.execv("/bin/sh", ["sh", "-c", f"sleep {OPTIONS.delay}; {write} sleep 60"])
         finally:
             os._exit(0)
-    return {"forked": True, "child": pid}
+    os.close(ready_w)
+    ready, _, _ = select.select([ready_r], [], [], 10.0)
+    said = os.read(ready_r, 200) if ready else b""
+    escaped = said == b"x"
+    os.close(ready_r)
+    return {
+        "forked": True,
+        "child": pid,
+        "escaped": escaped,
+        "said": said.decode("utf-8", "replace"),
+    }
 
 
 def attack_files() -> dict[str, Any]:
