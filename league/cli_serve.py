@@ -1,0 +1,72 @@
+"""``arena serve``: the web server (live leaderboard, replays, JSON API)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from league.cli_common import context_of, fail
+
+
+def serve_command(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port (0: any free port, printed).")
+    ] = 8000,
+    store: Annotated[
+        Path,
+        typer.Option(
+            envvar="ARENA_STORE",
+            help="Directory of the server's files: its session key, uploaded bots.",
+        ),
+    ] = Path("arena-store"),
+    secure_cookies: Annotated[
+        bool,
+        typer.Option(
+            "--secure-cookies",
+            help="Mark session cookies Secure (set this behind an HTTPS reverse proxy).",
+        ),
+    ] = False,
+) -> None:
+    """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API.
+
+    Standings pages update by themselves as matches finish, also matches played by
+    another process (`arena league run`) on the same database.
+    """
+    import logging
+
+    import trio
+
+    from league.db import redact, resolve_url
+    from league.server.app import Settings
+    from league.server.auth import KeyError_
+    from league.server.run import make_server, serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    engine = context_of(ctx).engine()
+    settings = Settings(store=store.resolve(), secure_cookies=secure_cookies)
+    try:
+        server = make_server(engine, settings)
+    except (KeyError_, OSError) as error:
+        raise fail(str(error)) from None
+
+    def ready(binds: list[str]) -> None:
+        typer.echo(f"database: {redact(resolve_url(context_of(ctx).db_url))}")
+        typer.echo(f"store: {settings.store}")
+        for bind in binds:
+            typer.echo(f"serving on {bind}", err=False)
+        typer.echo("Ctrl-C stops the server", err=False)
+        sys.stdout.flush()
+
+    try:
+        trio.run(lambda: serve(server, host=host, port=port, on_ready=ready))
+    except OSError as error:
+        raise fail(f"cannot serve on {host}:{port}: {error}") from None
+    typer.echo("server stopped")

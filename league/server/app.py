@@ -1,0 +1,231 @@
+"""The web application: state shared by the routes, security headers, errors.
+
+:func:`create_app` builds a Starlette app (it runs on AnyIO, here on trio under
+Hypercorn's trio worker, see :mod:`league.cli_serve`). Routes live in
+:mod:`league.server.pages` (HTML), :mod:`league.server.api` (JSON) and
+:mod:`league.server.live` (server-sent events). Every database call runs in a
+worker thread through :meth:`Server.db`, bounded by a capacity limiter, so a
+slow query never stalls the event loop that serves the other clients.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import jinja2
+import trio
+from sqlalchemy import Engine
+from sqlmodel import Session
+from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from league.registry import LeagueError, NotFoundError
+from league.server.auth import COOKIE, AuthorSession, read_session
+from league.server.events import LeagueWatcher, State
+from league.server.views import Missing, fmt
+
+log = logging.getLogger("arena.server")
+
+T = TypeVar("T")
+
+PAGE_CSP = (
+    "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none';"
+    " object-src 'none'"
+)
+"""Server pages: scripts, styles and requests only from this server, no inline script."""
+
+SECURITY_HEADERS = {
+    "content-security-policy": PAGE_CSP,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+    "cross-origin-opener-policy": "same-origin",
+    "permissions-policy": "camera=(), microphone=(), geolocation=()",
+}
+
+Authenticator = Callable[[Session, str], tuple[int, str]]
+"""``(session, token) -> (author id, author name)``; raises on a bad token."""
+
+
+@dataclass
+class Settings:
+    store: Path
+    secure_cookies: bool = False
+    """Mark the session cookie ``Secure`` even on plain HTTP (behind a TLS proxy)."""
+    max_streams: int = 200
+    """Open event streams at most; more get 503."""
+    watch_interval_s: float = 1.0
+    db_threads: int = 8
+
+
+@dataclass
+class Server:
+    """What every route needs: the database, the watcher, templates, the server key."""
+
+    engine: Engine
+    settings: Settings
+    key: bytes
+    watcher: LeagueWatcher
+    templates: jinja2.Environment
+    authenticate: Authenticator | None = None
+    """Checks an author's token (``league.authors.authenticate``); None: logins are off."""
+    author_name: Callable[[Session, int], str | None] | None = None
+    streams: int = 0
+    limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
+    _cache: dict[tuple[str, str], tuple[State, Any]] = field(default_factory=dict)
+    _locks: dict[tuple[str, str], trio.Lock] = field(default_factory=dict)
+
+    def _in_session(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: Any) -> T:
+        from league.db import session_scope
+
+        with session_scope(self.engine) as session:
+            return fn(session, *args, **kwargs)
+
+    async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(session, *args, **kwargs)`` in a worker thread, in one transaction."""
+        return await trio.to_thread.run_sync(
+            self._in_session, fn, args, kwargs, limiter=self.limiter
+        )
+
+    async def cached(
+        self, kind: str, league: str, league_id: int, fn: Callable[..., T], *args: Any
+    ) -> T:
+        """``db(fn, *args)``, computed again only when the league's state changed.
+
+        Keyed by the watcher's state of the league *before* computing, so a result
+        that lands meanwhile makes the next call compute again, never the reverse.
+        One computation at a time per key: concurrent callers wait for it.
+        """
+        key = (kind, league)
+        lock = self._locks.setdefault(key, trio.Lock())
+        async with lock:
+            state = self.watcher.state(league_id)
+            hit = self._cache.get(key)
+            if hit is not None and hit[0] == state:
+                return hit[1]  # type: ignore[no-any-return]
+            value = await self.db(fn, *args)
+            self._cache[key] = (state, value)
+            return value
+
+    def session_of(self, request: Request) -> AuthorSession | None:
+        return read_session(self.key, request.cookies.get(COOKIE))
+
+
+def server_of(request: Request) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+def templates() -> jinja2.Environment:
+    """Jinja2 with autoescaping ON for every template: what authors wrote (bot and
+    league names, README text) is always text, never markup."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("league.server", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["part"] = lambda value: quote(str(value), safe="")
+    env.filters["fmt"] = fmt
+    return env
+
+
+class SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` to every response that does not set its own."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    if name not in headers:
+                        headers[name] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def error_response(request: Request, status: int, message: str) -> Response:
+    if wants_json(request):
+        return JSONResponse({"error": message, "status": status}, status_code=status)
+    server = server_of(request)
+    page = server.templates.get_template("error.html").render(
+        status=status, message=message, author=server.session_of(request)
+    )
+    return HTMLResponse(page, status_code=status)
+
+
+async def _missing(request: Request, error: Exception) -> Response:
+    return error_response(request, 404, str(error))
+
+
+async def _bad_input(request: Request, error: Exception) -> Response:
+    return error_response(request, 400, str(error))
+
+
+async def _http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    message = str(error.detail) if error.status_code != 404 else f"no page at {request.url.path}"
+    response = error_response(request, error.status_code, message)
+    for name, value in (error.headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+async def _server_error(request: Request, error: Exception) -> Response:
+    log.exception("error serving %s", request.url.path, exc_info=error)
+    return error_response(request, 500, "internal error (logged on the server)")
+
+
+def create_app(server: Server) -> Starlette:
+    """The ASGI app serving ``server``'s database (the watcher runs separately)."""
+    from starlette.middleware import Middleware
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    from league.server import api, live, pages
+
+    routes = [
+        *live.routes(),  # before pages: /leagues/{name:path} would take .../events
+        *pages.routes(),
+        *api.routes(),
+        Mount(
+            "/static",
+            StaticFiles(directory=str(Path(__file__).parent / "static")),
+            name="static",
+        ),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={
+            Missing: _missing,
+            NotFoundError: _missing,
+            LeagueError: _bad_input,
+            HTTPException: _http_error,
+            Exception: _server_error,
+        },
+    )
+    app.state.server = server
+    return app

@@ -1,0 +1,102 @@
+"""Run the server: Hypercorn's trio worker and the background work in one nursery.
+
+:func:`serve` opens the app on ``host:port`` and, beside it, the league watcher
+(:class:`~league.server.events.LeagueWatcher`) and any background task the
+caller adds (``background``: e.g. the rolling ladders, which call
+``watcher.notify`` after each match). SIGINT or SIGTERM stops accepting
+connections, ends the event streams, lets requests in flight finish (a few
+seconds at most) and cancels the background tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+
+import trio
+from sqlalchemy import Engine
+
+from league.server.app import Authenticator, Server, Settings, create_app, templates
+from league.server.auth import load_server_key
+from league.server.events import LeagueWatcher
+
+log = logging.getLogger("arena.server")
+
+Background = Callable[[Server, trio.Event], Awaitable[None]]
+"""``task(server, stop)``: runs beside the web server until ``stop`` is set or it
+is cancelled."""
+
+
+def make_server(
+    engine: Engine,
+    settings: Settings,
+    *,
+    authenticate: Authenticator | None = None,
+) -> Server:
+    server = Server(
+        engine=engine,
+        settings=settings,
+        key=load_server_key(settings.store),
+        watcher=LeagueWatcher(engine, interval_s=settings.watch_interval_s),
+        templates=templates(),
+        authenticate=authenticate,
+        limiter=trio.CapacityLimiter(settings.db_threads),
+    )
+    return server
+
+
+async def serve(
+    server: Server,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    background: Sequence[Background] = (),
+    on_ready: Callable[[list[str]], None] | None = None,
+    handle_signals: bool = True,
+) -> None:
+    """Serve until SIGINT/SIGTERM (``handle_signals``) or cancellation."""
+    from hypercorn.config import Config
+    from hypercorn.trio import serve as hypercorn_serve
+
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.accesslog = None
+    config.errorlog = logging.getLogger("hypercorn.error")  # through the root handler, once
+    config.graceful_timeout = 3.0
+    config.keep_alive_timeout = 20.0
+    config.include_server_header = False
+    app = create_app(server)
+    stop = trio.Event()
+
+    async def shutdown_trigger() -> None:
+        await stop.wait()
+        server.watcher.close()  # the event streams end, so graceful shutdown is quick
+
+    async with trio.open_nursery() as nursery:
+        if handle_signals:
+            nursery.start_soon(_watch_signals, stop)
+        await nursery.start(server.watcher.run)
+        for task in background:
+            nursery.start_soon(task, server, stop)
+        try:
+            async with trio.open_nursery() as web:
+                binds = await web.start(
+                    partial(hypercorn_serve, app, config, shutdown_trigger=shutdown_trigger)  # type: ignore[arg-type]
+                )
+                if on_ready is not None:
+                    on_ready(list(binds))
+            # Hypercorn returned: stop was set and its connections are done.
+        finally:
+            stop.set()
+            server.watcher.close()
+            nursery.cancel_scope.cancel()
+
+
+async def _watch_signals(stop: trio.Event) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for received in signals:
+            log.info("signal %s: shutting down", received)
+            stop.set()
+            return
