@@ -145,7 +145,7 @@ class Served:
     def events(self, league: str, timeout: float = 30) -> Iterator[Iterator[dict[str, Any]]]:
         """The league's server-sent ``results`` events, parsed, as they come."""
         parts = urlsplit(self.url)
-        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
         connection.request("GET", f"/leagues/{quote(league, safe='')}/events")
         response = connection.getresponse()
         assert response.status == 200, response.status
