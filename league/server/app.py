@@ -38,8 +38,8 @@ log = logging.getLogger("arena.server")
 T = TypeVar("T")
 
 PAGE_CSP = (
-    "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none';"
-    " object-src 'none'"
+    "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self';"
+    " frame-ancestors 'none'; object-src 'none'"
 )
 """Server pages: scripts, styles and requests only from this server, no inline script."""
 
