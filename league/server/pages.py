@@ -47,8 +47,8 @@ async def index(request: Request) -> Response:
 async def league_page(request: Request) -> Response:
     server = server_of(request)
     name = request.path_params["name"]
-    detail = await server.db(views.league_detail, name)
     league_id = await server.db(views.league_id, name)
+    detail = await server.cached("detail", name, league_id, views.league_detail, name)
     table = await server.cached("standings", name, league_id, views.league_standings, name)
     return render(
         request,
