@@ -43,16 +43,16 @@ def arena(*args: str, db: str, check: bool = True, timeout: float = 120) -> str:
     return done.stdout
 
 
-def played_league(tmp: Path, *, played: int = 6) -> str:
-    """A SQLite database with league ``cup`` (3 Liar's Dice bots, one named
-    :data:`SCRIPT_BOT`, 12 matches) of which ``played`` were played by
-    ``arena league run``, and an empty league named :data:`SCRIPT_LEAGUE`."""
+def played_league(tmp: Path, *, played: int = 6, db: str | None = None) -> str:
+    """A database (``db``, else a SQLite file in ``tmp``) with league ``cup`` (3
+    Liar's Dice bots, one named :data:`SCRIPT_BOT`, 12 matches) of which ``played``
+    were played by ``arena league run``, and an empty league named :data:`SCRIPT_LEAGUE`."""
     from league.db import open_database, session_scope
     from league.leagues import LeagueSettings, create_league
     from league.registry import add_bot
     from referee.sandbox import SandboxConfig
 
-    db = f"sqlite:///{tmp / 'arena.db'}"
+    db = db or f"sqlite:///{tmp / 'arena.db'}"
     engine = open_database(db)
     python = sys.executable
     with session_scope(engine) as session:
