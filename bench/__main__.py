@@ -5,7 +5,7 @@
 Every number is measured in this run; absolute times are printed next to each ratio
 but vary with the machine and its load — the targets are on the ratios. A missed
 target prints MISS; something not measurable here prints NOT MEASURED with why.
-Sections (``--only``): wire, engine, long, league, memory, startup, ratings, server;
+Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray, server;
 ``stream`` is another name for ``wire`` (its rows are labelled "stream").
 """
 
@@ -27,7 +27,7 @@ from bench.report import Row, format_table, write_json
 from referee.sandbox import DEFAULT_SANDBOX
 
 GAMES = ("liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker")
-SECTIONS = ("wire", "engine", "long", "league", "memory", "startup", "ratings", "server")
+SECTIONS = ("wire", "engine", "long", "league", "memory", "startup", "ratings", "ray", "server")
 ALIASES = {"stream": "wire"}
 """The table labels the wire section's rows "stream", so ``--only stream`` means wire."""
 
@@ -43,6 +43,8 @@ class Sizes:
     memory_matches: int
     startup_runs: int
     workers_matches: int
+    ray_matches: dict[float, int]
+    """Matches per bot sleep (ms) for the Ray executor rows."""
     server_clients: int
     server_requests: int
 
@@ -57,6 +59,7 @@ FULL = Sizes(
     memory_matches=1000,
     startup_runs=5,
     workers_matches=120,
+    ray_matches={20.0: 48, 200.0: 16},
     server_clients=8,
     server_requests=400,
 )
@@ -70,6 +73,7 @@ QUICK = Sizes(
     memory_matches=200,
     startup_runs=3,
     workers_matches=40,
+    ray_matches={20.0: 12},
     server_clients=4,
     server_requests=100,
 )
@@ -369,6 +373,38 @@ def server_rows(sizes: Sizes) -> list[Row]:
     ]
 
 
+RAY_CONCURRENCY = 4
+
+
+def ray_rows(sizes: Sizes) -> list[Row]:
+    """The Ray executor against the local runner on this machine, sleeping bots,
+    the same concurrency: what distributing costs where it cannot pay."""
+    try:
+        import ray  # noqa: F401
+    except ImportError as error:
+        return [Row("ray", "Ray executor ÷ local runner", None, detail=repr(error))]
+    rows = []
+    for sleep_ms, matches in sizes.ray_matches.items():
+        local = league.ray_run(matches, RAY_CONCURRENCY, sleep_ms, ray=False).run
+        remote = league.ray_run(matches, RAY_CONCURRENCY, sleep_ms, ray=True).run
+        # Wall time a match holds a slot: concurrency ÷ throughput.
+        extra_ms = RAY_CONCURRENCY / remote.matches_per_s - RAY_CONCURRENCY / local.matches_per_s
+        match_s = RAY_CONCURRENCY / local.matches_per_s
+        rows.append(
+            Row(
+                "ray",
+                f"sleep {sleep_ms:g} ms bots, concurrency {RAY_CONCURRENCY}:"
+                " Ray executor ÷ local runner (matches/s)",
+                remote.matches_per_s / local.matches_per_s,
+                detail=f"{remote.matches_per_s:.2f} vs {local.matches_per_s:.2f} matches/s,"
+                f" {matches} matches each, {remote.decisions / matches:.0f} decisions/match;"
+                f" Ray adds {extra_ms * 1e3:.0f} ms to a {match_s:.2f} s match (local Ray"
+                f" instance, 2 CPUs, warm workers; no database)",
+            )
+        )
+    return rows
+
+
 def _load() -> str:
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -410,6 +446,7 @@ def main(argv: list[str] | None = None) -> None:
         "memory": lambda: memory_rows(sizes),
         "startup": lambda: startup_rows(sizes),
         "ratings": ratings_rows,
+        "ray": lambda: ray_rows(sizes),
         "server": lambda: server_rows(sizes),
     }
     meta: dict[str, object] = {

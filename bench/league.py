@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import gc
 import resource
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import trio
 
 from bench.instant_bot import match_id_for
 from bench.wire import instant_spec
-from league.runner import LocalPlayers, MatchSlot
+from league.runner import LocalPlayers, MatchSlot, Players
 from league.workers import RefereeWorkers
 from referee.launcher import FreshLauncher, Launcher
 from referee.match import Limits, MatchSpec, run_match
@@ -164,14 +164,41 @@ def workers_run(matches: int, concurrency: int, workers: int) -> WorkersRun:
 
     No database (the runner's writes are the same either way); every process is
     started and its pool warmed by one untimed match per slot first."""
-    bot = instant_spec()
-
-    async def main() -> WorkersRun:
-        players: LocalPlayers | RefereeWorkers = (
+    return players_run(
+        lambda bot: (
             LocalPlayers(concurrency, NO_SANDBOX)
             if workers == 1
             else RefereeWorkers(workers, concurrency, NO_SANDBOX)
-        )
+        ),
+        matches,
+        concurrency,
+    )
+
+
+def ray_run(matches: int, concurrency: int, sleep_ms: float, *, ray: bool) -> WorkersRun:
+    """Sleeping bots, ``concurrency`` slots: through a local Ray instance of 2 CPUs
+    (each match a task reserving 2/``concurrency`` CPU) when ``ray``, else in this
+    process — the two executors of ``arena league run``, without the database."""
+
+    def make(bot: BotSpec) -> Players:
+        if not ray:
+            return LocalPlayers(concurrency, NO_SANDBOX)
+        from league.ray_executor import RayOptions, RayPlayers
+
+        options = RayOptions(num_cpus=2, cpus_per_match=2 / concurrency)
+        return RayPlayers(concurrency, NO_SANDBOX, options, [bot])
+
+    return players_run(make, matches, concurrency, sleep_ms)
+
+
+def players_run(
+    make: Callable[[BotSpec], Players], matches: int, concurrency: int, sleep_ms: float = 0.0
+) -> WorkersRun:
+    """``matches`` through the slots of ``make(bot)``, after one untimed match per slot."""
+    bot = instant_spec(sleep_ms)
+
+    async def main() -> WorkersRun:
+        players = make(bot)
         async with players.running():
             warm = list(range(10_000, 10_000 + concurrency))
             await _play_slots(players.slots, bot, warm)

@@ -187,6 +187,40 @@ def run_command(
         int | None, typer.Option(min=1, help="Stop after this many matches.")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="Where matches are refereed: local (this machine) or ray (each match a"
+            " task on a Ray cluster; pip install '.[ray]', docs/distributed.md)."
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray cluster to use (auto, HOST:PORT or ray://HOST:PORT); default: start"
+            " a local Ray instance for this run.",
+            show_default=False,
+        ),
+    ] = None,
+    ray_cpus_per_match: Annotated[
+        float,
+        typer.Option(min=0.01, help="Ray CPUs each match reserves (lower for waiting bots)."),
+    ] = 1.0,
+    ray_runtime_env: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray runtime environment, JSON or @FILE (e.g. a working_dir that ships"
+            " the bots' files to the workers).",
+            show_default=False,
+        ),
+    ] = None,
+    ray_ship_bots: Annotated[
+        bool,
+        typer.Option(
+            help="Send each bot's script files with its tasks (workers check them against"
+            " the registered version) instead of reading them from a shared path."
+        ),
+    ] = False,
 ) -> None:
     """Play the league's pending matches (resumes where a previous run stopped)."""
     import trio
@@ -195,6 +229,19 @@ def run_command(
     from league.registry import LeagueError
     from league.runner import run_league
 
+    if executor not in ("local", "ray"):
+        raise fail(f"bad --executor {executor!r}: use local or ray")
+    if executor == "local" and (ray_address or ray_runtime_env or ray_ship_bots):
+        raise fail("--ray-address, --ray-runtime-env and --ray-ship-bots need --executor ray")
+    ray = None
+    if executor == "ray":
+        from league.ray_executor import RayOptions, parse_runtime_env
+
+        try:
+            env = parse_runtime_env(ray_runtime_env) if ray_runtime_env else None
+        except LeagueError as error:
+            raise fail(str(error)) from None
+        ray = RayOptions(address=ray_address, cpus_per_match=ray_cpus_per_match, runtime_env=env)
     engine = context_of(ctx).engine()
     with transaction(ctx) as session:
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
@@ -208,6 +255,7 @@ def run_command(
                 workers=workers,
                 max_matches=max_matches,
                 on_progress=printer,
+                ray=ray,
             )
         )
     except (LeagueError, SandboxError) as error:
@@ -220,7 +268,7 @@ def run_command(
         f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"
         f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
         f" reused {summary.processes_reused}"
-        + (f"; referee processes {summary.workers}" if summary.workers > 1 else "")
+        + (f"; referee processes {summary.workers}" if summary.workers != 1 else "")
     )
     for why in summary.lost_workers:
         typer.echo(f"error: {why}", err=True)

@@ -43,7 +43,56 @@ class BotRow(SQLModel, table=True):
     (set: the connection is TLS)."""
     retired: bool = Field(default=False)
     """Removed from the registry; kept because matches refer to it."""
+    author_id: int | None = Field(default=None, foreign_key="author.id", index=True)
+    """The author who submitted this version (``arena submit``), or None for a bot
+    the operator registered (``arena bot add``). Its logs are shown only to them."""
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class AuthorRow(SQLModel, table=True):
+    """Someone who may submit bots. Their token is never stored: only a salted
+    scrypt hash of its secret part, found through the non-secret ``token_id``."""
+
+    __tablename__ = "author"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, max_length=64)
+    token_id: str = Field(unique=True, max_length=32)
+    """The public part of the token (``arena_<token_id>_<secret>``): finds the row
+    without trying every hash."""
+    token_hash: str = Field(max_length=128)
+    """scrypt(secret, salt) in hex."""
+    token_salt: str = Field(max_length=64)
+    """Random salt, hex."""
+    token_params: str = Field(max_length=100)
+    """How the hash was made (``scrypt:n=...,r=...,p=...``), so it can change later."""
+    disabled: bool = Field(default=False)
+    """Revoked: the token no longer authenticates; the author's bots stay."""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SubmissionRow(SQLModel, table=True):
+    """One upload by one author, accepted or refused (with the reasons). Rate
+    limits count these rows, so they hold across server restarts."""
+
+    __tablename__ = "submission"
+
+    id: int | None = Field(default=None, primary_key=True)
+    author_id: int = Field(foreign_key="author.id", index=True)
+    name: str = Field(max_length=64)
+    """The bot name asked for."""
+    game: str = Field(max_length=50)
+    upload_sha256: str = Field(default="", max_length=64)
+    """SHA-256 of the raw upload (``store/uploads/<sha256>``), empty if not stored."""
+    size: int = 0
+    """Bytes uploaded."""
+    status: str = Field(default="checking", max_length=20)
+    """checking (being unpacked and checked) | accepted | refused."""
+    reasons: str = Field(default="[]", max_length=20000)
+    """Why it was refused: JSON list of strings."""
+    bot_id: int | None = Field(default=None, foreign_key="bot.id")
+    """The registered version, if accepted."""
+    created_at: datetime = Field(default_factory=utcnow, index=True)
 
 
 class LeagueRow(SQLModel, table=True):

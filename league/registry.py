@@ -41,7 +41,12 @@ class BotCheckError(LeagueError):
 
 def command_files(argv: Sequence[str]) -> list[Path]:
     """The files a command runs: scripts named on the line, modules after ``-m``."""
-    files: list[Path] = []
+    return [path for _, path in command_file_args(argv)]
+
+
+def command_file_args(argv: Sequence[str]) -> list[tuple[int, Path]]:
+    """:func:`command_files` with the index of the argument that names each."""
+    files: list[tuple[int, Path]] = []
     args = list(argv)
     for index, arg in enumerate(args):
         if index > 0 and args[index - 1] == "-m":
@@ -50,17 +55,23 @@ def command_files(argv: Sequence[str]) -> list[Path]:
             except (ImportError, ValueError):
                 spec = None
             if spec is not None and spec.origin and Path(spec.origin).is_file():
-                files.append(Path(spec.origin))
+                files.append((index, Path(spec.origin)))
         elif index > 0 and Path(arg).is_file():
-            files.append(Path(arg))
+            files.append((index, Path(arg)))
     return files
 
 
 def content_version(argv: Sequence[str]) -> str:
     """A short hash of the command line and the content of the files it runs."""
+    return version_of(argv, [path.read_bytes() for path in command_files(argv)])
+
+
+def version_of(argv: Sequence[str], contents: Sequence[bytes]) -> str:
+    """:func:`content_version` from the files' contents, in :func:`command_files`
+    order (a Ray worker checks shipped copies with it before writing them)."""
     digest = hashlib.sha256(shlex.join(argv).encode())
-    for path in command_files(argv):
-        digest.update(path.read_bytes())
+    for data in contents:
+        digest.update(data)
     return digest.hexdigest()[:12]
 
 

@@ -28,11 +28,11 @@ import json
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 from sqlalchemy import Engine
@@ -51,10 +51,20 @@ from league.leagues import (
 )
 from league.models import LeagueRow
 from league.registry import bot_spec
-from league.workers import Played, RefereeWorkers, WorkerGone, WorkerLost, WorkerStartError
+from league.workers import (
+    LostWorker,
+    Played,
+    RefereeWorkers,
+    WorkerGone,
+    WorkerLost,
+    WorkerStartError,
+)
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.sandbox import SandboxConfig, require_tools
+
+if TYPE_CHECKING:
+    from league.ray_executor import RayOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +116,8 @@ class RunSummary:
     aborted: tuple[AbortedMatch, ...] = ()
     """Matches of this run the referee aborted (stored as aborted, not rated)."""
     workers: int = 1
-    """Referee processes that played the matches (1: this one)."""
+    """Referee processes that played the matches (1: this one; with Ray, the
+    worker processes that returned a match)."""
     lost: tuple[LostMatch, ...] = ()
     """Matches a dying referee worker took with it (not written: still pending)."""
     lost_workers: tuple[str, ...] = ()
@@ -164,12 +175,27 @@ class LocalSlot:
         return Played(record, logs)
 
 
+class Players(Protocol):
+    """Where the matches are refereed: this process, worker processes, or Ray."""
+
+    @property
+    def slots(self) -> Sequence[MatchSlot]: ...
+    @property
+    def started(self) -> int: ...
+    @property
+    def reused(self) -> int: ...
+    @property
+    def lost(self) -> list[LostWorker]: ...
+    def running(self) -> AbstractAsyncContextManager[object]: ...
+
+
 class LocalPlayers:
     """``concurrency`` slots in this process, sharing one warm pool."""
 
     def __init__(self, concurrency: int, sandbox: SandboxConfig) -> None:
         self.pool = WarmPool(sandbox=sandbox)
         self.slots: list[MatchSlot] = [LocalSlot(self.pool) for _ in range(concurrency)]
+        self.lost: list[LostWorker] = []
 
     @property
     def started(self) -> int:
@@ -197,11 +223,14 @@ async def run_league(
     max_matches: int | None = None,
     on_progress: ProgressCallback | None = None,
     handle_signals: bool = True,
+    ray: RayOptions | None = None,
 ) -> RunSummary:
     """Play the pending matches of league ``name``; see the module docstring.
 
     ``workers``: referee processes (None: one per core), clamped by
-    :func:`worker_count`; 1 referees in this process."""
+    :func:`worker_count`; 1 referees in this process. ``ray``: play each match as
+    a task on a Ray cluster instead (:mod:`league.ray_executor`; ``workers`` is
+    then ignored)."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     with session_scope(engine) as session:
@@ -218,11 +247,17 @@ async def run_league(
     if sandbox.enabled:
         require_tools()  # a clear error now rather than a startup fault per seat
     sandbox = replace(sandbox, protect=(*sandbox.protect, *protected_files(engine)))
-    players: LocalPlayers | RefereeWorkers = (
-        LocalPlayers(slots, sandbox)
-        if processes == 1
-        else RefereeWorkers(processes, slots, sandbox)
-    )
+    players: Players
+    if ray is not None:
+        from league.ray_executor import RayPlayers
+
+        bots = {bot_spec(bot) for pending in todo for bot in pending.bots}
+        players = RayPlayers(slots, sandbox, ray, sorted(bots, key=lambda b: b.name))
+        processes = 0
+    elif processes == 1:
+        players = LocalPlayers(slots, sandbox)
+    else:
+        players = RefereeWorkers(processes, slots, sandbox)
     started = time.monotonic()
     done = status.done
     played = 0
@@ -312,9 +347,9 @@ async def run_league(
     interrupted = stopping
     if start_error is not None:
         raise start_error
-    lost_workers = (
-        tuple(w.reason for w in players.lost) if isinstance(players, RefereeWorkers) else ()
-    )
+    lost_workers = tuple(w.reason for w in players.lost)
+    if ray is not None:
+        processes = len(getattr(players, "worker_pids", ()))
     return RunSummary(
         played=played,
         remaining=status.total - done,

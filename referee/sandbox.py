@@ -93,6 +93,12 @@ signal covers — so exit instead of starting an orphan. Otherwise close it and 
 the bot (which never sees it)."""
 
 
+BOT_TREE_MARKER = ".arena-bot-tree"
+"""A file of this name in a directory marks it as one bot's own tree (written by
+the arena server when it unpacks a submitted bot): a script under it gets the whole
+tree bound, so it can import its sibling modules and read its data files."""
+
+
 class SandboxError(Exception):
     """The sandbox cannot start here (a tool is missing, or the kernel refuses)."""
 
@@ -232,10 +238,55 @@ _uid_counter = itertools.count()
 UIDS_PER_REFEREE = 100_000
 
 
+UID_BLOCKS = 1000
+UID_LOCK_DIR = Path("/run/lock/bluff-arena-uids")
+_claimed_block: tuple[int, int] | None = None
+"""(pid, block) once this process holds a uid block's lock (:func:`claim_uid_block`)."""
+
+
 def referee_uids(pid: int | None = None) -> range:
-    """The uids the referee process ``pid`` (default: this one) gives its bots."""
-    first = UID_BASE + ((os.getpid() if pid is None else pid) % 1000) * UIDS_PER_REFEREE
+    """The uids the referee process ``pid`` (default: this one) gives its bots:
+    block ``pid % 1000``, or the block this process claimed."""
+    pid = os.getpid() if pid is None else pid
+    block = pid % UID_BLOCKS
+    if _claimed_block is not None and _claimed_block[0] == pid:
+        block = _claimed_block[1]
+    first = UID_BASE + block * UIDS_PER_REFEREE
     return range(first, first + UIDS_PER_REFEREE)
+
+
+def claim_uid_block(lock_dir: Path = UID_LOCK_DIR) -> int:
+    """Hold, for this process's lifetime, an exclusive lock on a uid block no other
+    live referee uses, and give the bots uids from it.
+
+    Referees that start independently on one machine (the processes of a Ray
+    cluster) cannot split the blocks among themselves as ``--workers`` does, and two
+    whose pids agree modulo 1000 would give two live bots one uid. A lock (``flock``)
+    is released by the kernel when its holder dies, so a killed referee's block
+    frees itself. Tries the block of its pid first. Root only (an unprivileged
+    referee runs bots in a user namespace instead); idempotent."""
+    global _claimed_block
+    import fcntl
+
+    pid = os.getpid()
+    if _claimed_block is not None and _claimed_block[0] == pid:
+        return _claimed_block[1]
+    lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for step in range(UID_BLOCKS):
+        block = (pid + step) % UID_BLOCKS
+        fd = os.open(lock_dir / str(block), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        _held_locks.append(fd)  # kept open: closing it would release the lock
+        _claimed_block = (pid, block)
+        return block
+    raise SandboxError(f"every one of the {UID_BLOCKS} uid blocks in {lock_dir} is in use")
+
+
+_held_locks: list[int] = []
 
 
 _uid_share = (0, 1)
@@ -302,13 +353,23 @@ def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
         elif index > 0 and not arg.startswith("-") and _is_file(arg):
             # The script alone, not its directory: that may be the runner's
             # directory (the database, records, other bots). A bot of several
-            # files is a package (``-m``) or names more paths in ``readable``.
-            binds.append(Path(arg).resolve())
+            # files is a package (``-m``), a submitted tree (marked, see
+            # BOT_TREE_MARKER) or names more paths in ``readable``.
+            script = Path(arg).resolve()
+            binds.append(_bot_tree(script) or script)
     if args and os.path.isabs(args[0]) and Path(args[0]).exists():
         program = Path(args[0])
         if not any(str(program).startswith(p) for p in ("/usr/", "/bin/", "/sbin/")):
             binds.append(program)
     return binds, pythonpath
+
+
+def _bot_tree(script: Path) -> Path | None:
+    """The nearest directory above ``script`` marked as a submitted bot's tree."""
+    for parent in script.parents:
+        if (parent / BOT_TREE_MARKER).is_file():
+            return parent
+    return None
 
 
 def _is_file(arg: str) -> bool:

@@ -13,7 +13,16 @@ from sqlmodel import SQLModel
 
 from league.db import DatabaseError, open_database, resolve_url, table_names
 
-MODEL_TABLES = {"bot", "league", "league_entry", "match", "match_log", "match_seat"}
+MODEL_TABLES = {
+    "author",
+    "bot",
+    "league",
+    "league_entry",
+    "match",
+    "match_log",
+    "match_seat",
+    "submission",
+}
 
 
 def test_migrations_create_exactly_the_model_schema(engine: Engine) -> None:

@@ -1,0 +1,267 @@
+"""``arena league run --executor ray``: each match a Ray task on a local Ray instance
+(2 CPUs), results written by the driver. The same standings and games as the local
+runner on PostgreSQL; a Ray worker killed mid-league costs nothing (the task runs
+again, every match is written once); workers refuse a bot whose files are not the
+registered version; the tasks never carry the league secret."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+ray = pytest.importorskip("ray")
+
+import league.ray_executor  # noqa: E402
+import league.registry  # noqa: E402
+import league.worker_wire  # noqa: E402
+from league.db import open_database, session_scope  # noqa: E402
+from league.leagues import get_league, match_deal_key  # noqa: E402
+from league.ray_executor import (  # noqa: E402
+    BotChangedError,
+    RayOptions,
+    file_hashes,
+    shipped_scripts,
+)
+from league.ray_task import BotFilesMismatch, play_job, verify_bot_files  # noqa: E402
+from league.runner import run_league  # noqa: E402
+from league.worker_wire import Job, WorkerConfig, encode_config, encode_job  # noqa: E402
+from referee.match import Limits, MatchSpec  # noqa: E402
+from referee.process import BotSpec  # noqa: E402
+from referee.sandbox import DEFAULT_SANDBOX  # noqa: E402
+from tests.e2e.conftest import process_alive  # noqa: E402
+from tests.league.test_resume import bots_of, done_count  # noqa: E402
+from tests.league.test_workers import (  # noqa: E402
+    LEAGUE,
+    ROOT,
+    assert_each_match_once,
+    played_games,
+    prepare,
+    table,
+    wait_for,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """One local Ray instance of 2 CPUs for the in-process tests of this module."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+def pg_database(server: str, name: str) -> str:
+    from sqlalchemy import text
+
+    from league.db import make_engine
+
+    admin = make_engine(server)
+    with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    base, _, query = server.partition("?")
+    return f"{base.rsplit('/', 1)[0]}/{name}" + (f"?{query}" if query else "")
+
+
+# ------------------------------------------------------------------ bot files
+
+
+def script_bot(tmp_path: Path) -> BotSpec:
+    script = tmp_path / "mybot.py"
+    script.write_text(
+        "from example_bots.liars_dice_random import RandomLiarsDiceBot\n"
+        "from sdk import run\n"
+        "run(RandomLiarsDiceBot)\n"
+    )
+    command = (sys.executable, str(script))
+    return BotSpec(name="mine", command=command, version=league.registry.content_version(command))
+
+
+def test_a_bot_changed_since_registration_is_refused_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    bot = script_bot(tmp_path)
+    assert file_hashes([bot]) == {"mine": bot.version}  # guard: unchanged, accepted
+    Path(bot.command[1]).write_text(Path(bot.command[1]).read_text() + "# changed\n")
+    with pytest.raises(BotChangedError, match=f"registered as version {bot.version}"):
+        file_hashes([bot])
+    # A labelled version is not a content hash: the current files are what workers check.
+    labelled = replace(bot, version="v2-final")
+    assert file_hashes([labelled]) == {"mine": league.registry.content_version(bot.command)}
+
+
+def match_with(bot: BotSpec) -> MatchSpec:
+    opponent = BotSpec(
+        name="random",
+        command=(sys.executable, "-m", "example_bots.liars_dice_random"),
+        version="x",
+    )
+    return MatchSpec(
+        game="liars_dice",
+        bots=(bot, opponent),
+        rules={"dice_per_player": "1"},
+        match_id="files-1",
+        chance_key=b"k" * 32,
+    )
+
+
+CONFIG = encode_config(WorkerConfig(replace(DEFAULT_SANDBOX, enabled=False)))
+
+
+def test_a_worker_refuses_a_copy_that_is_not_the_registered_version(tmp_path: Path) -> None:
+    bot = script_bot(tmp_path)
+    spec = match_with(bot)
+    job = encode_job(Job(1, spec, Limits()))
+    good = file_hashes(spec.bots)
+    answer = play_job(CONFIG, job, good)  # guard: the right copy plays
+    assert answer["result"]["record"]["match_id"] == "files-1"
+    stale = {**good, "mine": "0" * 12}
+    with pytest.raises(BotFilesMismatch, match=r"hash to .* the league's copy to 000000000000"):
+        play_job(CONFIG, job, stale)
+
+
+def test_shipped_scripts_reach_a_worker_without_them_and_are_checked(tmp_path: Path) -> None:
+    bot = script_bot(tmp_path)
+    spec = match_with(bot)
+    good = file_hashes(spec.bots)
+    shipped = shipped_scripts(spec.bots)
+    assert list(shipped) == ["mine"]  # the module bot comes with the installed packages
+    script = Path(bot.command[1])
+    script.unlink()  # this "worker" does not share the driver's files
+    with pytest.raises(BotFilesMismatch, match=r"cannot read|hash to"):
+        play_job(CONFIG, encode_job(Job(1, spec, Limits())), good)  # guard: not shipped
+    store = tmp_path / "store"
+    scripts = {n: {int(i): base64.b64decode(d) for i, d in s.items()} for n, s in shipped.items()}
+    placed = verify_bot_files(spec, good, scripts, store)
+    copy = Path(placed.bots[0].command[1])
+    assert copy.parent.parent == store and copy.read_text().startswith("from example_bots")
+    answer = play_job(CONFIG, encode_job(Job(1, spec, Limits())), good, shipped)
+    assert answer["result"]["record"]["reason"] == "completed"
+    tampered = {"mine": {"1": base64.b64encode(b"import os  # not the bot\n").decode()}}
+    with pytest.raises(BotFilesMismatch, match="hash to"):
+        play_job(CONFIG, encode_job(Job(1, spec, Limits())), good, tampered)
+
+
+# --------------------------------------------------------- same as local, on PG
+
+
+def test_ray_on_postgresql_gives_the_local_runners_standings(
+    tmp_path: Path, postgres_server: str, local_ray: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local = open_database(f"sqlite:///{tmp_path / 'local.db'}")
+    total = prepare(local, rounds=2)
+    remote = open_database(pg_database(postgres_server, "ray_league"))
+    assert prepare(remote, rounds=2) == total  # same reproducible secret
+
+    sent: list[dict[str, Any]] = []
+    original = league.worker_wire.encode_job
+
+    def spy(job: Job) -> dict[str, Any]:
+        encoded = original(job)
+        sent.append(encoded)
+        return encoded
+
+    monkeypatch.setattr(league.ray_executor, "encode_job", spy)
+    summary = trio.run(
+        lambda: run_league(
+            remote, LEAGUE, concurrency=2, handle_signals=False, ray=RayOptions(max_retries=1)
+        )
+    )
+    assert (summary.played, summary.remaining, summary.lost) == (total, 0, ())
+    assert 1 <= summary.workers <= 2
+    assert summary.processes_started + summary.processes_reused == 2 * total
+    trio.run(lambda: run_league(local, LEAGUE, concurrency=2, handle_signals=False))
+
+    assert played_games(remote) == played_games(local)
+    assert table(remote) == table(local)
+    assert_each_match_once(remote, total)
+
+    # What crossed to the workers: each match's deal key, never the league secret.
+    with session_scope(remote) as session:
+        row = get_league(session=session, name=LEAGUE)
+        secret = row.secret
+        keys = {g: match_deal_key(row, g).hex() for g in {job["deal_group"] for job in sent}}
+    assert len(sent) == total
+    payload = json.dumps(sent)
+    assert secret.hex() not in payload and secret.hex().upper() not in payload
+    assert all(job["chance_key"] == keys[job["deal_group"]] for job in sent)
+    local.dispose()
+    remote.dispose()
+
+
+# ------------------------------------------------------------ a killed worker
+
+
+def ray_workers_with_bots() -> list[int]:
+    """Ray worker processes (``ray::...`` titles) that have live bots."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if command.startswith(b"ray::") and bots_of(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_killed_ray_worker_costs_no_match(tmp_path: Path, postgres_server: str) -> None:
+    url = pg_database(postgres_server, "ray_kill")
+    engine = open_database(url)
+    total = prepare(engine, rounds=4)
+    runner = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "league.cli", "--db", url, "league", "run", LEAGUE),
+            *("--executor", "ray", "--concurrency", "2", "--no-progress"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: done_count(engine) >= 2, "two matches", timeout=180)
+        victims: list[int] = []
+
+        def found() -> bool:
+            victims[:] = ray_workers_with_bots()
+            return bool(victims)
+
+        wait_for(found, "a Ray worker with bots")
+        os.kill(victims[0], signal.SIGKILL)
+        out, err = runner.communicate(timeout=300)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
+    assert runner.returncode == 0, (out, err)
+    assert f"played {total} matches" in out and "0 remaining" in out, out
+    assert not process_alive(victims[0])
+    assert_each_match_once(engine, total)
+    deadline = time.monotonic() + 10
+    while bots_of(victims[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert bots_of(victims[0]) == []
+    engine.dispose()
+
+
+def test_ray_needs_the_extra_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(league.ray_executor.RayUnavailableError, match=r"pip install"):
+        league.ray_executor._ray()
