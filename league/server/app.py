@@ -11,7 +11,7 @@ slow query never stalls the event loop that serves the other clients.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +32,7 @@ from league.registry import LeagueError, NotFoundError
 from league.server.auth import COOKIE, AuthorSession, read_session
 from league.server.events import LeagueWatcher, State
 from league.server.views import Missing, fmt
+from league.submissions import SubmissionLimits
 
 log = logging.getLogger("arena.server")
 
@@ -52,8 +53,12 @@ SECURITY_HEADERS = {
     "permissions-policy": "camera=(), microphone=(), geolocation=()",
 }
 
-Authenticator = Callable[[Session, str], tuple[int, str]]
-"""``(session, token) -> (author id, author name)``; raises on a bad token."""
+Authenticator = Callable[[Session, str], int]
+"""``(session, token) -> author id``; raises on a bad token."""
+
+Accepted = Callable[["Server", int, str], Awaitable[list[str]]]
+"""``hook(server, bot id, game)`` after a submission is registered: the ladders the
+new version entered."""
 
 
 @dataclass
@@ -65,6 +70,10 @@ class Settings:
     """Open event streams at most; more get 503."""
     watch_interval_s: float = 1.0
     db_threads: int = 8
+    limits: SubmissionLimits = field(default_factory=SubmissionLimits)
+    """Upload size, unpacked size, files, and the per-author rate (docs/submissions.md)."""
+    check_matches: int = 4
+    """Matches the pre-submission check plays (``arena bot check``)."""
 
 
 @dataclass
@@ -78,8 +87,10 @@ class Server:
     templates: jinja2.Environment
     authenticate: Authenticator | None = None
     """Checks an author's token (``league.authors.authenticate``); None: logins are off."""
-    author_name: Callable[[Session, int], str | None] | None = None
+    on_accepted: list[Accepted] = field(default_factory=list)
     streams: int = 0
+    checks: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(1))
+    """Pre-submission checks at a time (each plays matches in the sandbox)."""
     limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
     _cache: dict[tuple[str, str], tuple[State, Any]] = field(default_factory=dict)
     _locks: dict[tuple[str, str], trio.Lock] = field(default_factory=dict)
@@ -118,6 +129,22 @@ class Server:
 
     def session_of(self, request: Request) -> AuthorSession | None:
         return read_session(self.key, request.cookies.get(COOKIE))
+
+    async def author_of(self, request: Request) -> tuple[AuthorSession, str] | None:
+        """The logged-in author's session and name; None when the cookie is absent,
+        forged, expired, or names an author who no longer exists or was disabled."""
+        session = self.session_of(request)
+        if session is None:
+            return None
+        name = await self.db(_active_author_name, session.author_id)
+        return None if name is None else (session, name)
+
+
+def _active_author_name(session: Session, author_id: int) -> str | None:
+    from league.models import AuthorRow
+
+    row = session.get(AuthorRow, author_id)
+    return None if row is None or row.disabled else row.name
 
 
 def server_of(request: Request) -> Server:
@@ -166,28 +193,32 @@ def wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
 
-def error_response(request: Request, status: int, message: str) -> Response:
+async def error_response(request: Request, status: int, message: str) -> Response:
     if wants_json(request):
         return JSONResponse({"error": message, "status": status}, status_code=status)
     server = server_of(request)
+    try:
+        author = await server.author_of(request)
+    except Exception:  # the error may be the database's: the page must still render
+        author = None
     page = server.templates.get_template("error.html").render(
-        status=status, message=message, author=server.session_of(request)
+        status=status, message=message, author=author, path=request.url.path
     )
     return HTMLResponse(page, status_code=status)
 
 
 async def _missing(request: Request, error: Exception) -> Response:
-    return error_response(request, 404, str(error))
+    return await error_response(request, 404, str(error))
 
 
 async def _bad_input(request: Request, error: Exception) -> Response:
-    return error_response(request, 400, str(error))
+    return await error_response(request, 400, str(error))
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     message = str(error.detail) if error.status_code != 404 else f"no page at {request.url.path}"
-    response = error_response(request, error.status_code, message)
+    response = await error_response(request, error.status_code, message)
     for name, value in (error.headers or {}).items():
         response.headers[name] = value
     return response
@@ -195,7 +226,7 @@ async def _http_error(request: Request, error: Exception) -> Response:
 
 async def _server_error(request: Request, error: Exception) -> Response:
     log.exception("error serving %s", request.url.path, exc_info=error)
-    return error_response(request, 500, "internal error (logged on the server)")
+    return await error_response(request, 500, "internal error (logged on the server)")
 
 
 def create_app(server: Server) -> Starlette:
@@ -204,11 +235,12 @@ def create_app(server: Server) -> Starlette:
     from starlette.routing import Mount
     from starlette.staticfiles import StaticFiles
 
-    from league.server import api, live, pages
+    from league.server import api, live, pages, submit
 
     routes = [
         *live.routes(),  # before pages: /leagues/{name:path} would take .../events
         *pages.routes(),
+        *submit.routes(),
         *api.routes(),
         Mount(
             "/static",

@@ -31,17 +31,23 @@ from league.server.auth import (
 )
 
 
-def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+async def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """Template ``name`` with ``context``, the logged-in author (``author``: the
+    session, for the forms' CSRF token; ``author_name``) and the path."""
     server = server_of(request)
+    found = await server.author_of(request)
     page = server.templates.get_template(name).render(
-        author=server.session_of(request), path=request.url.path, **context
+        author=found[0] if found else None,
+        author_name=found[1] if found else None,
+        path=request.url.path,
+        **context,
     )
     return HTMLResponse(page, status_code=status, headers={"cache-control": "no-store"})
 
 
 async def index(request: Request) -> Response:
     server = server_of(request)
-    return render(request, "index.html", leagues=await server.db(views.leagues))
+    return await render(request, "index.html", leagues=await server.db(views.leagues))
 
 
 async def league_page(request: Request) -> Response:
@@ -50,7 +56,7 @@ async def league_page(request: Request) -> Response:
     league_id = await server.db(views.league_id, name)
     detail = await server.cached("detail", name, league_id, views.league_detail, name)
     table = await server.cached("standings", name, league_id, views.league_standings, name)
-    return render(
+    return await render(
         request,
         "league.html",
         league=detail,
@@ -67,7 +73,7 @@ async def matches_page(request: Request) -> Response:
     rows = await server.db(views.league_matches, name, **filters)
     from referee.faults import FaultKind
 
-    return render(
+    return await render(
         request,
         "matches.html",
         league=detail,
@@ -116,7 +122,7 @@ async def replay_page(request: Request) -> Response:
 
 async def bots_page(request: Request) -> Response:
     server = server_of(request)
-    return render(request, "bots.html", bots=await server.db(views.bots))
+    return await render(request, "bots.html", bots=await server.db(views.bots))
 
 
 def _bot_page(session: Session, name: str) -> dict[str, Any]:
@@ -127,23 +133,24 @@ async def bot_page(request: Request) -> Response:
     server = server_of(request)
     name = request.path_params["name"]
     detail = await server.db(_bot_page, name)
-    mine = await server.db(_is_author_of, name, server.session_of(request))
+    found = await server.author_of(request)
+    mine = await server.db(_is_author_of, name, found[0] if found else None)
     recent = await server.db(views.recent_seats, name) if mine else []
-    return render(request, "bot.html", bot=detail, mine=mine, recent=recent)
+    return await render(request, "bot.html", bot=detail, mine=mine, recent=recent)
 
 
 def _is_author_of(session: Session, name: str, author: Any) -> bool:
     if author is None:
         return False
     versions = views.bot_versions(session, name)
-    return any(may_read_logs(author, getattr(v, "author_id", None)) for v in versions)
+    return any(may_read_logs(author, v.author_id) for v in versions)
 
 
 def _log(session: Session, key: str, seat: int, author: Any) -> bytes:
     from league.leagues import match_log
 
     match, bot = views.match_seat_bot(session, key, seat)
-    if not may_read_logs(author, getattr(bot, "author_id", None)):
+    if not may_read_logs(author, bot.author_id):
         raise HTTPException(403, "a bot's output is shown only to its author (log in first)")
     output = match_log(session=session, match=match, seat=seat)
     if output is None:
@@ -154,8 +161,9 @@ def _log(session: Session, key: str, seat: int, author: Any) -> bytes:
 async def log_page(request: Request) -> Response:
     """What a seat's bot printed during a match: to the bot's author only."""
     server = server_of(request)
+    found = await server.author_of(request)  # a disabled author's cookie reads nothing
     output = await server.db(
-        _log, request.path_params["key"], request.path_params["seat"], server.session_of(request)
+        _log, request.path_params["key"], request.path_params["seat"], found[0] if found else None
     )
     return PlainTextResponse(
         output.decode("utf-8", "replace"),
@@ -166,11 +174,13 @@ async def log_page(request: Request) -> Response:
 async def login_page(request: Request) -> Response:
     server = server_of(request)
     if request.method == "GET":
-        return render(request, "login.html", enabled=server.authenticate is not None, error="")
+        return await render(
+            request, "login.html", enabled=server.authenticate is not None, error=""
+        )
     if not same_origin(dict(request.headers), request.headers.get("host", "")):
         raise HTTPException(403, "cross-site form submission refused")
     if server.authenticate is None:
-        return render(
+        return await render(
             request,
             "login.html",
             status=503,
@@ -181,9 +191,9 @@ async def login_page(request: Request) -> Response:
     token = str(form.get("token") or "").strip()
     authenticate = server.authenticate
     try:
-        author_id, _name = await server.db(authenticate, token)
+        author_id = await server.db(authenticate, token)
     except Exception:  # any refusal reads the same: no hint which part was wrong
-        return render(
+        return await render(
             request, "login.html", status=401, enabled=True, error="that token is not valid"
         )
     value, _session = new_session(server.key, author_id)

@@ -17,6 +17,7 @@ from functools import partial
 
 import trio
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from league.server.app import Authenticator, Server, Settings, create_app, templates
 from league.server.auth import load_server_key
@@ -29,11 +30,20 @@ Background = Callable[[Server, trio.Event], Awaitable[None]]
 is cancelled."""
 
 
+def author_id_of(session: Session, token: str) -> int:
+    """The id of the active author whose token this is (``AuthError`` otherwise)."""
+    from league.authors import authenticate
+
+    row = authenticate(session=session, token=token)
+    assert row.id is not None
+    return row.id
+
+
 def make_server(
     engine: Engine,
     settings: Settings,
     *,
-    authenticate: Authenticator | None = None,
+    authenticate: Authenticator | None = author_id_of,
 ) -> Server:
     server = Server(
         engine=engine,

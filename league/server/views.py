@@ -36,7 +36,7 @@ from league.leagues import (
     match_key,
     revealed_secret,
 )
-from league.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
+from league.models import AuthorRow, BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.registry import NotFoundError
 from league.standings import Standing, standings
 from referee.analytics import BluffStats, format_ratio
@@ -225,15 +225,10 @@ def match_seat_bot(session: Session, key: str, seat: int) -> tuple[MatchRow, Bot
 
 def _author_of(session: Session, bot: BotRow) -> str | None:
     """The name of the author who submitted ``bot`` (None: registered by the operator)."""
-    author_id = getattr(bot, "author_id", None)
-    if author_id is None:
+    if bot.author_id is None:
         return None
-    try:
-        from league.models import AuthorRow  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:  # pragma: no cover - before the authors' tables exist
-        return None
-    author = session.get(AuthorRow, author_id)
-    return None if author is None else str(author.name)
+    author = session.get(AuthorRow, bot.author_id)
+    return None if author is None else author.name
 
 
 def bots(session: Session) -> list[dict[str, Any]]:

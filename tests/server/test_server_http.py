@@ -199,11 +199,11 @@ def test_logs_are_refused_without_the_bots_author(served: Served) -> None:
     assert "logs-private" in served.get("/bots/probability").text
 
 
-def test_login_is_off_until_authors_exist_and_forms_check_their_origin(served: Served) -> None:
-    assert "login-disabled" in served.get("/login").text
+def test_a_wrong_token_does_not_log_in_and_forms_check_their_origin(served: Served) -> None:
+    assert "login-form" in served.get("/login").text
     same = {"origin": served.url, "content-type": "application/x-www-form-urlencoded"}
     reply = served.request("/login", method="POST", data=b"token=x", headers=same)
-    assert reply.status == 503
+    assert reply.status == 401 and "set-cookie" not in reply.headers
     cross = {"origin": "https://evil.example", "content-type": "application/x-www-form-urlencoded"}
     assert served.request("/login", method="POST", data=b"token=x", headers=cross).status == 403
     assert served.request("/logout", method="POST", data=b"", headers=cross).status == 403
