@@ -33,6 +33,18 @@ def serve_command(
             help="Mark session cookies Secure (set this behind an HTTPS reverse proxy).",
         ),
     ] = False,
+    max_upload_mb: Annotated[
+        float, typer.Option(min=0.001, help="Largest upload an author may send, MiB.")
+    ] = 4.0,
+    submissions_per_hour: Annotated[
+        int, typer.Option(min=1, help="Submissions per author in any hour (accepted or not).")
+    ] = 12,
+    submission_interval: Annotated[
+        float, typer.Option(min=0.0, help="Seconds an author waits between two submissions.")
+    ] = 20.0,
+    check_matches: Annotated[
+        int, typer.Option(min=1, help="Matches the pre-submission check plays in the sandbox.")
+    ] = 4,
 ) -> None:
     """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API.
 
@@ -51,7 +63,18 @@ def serve_command(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     engine = context_of(ctx).engine()
-    settings = Settings(store=store.resolve(), secure_cookies=secure_cookies)
+    from league.submissions import SubmissionLimits
+
+    settings = Settings(
+        store=store.resolve(),
+        secure_cookies=secure_cookies,
+        limits=SubmissionLimits(
+            max_upload_bytes=int(max_upload_mb * (1 << 20)),
+            per_hour=submissions_per_hour,
+            min_interval_s=submission_interval,
+        ),
+        check_matches=check_matches,
+    )
     try:
         server = make_server(engine, settings)
     except (KeyError_, OSError) as error:

@@ -198,11 +198,15 @@ async def error_response(request: Request, status: int, message: str) -> Respons
         return JSONResponse({"error": message, "status": status}, status_code=status)
     server = server_of(request)
     try:
-        author = await server.author_of(request)
+        found = await server.author_of(request)
     except Exception:  # the error may be the database's: the page must still render
-        author = None
+        found = None
     page = server.templates.get_template("error.html").render(
-        status=status, message=message, author=author, path=request.url.path
+        status=status,
+        message=message,
+        author=found[0] if found else None,
+        author_name=found[1] if found else None,
+        path=request.url.path,
     )
     return HTMLResponse(page, status_code=status)
 

@@ -326,6 +326,7 @@ def bot_detail(session: Session, name: str) -> dict[str, Any]:
         )
     latency = _latency(session, recent)
     newest = versions[-1]
+    readme = _readme(newest)
     return {
         "name": name,
         "author": _author_of(session, newest),
@@ -345,7 +346,41 @@ def bot_detail(session: Session, name: str) -> dict[str, Any]:
         "wins": sum(r["wins"] for r in per_league),
         "faults": faults,
         "latency": latency,
+        "readme": readme,
     }
+
+
+README_CAP = 20_000
+"""Characters of a submitted bot's README shown on its page."""
+
+
+def _readme(bot: BotRow) -> str | None:
+    """The README of a submitted bot's tree (text, capped), else None.
+
+    Only for bots an author submitted: their command is ``python <store>/bots/<hash>/<entry>``
+    and the README sits beside the entry; an operator's bot may live anywhere.
+    """
+    import shlex
+    from pathlib import Path
+
+    if bot.author_id is None or not bot.command:
+        return None
+    try:
+        argv = shlex.split(bot.command)
+    except ValueError:
+        return None
+    if len(argv) < 2:
+        return None
+    folder = Path(argv[-1]).parent
+    for name in ("README.md", "README.txt", "README"):
+        path = folder / name
+        try:
+            if path.is_file() and not path.is_symlink():
+                with path.open("rb") as source:
+                    return source.read(README_CAP).decode("utf-8", "replace")
+        except OSError:
+            return None
+    return None
 
 
 def _latency(session: Session, seats: list[tuple[Any, int, int]]) -> dict[str, Any] | None:

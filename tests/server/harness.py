@@ -223,3 +223,53 @@ def stop_server(served: Served, *, sig: int = signal.SIGINT, timeout: float = 15
             if served.process.stdout is not None:
                 served.process.stdout.close()
     return served.process.returncode
+
+
+GAME = "liars_dice"
+CRASHER = b"import sys\nsys.exit(3)\n"
+"""A bot that dies at once: the pre-submission check refuses it."""
+
+
+def add_author(db: str, name: str) -> str:
+    """``arena author add NAME``; the token it printed."""
+    out = arena("author", "add", name, db=db)
+    return next(line.strip() for line in out.splitlines() if line.strip().startswith("arena_"))
+
+
+def bot_project(tmp: Path, name: str, *, readme: str | None = None) -> Path:
+    """A working bot project (``arena bot new NAME``), optionally with its own README."""
+    from league.scaffold import write_project
+
+    directory = tmp / name
+    write_project(name, GAME, directory)
+    if readme is not None:
+        (directory / "README.md").write_text(readme)
+    return directory
+
+
+def packed(directory: Path) -> bytes:
+    from league.cli_author import pack_directory
+
+    return pack_directory(directory)
+
+
+def submit_http(
+    served: Served,
+    token: str | None,
+    name: str,
+    filename: str,
+    data: bytes,
+    *,
+    game: str = GAME,
+    timeout: float = 120,
+) -> Reply:
+    """``POST /api/submissions`` as ``arena submit`` sends it."""
+    from league.cli_author import multipart
+
+    body, content_type = multipart({"name": name, "game": game}, "bot", filename, data)
+    headers = {"content-type": content_type}
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
+    return served.request(
+        "/api/submissions", method="POST", data=body, headers=headers, timeout=timeout
+    )
