@@ -234,3 +234,61 @@ def test_the_upload_form_needs_a_session_its_token_and_this_origin(site: Site) -
         headers={"content-type": content_type, "origin": served.url},
     )  # fmt: skip
     assert anonymous.status == 303 and anonymous.headers["location"] == "/login"
+
+
+def login(served: Served, token: str) -> str:
+    """Log in through the form; the session cookie (``name=value``)."""
+    form = {"origin": served.url, "content-type": "application/x-www-form-urlencoded"}
+    reply = served.request("/login", method="POST", data=f"token={token}".encode(), headers=form)
+    assert reply.status == 303, reply.text
+    return reply.headers["set-cookie"].split(";", 1)[0]
+
+
+def test_a_bots_logs_are_shown_to_its_author_only(site: Site) -> None:
+    served = site.served
+    dora = add_author(served.db, "dora")  # disabled at the end
+    project = bot_project(site.tmp, "log_bot")
+    source = project / "log_bot.py"
+    source.write_text(
+        source.read_text().replace(
+            "    def act(self, observation: Observation) -> Action:\n",
+            "    def act(self, observation: Observation) -> Action:\n"
+            "        import sys\n"
+            "        print('log_bot thinking', file=sys.stderr)\n",
+        )
+    )
+    reply = submit_http(served, dora, "log_bot", "log_bot.tar.gz", packed(project))
+    assert reply.status == 200, reply.text
+    arena(
+        "bot", "add", "house_bot", "--cmd", f"{sys.executable} -m example_bots.liars_dice_random",
+        "--game", GAME, "--no-check", db=served.db,
+    )  # fmt: skip
+    arena("league", "create", "logs", "--game", GAME, "--bot", "log_bot", "--bot", "house_bot",
+          db=served.db)  # fmt: skip
+    arena("league", "run", "logs", "--max-matches", "1", "--no-progress", db=served.db)
+    match = served.get("/api/leagues/logs/matches").json()[0]
+    mine = match["bots"].index("log_bot")
+    theirs = 1 - mine
+    author, bob = login(served, dora), login(served, site.bob)
+
+    def log(seat: int, cookie: str | None) -> int:
+        headers = {"cookie": cookie} if cookie else {}
+        reply = served.get(f"/matches/{match['key']}/logs/{seat}", headers=headers)
+        if reply.status == 200:
+            assert reply.headers["content-type"].startswith("text/plain")
+            assert "log_bot thinking" in reply.text
+            assert "private" in reply.headers["cache-control"]
+        return reply.status
+
+    assert log(mine, author) == 200
+    assert log(mine, bob) == 403
+    assert log(mine, None) == 403
+    assert log(theirs, author) == 403  # the operator's bot: nobody on the web
+    assert (
+        f"/matches/{match['key']}/logs/{mine}"
+        in served.get("/bots/log_bot", headers={"cookie": author}).text
+    )
+    assert "logs-private" in served.get("/bots/log_bot", headers={"cookie": bob}).text
+    # A disabled author's cookie reads nothing any more.
+    arena("author", "disable", "dora", db=served.db)
+    assert log(mine, author) == 403
