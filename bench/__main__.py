@@ -399,7 +399,8 @@ def ray_rows(sizes: Sizes) -> list[Row]:
                 detail=f"{remote.matches_per_s:.2f} vs {local.matches_per_s:.2f} matches/s,"
                 f" {matches} matches each, {remote.decisions / matches:.0f} decisions/match;"
                 f" Ray adds {extra_ms * 1e3:.0f} ms to a {match_s:.2f} s match (local Ray"
-                f" instance, 2 CPUs, warm workers; no database)",
+                f" instance, {RAY_CONCURRENCY} logical CPUs on {os.cpu_count()} cores, warm"
+                " workers; no database)",
             )
         )
     return rows

@@ -176,16 +176,17 @@ def workers_run(matches: int, concurrency: int, workers: int) -> WorkersRun:
 
 
 def ray_run(matches: int, concurrency: int, sleep_ms: float, *, ray: bool) -> WorkersRun:
-    """Sleeping bots, ``concurrency`` slots: through a local Ray instance of 2 CPUs
-    (each match a task reserving 2/``concurrency`` CPU) when ``ray``, else in this
-    process — the two executors of ``arena league run``, without the database."""
+    """Sleeping bots, ``concurrency`` slots: through a local Ray instance declaring
+    ``concurrency`` logical CPUs, one per match task (so Ray keeps one warm worker
+    process per slot), when ``ray``; else in this process — the two executors of
+    ``arena league run``, without the database."""
 
     def make(bot: BotSpec) -> Players:
         if not ray:
             return LocalPlayers(concurrency, NO_SANDBOX)
         from league.ray_executor import RayOptions, RayPlayers
 
-        options = RayOptions(num_cpus=2, cpus_per_match=2 / concurrency)
+        options = RayOptions(num_cpus=concurrency, cpus_per_match=1)
         return RayPlayers(concurrency, NO_SANDBOX, options, [bot])
 
     return players_run(make, matches, concurrency, sleep_ms)

@@ -4,7 +4,7 @@ The numbers come from the stored records alone (:mod:`referee.analytics` replays
 each one with the engine), over the same matches the standings count: status
 ``done``, completed or forfeited (a forfeit counts the decisions made before the
 fault). Aborted matches are skipped: nobody is rated for them and the next run
-plays them again. Bots are keyed by name, like the standings.
+plays them again. Bots are keyed like the standings (:func:`league.leagues.bot_labels`).
 
 Nothing is cached: judging a record costs 1-2 ms of CPU per match (see
 ``docs/bots.md``, "Bluff analytics"), so the standings of a league of a few
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from sqlmodel import Session, col, select
 
-from league.leagues import decompress_record, match_key
-from league.models import BotRow, LeagueRow, MatchRow, SeatRow
+from league.leagues import bot_labels, decompress_record, match_key
+from league.models import LeagueRow, MatchRow, SeatRow
 from referee.analytics import AnalyticsError, BluffStats, claim_rules
 from referee.analytics import analyse_record as analyse_one
 from referee.record import RecordError
@@ -43,14 +43,14 @@ def league_bluff(*, session: Session, league: LeagueRow) -> LeagueBluff | None:
     """The league's bluff analytics; ``None`` for a game without claims (Dice Poker)."""
     if claim_rules(league.game) is None:
         return None
+    labels = bot_labels(session=session, league=league)
     names: dict[int, dict[int, str]] = {}
-    for seat_row, bot in session.exec(
-        select(SeatRow, BotRow)
+    for seat_row in session.exec(
+        select(SeatRow)
         .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
-        .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
         .where(MatchRow.league_id == league.id, MatchRow.status == "done")
     ):
-        names.setdefault(seat_row.match_id, {})[seat_row.seat] = bot.name
+        names.setdefault(seat_row.match_id, {})[seat_row.seat] = labels[seat_row.bot_id]
     totals: dict[str, BluffStats] = {}
     judged = 0
     skipped: list[str] = []

@@ -56,6 +56,7 @@ def league_json(row: LeagueRow) -> dict[str, object]:
         "startup_timeout": row.startup_s,
         "k_factor": row.k_factor,
         "sandbox": league_sandbox(row).to_dict(),
+        "mode": row.mode,
         "created_at": row.created_at.isoformat(),
     }
 
@@ -402,6 +403,9 @@ def standings_command(
         bool, typer.Option(help="Also print the likelihood-of-superiority matrix.")
     ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also list retired versions (rolling ladders).")
+    ] = False,
 ) -> None:
     """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals, and LOS."""
     from league.bluff import league_bluff
@@ -411,7 +415,9 @@ def standings_command(
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         bluff = league_bluff(session=session, league=league)
-        rows = standings(session=session, league=league, samples=samples, bluff=bluff)
+        rows = standings(
+            session=session, league=league, samples=samples, bluff=bluff, include_retired=show_all
+        )
     if as_json:
         echo_json([row.as_json() for row in rows])
         return
@@ -430,7 +436,7 @@ def standings_command(
         [
             [
                 str(row.rank or "-"),
-                row.bot,
+                row.bot + (" (retired)" if row.retired else ""),
                 _fmt(row.elo),
                 f"{_fmt(row.lo)} .. {_fmt(row.hi)}" if row.elo is not None else "-",
                 str(row.matches),

@@ -63,8 +63,10 @@ LOG_CAP_BYTES = 64 << 10
 """Most bot output kept per seat and match (the end of it); the rest is dropped."""
 
 
-def create_league(*, session: Session, name: str, settings: LeagueSettings) -> LeagueRow:
-    """Validate everything, then write the league, its entries and its whole schedule."""
+def new_league_row(*, session: Session, name: str, settings: LeagueSettings) -> LeagueRow:
+    """The league row ``settings`` describe, validated (name free, game, rules, seats,
+    time limits) and with its secret drawn; not added to the session. Shared by
+    fixed leagues and rolling ladders (:mod:`league.rolling`)."""
     name = name.strip()
     if not name or len(name) > 100 or any(ch.isspace() for ch in name):
         raise LeagueError(f"bad league name {name!r}: use 1-100 characters without spaces")
@@ -78,6 +80,29 @@ def create_league(*, session: Session, name: str, settings: LeagueSettings) -> L
         raise LeagueError(str(error)) from None
     if settings.decision_s <= 0 or settings.startup_s <= 0:
         raise LeagueError("time limits must be positive")
+    if settings.reproducible_seed is None:
+        secret = new_secret()
+    else:
+        secret = league_secret_from_seed(settings.reproducible_seed)
+    return LeagueRow(
+        name=name,
+        game=settings.game,
+        rules=json.dumps(game.format_rules(rules), sort_keys=True),
+        table_size=settings.table_size,
+        rounds=settings.rounds,
+        seed=settings.reproducible_seed,
+        secret=secret,
+        commitment=commitment(secret),
+        decision_s=settings.decision_s,
+        startup_s=settings.startup_s,
+        k_factor=settings.k_factor,
+        sandbox=json.dumps(settings.sandbox.to_dict(), sort_keys=True),
+    )
+
+
+def create_league(*, session: Session, name: str, settings: LeagueSettings) -> LeagueRow:
+    """Validate everything, then write the league, its entries and its whole schedule."""
+    league = new_league_row(session=session, name=name, settings=settings)
     duplicates = sorted(n for n, c in Counter(settings.bots).items() if c > 1)
     if duplicates:
         raise LeagueError(f"bot(s) entered twice: {', '.join(duplicates)}")
@@ -97,24 +122,6 @@ def create_league(*, session: Session, name: str, settings: LeagueSettings) -> L
         )
     except ScheduleError as error:
         raise LeagueError(str(error)) from None
-    if settings.reproducible_seed is None:
-        secret = new_secret()
-    else:
-        secret = league_secret_from_seed(settings.reproducible_seed)
-    league = LeagueRow(
-        name=name,
-        game=settings.game,
-        rules=json.dumps(game.format_rules(rules), sort_keys=True),
-        table_size=settings.table_size,
-        rounds=settings.rounds,
-        seed=settings.reproducible_seed,
-        secret=secret,
-        commitment=commitment(secret),
-        decision_s=settings.decision_s,
-        startup_s=settings.startup_s,
-        k_factor=settings.k_factor,
-        sandbox=json.dumps(settings.sandbox.to_dict(), sort_keys=True),
-    )
     session.add(league)
     session.flush()
     assert league.id is not None
@@ -173,6 +180,19 @@ def league_bots(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, 
         .order_by(col(BotRow.name))
     )
     return [(entry, bot) for entry, bot in rows]
+
+
+def bot_labels(*, session: Session, league: LeagueRow) -> dict[int, str]:
+    """Bot id → the name ratings and tables give it: the bot's name, or
+    ``name@version`` when the league holds several versions of that name (a rolling
+    ladder a newer version entered), so results of different versions are never
+    mixed. A version's label changes when a second version of its name enters."""
+    bots = [bot for _, bot in league_bots(session=session, league=league)]
+    counts = Counter(bot.name for bot in bots)
+    return {
+        bot.id: bot.name if counts[bot.name] == 1 else f"{bot.name}@{bot.version}"  # type: ignore[misc]
+        for bot in bots
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,10 +288,7 @@ def record_result(
     entries = {
         e.bot_id: e for e in session.exec(select(EntryRow).where(EntryRow.league_id == league.id))
     }
-    names = {
-        b.id: b.name
-        for b in session.exec(select(BotRow).where(col(BotRow.id).in_([s.bot_id for s in seats])))
-    }
+    names = bot_labels(session=session, league=league)
     result = MatchResult(
         bots=tuple(names[s.bot_id] for s in seats),
         places=record.places,
@@ -334,7 +351,8 @@ def aborted_error(match: MatchRow) -> str:
 
 
 def finished_results(*, session: Session, league: LeagueRow) -> list[MatchResult]:
-    """Every finished match as rating input, in the order they finished."""
+    """Every finished match as rating input, in the order they finished; bots are
+    named by :func:`bot_labels`."""
     matches = list(
         session.exec(
             select(MatchRow)
@@ -342,14 +360,16 @@ def finished_results(*, session: Session, league: LeagueRow) -> list[MatchResult
             .order_by(col(MatchRow.finished_at), col(MatchRow.id))
         )
     )
+    labels = bot_labels(session=session, league=league)
     seats: dict[int, list[tuple[int, str, int]]] = {}
-    for seat, bot in session.exec(
-        select(SeatRow, BotRow)
+    for seat in session.exec(
+        select(SeatRow)
         .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
-        .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
         .where(MatchRow.league_id == league.id, MatchRow.status == "done")
     ):
-        seats.setdefault(seat.match_id, []).append((seat.seat, bot.name, seat.place or 0))
+        seats.setdefault(seat.match_id, []).append(
+            (seat.seat, labels[seat.bot_id], seat.place or 0)
+        )
     results = []
     for match in matches:
         ordered = sorted(seats.get(match.id or -1, []))
@@ -528,7 +548,12 @@ def match_deal_key(league: LeagueRow, group: str) -> bytes:
 
 
 def revealed_secret(*, session: Session, league: LeagueRow) -> bytes | None:
-    """The league's secret once every match has been played, else None (still secret)."""
+    """The league's secret once every match has been played, else None (still secret).
+
+    A rolling ladder never ends — its next batch is drawn from the same secret — so
+    its secret is never revealed, even when no match happens to be pending."""
+    if league.mode == "rolling":
+        return None
     status = league_status(session=session, league=league)
     if status.total == 0 or status.pending > 0:
         return None

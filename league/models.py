@@ -118,6 +118,11 @@ class LeagueRow(SQLModel, table=True):
     k_factor: float = 16.0
     sandbox: str = Field(default="{}", max_length=4000)
     """Bot sandbox settings, JSON object (``referee.sandbox.SandboxConfig``)."""
+    mode: str = Field(default="fixed", max_length=20)
+    """``fixed``: the whole schedule is written at creation; ``rolling``: a ladder that
+    never ends, its schedule extended batch by batch (:mod:`league.rolling`)."""
+    rolling: str = Field(default="{}", max_length=1000)
+    """Rolling ladder settings, JSON object (``league.rolling.RollingSettings``)."""
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -132,6 +137,9 @@ class EntryRow(SQLModel, table=True):
     bot_id: int = Field(foreign_key="bot.id", index=True)
     elo: float = 1500.0
     """Incremental (order-dependent) Elo after the matches played so far."""
+    retired: bool = Field(default=False)
+    """A rolling ladder's older version of a bot, replaced by a newer one: it gets no
+    new matches, its results stay (and count in everybody's ratings)."""
 
 
 class MatchRow(SQLModel, table=True):

@@ -154,7 +154,9 @@ class RayPlayers:
         self.slots = [RaySlot(self) for _ in range(concurrency)]
         self.lost: list[LostWorker] = []
         self.files = file_hashes(bots)
-        self._shipped: Any = shipped_scripts(bots) if options.ship_bots else None
+        self._scripts = shipped_scripts(bots) if options.ship_bots else {}
+        self._shipped: Any = None
+        """``_scripts`` in Ray's object store (sent once, not with every task)."""
         self._config = encode_config(WorkerConfig(sandbox))
         self._counters: dict[int, tuple[int, int]] = {}
         self._task: Any = None
@@ -183,8 +185,8 @@ class RayPlayers:
             from league.ray_task import play_job
 
             self._ray = ray
-            if self._shipped:  # in the object store once, not in every task
-                self._shipped = ray.put(self._shipped)
+            if self._scripts:
+                self._shipped = ray.put(self._scripts)
             self._task = ray.remote(play_job).options(
                 num_cpus=self.options.cpus_per_match,
                 max_retries=self.options.max_retries,
@@ -216,6 +218,12 @@ class RayPlayers:
 
     async def play(self, spec: MatchSpec, limits: Limits) -> Played:
         ray = self._ray
+        new = [bot for bot in spec.bots if bot.command and bot.name not in self.files]
+        if new:  # a schedule that grows while it runs (a rolling ladder) brings new bots
+            self.files = {**self.files, **file_hashes(new)}
+            if self.options.ship_bots:
+                self._scripts = {**self._scripts, **shipped_scripts(new)}
+                self._shipped = ray.put(self._scripts)
         job = encode_job(Job(1, spec, limits))
         ref = self._task.remote(self._config, job, self.files, self._shipped)
         try:

@@ -34,9 +34,9 @@ from urllib.parse import quote
 from sqlmodel import Session, col, select
 
 from league.leagues import (
+    bot_labels,
     decompress_record,
     finished_results,
-    league_bots,
     league_status,
 )
 from league.models import BotRow, LeagueRow, MatchRow, SeatRow
@@ -122,7 +122,7 @@ def write_league_report(
     path = Path(path)
     match_dir = path.parent / f"{path.stem}_matches"
     match_dir.mkdir(parents=True, exist_ok=True)
-    table = standings(session=session, league=league, samples=samples)
+    table = standings(session=session, league=league, samples=samples, include_retired=True)
     cross = crosstable(session=session, league=league)
     history = elo_history(finished_results(session=session, league=league), k=league.k_factor)
     matches = list(
@@ -158,7 +158,7 @@ def write_league_report(
         written.append(file)
         links[match.position] = f"{quote(match_dir.name)}/{match_file_name(match.position)}"
 
-    names = [bot.name for _, bot in league_bots(session=session, league=league)]
+    names = list(bot_labels(session=session, league=league).values())
     page = _league_page(
         session=session,
         league=league,

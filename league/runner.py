@@ -28,7 +28,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -223,6 +223,11 @@ async def run_league(
     max_matches: int | None = None,
     on_progress: ProgressCallback | None = None,
     handle_signals: bool = True,
+    stop: trio.Event | None = None,
+    grace_s: float | None = None,
+    more: Callable[[], Awaitable[list[PendingMatch]]] | None = None,
+    pace: Callable[[], Awaitable[None]] | None = None,
+    on_result: Callable[[str], None] | None = None,
     ray: RayOptions | None = None,
 ) -> RunSummary:
     """Play the pending matches of league ``name``; see the module docstring.
@@ -230,7 +235,22 @@ async def run_league(
     ``workers``: referee processes (None: one per core), clamped by
     :func:`worker_count`; 1 referees in this process. ``ray``: play each match as
     a task on a Ray cluster instead (:mod:`league.ray_executor`; ``workers`` is
-    then ignored)."""
+    then ignored).
+
+    The hooks of a league whose schedule grows while it runs (a rolling ladder,
+    :mod:`league.rolling`), so it shares this runner's writes, resuming, warm pool
+    and workers instead of having a second runner:
+
+    - ``stop``: once set, like the first Ctrl-C: no new match starts, running ones
+      finish and are written; ``grace_s`` after it (None: never) the running ones
+      are abandoned (not written: still pending, played again by the next run).
+    - ``more``: awaited (by one slot at a time) when the queue is empty; returns the
+      next matches to play, already written as pending rows, or ``[]`` to end.
+      With ``more`` every one of the ``concurrency`` slots is used from the start.
+    - ``pace``: awaited before each match starts (a rate limit).
+    - ``on_result``: called with ``LEAGUE-POSITION`` after each finished (or aborted)
+      match is committed.
+    """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     with session_scope(engine) as session:
@@ -239,8 +259,9 @@ async def run_league(
         status = league_status(session=session, league=league)
     if max_matches is not None:
         todo = todo[:max_matches]
-    slots = min(concurrency, max(1, len(todo)))
-    processes = worker_count(workers, concurrency, len(todo))
+    capacity = len(todo) if more is None else (max_matches or concurrency)
+    slots = min(concurrency, max(1, capacity))
+    processes = worker_count(workers, concurrency, capacity)
     rules = json.loads(league.rules)
     limits = Limits(decision_s=league.decision_s, startup_s=league.startup_s)
     sandbox = league_sandbox(league)
@@ -284,10 +305,36 @@ async def run_league(
             )
         )
 
+    handed = 0
+    more_lock = trio.Lock()
+
+    def stopped() -> bool:
+        return stopping or (stop is not None and stop.is_set())
+
+    async def next_match() -> PendingMatch | None:
+        """The next match to start (after ``pace``), or None: nothing more to play."""
+        nonlocal handed
+        if stopped() or (max_matches is not None and handed >= max_matches):
+            return None
+        if not queue and more is not None:
+            async with more_lock:
+                if not queue and not stopped():
+                    queue.extend(reversed(await more()))
+        if not queue or stopped():
+            return None
+        pending = queue.pop()
+        handed += 1
+        if pace is not None:
+            await pace()
+            if stopped():  # not started: still pending
+                queue.append(pending)
+                handed -= 1
+                return None
+        return pending
+
     async def play_on(slot: MatchSlot) -> None:
         nonlocal done, played
-        while queue and not stopping:
-            pending = queue.pop()
+        while (pending := await next_match()) is not None:
             spec = MatchSpec(
                 game=league.game,
                 bots=tuple(bot_spec(bot) for bot in pending.bots),
@@ -318,7 +365,19 @@ async def run_league(
             else:
                 done += 1
             played += 1
+            if on_result is not None:
+                on_result(spec.match_id)
             report()
+
+    async def watch_stop(event: trio.Event, cancel_scope: trio.CancelScope) -> None:
+        nonlocal stopping
+        await event.wait()
+        if not stopping:
+            stopping = True
+            report()
+        if grace_s is not None:
+            await trio.sleep(grace_s)
+            cancel_scope.cancel()
 
     async def watch_signals(cancel_scope: trio.CancelScope) -> None:
         nonlocal stopping
@@ -337,6 +396,8 @@ async def run_league(
     async with trio.open_nursery() as outer:
         if handle_signals:
             outer.start_soon(watch_signals, outer.cancel_scope)
+        if stop is not None:
+            outer.start_soon(watch_stop, stop, outer.cancel_scope)
         try:
             async with players.running(), trio.open_nursery() as tasks:
                 for slot in players.slots:
@@ -350,9 +411,13 @@ async def run_league(
     lost_workers = tuple(w.reason for w in players.lost)
     if ray is not None:
         processes = len(getattr(players, "worker_pids", ()))
+    remaining = status.total - done
+    if more is not None:  # the schedule grew during the run
+        with session_scope(engine) as session:
+            remaining = league_status(session=session, league=league).pending
     return RunSummary(
         played=played,
-        remaining=status.total - done,
+        remaining=remaining,
         interrupted=interrupted or (bool(queue) and not lost_workers),
         processes_started=players.started,
         processes_reused=players.reused,

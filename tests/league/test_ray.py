@@ -265,3 +265,62 @@ def test_ray_needs_the_extra_and_says_so(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(league.ray_executor.RayUnavailableError, match=r"pip install"):
         league.ray_executor._ray()
+
+
+def test_first_ctrl_c_saves_running_matches_and_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'stop.db'}"
+    engine = open_database(url)
+    total = prepare(engine, rounds=20)
+    runner = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "league.cli", "--db", url, "league", "run", LEAGUE),
+            *("--executor", "ray", "--concurrency", "2", "--no-progress"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job would be
+    )
+    try:
+        wait_for(lambda: done_count(engine) >= 2, "two matches", timeout=180)
+        workers: list[int] = []
+
+        def found() -> bool:
+            workers[:] = ray_workers_with_bots()
+            return bool(workers)
+
+        wait_for(found, "a Ray worker with bots")
+        os.killpg(runner.pid, signal.SIGINT)  # what Ctrl-C does: the whole job
+        out, err = runner.communicate(timeout=120)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
+    assert runner.returncode == 130, (out, err)
+    played = int(out.split("interrupted: played ")[1].split(" ")[0])
+    assert 2 <= done_count(engine) == played < total
+    assert_each_match_once_so_far(engine)
+    deadline = time.monotonic() + 15  # Ray stops its workers; their bots die with them
+    while time.monotonic() < deadline and (
+        any(process_alive(pid) for pid in workers) or any(bots_of(pid) for pid in workers)
+    ):
+        time.sleep(0.1)
+    assert not any(process_alive(pid) for pid in workers)
+    assert [bots_of(pid) for pid in workers] == [[] for _ in workers]
+    engine.dispose()
+
+
+def assert_each_match_once_so_far(engine: Any) -> None:
+    from sqlmodel import select
+
+    from league.models import MatchRow, SeatRow
+
+    with session_scope(engine) as session:
+        done = session.exec(select(MatchRow).where(MatchRow.status == "done")).all()
+        for match in done:
+            seats = session.exec(select(SeatRow).where(SeatRow.match_id == match.id)).all()
+            assert match.record is not None and len(seats) == 2
+            assert all(seat.place is not None for seat in seats)

@@ -1,0 +1,434 @@
+"""Rolling ladders: pairing, entering and retiring versions, batches, rate, stop,
+and a SIGKILLed ladder resuming without losing or replaying a match."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+import zlib
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import trio
+from sqlalchemy import Engine, func
+from sqlmodel import select
+
+from league.db import open_database, session_scope
+from league.leagues import decompress_record, get_league, revealed_secret
+from league.models import MatchLogRow, MatchRow, SeatRow
+from league.registry import AlreadyExistsError, add_bot, get_bot, remove_bot
+from league.report import write_league_report
+from league.rolling import (
+    LadderEntry,
+    RollingError,
+    RollingSettings,
+    choose_tables,
+    create_rolling_league,
+    enter_bot,
+    extend_schedule,
+    is_rolling,
+    rolling_leagues,
+    rolling_status,
+    run_rolling,
+)
+from league.standings import standings
+from referee.sandbox import SandboxConfig
+from tests.league.test_resume import bots_of
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
+PROBABILITY = f"{sys.executable} -m example_bots.liars_dice_probability"
+RULES = {"dice_per_player": "2"}
+NO_SANDBOX = SandboxConfig(enabled=False)
+
+
+def entry(key: str, rating: float, spread: float, matches: int, order: int) -> LadderEntry:
+    return LadderEntry(key=key, rating=rating, spread=spread, matches=matches, order=order)
+
+
+# ------------------------------------------------------------------ pairing, by hand
+
+
+def test_a_new_entry_plays_its_placement_matches_first_against_close_ratings() -> None:
+    a = entry("a", 1600, 200, 40, 1)
+    b = entry("b", 1400, 300, 40, 2)
+    c = entry("c", 1500, 1362, 0, 3)
+    # 1: c is placing (0 < 4 matches); a and b are both 100 from it, same matches:
+    #    entry order picks a. c now has 2 matches, spread 1362·sqrt(1/3) = 786.
+    # 2: c still placing (2 < 4); a already sat with c in this batch, so b.
+    # 3: nobody placing; widest spread: c (786·sqrt(3/5) = 609) over b (300·sqrt(41/43))
+    #    and a; a and b sat with c once each and are equally close: order picks a.
+    tables = choose_tables([a, b, c], groups=3, placement_matches=4)
+    assert tables == [("c", "a"), ("c", "b"), ("c", "a")]
+
+
+def test_the_widest_interval_is_seeded_against_the_closest_rating() -> None:
+    entries = [
+        entry("a", 1500, 100, 50, 1),
+        entry("b", 1700, 400, 50, 2),
+        entry("c", 1650, 150, 50, 3),
+        entry("d", 1200, 150, 50, 4),
+    ]
+    assert choose_tables(entries, groups=1) == [("b", "c")]
+    # Second table: b's spread shrinks to 400·sqrt(51/53) = 392, still the widest;
+    # c already sat with b, so the next closest is a (200 away), not d (500).
+    assert choose_tables(entries, groups=2) == [("b", "c"), ("b", "a")]
+
+
+def test_ties_are_broken_by_matches_then_entry_order_not_by_name() -> None:
+    entries = [entry("z", 1500, 500, 10, 1), entry("y", 1500, 500, 10, 2)]
+    assert choose_tables(entries, groups=1) == [("z", "y")]
+    fewer = [entry("z", 1500, 500, 10, 1), entry("y", 1500, 500, 8, 2)]
+    assert choose_tables(fewer, groups=1, placement_matches=0) == [("y", "z")]
+
+
+def test_tables_of_three_take_the_two_closest() -> None:
+    entries = [
+        entry("a", 1500, 900, 10, 1),
+        entry("b", 1520, 100, 10, 2),
+        entry("c", 1300, 100, 10, 3),
+        entry("d", 1450, 100, 10, 4),
+    ]
+    assert choose_tables(entries, groups=1, table_size=3) == [("a", "b", "d")]
+
+
+def test_too_few_entries_give_no_table() -> None:
+    assert choose_tables([entry("a", 1500, 9, 0, 1)], groups=4) == []
+    assert choose_tables([], groups=4) == []
+    two = [entry("a", 1500, 9, 0, 1), entry("b", 1500, 9, 0, 2)]
+    assert choose_tables(two, groups=2, table_size=3) == []
+    with pytest.raises(RollingError, match="table_size must be at least 2, got 1"):
+        choose_tables(two, groups=1, table_size=1)
+
+
+def test_bad_settings_name_the_value() -> None:
+    with pytest.raises(RollingError, match=r"matches_per_minute .* got 0"):
+        RollingSettings(matches_per_minute=0)
+    with pytest.raises(RollingError, match="concurrency must be at least 1, got 0"):
+        RollingSettings(concurrency=0)
+
+
+# ----------------------------------------------------------------- entering, retiring
+
+
+def make_ladder(engine: Engine, name: str = "lad", **settings: float) -> None:
+    with session_scope(engine) as session:
+        for bot, command in (("random", RANDOM), ("probability", PROBABILITY)):
+            add_bot(session=session, name=bot, command=command, games=["liars_dice"], check=False)
+        league = create_rolling_league(
+            session=session,
+            name=name,
+            game="liars_dice",
+            rules=RULES,
+            settings=RollingSettings(**settings),  # type: ignore[arg-type]
+            sandbox=NO_SANDBOX,
+        )
+        for bot in ("random", "probability"):
+            enter_bot(session=session, league=league, bot=get_bot(session=session, name=bot))
+
+
+def done_count(engine: Engine) -> int:
+    with session_scope(engine) as session:
+        return session.exec(
+            select(func.count()).select_from(MatchRow).where(MatchRow.status == "done")
+        ).one()
+
+
+def test_entering_a_new_version_retires_the_old_and_places_the_new(engine: Engine) -> None:
+    make_ladder(engine, batch_groups=3, placement_matches=4)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="lad")
+        assert is_rolling(league) and [lg.name for lg in rolling_leagues(session=session)] == [
+            "lad"
+        ]
+        first = extend_schedule(session=session, league=league)
+        # Two entries: every table is the pair, one deal per table, both rotations.
+        assert [m.position for m in first] == list(range(6))
+        assert [m.group for m in first] == ["r0-t0", "r0-t0", "r0-t1", "r0-t1", "r0-t2", "r0-t2"]
+        assert {tuple(b.name for b in m.bots) for m in first} == {
+            ("random", "probability"),
+            ("probability", "random"),
+        }
+        add_bot(
+            session=session,
+            name="random",
+            command=RANDOM,
+            games=["liars_dice"],
+            version="v2",
+            check=False,
+        )
+        add_bot(session=session, name="third", command=RANDOM, games=["liars_dice"], check=False)
+        old = get_bot(session=session, name="random", version=first[0].bots[0].version)
+        new = get_bot(session=session, name="random")
+        assert new.version == "v2"
+        assert enter_bot(session=session, league=league, bot=new) == [old]
+        assert (
+            enter_bot(session=session, league=league, bot=get_bot(session=session, name="third"))
+            == []
+        )
+        with pytest.raises(AlreadyExistsError, match="version v2 is already in ladder 'lad'"):
+            enter_bot(session=session, league=league, bot=new)
+        with pytest.raises(AlreadyExistsError, match="is a retired version in ladder"):
+            enter_bot(session=session, league=league, bot=old)
+        second = extend_schedule(session=session, league=league)
+        assert [m.position for m in second] == list(range(6, 12))
+        assert {m.group for m in second} == {"r1-t0", "r1-t1", "r1-t2"}
+        seated = [[f"{b.name}@{b.version}" for b in m.bots] for m in second]
+        # The old version gets nothing new; the two new entries place first (each has
+        # 0 matches; the older entry, random v2, is seeded first).
+        assert not any(f"random@{old.version}" in s for s in seated)
+        assert "random@v2" in seated[0] and "random@v2" in seated[2]
+        assert all(any(x == "random@v2" or x.startswith("third@") for x in s) for s in seated)
+        status = rolling_status(session=session, league=league)
+        assert [(e["bot"], e["retired"]) for e in status["entries"]] == [  # type: ignore[attr-defined]
+            (f"random@{old.version}", True),
+            ("probability", False),
+            ("random@v2", False),
+            ("third", False),
+        ]
+        assert revealed_secret(session=session, league=league) is None
+
+
+async def test_run_plays_exactly_max_matches_and_extends_the_schedule(engine: Engine) -> None:
+    make_ladder(engine, batch_groups=2, matches_per_minute=6000)
+    seen: list[str] = []
+    summary = await run_rolling(engine, "lad", max_matches=5, on_match=seen.append)
+    assert summary.played == 5 == done_count(engine) and len(seen) == 5
+    assert sorted(seen) == sorted(summary.match_ids) and not summary.stopped
+    assert summary.scheduled == 8 and summary.pending == 3  # two batches of 2 groups × 2
+    again = await run_rolling(engine, "lad", max_matches=4)
+    # The 3 pending matches first, then a new batch.
+    assert again.played == 4 and again.scheduled == 4 and again.pending == 3
+    assert {f"lad-{p}" for p in range(8)} - set(seen) < set(again.match_ids)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="lad")
+        rows = standings(session=session, league=league, samples=50)
+        assert {r.bot for r in rows} == {"random", "probability"}
+        assert sum(r.matches for r in rows) == 2 * 9
+
+
+async def test_a_retired_version_is_hidden_from_standings_but_still_rated(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    make_ladder(engine, batch_groups=1, matches_per_minute=6000)
+    await run_rolling(engine, "lad", max_matches=2)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="lad")
+        new = add_bot(
+            session=session,
+            name="probability",
+            command=PROBABILITY,
+            games=["liars_dice"],
+            version="v2",
+            check=False,
+        )
+        (old,) = enter_bot(session=session, league=league, bot=new)
+    summary = await run_rolling(engine, "lad", max_matches=4)
+    assert summary.played == 4
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="lad")
+        shown = standings(session=session, league=league, samples=50)
+        every = standings(session=session, league=league, samples=50, include_retired=True)
+        new_seats = session.exec(
+            select(func.count()).select_from(SeatRow).where(SeatRow.bot_id == new.id)
+        ).one()
+        page = write_league_report(
+            session=session, league=league, path=tmp_path / "lad.html", samples=20
+        )[0].read_text()
+    assert f"probability@{old.version}" in page and "probability@v2" in page
+    assert new_seats == 4  # the two placement groups went to the new version
+    assert [(r.bot, r.retired) for r in shown] == [(r.bot, False) for r in shown]
+    assert {r.bot for r in shown} == {"random", "probability@v2"}
+    assert {r.bot for r in every} == {"random", "probability@v2", f"probability@{old.version}"}
+    retired = next(r for r in every if r.retired)
+    assert retired.matches == 2 and retired.name == "probability" and retired.elo is not None
+    assert sorted(r.rank for r in shown) == [1, 2]  # type: ignore[type-var]
+    engine.dispose()
+
+
+# ----------------------------------------------------------------------- rate, stop
+
+
+async def test_match_starts_respect_the_rate(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    rate = 120.0  # one start every 0.5 s
+    make_ladder(engine, matches_per_minute=rate, concurrency=3)
+    await run_rolling(engine, "lad", max_matches=7)
+    with session_scope(engine) as session:
+        records = [
+            decompress_record(m.record)
+            for m in session.exec(select(MatchRow).where(MatchRow.status == "done"))
+            if m.record is not None
+        ]
+    starts = sorted(datetime.fromisoformat(r.started_at).timestamp() for r in records)
+    assert len(starts) == 7
+    observed = (len(starts) - 1) / (starts[-1] - starts[0]) * 60.0
+    # Upper bound only, generous: a shared machine delays starts, never hastens them.
+    assert observed <= rate * 1.5, f"{observed:.0f} matches a minute against a limit of {rate}"
+    engine.dispose()
+
+
+async def test_stop_ends_the_run_promptly_and_leaves_no_bot(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    make_ladder(engine, matches_per_minute=6000)
+    stop = trio.Event()
+    stopped_at: list[float] = []
+
+    def after(match_id: str) -> None:
+        if not stop.is_set():
+            stop.set()
+            stopped_at.append(time.monotonic())
+
+    summary = await run_rolling(engine, "lad", stop=stop, on_match=after, grace_s=5.0)
+    assert time.monotonic() - stopped_at[0] < 6.0
+    assert summary.stopped and 1 <= summary.played <= 2  # the one running may finish
+    assert summary.played == done_count(engine)
+    assert bots_of(os.getpid()) == []
+    engine.dispose()
+
+
+async def test_with_one_entry_it_waits_without_playing_until_stopped(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    with session_scope(engine) as session:
+        add_bot(session=session, name="solo", command=RANDOM, games=["liars_dice"], check=False)
+        league = create_rolling_league(
+            session=session, name="lad", game="liars_dice", sandbox=NO_SANDBOX
+        )
+        enter_bot(session=session, league=league, bot=get_bot(session=session, name="solo"))
+    stop = trio.Event()
+    begun = time.monotonic()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_set_later, stop, 0.6)
+        with trio.fail_after(10):
+            summary = await run_rolling(engine, "lad", stop=stop, idle_poll_s=0.2)
+    assert summary.played == 0 and summary.scheduled == 0 and summary.stopped
+    assert 0.5 < time.monotonic() - begun < 5
+    engine.dispose()
+
+
+async def _set_later(event: trio.Event, seconds: float) -> None:
+    await trio.sleep(seconds)
+    event.set()
+
+
+# ------------------------------------------------------------------------ kill test
+
+
+def snapshot(engine: Engine) -> dict[str, tuple[str, bytes, tuple[tuple[int, int | None], ...]]]:
+    """Every finished match: its group, record and (seat, place)s."""
+    with session_scope(engine) as session:
+        found = {}
+        for match in session.exec(select(MatchRow).where(MatchRow.status == "done")):
+            seats = session.exec(select(SeatRow).where(SeatRow.match_id == match.id)).all()
+            assert match.record is not None
+            found[f"lad-{match.position}"] = (
+                match.group_key,
+                zlib.decompress(match.record),
+                tuple(sorted((s.seat, s.place) for s in seats)),
+            )
+        return found
+
+
+def check_whole(engine: Engine) -> None:
+    """Every match once, every group's rotations once, every result whole."""
+    with session_scope(engine) as session:
+        matches = session.exec(select(MatchRow)).all()
+        positions = sorted(m.position for m in matches)
+        assert positions == list(range(len(matches)))
+        groups = Counter(m.group_key for m in matches)
+        assert set(groups.values()) == {2}, groups
+        for group in groups:
+            assert sorted(m.rotation for m in matches if m.group_key == group) == [0, 1]
+        for match in matches:
+            seats = session.exec(select(SeatRow).where(SeatRow.match_id == match.id)).all()
+            assert sorted(s.seat for s in seats) == [0, 1]
+            logs = session.exec(select(MatchLogRow).where(MatchLogRow.match_id == match.id)).all()
+            assert len(logs) <= 2
+            if match.status == "done":
+                assert match.record is not None and all(s.place is not None for s in seats)
+                assert decompress_record(match.record).match_id == f"lad-{match.position}"
+            else:
+                assert match.record is None and all(s.place is None for s in seats)
+
+
+def rolling_run(url: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "league.cli", "--db", url, "rolling", "run", "lad", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_sigkilled_ladder_resumes_losing_and_replaying_nothing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'kill.db'}"
+    engine = open_database(url)
+    make_ladder(engine, batch_groups=2, matches_per_minute=6000, concurrency=2)
+    for at_least in (3, 7):
+        runner = rolling_run(url, "--quiet")
+        deadline = time.monotonic() + 60
+        while done_count(engine) < at_least and time.monotonic() < deadline:
+            assert runner.poll() is None, runner.communicate()
+            time.sleep(0.02)
+        time.sleep(0.05)  # into the middle of the next matches
+        os.kill(runner.pid, signal.SIGKILL)
+        runner.communicate()
+        deadline = time.monotonic() + 10
+        while bots_of(runner.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert bots_of(runner.pid) == []
+        check_whole(engine)
+    before = snapshot(engine)
+    with session_scope(engine) as session:
+        left = {m.position for m in session.exec(select(MatchRow).where(MatchRow.status != "done"))}
+    assert len(left) <= 5  # a batch of 4, and one match another slot was playing
+    runner = rolling_run(url, "--max-matches", "5", "--quiet")
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 0, err
+    assert "finished: played 5 matches" in out
+    after = snapshot(engine)
+    check_whole(engine)
+    assert len(after) == len(before) + 5
+    assert {k: after[k] for k in before} == before  # finished results unchanged
+    assert {f"lad-{p}" for p in left} <= set(after)  # what the kill left is played first
+    engine.dispose()
+
+
+def test_cli_create_enter_status(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+
+    def arena(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "league.cli", "--db", url, *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    arena("bot", "add", "r", "--cmd", RANDOM, "--game", "liars_dice", "--no-check")
+    arena("rolling", "create", "lad", "--game", "liars_dice", "--rate", "30", "--no-sandbox")
+    assert "entered r version" in arena("rolling", "enter", "lad", "r")
+    arena("rolling", "set", "lad", "--rate", "90")
+    status = arena("rolling", "status", "lad", "--json")
+    assert '"matches_per_minute": 90.0' in status and '"retired": false' in status
+    assert math.isfinite(float(status.split('"matches_per_minute": ')[1].split(",")[0]))
+
+
+def test_a_bot_removed_from_the_registry_gets_no_new_matches(engine: Engine) -> None:
+    make_ladder(engine, batch_groups=2, placement_matches=0)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="lad")
+        add_bot(session=session, name="gone", command=RANDOM, games=["liars_dice"], check=False)
+        enter_bot(session=session, league=league, bot=get_bot(session=session, name="gone"))
+        remove_bot(session=session, name="gone")
+        batch = extend_schedule(session=session, league=league)
+    assert len(batch) == 4 and all("gone" not in [b.name for b in m.bots] for m in batch)
