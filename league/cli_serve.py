@@ -42,11 +42,19 @@ def serve_command(
     submission_interval: Annotated[
         float, typer.Option(min=0.0, help="Seconds an author waits between two submissions.")
     ] = 20.0,
+    ladders: Annotated[
+        bool,
+        typer.Option(
+            help="Play every rolling ladder in the background (--no-ladders: when"
+            " `arena rolling run` plays them elsewhere; never both for one ladder)."
+        ),
+    ] = True,
     check_matches: Annotated[
         int, typer.Option(min=1, help="Matches the pre-submission check plays in the sandbox.")
     ] = 4,
 ) -> None:
-    """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API.
+    """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API,
+    bot submissions by authors; and play the rolling ladders in the background.
 
     Standings pages update by themselves as matches finish, also matches played by
     another process (`arena league run`) on the same database.
@@ -58,6 +66,7 @@ def serve_command(
     from league.db import redact, resolve_url
     from league.server.app import Settings
     from league.server.auth import KeyError_
+    from league.server.ladders import run_ladders
     from league.server.run import make_server, serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -89,7 +98,15 @@ def serve_command(
         sys.stdout.flush()
 
     try:
-        trio.run(lambda: serve(server, host=host, port=port, on_ready=ready))
+        trio.run(
+            lambda: serve(
+                server,
+                host=host,
+                port=port,
+                on_ready=ready,
+                background=[run_ladders] if ladders else [],
+            )
+        )
     except OSError as error:
         raise fail(f"cannot serve on {host}:{port}: {error}") from None
     typer.echo("server stopped")

@@ -2,10 +2,12 @@
 
 :func:`serve` opens the app on ``host:port`` and, beside it, the league watcher
 (:class:`~league.server.events.LeagueWatcher`) and any background task the
-caller adds (``background``: e.g. the rolling ladders, which call
-``watcher.notify`` after each match). SIGINT or SIGTERM stops accepting
-connections, ends the event streams, lets requests in flight finish (a few
-seconds at most) and cancels the background tasks.
+caller adds (``background``: e.g. the rolling ladders of
+:mod:`league.server.ladders`, which call ``watcher.notify`` after each match).
+SIGINT or SIGTERM stops accepting connections, ends the event streams, lets
+requests in flight finish (a few seconds at most), sets ``stop`` for the
+background tasks and waits up to ``background_grace_s`` for them (a ladder
+finishes and writes its running matches), then cancels what is left.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ def make_server(
     *,
     authenticate: Authenticator | None = author_id_of,
 ) -> Server:
+    from league.server.ladders import enter_ladders
+
     server = Server(
         engine=engine,
         settings=settings,
@@ -54,6 +58,7 @@ def make_server(
         authenticate=authenticate,
         limiter=trio.CapacityLimiter(settings.db_threads),
     )
+    server.on_accepted.append(enter_ladders)
     return server
 
 
@@ -65,6 +70,7 @@ async def serve(
     background: Sequence[Background] = (),
     on_ready: Callable[[list[str]], None] | None = None,
     handle_signals: bool = True,
+    background_grace_s: float = 15.0,
 ) -> None:
     """Serve until SIGINT/SIGTERM (``handle_signals``) or cancellation."""
     from hypercorn.config import Config
@@ -84,12 +90,21 @@ async def serve(
         await stop.wait()
         server.watcher.close()  # the event streams end, so graceful shutdown is quick
 
+    background_done = trio.Event()
+
+    async def run_background() -> None:
+        try:
+            async with trio.open_nursery() as tasks:
+                for task in background:
+                    tasks.start_soon(task, server, stop)
+        finally:
+            background_done.set()
+
     async with trio.open_nursery() as nursery:
         if handle_signals:
             nursery.start_soon(_watch_signals, stop)
         await nursery.start(server.watcher.run)
-        for task in background:
-            nursery.start_soon(task, server, stop)
+        nursery.start_soon(run_background)
         try:
             async with trio.open_nursery() as web:
                 binds = await web.start(
@@ -101,6 +116,9 @@ async def serve(
         finally:
             stop.set()
             server.watcher.close()
+            # The ladders finish (and write) their running matches, within a bound.
+            with trio.CancelScope(shield=True), trio.move_on_after(background_grace_s):
+                await background_done.wait()
             nursery.cancel_scope.cancel()
 
 
