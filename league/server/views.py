@@ -54,10 +54,15 @@ class Missing(NotFoundError):
 
 
 def league_summary(row: LeagueRow) -> dict[str, Any]:
-    """The league's public settings (never its secret)."""
+    """The league's public settings (never its secret); a rolling ladder's rate and
+    concurrency under ``rolling``."""
     from league.cli_league import league_json
+    from league.rolling import is_rolling, rolling_settings
 
-    return league_json(row)
+    return {
+        **league_json(row),
+        "rolling": rolling_settings(row).to_dict() if is_rolling(row) else None,
+    }
 
 
 def leagues(session: Session) -> list[dict[str, Any]]:
@@ -155,6 +160,8 @@ def _display_row(row: Standing, *, with_bluff: bool) -> dict[str, Any]:
     out: dict[str, Any] = {
         "rank": str(row.rank or "-"),
         "bot": row.bot,
+        "name": row.name or row.bot,
+        "retired": row.retired,
         "elo": fmt(row.elo),
         "interval": f"{fmt(row.lo)} .. {fmt(row.hi)}" if row.elo is not None else "-",
         "matches": str(row.matches),

@@ -98,7 +98,6 @@ def test_submit_over_http_the_ladder_plays_and_a_killed_server_resumes(tmp_path:
         rows = {row["bot"]: row for row in table["standings"]}
         assert set(rows) == {"ada_bot", "bob_bot"}
         assert all(row["matches"] >= 6 and row["elo"] is not None for row in rows.values())
-        assert sum(r["wins"] for r in rows.values()) == table["done"]
         bots = {b["name"]: b for b in served.get("/api/bots").json()}
         assert bots["ada_bot"]["author"] == "ada" and "bob_crash" not in bots
 
@@ -122,10 +121,23 @@ def test_submit_over_http_the_ladder_plays_and_a_killed_server_resumes(tmp_path:
             assert after.get(position) == stamp, f"match ladder-{position} changed"
         assert len(after) >= target
         assert set(unplayed) <= set(after)  # what the killed run left is played (once)
-        table = again.get("/api/leagues/ladder/standings").json()
-        assert sum(row["matches"] for row in table["standings"]) == 2 * table["done"]
         matches = again.get("/api/leagues/ladder/matches").json()
         keys = [m["key"] for m in matches]
         assert len(keys) == len(set(keys))
     finally:
         assert stop_server(served) == 0, served.log.read_text()[-3000:]
+    # Stopped (SIGINT: running matches finished and written): the tables add up.
+    served = start_server(db, store, tmp_path / "last.log", extra=[*FAST, "--no-ladders"])
+    try:
+        table = served.get("/api/leagues/ladder/standings").json()
+        assert sum(row["matches"] for row in table["standings"]) == 2 * table["done"]
+        assert sum(row["wins"] for row in table["standings"]) == table["done"]
+        assert table["done"] == len(finished(db))
+        page = served.get("/leagues/ladder").text
+        assert 'id="mode">rolling ladder' in page
+        assert 'href="/bots/ada_bot"' in page and 'href="/bots/bob_bot"' in page
+        assert served.get("/bots/ada_bot").status == 200
+        time.sleep(1.5)  # --no-ladders: nothing is played
+        assert served.get("/api/leagues/ladder").json()["done"] == table["done"]
+    finally:
+        assert stop_server(served) == 0

@@ -19,10 +19,10 @@
     return el;
   }
 
-  function botLink(name) {
+  function botLink(name, label) {
     const a = document.createElement("a");
     a.href = "/bots/" + encodeURIComponent(name);
-    a.textContent = name;
+    a.textContent = label;
     return a;
   }
 
@@ -37,7 +37,7 @@
       tr.dataset.bot = row.bot;
       tr.append(cell("td", row.rank, "num"));
       const name = cell("td", "", "bot");
-      name.append(botLink(row.bot));
+      name.append(botLink(row.name || row.bot, row.bot));
       tr.append(name);
       tr.append(cell("td", row.elo, "num elo"));
       tr.append(cell("td", row.interval, "interval"));
