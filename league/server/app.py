@@ -53,6 +53,10 @@ SECURITY_HEADERS = {
     "permissions-policy": "camera=(), microphone=(), geolocation=()",
 }
 
+REFIT_FACTOR = 3.0
+"""A league's standings are fitted again at the earliest this many times the last
+fit's duration after it ended (so fits take at most a quarter of a core)."""
+
 Authenticator = Callable[[Session, str], int]
 """``(session, token) -> author id``; raises on a bad token."""
 
@@ -92,8 +96,9 @@ class Server:
     checks: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(1))
     """Pre-submission checks at a time (each plays matches in the sandbox)."""
     limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
-    _cache: dict[tuple[str, str], tuple[State, Any]] = field(default_factory=dict)
-    _locks: dict[tuple[str, str], trio.Lock] = field(default_factory=dict)
+    _cache: dict[tuple[str, str], tuple[State, Any, float]] = field(default_factory=dict)
+    """(kind, league) → (state computed for, value, earliest time to compute again)."""
+    _running: dict[tuple[str, str], trio.Event] = field(default_factory=dict)
 
     def _in_session(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: Any) -> T:
         from league.db import session_scope
@@ -114,18 +119,37 @@ class Server:
 
         Keyed by the watcher's state of the league *before* computing, so a result
         that lands meanwhile makes the next call compute again, never the reverse.
-        One computation at a time per key: concurrent callers wait for it.
+        One computation at a time per key, and — so that a league whose matches land
+        faster than its table is fitted does not keep a core busy with fits — a new one
+        only :data:`REFIT_FACTOR` times the last one's duration after it ended. Until
+        then callers get the previous value at once: stale by the matches that just
+        landed (its ``done`` says so; the page's script asks again a second later).
+        With no value yet they wait for the first.
         """
         key = (kind, league)
-        lock = self._locks.setdefault(key, trio.Lock())
-        async with lock:
+        while True:
             state = self.watcher.state(league_id)
             hit = self._cache.get(key)
             if hit is not None and hit[0] == state:
                 return hit[1]  # type: ignore[no-any-return]
+            running = self._running.get(key)
+            if running is None:
+                if hit is not None and trio.current_time() < hit[2]:
+                    return hit[1]  # type: ignore[no-any-return]
+                break
+            if hit is not None:
+                return hit[1]  # type: ignore[no-any-return]
+            await running.wait()
+        done = self._running[key] = trio.Event()
+        try:
+            began = trio.current_time()
             value = await self.db(fn, *args)
-            self._cache[key] = (state, value)
+            ended = trio.current_time()
+            self._cache[key] = (state, value, ended + REFIT_FACTOR * (ended - began))
             return value
+        finally:
+            del self._running[key]
+            done.set()
 
     def session_of(self, request: Request) -> AuthorSession | None:
         return read_session(self.key, request.cookies.get(COOKIE))

@@ -95,6 +95,7 @@
 
   let fetching = false;
   let again = false;
+  let announced = -1; // matches done according to the newest event
 
   async function refresh() {
     if (fetching) {
@@ -113,6 +114,10 @@
       document.getElementById("total").textContent = String(data.matches);
       body.dataset.done = String(data.done);
       status.textContent = "live updates: on (" + data.done + " matches)";
+      if (data.done < announced) {
+        // The server was still computing the newest table and sent the previous one.
+        setTimeout(refresh, 1000);
+      }
     } catch (error) {
       status.textContent = "live updates: " + error.message;
     } finally {
@@ -131,6 +136,7 @@
   });
   source.addEventListener("results", (event) => {
     const state = JSON.parse(event.data);
+    announced = state.done;
     if (first && String(state.done) === document.getElementById("done").textContent) {
       first = false; // the page was drawn with these results already
       body.dataset.done = String(state.done);
