@@ -320,7 +320,9 @@ async def run_league(
             async with more_lock:
                 if not queue and not stopped():
                     queue.extend(reversed(await more()))
-        if not queue or stopped():
+        # Checked again: another slot may have taken the last allowed match while
+        # this one waited for ``more``.
+        if not queue or stopped() or (max_matches is not None and handed >= max_matches):
             return None
         pending = queue.pop()
         handed += 1
