@@ -187,7 +187,7 @@ async def login_page(request: Request) -> Response:
             enabled=False,
             error="author logins are not enabled on this server",
         )
-    form = await request.form(max_files=0, max_fields=4, max_part_size=4096)
+    form = await small_form(request)
     token = str(form.get("token") or "").strip()
     authenticate = server.authenticate
     try:
@@ -200,6 +200,20 @@ async def login_page(request: Request) -> Response:
     response = RedirectResponse("/", status_code=303)
     set_session_cookie(response, value, secure=_secure(request, server))
     return response
+
+
+SMALL_FORM_BYTES = 8 << 10
+
+
+async def small_form(request: Request) -> dict[str, Any]:
+    """A form of a few short fields (login, logout), its body read up to 8 KiB only."""
+    from league.server.submit import TooLarge, capped_body, parse_form
+
+    try:
+        body = await capped_body(request, SMALL_FORM_BYTES)
+    except TooLarge as error:
+        raise HTTPException(413, str(error), headers={"connection": "close"}) from None
+    return await parse_form(request, body)
 
 
 def _secure(request: Request, server: Server) -> bool:
@@ -223,7 +237,7 @@ async def logout(request: Request) -> Response:
     session = server.session_of(request)
     if not same_origin(dict(request.headers), request.headers.get("host", "")):
         raise HTTPException(403, "cross-site form submission refused")
-    form = await request.form(max_files=0, max_fields=4, max_part_size=4096)
+    form = await small_form(request)
     csrf = form.get("csrf")
     if session is not None and not csrf_ok(session, csrf if isinstance(csrf, str) else None):
         raise HTTPException(403, "bad or missing form token")

@@ -209,6 +209,8 @@ def test_a_wrong_token_does_not_log_in_and_forms_check_their_origin(served: Serv
     assert served.request("/logout", method="POST", data=b"", headers=cross).status == 403
     bare = {"content-type": "application/x-www-form-urlencoded"}
     assert served.request("/logout", method="POST", data=b"", headers=bare).status == 403
+    huge = b"token=" + b"x" * (1 << 20)  # a login form is a few bytes: not read past 8 KiB
+    assert served.request("/login", method="POST", data=huge, headers=same).status == 413
 
 
 def test_session_cookies_are_signed_and_expire(tmp_path: Path) -> None:
