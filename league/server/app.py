@@ -96,6 +96,7 @@ class Server:
     checks: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(1))
     """Pre-submission checks at a time (each plays matches in the sandbox)."""
     limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
+    token_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(2))
     _cache: dict[tuple[str, str], tuple[State, Any, float]] = field(default_factory=dict)
     """(kind, league) → (state computed for, value, earliest time to compute again)."""
     _running: dict[tuple[str, str], trio.Event] = field(default_factory=dict)
@@ -110,6 +111,13 @@ class Server:
         """``fn(session, *args, **kwargs)`` in a worker thread, in one transaction."""
         return await trio.to_thread.run_sync(
             self._in_session, fn, args, kwargs, limiter=self.limiter
+        )
+
+    async def check_token(self, fn: Callable[..., T], *args: Any) -> T:
+        """:meth:`db` for token checks (scrypt: ~50 ms of CPU each) on threads of their
+        own, so a flood of bad tokens queues there instead of delaying every page."""
+        return await trio.to_thread.run_sync(
+            self._in_session, fn, args, {}, limiter=self.token_limiter
         )
 
     async def cached(

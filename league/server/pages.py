@@ -191,7 +191,7 @@ async def login_page(request: Request) -> Response:
     token = str(form.get("token") or "").strip()
     authenticate = server.authenticate
     try:
-        author_id = await server.db(authenticate, token)
+        author_id = await server.check_token(authenticate, token)
     except Exception:  # any refusal reads the same: no hint which part was wrong
         return await render(
             request, "login.html", status=401, enabled=True, error="that token is not valid"

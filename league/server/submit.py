@@ -162,7 +162,7 @@ async def api_submit(request: Request) -> Response:
     if scheme.lower() != "bearer" or not token.strip():
         return _error(401, "missing token: send `Authorization: Bearer <token>`")
     try:
-        author = await server.db(_authenticate, token.strip())
+        author = await server.check_token(_authenticate, token.strip())
     except Exception as error:
         from league.authors import AuthError
 
