@@ -107,6 +107,13 @@ def serve_command(
                 background=[run_ladders] if ladders else [],
             )
         )
-    except OSError as error:
-        raise fail(f"cannot serve on {host}:{port}: {error}") from None
+    except* OSError as group:  # e.g. the port is taken (raised inside the server's nursery)
+        first = _first_leaf(group)
+        raise fail(f"cannot serve on {host}:{port}: {first}") from None
     typer.echo("server stopped")
+
+
+def _first_leaf(group: BaseException) -> BaseException:
+    while isinstance(group, BaseExceptionGroup):
+        group = group.exceptions[0]
+    return group

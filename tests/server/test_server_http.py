@@ -259,3 +259,28 @@ def test_sigint_stops_the_server_with_a_stream_open(tmp_path: Path) -> None:
         assert stop_server(server) == 0
         assert time.monotonic() - began < 10
         assert list(events) == []
+
+
+def test_a_taken_port_is_a_clear_error(tmp_path: Path) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from tests.server.harness import ROOT
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "league.cli", "serve", "--port", str(port),
+             "--store", str(tmp_path / "store")],
+            capture_output=True, text=True, timeout=60, cwd=ROOT,
+            env={**os.environ, "ARENA_DB": f"sqlite:///{tmp_path / 'a.db'}"},
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert f"error: cannot serve on 127.0.0.1:{port}: [Errno 98] Address already in use" in (
+        done.stderr
+    )
+    assert "Traceback" not in done.stderr
