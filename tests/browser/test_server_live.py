@@ -116,3 +116,28 @@ def test_the_leaderboard_updates_without_reload_and_opens_a_replay(
     page.click("#back-link")
     page.wait_for_selector("#matches")
     assert site.problems == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/bots",
+        "/bots/probability",
+        "/bots/%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+        "/leagues/%3Csvg%2Fonload%3Dalert(2)%3E",
+        "/leagues/cup/matches?bot=random&result=lost",
+        "/login",
+        "/submit",
+        "/no/such/page",
+    ],
+)
+def test_pages_load_without_console_errors(site: Watched, served: Served, path: str) -> None:
+    site.page.goto(served.url + path)
+    site.page.wait_for_load_state("load")
+    assert site.page.locator("nav .brand").count() == 1
+    if path == "/no/such/page":  # Chromium reports the page's own 404 status, nothing else
+        assert [p for p in site.problems if "status of 404" not in p] == []
+        assert site.page.inner_text("#error-message") == "no page at /no/such/page"
+    else:
+        assert site.problems == []
