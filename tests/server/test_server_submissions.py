@@ -292,3 +292,14 @@ def test_a_bots_logs_are_shown_to_its_author_only(site: Site) -> None:
     # A disabled author's cookie reads nothing any more.
     arena("author", "disable", "dora", db=served.db)
     assert log(mine, author) == 403
+
+
+def test_script_in_a_submitted_name_is_refused(site: Site) -> None:
+    reply = submit_http(site.served, site.bob, "<script>alert(5)</script>", "x.py", CRASHER)
+    assert reply.status == 400, reply.text
+    assert reply.json()["status"] == "error" and "bot name" in reply.json()["error"]
+    assert "<script>alert(5)</script>" not in {
+        b["name"] for b in site.served.get("/api/bots").json()
+    }
+    game = submit_http(site.served, site.bob, "ok_name", "x.py", CRASHER, game="<b>chess</b>")
+    assert game.status == 400 and "unknown game" in game.json()["error"]
