@@ -221,6 +221,60 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+class DrainUnreadBody:
+    """Lets a request end whose body the app answered without reading (a 401 or 413
+    for an upload).
+
+    Hypercorn hands the body to the app through a queue of a few chunks and, once the
+    app has sent its last response byte, puts ``http.disconnect`` on that queue. With
+    the queue full of body nobody reads, that put never returns: the connection hung
+    with the answer sent, the client blocked sending the rest. So when the last
+    response byte goes out before the app saw the end of the body, a task takes what
+    is still queued and throws it away until the disconnect — a few chunks, not the
+    body: Hypercorn stops queueing once the response is complete — and Hypercorn
+    closes the connection.
+    """
+
+    METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") not in self.METHODS:
+            await self.app(scope, receive, send)
+            return
+        ended = False
+
+        async def tracking_receive() -> Message:
+            nonlocal ended
+            message = await receive()
+            if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                ended = True
+            return message
+
+        async def drain() -> None:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                    return
+
+        async with trio.open_nursery() as nursery:
+
+            async def tracking_send(message: Message) -> None:
+                last = message["type"] == "http.response.body" and not message.get("more_body")
+                if last and not ended:
+                    nursery.start_soon(drain)
+                    nursery.cancel_scope.deadline = trio.current_time() + DRAIN_S
+                await send(message)
+
+            await self.app(scope, tracking_receive, tracking_send)
+
+
+DRAIN_S = 10.0
+"""At most this long spent throwing away an unread request body after answering."""
+
+
 def wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
@@ -286,7 +340,7 @@ def create_app(server: Server) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(SecurityHeaders), Middleware(DrainUnreadBody)],
         exception_handlers={
             Missing: _missing,
             NotFoundError: _missing,

@@ -179,6 +179,41 @@ def test_an_oversized_upload_is_413_before_it_is_read(site: Site) -> None:
     assert status == 413 and took < 10
 
 
+@pytest.mark.parametrize("token", ["good", "wrong"])
+def test_a_client_that_sends_a_whole_oversized_body_is_not_left_hanging(
+    site: Site, token: str
+) -> None:
+    """urllib (``arena submit``) sends the whole body before it reads: the server answers
+    early and must then end the connection, not leave it waiting for the app to read
+    (it hung until the client's timeout). The client sees the 413 or a reset, at once."""
+    import urllib.error
+    import urllib.request
+
+    from league.cli_author import multipart
+
+    body, content_type = multipart({"name": "big", "game": GAME}, "bot", "big.py", b"#" * (6 << 20))
+    bearer = site.bob if token == "good" else "arena_0123456789ab_" + "A" * 43
+    request = urllib.request.Request(
+        site.served.url + "/api/submissions",
+        data=body,
+        method="POST",
+        headers={"content-type": content_type, "authorization": f"Bearer {bearer}"},
+    )
+    began = time.monotonic()
+    try:
+        with urllib.request.urlopen(request, timeout=20) as reply:
+            status = reply.status
+    except urllib.error.HTTPError as error:
+        status = error.code
+        error.close()
+    except (urllib.error.URLError, ConnectionError) as error:
+        status = 0  # reset while sending: the answer was not read, but nothing hangs
+        assert "timed out" not in str(error)
+    assert status in (0, 413 if token == "good" else 401)
+    assert time.monotonic() - began < 10
+    assert site.served.get("/api/leagues").status == 200  # and the server carries on
+
+
 def test_a_flood_of_submissions_is_429_with_retry_after(site: Site) -> None:
     """A second server on the same database, with the default spacing (20 s)."""
     carol = add_author(site.served.db, "carol")
