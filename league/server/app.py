@@ -222,17 +222,24 @@ class SecurityHeaders:
 
 
 class DrainUnreadBody:
-    """Lets a request end whose body the app answered without reading (a 401 or 413
+    """Ends well a request whose body the app answered without reading (a 401 or 413
     for an upload).
 
     Hypercorn hands the body to the app through a queue of a few chunks and, once the
     app has sent its last response byte, puts ``http.disconnect`` on that queue. With
-    the queue full of body nobody reads, that put never returns: the connection hung
-    with the answer sent, the client blocked sending the rest. So when the last
-    response byte goes out before the app saw the end of the body, a task takes what
-    is still queued and throws it away until the disconnect — a few chunks, not the
-    body: Hypercorn stops queueing once the response is complete — and Hypercorn
-    closes the connection.
+    the queue full of body nobody reads, that put never returned: the connection hung
+    with the answer sent, the client blocked sending the rest. So when the answer is
+    complete but the body is not:
+
+    1. the answer goes out but for its end, and the rest of the body is read and
+       thrown away — at most :data:`LINGER_BYTES` within :data:`LINGER_S` — so that a
+       client that sends its whole body before reading (Python's ``urllib``, so
+       ``arena submit``) gets to read the status instead of a reset;
+    2. then the answer ends; if the body still has not, a task throws away what is
+       still queued until the disconnect (a few chunks: Hypercorn stops queueing once
+       the answer is complete) and Hypercorn closes the connection.
+
+    Nothing read here is kept: the answer was decided before the body was read.
     """
 
     METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -246,33 +253,49 @@ class DrainUnreadBody:
             return
         ended = False
 
+        def is_end(message: Message) -> bool:
+            return message["type"] == "http.disconnect" or not message.get("more_body", False)
+
         async def tracking_receive() -> Message:
             nonlocal ended
             message = await receive()
-            if message["type"] == "http.disconnect" or not message.get("more_body", False):
-                ended = True
+            ended = ended or is_end(message)
             return message
 
+        async def linger() -> None:
+            nonlocal ended
+            thrown = 0
+            with trio.move_on_after(LINGER_S):
+                while not ended and thrown <= LINGER_BYTES:
+                    message = await receive()
+                    thrown += len(message.get("body", b""))
+                    ended = is_end(message)
+
         async def drain() -> None:
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect" or not message.get("more_body", False):
-                    return
+            while not is_end(await receive()):
+                pass
 
         async with trio.open_nursery() as nursery:
 
             async def tracking_send(message: Message) -> None:
                 last = message["type"] == "http.response.body" and not message.get("more_body")
                 if last and not ended:
-                    nursery.start_soon(drain)
-                    nursery.cancel_scope.deadline = trio.current_time() + DRAIN_S
+                    await send({**message, "more_body": True})
+                    await linger()
+                    if not ended:
+                        nursery.start_soon(drain)
+                        nursery.cancel_scope.deadline = trio.current_time() + DRAIN_S
+                    message = {"type": "http.response.body", "body": b"", "more_body": False}
                 await send(message)
 
             await self.app(scope, tracking_receive, tracking_send)
 
 
+LINGER_BYTES = 16 << 20
+"""Request body read and thrown away after an early answer, at most (see above)."""
+LINGER_S = 5.0
 DRAIN_S = 10.0
-"""At most this long spent throwing away an unread request body after answering."""
+"""At most this long spent taking the last queued chunks after answering."""
 
 
 def wants_json(request: Request) -> bool:
