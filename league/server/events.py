@@ -1,8 +1,8 @@
 """Which leagues changed: a database watcher that feeds the server-sent events.
 
 The watcher asks the database one cheap grouped question about once a second —
-per league, how many matches are done or aborted and when the last one finished
-— so it sees results written by any process: the server's own ladder, or an
+per league and match status, how many matches and when the last one finished —
+so it sees results written by any process: the server's own ladder, or an
 ``arena league run`` in another terminal or on another machine sharing the
 database. :meth:`LeagueWatcher.notify` (called by the server's background
 ladder after each match) makes it ask at once instead of at the next tick.
@@ -28,14 +28,15 @@ from league.models import MatchRow
 
 log = logging.getLogger("arena.server")
 
-State: TypeAlias = tuple[int, int, str]
-"""(matches done, matches aborted, when the last one finished) of one league."""
+State: TypeAlias = tuple[int, int, str, int]
+"""(matches done, matches aborted, when the last one finished, matches scheduled)
+of one league: a finished match changes it, and so does a rolling ladder's new batch."""
 
-EMPTY: State = (0, 0, "")
+EMPTY: State = (0, 0, "", 0)
 
 
 def league_states(session: Session) -> dict[int, State]:
-    """Every league with a finished or aborted match → its :data:`State`."""
+    """Every league with a scheduled match → its :data:`State`."""
     states: dict[int, list[object]] = {}
     for league_id, status, count, last in session.exec(
         select(
@@ -43,15 +44,21 @@ def league_states(session: Session) -> dict[int, State]:
             MatchRow.status,
             func.count(col(MatchRow.id)),
             func.max(col(MatchRow.finished_at)),
-        )
-        .where(col(MatchRow.status).in_(("done", "aborted")))
-        .group_by(col(MatchRow.league_id), col(MatchRow.status))
+        ).group_by(col(MatchRow.league_id), col(MatchRow.status))
     ).all():
-        state = states.setdefault(league_id, [0, 0, ""])
-        state[0 if status == "done" else 1] = int(count)
-        stamp = last.isoformat() if isinstance(last, datetime) else str(last or "")
-        state[2] = max(str(state[2]), stamp)
-    return {league_id: (int(s[0]), int(s[1]), str(s[2])) for league_id, s in states.items()}  # type: ignore[call-overload]
+        state = states.setdefault(league_id, [0, 0, "", 0])
+        if status == "done":
+            state[0] = int(count)
+        elif status == "aborted":
+            state[1] = int(count)
+        if status in ("done", "aborted"):
+            stamp = last.isoformat() if isinstance(last, datetime) else str(last or "")
+            state[2] = max(str(state[2]), stamp)
+        state[3] = int(state[3]) + int(count)  # type: ignore[call-overload]
+    return {
+        league_id: (int(s[0]), int(s[1]), str(s[2]), int(s[3]))  # type: ignore[call-overload]
+        for league_id, s in states.items()
+    }
 
 
 class LeagueWatcher:

@@ -1,7 +1,7 @@
 """Server-sent events: ``/leagues/{name}/events`` tells a standings page when to refetch.
 
 One event ``results`` with the league's state (matches done, aborted, last
-finish) when the stream opens and each time :class:`~league.server.events.LeagueWatcher`
+finish, scheduled) when the stream opens and each time :class:`~league.server.events.LeagueWatcher`
 sees it change; a comment line every :data:`KEEPALIVE_S` keeps proxies from
 closing an idle stream. The page's script (``static/league.js``) then fetches
 ``/api/leagues/{name}/standings`` and redraws the table.
@@ -37,8 +37,10 @@ async def _stream(server: Server, league_id: int) -> AsyncIterator[str]:
                 yield ": keepalive\n\n"
                 continue
             seen = state
-            done, aborted, last = state
-            data = json.dumps({"done": done, "aborted": aborted, "last_finished": last})
+            done, aborted, last, total = state
+            data = json.dumps(
+                {"done": done, "aborted": aborted, "last_finished": last, "matches": total}
+            )
             yield f"event: results\ndata: {data}\n\n"
     finally:
         server.streams -= 1
