@@ -18,6 +18,7 @@ its duplicate group — never the league secret, which stays with the driver.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import hashlib
 import json
@@ -127,6 +128,7 @@ class RefereeHost:
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._pool: WarmPool | None = None
+        self._closing: trio.Event | None = None
         self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
         self._thread.start()
         self._ready.wait()
@@ -134,8 +136,22 @@ class RefereeHost:
     async def _main(self) -> None:
         self._token = trio.lowlevel.current_trio_token()
         self._pool = WarmPool(sandbox=self.sandbox)
+        self._closing = closing = trio.Event()
         self._ready.set()
-        await trio.sleep_forever()
+        try:
+            await closing.wait()
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._pool.aclose()
+
+    def close(self) -> None:
+        """Stop the warm bots and the loop (a worker's bots otherwise live as long
+        as the worker process)."""
+        if self._token is not None and self._thread.is_alive():
+            closing = self._closing
+            assert closing is not None
+            trio.from_thread.run_sync(closing.set, trio_token=self._token)
+            self._thread.join()
 
     def play(self, job: Job) -> JobResult:
         assert self._token is not None
@@ -165,6 +181,16 @@ def host_for(sandbox: SandboxConfig) -> RefereeHost:
                 claim_uid_block()
             host = _hosts[key] = RefereeHost(sandbox)
         return host
+
+
+@atexit.register
+def close_hosts() -> None:
+    """Stop every referee loop of this process and its warm bots."""
+    with _hosts_lock:
+        hosts = list(_hosts.values())
+        _hosts.clear()
+    for host in hosts:
+        host.close()
 
 
 def play_job(

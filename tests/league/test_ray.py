@@ -34,7 +34,12 @@ from league.ray_executor import (  # noqa: E402
     file_hashes,
     shipped_scripts,
 )
-from league.ray_task import BotFilesMismatch, play_job, verify_bot_files  # noqa: E402
+from league.ray_task import (  # noqa: E402
+    BotFilesMismatch,
+    close_hosts,
+    play_job,
+    verify_bot_files,
+)
 from league.runner import run_league  # noqa: E402
 from league.worker_wire import Job, WorkerConfig, encode_config, encode_job  # noqa: E402
 from referee.match import Limits, MatchSpec  # noqa: E402
@@ -53,6 +58,15 @@ from tests.league.test_workers import (  # noqa: E402
 )
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(autouse=True)
+def no_bot_outlives_a_test() -> Iterator[None]:
+    """Tests that call :func:`play_job` here run its referee loop in this process:
+    stop it, and its warm bots with it, as a worker's exit does."""
+    yield
+    close_hosts()
+    assert bots_of(os.getpid()) == []
 
 
 @pytest.fixture(scope="module")
