@@ -12,6 +12,7 @@ played twice, and the ladder carries on.
 from __future__ import annotations
 
 import hashlib
+import os
 import signal
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from sqlmodel import Session, select
 
 from league.db import make_engine
 from league.models import LeagueRow, MatchRow
+from tests.e2e.conftest import sandboxed_processes
 from tests.server.harness import (
     CRASHER,
     GAME,
@@ -59,6 +61,14 @@ def finished(db: str, status: str = "done") -> dict[int, tuple[str, str]]:
             }
     finally:
         engine.dispose()
+
+
+def gone_within(server_pid: int, seconds: float) -> None:
+    """No bot the server ``server_pid`` sandboxed is alive (within ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while sandboxed_processes(server_pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert sandboxed_processes(server_pid) == []
 
 
 def wait_for(served: Served, predicate: Any, timeout: float, what: str) -> Any:
@@ -103,10 +113,14 @@ def test_submit_over_http_the_ladder_plays_and_a_killed_server_resumes(tmp_path:
 
         # SIGKILL while the ladder plays: no clean shutdown, no grace.
         wait_for(served, lambda t: t["done"] >= 8, 60, "two more matches")
+        killed = served.process.pid
+        if os.geteuid() == 0:  # bots run under uids of the server's own: they are found
+            assert sandboxed_processes(killed), "no bot of the ladder is running"
         served.process.send_signal(signal.SIGKILL)
         served.process.wait(timeout=10)
         if served.process.stdout is not None:
             served.process.stdout.close()
+        gone_within(killed, 10)  # its sandboxed bots die with it
         before = finished(db)
         assert len(before) >= 8
         unplayed = finished(db, "pending")  # the batch being played when it was killed
@@ -126,6 +140,7 @@ def test_submit_over_http_the_ladder_plays_and_a_killed_server_resumes(tmp_path:
         assert len(keys) == len(set(keys))
     finally:
         assert stop_server(served) == 0, served.log.read_text()[-3000:]
+    gone_within(served.process.pid, 10)
     # Stopped (SIGINT: running matches finished and written): the tables add up.
     served = start_server(db, store, tmp_path / "last.log", extra=[*FAST, "--no-ladders"])
     try:
