@@ -5,7 +5,7 @@
 Every number is measured in this run; absolute times are printed next to each ratio
 but vary with the machine and its load — the targets are on the ratios. A missed
 target prints MISS; something not measurable here prints NOT MEASURED with why.
-Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray;
+Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray, server;
 ``stream`` is another name for ``wire`` (its rows are labelled "stream").
 """
 
@@ -22,12 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import engine, league, startup, wire
+from bench import engine, league, server_load, startup, wire
 from bench.report import Row, format_table, write_json
 from referee.sandbox import DEFAULT_SANDBOX
 
 GAMES = ("liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker")
-SECTIONS = ("wire", "engine", "long", "league", "memory", "startup", "ratings", "ray")
+SECTIONS = ("wire", "engine", "long", "league", "memory", "startup", "ratings", "ray", "server")
 ALIASES = {"stream": "wire"}
 """The table labels the wire section's rows "stream", so ``--only stream`` means wire."""
 
@@ -45,6 +45,8 @@ class Sizes:
     workers_matches: int
     ray_matches: dict[float, int]
     """Matches per bot sleep (ms) for the Ray executor rows."""
+    server_clients: int
+    server_requests: int
 
 
 FULL = Sizes(
@@ -58,6 +60,8 @@ FULL = Sizes(
     startup_runs=5,
     workers_matches=120,
     ray_matches={20.0: 48, 200.0: 16},
+    server_clients=8,
+    server_requests=400,
 )
 QUICK = Sizes(
     wire_matches=6,
@@ -70,6 +74,8 @@ QUICK = Sizes(
     startup_runs=3,
     workers_matches=40,
     ray_matches={20.0: 12},
+    server_clients=4,
+    server_requests=100,
 )
 SLEEP_MS = 20.0
 
@@ -348,6 +354,25 @@ def ratings_rows() -> list[Row]:
     ]
 
 
+def server_rows(sizes: Sizes) -> list[Row]:
+    """Pages/s of the leaderboard and its JSON under a bounded loopback load while a
+    league plays (``bench/server_load.py``); informational, no target in the issue."""
+    try:
+        loads = server_load.server_load(sizes.server_clients, sizes.server_requests)
+    except Exception as error:  # e.g. the server extra is not installed: say so
+        return [Row("server", "arena serve under load", None, detail=repr(error))]
+    return [
+        Row(
+            "server",
+            f"GET {load.path} while a league plays",
+            load.pages_per_s,
+            unit="pages/s",
+            detail=server_load.describe(load),
+        )
+        for load in loads
+    ]
+
+
 RAY_CONCURRENCY = 4
 
 
@@ -423,6 +448,7 @@ def main(argv: list[str] | None = None) -> None:
         "startup": lambda: startup_rows(sizes),
         "ratings": ratings_rows,
         "ray": lambda: ray_rows(sizes),
+        "server": lambda: server_rows(sizes),
     }
     meta: dict[str, object] = {
         "command": " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]),

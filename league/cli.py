@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from league import cli_author, cli_bot, cli_league, cli_replay, cli_rolling
+from league import cli_author, cli_bot, cli_league, cli_replay, cli_rolling, cli_serve
 from league.cli_common import (
     SANDBOX_DEFAULTS,
     Context,
@@ -57,6 +57,7 @@ def root(
 app.command("replay")(cli_replay.replay_command)
 app.add_typer(cli_bot.app, name="bot")
 app.add_typer(cli_league.app, name="league")
+app.command("serve")(cli_serve.serve_command)
 app.add_typer(cli_author.app, name="author")
 app.command("submit")(cli_author.submit_command)
 app.add_typer(cli_rolling.app, name="rolling")

@@ -66,12 +66,42 @@ def make_engine(url: str) -> Engine:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest revision."""
+    """Bring the schema to the newest revision.
+
+    On SQLite, foreign keys are off while migrating, as SQLite's own procedure for
+    schema changes asks: a migration that changes a table's constraints rebuilds the
+    table (copy, ``DROP``, rename), and with keys enforced the ``DROP`` of a table
+    other rows refer to fails (``FOREIGN KEY constraint failed``: a populated
+    database could not be upgraded). Every key is checked (``PRAGMA
+    foreign_key_check``) before the migration commits, and keys are on again after.
+    The migration runs in one real transaction (an explicit ``BEGIN``: the driver
+    would otherwise run each ``CREATE``/``DROP`` on its own), so one that fails
+    half-way leaves the database as it was, not with half a revision applied.
+    """
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        if sqlite:  # outside any transaction, or SQLite ignores it
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                if sqlite:
+                    connection.exec_driver_sql("BEGIN")
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+                if sqlite:
+                    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise DatabaseError(
+                            f"migrating left {len(broken)} row(s) referring to rows that do"
+                            f" not exist (first: {tuple(broken[0])}); nothing was changed"
+                        )
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
 
 
 def open_database(url: str | None = None, *, create: bool = True) -> Engine:

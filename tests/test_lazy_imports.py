@@ -58,7 +58,17 @@ def test_listing_games_imports_no_engine() -> None:
     assert [m for m in engines if m not in {"referee.games.base", "referee.games.events"}] == []
 
 
-HEAVY_FOR_THE_CLI = ("sqlalchemy", "sqlmodel", "alembic", "trio", "grpc", "google.protobuf")
+HEAVY_FOR_THE_CLI = (
+    "sqlalchemy",
+    "sqlmodel",
+    "alembic",
+    "trio",
+    "grpc",
+    "google.protobuf",
+    "starlette",
+    "hypercorn",
+    "jinja2",
+)
 
 
 def _run_cli(*args: str) -> str:
@@ -77,6 +87,7 @@ def _run_cli(*args: str) -> str:
         ("import league.cli", "import league.cli"),
         ("arena --help", _run_cli("--help")),
         ("arena league --help", _run_cli("league", "--help")),
+        ("arena serve --help", _run_cli("serve", "--help")),
         ("arena games", _run_cli("games")),
     ],
 )

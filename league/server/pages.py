@@ -1,0 +1,260 @@
+"""HTML pages: leagues, live standings, match lists, replays, bots, author login.
+
+Templates are Jinja2 with autoescaping on (:func:`league.server.app.templates`);
+pages load ``/static/style.css`` and, where something moves, a script file from
+``/static/`` — never inline script, which the page CSP forbids.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from typing import Any
+from urllib.parse import quote
+
+from sqlmodel import Session
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from league.server import views
+from league.server.app import Server, server_of
+from league.server.auth import (
+    COOKIE,
+    SESSION_TTL_S,
+    csrf_ok,
+    may_read_logs,
+    new_session,
+    same_origin,
+)
+
+
+async def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """Template ``name`` with ``context``, the logged-in author (``author``: the
+    session, for the forms' CSRF token; ``author_name``) and the path."""
+    server = server_of(request)
+    found = await server.author_of(request)
+    page = server.templates.get_template(name).render(
+        author=found[0] if found else None,
+        author_name=found[1] if found else None,
+        path=request.url.path,
+        **context,
+    )
+    return HTMLResponse(page, status_code=status, headers={"cache-control": "no-store"})
+
+
+async def index(request: Request) -> Response:
+    server = server_of(request)
+    return await render(request, "index.html", leagues=await server.db(views.leagues))
+
+
+async def league_page(request: Request) -> Response:
+    server = server_of(request)
+    name = request.path_params["name"]
+    league_id = await server.db(views.league_id, name)
+    detail = await server.cached("detail", name, league_id, views.league_detail, name)
+    table = await server.cached("standings", name, league_id, views.league_standings, name)
+    return await render(
+        request,
+        "league.html",
+        league=detail,
+        table=table,
+        bluff_columns=views.BLUFF_COLUMNS,
+    )
+
+
+async def matches_page(request: Request) -> Response:
+    server = server_of(request)
+    name = request.path_params["name"]
+    filters = {key: request.query_params.get(key) or None for key in ("bot", "result", "fault")}
+    detail = await server.db(views.league_detail, name)
+    rows = await server.db(views.league_matches, name, **filters)
+    from referee.faults import FaultKind
+
+    return await render(
+        request,
+        "matches.html",
+        league=detail,
+        matches=rows,
+        filters=filters,
+        faults=[kind.value for kind in FaultKind],
+        results=["completed", "forfeit", "aborted", "pending", "won", "lost"],
+    )
+
+
+def _replay_page(session: Session, key: str) -> tuple[str, str]:
+    from referee.html_replay import render_replay_html
+
+    stored = views.stored_match(session, key)
+    if stored.record is None:
+        raise views.Missing(f"match {stored.key} has not been played (status {stored.status})")
+    page = render_replay_html(
+        stored.record,
+        back=(f"/leagues/{quote(stored.league, safe='')}/matches", f"{stored.league}: matches"),
+    )
+    return page, replay_csp(page)
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def replay_csp(page: str) -> str:
+    """The replay viewer's policy, tightened: its own inline script and style only
+    (by hash), no request of any kind, not framed. The page's meta CSP still applies."""
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
+    styles = re.findall(r"<style>(.*?)</style>", page, flags=re.S)
+    return (
+        "default-src 'none'; img-src data:; base-uri 'none'; form-action 'none';"
+        " frame-ancestors 'none';"
+        f" script-src {' '.join(map(_sha256, scripts)) or chr(39) + 'none' + chr(39)};"
+        f" style-src {' '.join(map(_sha256, styles)) or chr(39) + 'none' + chr(39)}"
+    )
+
+
+async def replay_page(request: Request) -> Response:
+    server = server_of(request)
+    page, csp = await server.db(_replay_page, request.path_params["key"])
+    return HTMLResponse(page, headers={"content-security-policy": csp})
+
+
+async def bots_page(request: Request) -> Response:
+    server = server_of(request)
+    return await render(request, "bots.html", bots=await server.db(views.bots))
+
+
+def _bot_page(session: Session, name: str) -> dict[str, Any]:
+    return views.bot_detail(session, name)
+
+
+async def bot_page(request: Request) -> Response:
+    server = server_of(request)
+    name = request.path_params["name"]
+    detail = await server.db(_bot_page, name)
+    found = await server.author_of(request)
+    mine = await server.db(_is_author_of, name, found[0] if found else None)
+    recent = await server.db(views.recent_seats, name) if mine else []
+    return await render(request, "bot.html", bot=detail, mine=mine, recent=recent)
+
+
+def _is_author_of(session: Session, name: str, author: Any) -> bool:
+    if author is None:
+        return False
+    versions = views.bot_versions(session, name)
+    return any(may_read_logs(author, v.author_id) for v in versions)
+
+
+def _log(session: Session, key: str, seat: int, author: Any) -> bytes:
+    from league.leagues import match_log
+
+    match, bot = views.match_seat_bot(session, key, seat)
+    if not may_read_logs(author, bot.author_id):
+        raise HTTPException(403, "a bot's output is shown only to its author (log in first)")
+    output = match_log(session=session, match=match, seat=seat)
+    if output is None:
+        raise views.Missing(f"no output captured for seat {seat} of match {key}")
+    return output
+
+
+async def log_page(request: Request) -> Response:
+    """What a seat's bot printed during a match: to the bot's author only."""
+    server = server_of(request)
+    found = await server.author_of(request)  # a disabled author's cookie reads nothing
+    output = await server.db(
+        _log, request.path_params["key"], request.path_params["seat"], found[0] if found else None
+    )
+    return PlainTextResponse(
+        output.decode("utf-8", "replace"),
+        headers={"cache-control": "private, no-store", "content-disposition": "inline"},
+    )
+
+
+async def login_page(request: Request) -> Response:
+    server = server_of(request)
+    if request.method == "GET":
+        return await render(
+            request, "login.html", enabled=server.authenticate is not None, error=""
+        )
+    if not same_origin(dict(request.headers), request.headers.get("host", "")):
+        raise HTTPException(403, "cross-site form submission refused")
+    if server.authenticate is None:
+        return await render(
+            request,
+            "login.html",
+            status=503,
+            enabled=False,
+            error="author logins are not enabled on this server",
+        )
+    form = await small_form(request)
+    token = str(form.get("token") or "").strip()
+    authenticate = server.authenticate
+    try:
+        author_id = await server.check_token(authenticate, token)
+    except Exception:  # any refusal reads the same: no hint which part was wrong
+        return await render(
+            request, "login.html", status=401, enabled=True, error="that token is not valid"
+        )
+    value, _session = new_session(server.key, author_id)
+    response = RedirectResponse("/", status_code=303)
+    set_session_cookie(response, value, secure=_secure(request, server))
+    return response
+
+
+SMALL_FORM_BYTES = 8 << 10
+
+
+async def small_form(request: Request) -> dict[str, Any]:
+    """A form of a few short fields (login, logout), its body read up to 8 KiB only."""
+    from league.server.submit import TooLarge, capped_body, parse_form
+
+    try:
+        body = await capped_body(request, SMALL_FORM_BYTES)
+    except TooLarge as error:
+        raise HTTPException(413, str(error), headers={"connection": "close"}) from None
+    return await parse_form(request, body)
+
+
+def _secure(request: Request, server: Server) -> bool:
+    return server.settings.secure_cookies or request.url.scheme == "https"
+
+
+def set_session_cookie(response: Response, value: str, *, secure: bool) -> None:
+    response.set_cookie(
+        COOKIE,
+        value,
+        max_age=SESSION_TTL_S,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=secure,
+    )
+
+
+async def logout(request: Request) -> Response:
+    server = server_of(request)
+    session = server.session_of(request)
+    if not same_origin(dict(request.headers), request.headers.get("host", "")):
+        raise HTTPException(403, "cross-site form submission refused")
+    form = await small_form(request)
+    csrf = form.get("csrf")
+    if session is not None and not csrf_ok(session, csrf if isinstance(csrf, str) else None):
+        raise HTTPException(403, "bad or missing form token")
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+    return response
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/", index),
+        Route("/leagues/{name:path}/matches", matches_page),
+        Route("/leagues/{name:path}", league_page),
+        Route("/bots", bots_page),
+        Route("/bots/{name:path}", bot_page),
+        Route("/matches/{key:path}/logs/{seat:int}", log_page),
+        Route("/matches/{key:path}", replay_page),
+        Route("/login", login_page, methods=["GET", "POST"]),
+        Route("/logout", logout, methods=["POST"]),
+    ]

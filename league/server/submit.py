@@ -1,0 +1,250 @@
+"""Bot submissions over HTTP: ``POST /api/submissions`` and the upload form ``/submit``.
+
+Both end in :func:`league.submissions.submit_bot` (store, unpack safely, check in the
+sandbox, register) and then enter the new version into every rolling ladder of its
+game (:attr:`Server.on_accepted`). The API authenticates with ``Authorization:
+Bearer <token>``; the form with the author's session cookie plus the session's CSRF
+token and an ``Origin`` check (:mod:`league.server.auth`).
+
+**Size.** A request whose ``Content-Length`` is over the cap is answered 413 before a
+byte of its body is read; a body without a length is read only up to the cap, then
+answered 413. The cap is the submission limit plus :data:`FORM_OVERHEAD` for the
+multipart framing; ``submit_bot`` then checks the file itself.
+
+**Checks run one at a time** (:data:`CHECKS_AT_ONCE`): each plays matches in the
+sandbox, and a burst of uploads must not take every core from the ladders.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlmodel import Session
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import Message
+
+from league.models import AuthorRow
+from league.server.app import Server, server_of
+from league.server.auth import csrf_ok, same_origin
+
+FORM_OVERHEAD = 64 << 10
+"""Bytes allowed beyond the file for the multipart boundaries and the other fields."""
+
+CHECKS_AT_ONCE = 1
+
+
+class TooLarge(Exception):
+    pass
+
+
+def body_cap(server: Server) -> int:
+    return server.settings.limits.max_upload_bytes + FORM_OVERHEAD
+
+
+async def capped_body(request: Request, cap: int) -> bytes:
+    """The request body, refusing (:class:`TooLarge`) as soon as it is over ``cap``:
+    by its declared length before reading, or while reading it."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise HTTPException(400, "bad Content-Length")
+        if int(declared) > cap:
+            raise TooLarge(f"request of {declared} bytes is over the {cap} byte limit")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > cap:
+            raise TooLarge(f"request body is over the {cap} byte limit")
+    return bytes(body)
+
+
+async def parse_form(request: Request, body: bytes) -> dict[str, Any]:
+    """The multipart (or urlencoded) form in ``body``: field name → str or (filename, bytes)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    again = Request(request.scope, replay)
+    try:
+        form = await again.form(max_files=1, max_fields=8, max_part_size=64 << 10)
+    except HTTPException:
+        raise
+    except Exception as error:  # the multipart parser's own errors: a bad request
+        raise HTTPException(400, f"malformed form: {error}") from None
+    fields: dict[str, Any] = {}
+    try:
+        for key, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                fields[key] = (value.filename or "upload", await value.read())
+            else:
+                fields[key] = value
+    finally:
+        await form.close()
+    return fields
+
+
+def _authenticate(session: Session, token: str) -> AuthorRow:
+    from league.authors import authenticate
+
+    author = authenticate(session=session, token=token)
+    session.expunge(author)
+    return author
+
+
+def _author(session: Session, author_id: int) -> AuthorRow | None:
+    row = session.get(AuthorRow, author_id)
+    if row is None or row.disabled:
+        return None
+    session.expunge(row)
+    return row
+
+
+async def _submit(
+    server: Server, author: AuthorRow, fields: dict[str, Any]
+) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """Run the submission; (HTTP status, JSON answer, extra headers)."""
+    from league.submissions import BadSubmission, error_json, http_status, submit_bot
+
+    name = fields.get("name")
+    game = fields.get("game")
+    upload = fields.get("bot")
+    try:
+        if not isinstance(name, str) or not isinstance(game, str) or not isinstance(upload, tuple):
+            raise BadSubmission("send the fields name and game and the file bot (multipart)")
+        filename, data = upload
+        async with server.checks:
+            result = await submit_bot(
+                engine=server.engine,
+                store=server.settings.store,
+                author=author,
+                name=name.strip(),
+                game=game.strip(),
+                filename=filename,
+                data=data,
+                limits=server.settings.limits,
+                check_matches=server.settings.check_matches,
+            )
+    except Exception as error:
+        status = http_status(error)
+        if status == 500:
+            raise
+        headers = {}
+        retry = getattr(error, "retry_after_s", None)
+        if retry is not None:
+            headers["retry-after"] = str(retry)
+        if status == 401:
+            headers["www-authenticate"] = "Bearer"
+        return status, error_json(error), headers
+    answer = result.to_json()
+    entered: list[str] = []
+    for hook in server.on_accepted:
+        entered.extend(await hook(server, result.bot_id, game.strip()))
+    answer["ladders"] = entered
+    server.watcher.notify()
+    return 200, answer, {}
+
+
+async def api_submit(request: Request) -> Response:
+    """``POST /api/submissions``: multipart ``name``, ``game``, file ``bot``; Bearer token."""
+    server = server_of(request)
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return _error(401, "missing token: send `Authorization: Bearer <token>`")
+    try:
+        author = await server.check_token(_authenticate, token.strip())
+    except Exception as error:
+        from league.authors import AuthError
+
+        if isinstance(error, AuthError):
+            return _error(401, str(error))
+        raise
+    try:
+        body = await capped_body(request, body_cap(server))
+    except TooLarge as error:
+        return _error(413, str(error), close=True)
+    fields = await parse_form(request, body)
+    status, answer, headers = await _submit(server, author, fields)
+    return JSONResponse(
+        answer, status_code=status, headers={"cache-control": "no-store", **headers}
+    )
+
+
+def _error(status: int, message: str, *, close: bool = False) -> JSONResponse:
+    headers = {"cache-control": "no-store"}
+    if status == 401:
+        headers["www-authenticate"] = "Bearer"
+    if close:  # the rest of the body is not read: the connection cannot be reused
+        headers["connection"] = "close"
+    return JSONResponse({"status": "error", "error": message}, status_code=status, headers=headers)
+
+
+def _submissions(session: Session, author_id: int) -> list[dict[str, Any]]:
+    from league.submissions import list_submissions
+
+    return [
+        {
+            "id": row.id,
+            "name": row.name,
+            "game": row.game,
+            "status": row.status,
+            "reasons": json.loads(row.reasons or "[]"),
+            "size": row.size,
+            "created_at": row.created_at.isoformat()[:19],
+        }
+        for row in list_submissions(session=session, author_id=author_id, limit=20)
+    ]
+
+
+async def submit_page(request: Request) -> Response:
+    """The upload form (GET) and its submission (POST), for a logged-in author."""
+    from league.server.pages import render
+    from referee.games import GAMES
+
+    server = server_of(request)
+    session = server.session_of(request)
+    author = await server.db(_author, session.author_id) if session is not None else None
+    outcome: dict[str, Any] | None = None
+    status = 200
+    if request.method == "POST":
+        if not same_origin(dict(request.headers), request.headers.get("host", "")):
+            raise HTTPException(403, "cross-site form submission refused")
+        if author is None:
+            return RedirectResponse("/login", status_code=303)
+        try:
+            body = await capped_body(request, body_cap(server))
+        except TooLarge as error:
+            raise HTTPException(413, str(error), headers={"connection": "close"}) from None
+        fields = await parse_form(request, body)
+        csrf = fields.get("csrf")
+        if not csrf_ok(session, csrf if isinstance(csrf, str) else None):
+            raise HTTPException(403, "bad or missing form token (reload the form)")
+        status, outcome, _headers = await _submit(server, author, fields)
+    submissions = await server.db(_submissions, author.id) if author is not None else []
+    return await render(
+        request,
+        "submit.html",
+        status=status,
+        author_row=author,
+        games=sorted(GAMES),
+        outcome=outcome,
+        submissions=submissions,
+        limits=server.settings.limits,
+    )
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/api/submissions", api_submit, methods=["POST"]),
+        Route("/submit", submit_page, methods=["GET", "POST"]),
+    ]
