@@ -47,8 +47,12 @@ ladder-quick: venv sandbox-tools
 
 test: venv sandbox-tools proto-check lint typecheck pytest
 
+# Two pytest workers (pytest-xdist) per the two cores CI has; a test file stays on one
+# worker, so its module fixtures (a solved table, a Ray instance) are built once.
+PYTEST_WORKERS ?= auto
+
 pytest: venv
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 lint: venv
 	$(BIN)/ruff check .
