@@ -1,8 +1,9 @@
-"""Pages served per second by ``arena serve`` while a league plays.
+"""Pages served per second by ``arena serve`` while its rolling ladder plays.
 
-A temporary SQLite database holds a Liar's Dice league of example bots; ``arena
-league run`` plays it in the background (one match at a time, no sandbox) while
-``arena serve`` serves it on a loopback port. N client threads, each with its own
+A temporary SQLite database holds a rolling Liar's Dice ladder of example bots;
+``arena serve`` plays it in the background (as a server does: the same process
+referees and serves; one match at a time, no sandbox) and serves it on a loopback
+port. N client threads, each with its own
 keep-alive connection, then request one URL a fixed number of times in total —
 the leaderboard page ``/leagues/NAME`` and its JSON ``/api/leagues/NAME/standings``
 — and the wall time gives pages per second. The standings are recomputed whenever
@@ -56,16 +57,22 @@ class Load:
         return ordered[max(0, int(len(ordered) * 0.99 + 0.5) - 1)]
 
 
-def _prepare(db: str, bots: int, rounds: int) -> None:
+def _prepare(db: str, bots: int) -> None:
     from league.db import open_database, session_scope
-    from league.leagues import LeagueSettings, create_league
-    from league.registry import add_bot
-    from referee.sandbox import SandboxConfig
+    from league.registry import add_bot, get_bot
+    from league.rolling import RollingSettings, create_rolling_league, enter_bot
+    from referee.sandbox import NO_SANDBOX
 
     engine = open_database(db)
     modules = ("liars_dice_probability", "liars_dice_random", "liars_dice_heuristic")
-    names = []
     with session_scope(engine) as session:
+        ladder = create_rolling_league(
+            session=session,
+            name=LEAGUE,
+            game="liars_dice",
+            settings=RollingSettings(matches_per_minute=6000, concurrency=1),
+            sandbox=NO_SANDBOX,
+        )
         for index in range(bots):
             module = modules[index % len(modules)]
             name = f"{module.removeprefix('liars_dice_')}-{index}"
@@ -76,17 +83,7 @@ def _prepare(db: str, bots: int, rounds: int) -> None:
                 games=["liars_dice"],
                 check=False,
             )
-            names.append(name)
-        create_league(
-            session=session,
-            name=LEAGUE,
-            settings=LeagueSettings(
-                game="liars_dice",
-                bots=tuple(names),
-                rounds=rounds,
-                sandbox=SandboxConfig(enabled=False),
-            ),
-        )
+            enter_bot(session=session, league=ladder, bot=get_bot(session=session, name=name))
     engine.dispose()
 
 
@@ -144,10 +141,10 @@ def _load(port: int, path: str, clients: int, requests: int) -> tuple[float, lis
 
 
 def server_load(clients: int = 8, requests: int = 400, *, bots: int = 4) -> list[Load]:
-    """Load each of :data:`URLS` while the league plays; one :class:`Load` per URL."""
+    """Load each of :data:`URLS` while the ladder plays; one :class:`Load` per URL."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-server-") as tmp:
         db = f"sqlite:///{Path(tmp) / 'arena.db'}"
-        _prepare(db, bots, rounds=50)
+        _prepare(db, bots)
         env = {**os.environ, "ARENA_DB": db}
         arena = [sys.executable, "-m", "league.cli"]
         with open(Path(tmp) / "serve.log", "w") as log:
@@ -159,7 +156,6 @@ def server_load(clients: int = 8, requests: int = 400, *, bots: int = 4) -> list
                 env=env,
                 cwd=ROOT,
             )
-        runner = None
         try:
             assert server.stdout is not None
             port = 0
@@ -171,17 +167,14 @@ def server_load(clients: int = 8, requests: int = 400, *, bots: int = 4) -> list
                 raise RuntimeError(
                     f"arena serve did not start: {(Path(tmp) / 'serve.log').read_text()}"
                 )
-            with open(Path(tmp) / "run.log", "w") as log:
-                runner = subprocess.Popen(
-                    [*arena, "league", "run", LEAGUE, "--concurrency", "1", "--no-progress"],
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env=env,
-                    cwd=ROOT,
-                )
             deadline = time.monotonic() + 60
-            while _done(db) < 2 and time.monotonic() < deadline:  # the league is under way
+            while _done(db) < 2 and time.monotonic() < deadline:  # the ladder is under way
                 time.sleep(0.2)
+            if _done(db) < 2:
+                raise RuntimeError(
+                    "the server's ladder played no match in 60 s:"
+                    f" {(Path(tmp) / 'serve.log').read_text()[-2000:]}"
+                )
             for path in URLS:  # warm the page and the cache once
                 _load(port, path, 1, 1)
             results = []
@@ -195,16 +188,13 @@ def server_load(clients: int = 8, requests: int = 400, *, bots: int = 4) -> list
                 )
             return results
         finally:
-            for process in (runner, server):
-                if process is not None and process.poll() is None:
-                    process.send_signal(2)  # SIGINT: both stop cleanly
-            for process in (runner, server):
-                if process is not None:
-                    try:
-                        process.wait(timeout=30)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
-                        process.wait()
+            if server.poll() is None:
+                server.send_signal(2)  # SIGINT: it stops its ladder and exits cleanly
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
             if server.stdout is not None:
                 server.stdout.close()
 
@@ -213,8 +203,9 @@ def describe(load: Load) -> str:
     return (
         f"{load.requests} requests by {load.clients} keep-alive clients in {load.wall_s:.2f} s;"
         f" median {load.median_ms:.1f} ms, p99 {load.p99_ms:.1f} ms; {load.errors} errors;"
-        f" {load.matches_during} matches finished meanwhile (arena league run, concurrency 1);"
-        f" {os.cpu_count()} cores shared by server, league and clients"
+        f" {load.matches_during} matches finished meanwhile (the server's rolling ladder,"
+        f" concurrency 1, in the same process); {os.cpu_count()} cores shared by server,"
+        " bots and clients"
     )
 
 
