@@ -51,6 +51,7 @@ from league.leagues import (
 )
 from league.models import LeagueRow
 from league.registry import bot_spec
+from league.runlock import league_lock
 from league.workers import (
     LostWorker,
     Played,
@@ -394,19 +395,21 @@ async def run_league(
 
     interrupted = False
     start_error: WorkerStartError | None = None
-    report()
-    async with trio.open_nursery() as outer:
-        if handle_signals:
-            outer.start_soon(watch_signals, outer.cancel_scope)
-        if stop is not None:
-            outer.start_soon(watch_stop, stop, outer.cancel_scope)
-        try:
-            async with players.running(), trio.open_nursery() as tasks:
-                for slot in players.slots:
-                    tasks.start_soon(play_on, slot)
-        except WorkerStartError as error:  # raised before any match started
-            start_error = error
-        outer.cancel_scope.cancel()
+    # One process plays a league at a time (two would take the same matches).
+    with league_lock(engine, league):
+        report()
+        async with trio.open_nursery() as outer:
+            if handle_signals:
+                outer.start_soon(watch_signals, outer.cancel_scope)
+            if stop is not None:
+                outer.start_soon(watch_stop, stop, outer.cancel_scope)
+            try:
+                async with players.running(), trio.open_nursery() as tasks:
+                    for slot in players.slots:
+                        tasks.start_soon(play_on, slot)
+            except WorkerStartError as error:  # raised before any match started
+                start_error = error
+            outer.cancel_scope.cancel()
     interrupted = stopping
     if start_error is not None:
         raise start_error
