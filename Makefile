@@ -47,12 +47,14 @@ ladder-quick: venv sandbox-tools
 
 test: venv sandbox-tools proto-check lint typecheck pytest
 
-# Two pytest workers (pytest-xdist) per the two cores CI has; a test file stays on one
-# worker, so its module fixtures (a solved table, a Ray instance) are built once.
+# One pytest worker per core (pytest-xdist); a test file stays on one worker, so its
+# module fixtures (a solved table, a Ray instance) are built once. Tests marked
+# serial measure how many cores a bot gets, so they run afterwards, alone.
 PYTEST_WORKERS ?= auto
 
 pytest: venv
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -q -m serial
 
 lint: venv
 	$(BIN)/ruff check .

@@ -26,6 +26,7 @@ from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.serial,  # the guards measure how many cores the children get
     pytest.mark.skipif(
         cgroups.available() is not None,
         reason=f"control groups unavailable here: {cgroups.available()}",
