@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 
 import pytest
 import trio
@@ -40,15 +41,24 @@ def test_a_second_runner_is_refused_while_the_first_plays(engine: Engine) -> Non
 
 @pytest.mark.e2e
 def test_a_killed_runners_lock_frees_itself(db_url: str, engine: Engine) -> None:
-    total = prepare(engine, rounds=3)
-    first = start_run(db_url, "--concurrency", "1", "--workers", "1")
-    wait_for(lambda: done_count(engine) >= 1, "a match")
-    second = start_run(db_url)
-    out, err = second.communicate(timeout=120)
-    assert second.returncode == 2 and "is being played by another process" in err, (out, err)
-    os.kill(first.pid, signal.SIGKILL)
-    first.communicate(timeout=60)
-    third = start_run(db_url, "--concurrency", "2")
-    out, err = third.communicate(timeout=300)
-    assert third.returncode == 0, (out, err)
+    total = prepare(engine, rounds=10)  # long enough to outlast the second's start-up
+    runs: list[subprocess.Popen[str]] = []
+    try:
+        runs.append(start_run(db_url, "--concurrency", "1", "--workers", "1"))
+        wait_for(lambda: done_count(engine) >= 1, "a match")
+        runs.append(start_run(db_url))
+        out, err = runs[1].communicate(timeout=120)
+        assert runs[0].poll() is None, "the first run ended before the second was refused"
+        assert runs[1].returncode == 2, (out, err)
+        assert "is being played by another process" in err, err
+        os.kill(runs[0].pid, signal.SIGKILL)
+        runs[0].communicate(timeout=60)
+        runs.append(start_run(db_url, "--concurrency", "2"))
+        out, err = runs[2].communicate(timeout=300)
+        assert runs[2].returncode == 0, (out, err)
+    finally:
+        for run in runs:
+            if run.poll() is None:
+                run.kill()
+            run.communicate()
     assert_each_match_once(engine, total)
