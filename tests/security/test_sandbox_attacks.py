@@ -8,6 +8,7 @@ achieved on stderr; the referee's captured log carries that report to the test.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -490,6 +491,9 @@ async def test_escape_guard_child_outlives_the_match_without_sandbox(
         assert await trio.to_thread.run_sync(wait_until, witness.exists, 10.0)
         assert witness.read_text() == f"escaped {child}\n"
     finally:
+        # Its own session and group (setsid): the shell and the sleep it runs.
+        with contextlib.suppress(OSError):
+            os.killpg(child, signal.SIGKILL)
         kill_all([child])
     assert_victim_unharmed(played)
     assert_no_processes_left()

@@ -1,0 +1,65 @@
+"""Every test: no bot process this test process started may outlive the test.
+
+A leaked bot is a bug (a pool not closed, a lease lost on cancellation), and left
+alone it fails whichever later test checks for leftover processes, far from its
+cause. So each test is checked when it ends: its leftovers are named (with their
+command lines) against the test that left them, and killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.sandbox import referee_uids
+
+
+def own_bots() -> dict[int, str]:
+    """Live bots of this process: unsandboxed ones by the referee pid in their
+    environment, sandboxed ones by the uids this process hands out."""
+    me = os.getpid()
+    marker = f"ARENA_REFEREE_PID={me}".encode()
+    uids = referee_uids(me)
+    found: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            status = (entry / "status").read_text()
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            if fields.get("State", "").strip()[:1] in ("Z", "X"):
+                continue
+            uid = int(fields.get("Uid", "0").split()[0])
+            ours = uid in uids
+            if not ours:
+                ours = marker in (entry / "environ").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if ours:
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                command = "?"
+            found[int(entry.name)] = command.strip()[:200]
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_bot_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    deadline = time.monotonic() + 5.0  # bots being stopped get a moment to go
+    left = own_bots()
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = own_bots()
+    if left:
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        pytest.fail(f"{request.node.nodeid} left bot processes running: {left}")
