@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -56,12 +57,15 @@ class Watched:
     problems: list[str] = field(default_factory=list)
 
 
-@pytest.fixture
-def tab(browser: Browser) -> Iterator[Watched]:
-    """A fresh page that records console errors, page errors, dialogs and remote requests."""
+@contextmanager
+def watched_page(
+    browser: Browser, allowed: Callable[[str], bool], timeout_ms: int = 10_000
+) -> Iterator[Watched]:
+    """A fresh page that records console errors, page errors, dialogs and requests
+    to URLs ``allowed`` refuses."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(timeout_ms)
     watched = Watched(page)
 
     def console(message: Any) -> None:
@@ -73,12 +77,21 @@ def tab(browser: Browser) -> Iterator[Watched]:
         d.dismiss()
 
     def request(r: Any) -> None:
-        if not r.url.startswith("file://"):
+        if not allowed(r.url):
             watched.problems.append(f"request: {r.url}")
 
     page.on("console", console)
     page.on("pageerror", lambda error: watched.problems.append(f"page error: {error}"))
     page.on("dialog", dialog)
     page.on("request", request)
-    yield watched
-    context.close()
+    try:
+        yield watched
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def tab(browser: Browser) -> Iterator[Watched]:
+    """A self-contained page: any request beyond its own file is a problem."""
+    with watched_page(browser, lambda url: url.startswith("file://")) as watched:
+        yield watched

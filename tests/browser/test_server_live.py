@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.conftest import Watched
+from tests.browser.conftest import Watched, watched_page
 from tests.server.harness import (
     SCRIPT_BOT,
     Served,
@@ -46,29 +46,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 def site(browser: Browser, served: Served) -> Iterator[Watched]:
     """A page that records console errors, page errors, dialogs and requests that
     leave the server's origin."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    watched = Watched(page)
-
-    def console(message: Any) -> None:
-        if message.type in ("error", "assert"):
-            watched.problems.append(f"console {message.type}: {message.text}")
-
-    def dialog(d: Any) -> None:
-        watched.problems.append(f"dialog: {d.message}")
-        d.dismiss()
-
-    def request(r: Any) -> None:
-        if not (r.url.startswith(served.url + "/") or r.url.startswith("data:")):
-            watched.problems.append(f"request: {r.url}")
-
-    page.on("console", console)
-    page.on("pageerror", lambda error: watched.problems.append(f"page error: {error}"))
-    page.on("dialog", dialog)
-    page.on("request", request)
-    yield watched
-    context.close()
+    with watched_page(
+        browser,
+        lambda url: url.startswith(served.url + "/") or url.startswith("data:"),
+        timeout_ms=15_000,
+    ) as watched:
+        yield watched
 
 
 def matches_column(page: Any) -> dict[str, str]:
