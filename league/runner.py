@@ -274,8 +274,8 @@ async def run_league(
         from league.ray_executor import RayPlayers
 
         bots = {bot_spec(bot) for pending in todo for bot in pending.bots}
-        players = RayPlayers(slots, sandbox, ray, sorted(bots, key=lambda b: b.name))
-        processes = 0
+        ray_players = RayPlayers(slots, sandbox, ray, sorted(bots, key=lambda b: b.name))
+        players = ray_players
     elif processes == 1:
         players = LocalPlayers(slots, sandbox)
     else:
@@ -415,7 +415,7 @@ async def run_league(
         raise start_error
     lost_workers = tuple(w.reason for w in players.lost)
     if ray is not None:
-        processes = len(getattr(players, "worker_pids", ()))
+        processes = len(ray_players.worker_pids)
     remaining = status.total - done
     if more is not None:  # the schedule grew during the run
         with session_scope(engine) as session:
