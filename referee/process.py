@@ -19,6 +19,7 @@ import trio
 from referee import cgroups
 from referee.faults import BotStartupError
 from referee.sandbox import NO_SANDBOX, SandboxConfig, SandboxError, build_command
+from referee.spawn import Child, spawn
 
 LOG_NAME = "bot.log"
 SOCKET_NAME = "bot.sock"
@@ -85,7 +86,7 @@ class BotProcess:
 
     def __init__(
         self,
-        process: trio.Process,
+        process: Child,
         workdir: Path,
         *,
         uid: int | None = None,
@@ -181,7 +182,7 @@ class BotProcess:
         )
         with open(fd, "wb") as log:
             try:
-                process = await trio.lowlevel.open_process(
+                process = await spawn(
                     argv,
                     stdin=subprocess.DEVNULL,
                     stdout=log,
