@@ -109,22 +109,37 @@ class BotConnection:
         self,
         address: str,
         *,
-        socket_path: Path | None = None,
         token: str = "",
         tls_ca: bytes | None = None,
+        locate: Callable[[], str | None] | None = None,
     ) -> None:
         self.address = address
-        self.socket_path = socket_path
-        if tls_ca is not None:
-            credentials = grpc.ssl_channel_credentials(root_certificates=tls_ca)
-            self.channel = grpc.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
-        else:
-            self.channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self.locate = locate
+        """For a bot the referee started: finds its socket (None until it exists),
+        and the channel is opened only then (:meth:`wait_ready`)."""
+        self.tls_ca = tls_ca
         self.metadata: tuple[tuple[str, str], ...] = (
             (("authorization", f"Bearer {token}"),) if token else ()
         )
-        self.stub = bot_pb2_grpc.BotServiceStub(self.channel)
+        self.channel: grpc.Channel | None = None
         self.health: bot_pb2.HealthResponse | None = None
+        if locate is None:
+            self._open(address)
+
+    def _open(self, address: str) -> None:
+        self.address = address
+        if self.tls_ca is not None:
+            credentials = grpc.ssl_channel_credentials(root_certificates=self.tls_ca)
+            self.channel = grpc.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+        else:
+            self.channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self.stub = bot_pb2_grpc.BotServiceStub(self.channel)
+
+    @classmethod
+    def local(cls, locate: Callable[[], str | None]) -> BotConnection:
+        """A connection to a bot process the referee started, whose socket
+        ``locate`` finds (see :meth:`referee.process.BotProcess.locate_socket`)."""
+        return cls("its socket", locate=locate)
 
     @classmethod
     def remote(cls, spec: BotSpec) -> BotConnection:
@@ -145,9 +160,12 @@ class BotConnection:
             while True:
                 if callable(exited) and (reason := exited()):
                     raise BotStartupError(f"bot {reason} before it was ready")
-                if self.socket_path is not None and not self.socket_path.exists():
-                    await trio.sleep(0.01)
-                    continue
+                if self.channel is None and self.locate is not None:
+                    address = self.locate()
+                    if address is None:
+                        await trio.sleep(0.01)
+                        continue
+                    self._open(address)
                 try:
                     self.health = await trio.to_thread.run_sync(self._health_call)
                     return self.health
@@ -159,10 +177,12 @@ class BotConnection:
                             f" ({last_error})"
                         ) from None
                 await trio.sleep(0.02)
-        if last_error.startswith("DEADLINE_EXCEEDED") and self.socket_path is None:
+        if last_error.startswith("DEADLINE_EXCEEDED") and self.locate is None:
             # wait_for_ready hides why the connection fails (e.g. a TLS handshake
             # with the wrong certificate): ask once more without it.
             last_error = await trio.to_thread.run_sync(self._why_not_ready) or last_error
+        if self.channel is None:
+            last_error = "it never created its socket"
         raise BotStartupError(f"bot not ready at {self.address} within {budget:g} s ({last_error})")
 
     def _health_call(self, wait_for_ready: bool = True) -> bot_pb2.HealthResponse:
@@ -190,7 +210,8 @@ class BotConnection:
         )
 
     def close(self) -> None:
-        self.channel.close()
+        if self.channel is not None:
+            self.channel.close()
 
 
 def remote_credentials(spec: BotSpec) -> tuple[str, bytes | None]:

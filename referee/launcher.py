@@ -8,18 +8,16 @@ not care where its bots come from.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
 import trio
 
 from referee.channel import BotConnection
 from referee.faults import BotStartupError
-from referee.process import BotProcess, BotSpec
+from referee.process import BotProcess, BotSpec, make_workdir
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 
@@ -100,13 +98,13 @@ async def start_process(
     On failure the process is stopped, its directory removed, and
     :class:`BotStartupError` says why, with the end of the bot's output.
     """
-    workdir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+    workdir = make_workdir()
     try:
         process = await BotProcess.spawn(spec, workdir, sandbox)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    leased = Lease(spec, BotConnection(process.address, socket_path=process.socket_path), process)
+    leased = Lease(spec, BotConnection.local(process.locate_socket), process)
 
     def exited() -> str | None:
         return None if process.returncode is None else process.describe_exit()

@@ -4,12 +4,16 @@ them for sure (SIGTERM to the group, then SIGKILL), and say how they ended."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +22,15 @@ import trio
 
 from referee import cgroups
 from referee.faults import BotStartupError
-from referee.sandbox import NO_SANDBOX, SandboxConfig, SandboxError, build_command
+from referee.sandbox import (
+    NO_SANDBOX,
+    SOCKET_DIR_INSIDE,
+    SandboxConfig,
+    SandboxedCommand,
+    SandboxError,
+    build_command,
+    release_bot_uid,
+)
 from referee.spawn import Child, spawn
 
 LOG_NAME = "bot.log"
@@ -104,18 +116,12 @@ class BotProcess:
         """Host uid of a sandboxed bot (root referee), else None."""
         self.sandboxed = sandboxed
         """Started in the bot sandbox (its log is capped by the file-size limit)."""
-
-    @property
-    def socket_path(self) -> Path:
-        return self.workdir / SOCKET_DIR / SOCKET_NAME
+        self._socket_fd: int | None = None
+        """The referee's own descriptor of the bot's socket (:meth:`locate_socket`)."""
 
     @property
     def log_path(self) -> Path:
         return self.workdir / LOG_NAME
-
-    @property
-    def address(self) -> str:
-        return f"unix:{self.socket_path}"
 
     @property
     def returncode(self) -> int | None:
@@ -137,15 +143,13 @@ class BotProcess:
                 f"cannot start bot {spec.name!r} ({shlex.join(argv)}):"
                 f" program {argv[0] if argv else ''!r} not found or not executable"
             )
-        socket_dir = workdir / SOCKET_DIR
-        socket_dir.mkdir(mode=0o700)
         uid: int | None = None
         group: cgroups.BotCgroup | None = None
         lifeline: tuple[int, int] | None = None
+        sandboxed: SandboxedCommand | None = None
         pass_fds: tuple[int, ...] = ()
         if sandbox.enabled:
             lifeline = os.pipe()  # both ends close-on-exec; the read end is passed
-            pass_fds = (lifeline[0],)
             try:
                 if sandbox.cgroup and cgroups.available() is None:
                     group = cgroups.create(
@@ -154,7 +158,6 @@ class BotProcess:
                 sandboxed = build_command(
                     sandbox,
                     argv,
-                    socket_dir=socket_dir,
                     socket_name=SOCKET_NAME,
                     cgroup_paths=group.paths if group else (),
                     lifeline_fd=lifeline[0],
@@ -165,11 +168,12 @@ class BotProcess:
                 _close(*lifeline)
                 raise BotStartupError(f"cannot start bot {spec.name!r}: {error}") from None
             uid = sandboxed.uid
-            if uid is not None:
-                os.chown(socket_dir, uid, uid)
+            pass_fds = (lifeline[0], *sandboxed.fds)
             argv = sandboxed.argv
             env = {}  # bubblewrap sets the allow-listed environment inside
         else:
+            socket_dir = workdir / SOCKET_DIR
+            socket_dir.mkdir(mode=0o700)
             env = dict(os.environ)
             env["ARENA_LISTEN"] = f"unix:{socket_dir / SOCKET_NAME}"
             env["PYTHONUNBUFFERED"] = "1"
@@ -180,10 +184,11 @@ class BotProcess:
         fd = os.open(
             workdir / LOG_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
         )
-        with open(fd, "wb") as log:
-            try:
+        try:
+            with open(fd, "wb") as log:
                 process = await spawn(
                     argv,
+                    fresh_keyring=sandbox.enabled and sandbox.fresh_keyring,
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=log,
@@ -191,14 +196,19 @@ class BotProcess:
                     start_new_session=True,
                     pass_fds=pass_fds,
                 )
-            except OSError as error:
-                if group is not None:
-                    group.remove()
-                if lifeline is not None:
-                    _close(*lifeline)
-                raise BotStartupError(
-                    f"cannot start bot {spec.name!r} ({shlex.join(argv)}): {error}"
-                ) from None
+        except OSError as error:
+            if group is not None:
+                group.remove()
+            if lifeline is not None:
+                _close(*lifeline)
+            if uid is not None:
+                release_bot_uid(uid)
+            raise BotStartupError(
+                f"cannot start bot {spec.name!r} ({shlex.join(spec.command)}): {error}"
+            ) from None
+        finally:
+            if sandboxed is not None:
+                sandboxed.close()
         if lifeline is not None:
             _close(lifeline[0])  # the referee keeps only the write end: its lifeline
         return cls(
@@ -209,6 +219,65 @@ class BotProcess:
             cgroup=group,
             lifeline=lifeline[1] if lifeline else None,
         )
+
+    def locate_socket(self) -> str | None:
+        """The gRPC address of the bot's socket once it exists, else None.
+
+        The socket is opened by the referee itself, component by component and
+        never through a symbolic link (``O_PATH | O_NOFOLLOW``), and must be a
+        socket: the address is ``unix:/proc/self/fd/N`` of that descriptor, so
+        gRPC reaches exactly that inode however the bot renames or relinks
+        things later. A sandboxed bot's socket lies in its own tmpfs, reached
+        through its sandbox's root (``/proc/PID/root`` of bubblewrap's init, and
+        never while that is still the host's root). A bot that puts anything but
+        a socket where its socket belongs gets :class:`BotStartupError`.
+        """
+        if self._socket_fd is not None:
+            return f"unix:/proc/self/fd/{self._socket_fd}"
+        if self.sandboxed:
+            root = self._sandbox_root()
+            if root is None:
+                return None
+            parts = [*SOCKET_DIR_INSIDE.strip("/").split("/"), SOCKET_NAME]
+        else:
+            try:
+                root = os.open(self.workdir, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError:
+                return None
+            parts = [SOCKET_DIR, SOCKET_NAME]
+        try:
+            fd = _open_beneath(root, parts)
+        finally:
+            os.close(root)
+        if fd is None:
+            return None
+        info = os.fstat(fd)
+        if not stat.S_ISSOCK(info.st_mode) or (self.uid is not None and info.st_uid != self.uid):
+            os.close(fd)
+            what = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not its own socket"
+            raise BotStartupError(
+                f"the bot put {what} where its socket belongs ({'/'.join(parts)}): refused"
+            )
+        self._socket_fd = fd
+        return f"unix:/proc/self/fd/{fd}"
+
+    def _sandbox_root(self) -> int | None:
+        """A descriptor of the sandbox's root directory, or None while bubblewrap
+        is still setting it up (its init has not yet left the host's root)."""
+        for init in _children(self.process.pid):
+            try:
+                root = os.open(f"/proc/{init}/root", os.O_PATH | os.O_DIRECTORY)
+            except OSError:
+                continue
+            mine, host = os.fstat(root), os.stat("/")
+            if (mine.st_dev, mine.st_ino) == (host.st_dev, host.st_ino):
+                os.close(root)
+                continue
+            if self.returncode is not None:  # gone meanwhile: the pid may be reused
+                os.close(root)
+                return None
+            return root
+        return None
 
     def log_size(self) -> int:
         try:
@@ -258,16 +327,23 @@ class BotProcess:
         process is gone, so nothing of the bot outlives the call.
         """
         with trio.CancelScope(shield=True):
-            if self.sandboxed:
-                await self._stop_sandbox()
-                return
-            pgid = self.process.pid
-            self._signal_group(pgid, signal.SIGTERM)
-            with trio.move_on_after(grace):
+            try:
+                if self.sandboxed:
+                    await self._stop_sandbox()
+                    return
+                pgid = self.process.pid
+                self._signal_group(pgid, signal.SIGTERM)
+                with trio.move_on_after(grace):
+                    await self.process.wait()
+                # Children that ignored SIGTERM (or outlived the leader) go now.
+                self._signal_group(pgid, signal.SIGKILL)
                 await self.process.wait()
-            # Children that ignored SIGTERM (or outlived the leader) go now.
-            self._signal_group(pgid, signal.SIGKILL)
-            await self.process.wait()
+            finally:
+                if self._socket_fd is not None:
+                    _close(self._socket_fd)
+                    self._socket_fd = None
+                if self.uid is not None and self.returncode is not None:
+                    release_bot_uid(self.uid)
 
     async def _stop_sandbox(self) -> None:
         inner = _children(self.process.pid)
@@ -293,6 +369,99 @@ class BotProcess:
     def _signal_group(pgid: int, signum: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signum)
+
+
+WORKDIR_PREFIX = "arena-bot-"
+_swept = False
+
+
+def _start_ticks(pid: int) -> str | None:
+    """When ``pid`` started (clock ticks since boot, /proc/PID/stat field 22)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat_file:
+            return stat_file.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def make_workdir() -> Path:
+    """A new private directory for one bot process (its log; unsandboxed, its socket).
+
+    Its name carries the referee's pid and start time, so a later referee can tell
+    the directories of a dead one (SIGKILLed: nothing removed them) from a live
+    one's, and removes them the first time it makes one (:func:`sweep_workdirs`).
+    """
+    global _swept
+    if not _swept:
+        _swept = True
+        sweep_workdirs()
+    owner = f"{os.getpid()}.{_start_ticks(os.getpid()) or 0}"
+    return Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{owner}-"))
+
+
+def sweep_workdirs(base: Path | None = None) -> list[Path]:
+    """Remove the bot directories whose referee process is gone; the removed ones.
+
+    A directory names its referee as ``arena-bot-PID.START-...``; it is stale when
+    no process has that pid and start time. Directories of the older unnamed form
+    (``arena-bot-XXXXXXXX``) are removed once unchanged for a day.
+    """
+    base = Path(tempfile.gettempdir()) if base is None else base
+    removed: list[Path] = []
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return removed
+    now = time.time()
+    for path in entries:
+        if not path.name.startswith(WORKDIR_PREFIX):
+            continue
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        owner = path.name[len(WORKDIR_PREFIX) :].split("-", 1)[0]
+        pid, _, started = owner.partition(".")
+        if pid.isdigit() and started.isdigit():
+            if _start_ticks(int(pid)) == started:
+                continue  # its referee still runs
+        elif now - info.st_mtime < 86400:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _open_beneath(directory: int, parts: Sequence[str]) -> int | None:
+    """``O_PATH`` descriptor of ``directory/parts[0]/.../parts[-1]``, opened one
+    component at a time without following any symbolic link (a link as the last
+    component is opened as the link itself); None if a component is missing."""
+    current = directory
+    try:
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            flags = os.O_PATH | os.O_NOFOLLOW | (0 if last else os.O_DIRECTORY)
+            try:
+                opened = os.open(part, flags, dir_fd=current)
+            except (FileNotFoundError, NotADirectoryError):
+                return None
+            except OSError as error:
+                if error.errno == errno.ELOOP:  # a link where a directory belongs
+                    raise BotStartupError(
+                        f"the bot put a symbolic link at {'/'.join(parts[: index + 1])}"
+                        " where its socket directory belongs: refused"
+                    ) from None
+                return None
+            if current != directory:
+                os.close(current)
+            current = opened
+        return current
+    except BaseException:
+        if current != directory:
+            os.close(current)
+        raise
 
 
 def _children(pid: int) -> list[int]:

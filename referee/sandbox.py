@@ -27,10 +27,11 @@ is util-linux ``setpriv``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
-import itertools
 import os
+import secrets
 import shutil
 import sys
 import threading
@@ -39,8 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee import seccomp
+
 SOCKET_DIR_INSIDE = "/run/arena"
 """Where a sandboxed bot finds its (only writable, besides /tmp) socket directory."""
+SOCKET_DIR_BYTES = 1 << 20
+"""Size of the socket directory's tmpfs (a socket takes no space; 1 MiB is room
+for the odd file a bot's framework writes beside it)."""
 
 UID_BASE = 1_700_000_000
 """Sandboxed bots run as uids from here up (root referee only); no such user exists."""
@@ -81,16 +87,27 @@ LAUNCH = (
 above 9), run by ``setpriv --pdeathsig KILL``:
 it exits unless the referee that forked it is still its parent (so a referee that
 died before the death signal was armed leaves nothing behind), moves the lifeline
-(see :data:`LIFELINE_CHECK`) to descriptor 3, joins the bot's control groups, and
+(see :data:`INSIDE`) to descriptor 3, joins the bot's control groups, and
 execs bubblewrap. Arguments: referee pid, lifeline descriptor, number of control
 groups, their paths, then the command."""
 
-LIFELINE_CHECK = 'if timeout 0.02 cat <&3 >/dev/null 2>&1; then exit 125; fi; exec 3<&-; exec "$@"'
-"""Inside the sandbox, just before the bot's own command: descriptor 3 is the read
-end of a pipe whose only writer is the referee. End of file means the referee has
-died — possibly while bubblewrap was still arming its own death signal, a window no
-signal covers — so exit instead of starting an orphan. Otherwise close it and exec
-the bot (which never sees it)."""
+INSIDE = (
+    'case $1 in *[!0-9]*|"") exit 125;; esac;'
+    " if timeout 0.02 cat <&3 >/dev/null 2>&1; then exit 125; fi; exec 3<&-;"
+    ' mapfile -d "" -t argv <&"$1" || exit 125; eval "exec $1<&-"; exec "${argv[@]}"'
+)
+"""Inside the sandbox, the first program (bash): descriptor 3 is the read end of a
+pipe whose only writer is the referee. End of file means the referee has died —
+possibly while bubblewrap was still arming its own death signal, a window no
+signal covers — so exit instead of starting an orphan. Otherwise close it, read
+the rest of the command (limits, user switch, the bot's own command) as
+NUL-separated words from the descriptor named by its argument, close that too,
+and exec it (the bot sees neither descriptor).
+
+Nothing about the host is on any command line a bot can read: bubblewrap's own
+(``/proc/1/cmdline`` inside) is ``bwrap --args N -- /bin/bash -c INSIDE
+arena-check M``; its options (host paths, the bot's uid) come from descriptor N
+and the command from descriptor M, both memory files the referee wrote."""
 
 
 BOT_TREE_MARKER = ".arena-bot-tree"
@@ -132,6 +149,13 @@ class SandboxConfig:
     protect: tuple[str, ...] = field(default=())
     """Host files never visible inside even if under a bound directory (the
     database, records): each is hidden behind an empty file."""
+    seccomp: bool = True
+    """Load the system-call filter of :mod:`referee.seccomp`. Never stored nor
+    offered on the command line: only the guard tests switch it off, to show
+    that the attacks it stops succeed without it."""
+    fresh_keyring: bool = True
+    """Start each bot with an empty session keyring of its own (see
+    :mod:`referee.spawn`). Like ``seccomp``, switched off only by guard tests."""
 
     def __post_init__(self) -> None:
         if isinstance(self.cpus, bool) or not isinstance(self.cpus, int | float):
@@ -232,7 +256,8 @@ def require_tools() -> dict[str, str]:
 
 
 _uid_lock = threading.Lock()
-_uid_counter = itertools.count()
+_live_uids: set[int] = set()
+"""Uids of this referee's bots that have not been released (:func:`release_bot_uid`)."""
 
 
 UIDS_PER_REFEREE = 100_000
@@ -308,11 +333,28 @@ def share_uids(index: int, count: int) -> None:
 
 
 def next_bot_uid() -> int:
-    """A uid no other live bot of this referee has (root referee only)."""
+    """A uid no other live bot of this referee has (root referee only).
+
+    Drawn at random from this referee's share of its block, so a bot's uid tells
+    it nothing about how many bots the referee started before it (a check run in
+    a fresh process and a ladder match would otherwise differ)."""
     with _uid_lock:
         index, count = _uid_share
-        slot = index + count * (next(_uid_counter) % (UIDS_PER_REFEREE // count))
-    return referee_uids()[slot]
+        slots = UIDS_PER_REFEREE // count
+        if len(_live_uids) >= slots:
+            raise SandboxError(f"all {slots} bot uids of this referee are in use")
+        uids = referee_uids()
+        while True:
+            uid = uids[index + count * secrets.randbelow(slots)]
+            if uid not in _live_uids:
+                _live_uids.add(uid)
+                return uid
+
+
+def release_bot_uid(uid: int) -> None:
+    """``uid``'s bot is gone: the uid may be handed out again."""
+    with _uid_lock:
+        _live_uids.discard(uid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +363,14 @@ class SandboxedCommand:
     """Run with an empty environment: bubblewrap sets the allow-listed one inside."""
     uid: int | None
     """The bot's host uid (root referee), or None (user namespace, referee's uid)."""
+    fds: tuple[int, ...] = ()
+    """Memory files the child must inherit (bubblewrap's options, the seccomp
+    program, the command): pass them, then close them in the referee."""
+
+    def close(self) -> None:
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def bot_files(command: Sequence[str]) -> tuple[list[Path], list[Path]]:
@@ -420,21 +470,21 @@ def build_command(
     config: SandboxConfig,
     command: Sequence[str],
     *,
-    socket_dir: Path,
     socket_name: str,
     extra_env: dict[str, str] | None = None,
     cgroup_paths: Sequence[Path] = (),
     lifeline_fd: int,
 ) -> SandboxedCommand:
-    """The argv and environment that run ``command`` inside the sandbox.
+    """The argv (and the memory files it reads) that run ``command`` in the sandbox.
 
     With ``cgroup_paths``, a shell first moves itself into those control groups
     and then execs bubblewrap, so every process of the bot starts inside them.
+    The bot serves on ``/run/arena/<socket_name>``, a small tmpfs of its own
+    inside the sandbox (see :func:`referee.process.BotProcess.locate_socket`).
     """
     tools = require_tools()
     as_root = os.geteuid() == 0
-    uid = next_bot_uid() if as_root else None
-    bwrap = [tools["bwrap"], "--die-with-parent", "--new-session"]
+    bwrap = ["--die-with-parent", "--new-session"]
     bwrap += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     bwrap += ["--unshare-cgroup-try", "--hostname", "arena-bot"]
     if not as_root:
@@ -459,7 +509,7 @@ def build_command(
     # The runtime and the bot's own files, read-only, at their host paths.
     own, pythonpath = bot_files(command)
     made: set[Path] = set()
-    if uid is not None:
+    if as_root:
         for path in own:
             if not os.stat(path).st_mode & 0o004:
                 raise SandboxError(
@@ -477,7 +527,9 @@ def build_command(
         if target.exists() and any(b == target or b in target.parents for b in bound):
             bwrap += ["--ro-bind", "/dev/null", str(target)]
     bwrap += ["--perms", "0755", "--dir", "/run"]
-    bwrap += ["--bind", str(socket_dir), SOCKET_DIR_INSIDE]
+    # The socket directory: the bot's own, size-capped, invisible to the host
+    # but through the sandbox's root (the referee never follows a link there).
+    bwrap += ["--perms", "0777", "--size", str(SOCKET_DIR_BYTES), "--tmpfs", SOCKET_DIR_INSIDE]
     bwrap += ["--chdir", "/tmp", "--clearenv"]
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -511,6 +563,7 @@ def build_command(
         "--",
     ]
     switch: list[str] = []
+    uid = next_bot_uid() if as_root else None
     if uid is not None:
         switch = [
             tools["setpriv"],
@@ -522,12 +575,45 @@ def build_command(
             "--no-new-privs",
             "--",
         ]
+    fds: list[int] = []
+    try:
+        if config.seccomp:
+            fds.append(seccomp.program_fd())
+            bwrap += ["--seccomp", str(fds[-1])]
+        fds.append(_memory_file("arena-bwrap-args", bwrap))
+        args_fd = fds[-1]
+        fds.append(_memory_file("arena-command", [*limits, *switch, *command]))
+        command_fd = fds[-1]
+    except BaseException as error:
+        SandboxedCommand([], None, tuple(fds)).close()
+        if uid is not None:
+            release_bot_uid(uid)
+        if isinstance(error, seccomp.SeccompUnavailable):
+            raise SandboxError(str(error)) from None
+        raise
     # Dies with the referee from the first instruction on (see LAUNCH).
     launch = [tools["setpriv"], "--pdeathsig", "KILL", "--", "/bin/bash", "-c", LAUNCH]
     launch += ["arena-launch", str(os.getpid()), str(lifeline_fd), str(len(cgroup_paths))]
     launch += [str(path) for path in cgroup_paths]
-    check = ["/bin/sh", "-c", LIFELINE_CHECK, "arena-check"]
+    inside = ["/bin/bash", "-c", INSIDE, "arena-check", str(command_fd)]
     return SandboxedCommand(
-        argv=[*launch, *bwrap, "--", *limits, *switch, *check, *command],
+        argv=[*launch, tools["bwrap"], "--args", str(args_fd), "--", *inside],
         uid=uid,
+        fds=tuple(fds),
     )
+
+
+def _memory_file(name: str, words: Sequence[str]) -> int:
+    """A memory file holding ``words`` NUL-terminated, at offset 0 (close-on-exec
+    in the referee; pass it to the child explicitly)."""
+    data = b"".join(os.fsencode(word) + b"\0" for word in words)
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
