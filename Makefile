@@ -23,12 +23,12 @@ venv: $(STAMP)
 
 # The bot sandbox needs bubblewrap (bwrap); prlimit and setpriv come with util-linux.
 sandbox-tools:
-	@command -v bwrap >/dev/null 2>&1 || { \
+	@{ command -v bwrap >/dev/null 2>&1 && ldconfig -p | grep -q 'libseccomp\.so\.2'; } || { \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing bubblewrap (the bot sandbox)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	    echo "installing bubblewrap and libseccomp2 (the bot sandbox and its system-call filter)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap libseccomp2 >/dev/null; \
 	  else \
-	    echo "the bot sandbox needs bubblewrap: sudo apt-get install bubblewrap" >&2; exit 1; \
+	    echo "the bot sandbox needs bubblewrap and libseccomp2: sudo apt-get install bubblewrap libseccomp2" >&2; exit 1; \
 	  fi; }
 
 demo: venv sandbox-tools
