@@ -1,4 +1,5 @@
-"""Every test: no bot process this test process started may outlive the test.
+"""Every test: no bot process this test process started may outlive the test,
+nor any kernel key of its bots' uids, nor any of its bots' private directories.
 
 A leaked bot is a bug (a pool not closed, a lease lost on cancellation), and left
 alone it fails whichever later test checks for leftover processes, far from its
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,8 +53,31 @@ def own_bots() -> dict[int, str]:
     return found
 
 
+def own_keys() -> dict[int, int]:
+    """Uid -> number of kernel keys, for the uids this process gives its bots
+    (``/proc/key-users``: one line per uid holding keys)."""
+    uids = referee_uids(os.getpid())
+    found: dict[int, int] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/key-users").read_text().splitlines():
+            uid, _, rest = line.partition(":")
+            fields = rest.split()
+            if uid.strip().isdigit() and int(uid) in uids and len(fields) >= 2:
+                keys = int(fields[1].split("/")[0])
+                if keys:
+                    found[int(uid)] = keys
+    return found
+
+
+def own_workdirs() -> list[str]:
+    """This process's bot directories (``arena-bot-PID.START-*``) still on disk."""
+    base = Path(tempfile.gettempdir())
+    return sorted(str(p) for p in base.glob(f"arena-bot-{os.getpid()}.*"))
+
+
 @pytest.fixture(autouse=True)
 def no_bot_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    keys_before = own_keys()  # a uid's user keyrings, once made, outlive every process
     yield
     deadline = time.monotonic() + 5.0  # bots being stopped get a moment to go
     left = own_bots()
@@ -63,3 +89,18 @@ def no_bot_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         pytest.fail(f"{request.node.nodeid} left bot processes running: {left}")
+
+    def new_keys() -> dict[int, int]:
+        return {u: n for u, n in own_keys().items() if n > keys_before.get(u, 0)}
+
+    keys = new_keys()
+    while keys and time.monotonic() < deadline + 5.0:  # the key collector runs apart
+        time.sleep(0.1)
+        keys = new_keys()
+    if keys:
+        pytest.fail(f"{request.node.nodeid} left kernel keys of bot uids (uid: keys): {keys}")
+    workdirs = own_workdirs()
+    if workdirs:
+        for path in workdirs:
+            shutil.rmtree(path, ignore_errors=True)
+        pytest.fail(f"{request.node.nodeid} left bot directories: {workdirs}")

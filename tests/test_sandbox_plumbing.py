@@ -25,6 +25,7 @@ from referee.sandbox import (
     SandboxConfig,
     SandboxError,
     build_command,
+    release_bot_uid,
     require_tools,
 )
 from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
@@ -64,6 +65,33 @@ def test_missing_bubblewrap_is_a_clear_error(
         tmp_path / "a.db", "match", "--game", "liars_dice", "--bot", RANDOM, "--bot", RANDOM
     )
     assert code == 2 and "bubblewrap" in out and "--no-sandbox" in out, out
+
+
+@pytest.mark.e2e
+async def test_a_host_that_cannot_start_bots_aborts_the_match_and_blames_nobody(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The host failing (here: the uid block exhausted) is no seat's fault: the
+    match ends aborted, with no fault to rate, not as a forfeit of whichever seat
+    the referee tried first."""
+    from referee import sandbox
+
+    def exhausted() -> int:
+        raise SandboxError("all 1000 bot uids of this referee are in use")
+
+    if os.geteuid() == 0:
+        monkeypatch.setattr(sandbox, "next_bot_uid", exhausted)
+    else:
+        monkeypatch.setattr(sandbox, "require_tools", lambda: exhausted())
+    record = await run_match(
+        MatchSpec(
+            "liars_dice", (module_bot(RANDOM.split()[-1]), module_bot(RANDOM.split()[-1])), seed=1
+        ),
+        LIMITS,
+    )
+    assert record.reason == "aborted" and not record.faults, record
+    assert "uids of this referee are in use" in record.meta["error"]
+    assert_no_sandboxed_processes()
 
 
 @pytest.mark.e2e
@@ -214,25 +242,28 @@ def test_cpus_are_stored_and_missing_control_groups_are_said_once(
 def test_a_bot_never_starts_once_its_referee_is_gone(tmp_path: Path, referee_alive: bool) -> None:
     """The lifeline: if the referee dies while bubblewrap is still setting up (a window
     no death signal covers), the bot's command is never run."""
-    socket_dir = tmp_path / "sock"
-    socket_dir.mkdir()
     read_end, write_end = os.pipe()
     command = build_command(
         DEFAULT_SANDBOX,
-        ["/bin/sh", "-c", "echo started > /run/arena/started"],
-        socket_dir=socket_dir,
+        ["/bin/sh", "-c", "echo started"],
         socket_name="bot.sock",
         lifeline_fd=read_end,
     )
-    if command.uid is not None:
-        os.chown(socket_dir, command.uid, command.uid)
-    process = subprocess.Popen(command.argv, env={}, pass_fds=(read_end,))
+    try:
+        process = subprocess.Popen(
+            command.argv, env={}, pass_fds=(read_end, *command.fds), stdout=subprocess.PIPE
+        )
+    finally:
+        command.close()
+        if command.uid is not None:
+            release_bot_uid(command.uid)
     os.close(read_end)
     if not referee_alive:
         os.close(write_end)  # what the kernel does when the referee dies
-    code = process.wait(timeout=30)
+    out, _ = process.communicate(timeout=30)
+    code = process.returncode
     if referee_alive:
         os.close(write_end)
-        assert code == 0 and (socket_dir / "started").read_text() == "started\n"
+        assert code == 0 and out == b"started\n"
     else:
-        assert code == 125 and not (socket_dir / "started").exists()
+        assert code == 125 and out == b""

@@ -30,20 +30,31 @@ Attacks (see tests/security/test_sandbox_attacks.py for what each must achieve):
             ``delay`` s and then sleeps 60 s
   files     open the referee's files for writing (``paths``, relative
             ``arena.db``) and read the project tree (``reads``)
+  keyring   ``phase`` "write": add a key ``token`` holding ``payload`` to the
+            session keyring; "read": look for key ``token`` and read it
+  syscalls  call each system call the sandbox's filter denies (with harmless
+            arguments), and ``unshare -Urm`` (a user namespace: uid 0, mounts)
+  fill      write up to ``mb`` MiB into every directory it can find writable
+            (the socket directory, /tmp, /dev/shm, /, ...), file by file
+  cmdline   read the command line of every process it can see (PID 1 above all)
+  socketlink  (at startup, instead of serving) make its socket path a symbolic
+            link to ``paths[0]``, a socket on the host, and wait
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
+import errno
 import glob
 import json
 import os
 import secrets
-import select
 import shlex
 import signal
 import socket
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -84,6 +95,10 @@ class Options:
     when: str = "startup"
     """fork: at "startup" (before serving) or on its first "turn" (gRPC running)."""
     report: str = ""
+    phase: str = ""
+    """keyring: "write" or "read"."""
+    payload: str = ""
+    """keyring: what to write (the key's description is ``token``)."""
 
 
 OPTIONS = Options()
@@ -358,37 +373,21 @@ def attack_signal() -> dict[str, Any]:
 
 def attack_escape() -> dict[str, Any]:
     path = OPTIONS.paths[0] if OPTIONS.paths else ""
-    # The child says when it has left the session: reporting before that would let
-    # the match end (and the referee stop this bot's process group) while the child
-    # is still in the group, on a loaded machine.
-    ready_r, ready_w = os.pipe()
+    write = f"echo escaped $$ > {shlex.quote(path)} 2>/dev/null;" if path else ""
+    # subprocess leaves the session (setsid) before exec and returns only once the
+    # exec happened, so the child is out of the group before this reports. A bare
+    # os.fork() in a gRPC process runs gRPC's fork handlers, which can hang the child.
     try:
-        pid = os.fork()
+        child = subprocess.Popen(
+            ["/bin/sh", "-c", f"sleep {OPTIONS.delay}; {write} sleep 60"],
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     except OSError as error:
         return {"forked": False, "error": error_name(error)}
-    if pid == 0:
-        try:
-            try:
-                os.setsid()
-                os.write(ready_w, b"x")
-            except BaseException as error:
-                os.write(ready_w, repr(error).encode()[:200])
-            # A fresh program at once: a forked gRPC process is not safe to keep running.
-            write = f"echo escaped $$ > {shlex.quote(path)} 2>/dev/null;" if path else ""
-            os.execv("/bin/sh", ["sh", "-c", f"sleep {OPTIONS.delay}; {write} sleep 60"])
-        finally:
-            os._exit(0)
-    os.close(ready_w)
-    ready, _, _ = select.select([ready_r], [], [], 10.0)
-    said = os.read(ready_r, 200) if ready else b""
-    escaped = said == b"x"
-    os.close(ready_r)
-    return {
-        "forked": True,
-        "child": pid,
-        "escaped": escaped,
-        "said": said.decode("utf-8", "replace"),
-    }
+    return {"forked": True, "child": child.pid, "escaped": os.getsid(child.pid) == child.pid}
 
 
 def attack_files() -> dict[str, Any]:
@@ -415,6 +414,203 @@ def attack_files() -> dict[str, Any]:
         except OSError as error:
             listing[parent] = error_name(error)
     return {"write": opened, "read": read, "listing": listing, "cwd": os.getcwd()}
+
+
+# The kernel's key management calls, by number (x86_64, aarch64).
+_SYSCALLS = {
+    "x86_64": {
+        "add_key": 248,
+        "request_key": 249,
+        "keyctl": 250,
+        "unshare": 272,
+        "io_uring_setup": 425,
+        "userfaultfd": 323,
+        "perf_event_open": 298,
+        "ptrace": 101,
+        "process_vm_readv": 310,
+        "process_vm_writev": 311,
+        "bpf": 321,
+        "mount": 165,
+        "kexec_load": 246,
+        "kexec_file_load": 320,
+        "clone3": 435,
+    },
+    "aarch64": {
+        "add_key": 217,
+        "request_key": 218,
+        "keyctl": 219,
+        "unshare": 97,
+        "io_uring_setup": 425,
+        "userfaultfd": 282,
+        "perf_event_open": 241,
+        "ptrace": 117,
+        "process_vm_readv": 270,
+        "process_vm_writev": 271,
+        "bpf": 280,
+        "mount": 40,
+        "kexec_load": 104,
+        "kexec_file_load": 294,
+        "clone3": 435,
+    },
+}
+KEY_SPEC_SESSION_KEYRING = -3
+KEYCTL_SEARCH = 10
+KEYCTL_READ = 11
+CLONE_NEWUSER = 0x10000000
+
+
+def syscall(name: str, *args: Any) -> tuple[int, str]:
+    """(result, errno name) of the raw system call ``name``."""
+    number = _SYSCALLS[os.uname().machine][name]
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    result = libc.syscall(ctypes.c_long(number), *args)
+    code = ctypes.get_errno() if result < 0 else 0
+    return int(result), errno.errorcode.get(code, str(code)) if code else ""
+
+
+def attack_keyring() -> dict[str, Any]:
+    name = OPTIONS.token.encode()
+    if OPTIONS.phase == "write":
+        data = OPTIONS.payload.encode()
+        serial, error = syscall(
+            "add_key",
+            b"user",
+            name,
+            data,
+            ctypes.c_size_t(len(data)),
+            ctypes.c_int(KEY_SPEC_SESSION_KEYRING),
+        )
+        return {"phase": "write", "written": serial > 0, "serial": serial, "error": error}
+    serial, error = syscall(
+        "keyctl",
+        ctypes.c_int(KEYCTL_SEARCH),
+        ctypes.c_int(KEY_SPEC_SESSION_KEYRING),
+        b"user",
+        name,
+        ctypes.c_int(0),
+    )
+    if serial <= 0:
+        return {"phase": "read", "found": False, "error": error}
+    buffer = ctypes.create_string_buffer(4096)
+    size, error = syscall(
+        "keyctl",
+        ctypes.c_int(KEYCTL_READ),
+        ctypes.c_int(serial),
+        buffer,
+        ctypes.c_size_t(len(buffer)),
+    )
+    payload = buffer.raw[: max(size, 0)].decode("utf-8", "replace")
+    return {"phase": "read", "found": True, "serial": serial, "payload": payload, "error": error}
+
+
+def attack_syscalls() -> dict[str, Any]:
+    """Each call with arguments that do no harm when allowed: what matters is
+    whether the filter answers first (EPERM, or ENOSYS for clone3)."""
+    null = ctypes.c_void_p(0)
+    calls: dict[str, tuple[Any, ...]] = {
+        "add_key": (b"user", b"probe", b"x", ctypes.c_size_t(1), ctypes.c_int(-3)),
+        "request_key": (b"user", b"probe", null, ctypes.c_int(-3)),
+        "keyctl": (ctypes.c_int(0), ctypes.c_int(-3), ctypes.c_int(0)),  # GET_KEYRING_ID
+        "unshare": (ctypes.c_int(CLONE_NEWUSER),),
+        "io_uring_setup": (ctypes.c_uint(1), null),
+        "userfaultfd": (ctypes.c_int(0),),
+        "perf_event_open": (null, ctypes.c_int(0), ctypes.c_int(-1), ctypes.c_int(-1), 0),
+        "ptrace": (ctypes.c_long(16), ctypes.c_long(0), null, null),  # ATTACH to no one
+        "process_vm_readv": (ctypes.c_int(os.getpid()), null, 0, null, 0, 0),
+        "process_vm_writev": (ctypes.c_int(os.getpid()), null, 0, null, 0, 0),
+        "bpf": (ctypes.c_int(0), null, ctypes.c_uint(0)),
+        "mount": (b"none", b"/tmp", b"tmpfs", ctypes.c_ulong(0), null),
+        "kexec_load": (ctypes.c_ulong(0), ctypes.c_ulong(0), null, ctypes.c_ulong(0)),
+        "kexec_file_load": (ctypes.c_int(-1), ctypes.c_int(-1), 0, null, ctypes.c_ulong(0)),
+        "clone3": (null, ctypes.c_size_t(0)),
+    }
+    results: dict[str, str] = {}
+    for name, args in calls.items():
+        result, error = syscall(name, *args)
+        results[name] = error or f"ok {result}"
+    try:
+        shell = subprocess.run(
+            [
+                "unshare",
+                "-Urm",
+                "sh",
+                "-c",
+                "id -u; mount -t tmpfs -o size=1g none /tmp && echo mounted",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        unshare = {
+            "code": shell.returncode,
+            "out": shell.stdout.split(),
+            "err": shell.stderr[-300:],
+        }
+    except (OSError, subprocess.SubprocessError) as error:
+        unshare = {"code": None, "out": [], "err": error_name(error)}
+    return {"calls": results, "unshare": unshare}
+
+
+def fill_places() -> list[str]:
+    listen = os.environ.get("ARENA_LISTEN", "")
+    places = [os.path.dirname(listen.removeprefix("unix:"))] if listen.startswith("unix:") else []
+    if OPTIONS.target != "socket":  # the guard, run on the host, fills its socket dir only
+        places += ["/tmp", "/dev/shm", "/", "/run", "/dev", "/var/tmp", os.getcwd()]
+        places += [os.environ.get("HOME", "/tmp")]
+    return list(dict.fromkeys(p for p in places if p))
+
+
+def fill(place: str, limit: int) -> dict[str, Any]:
+    """Write up to ``limit`` bytes into ``place`` in files of 1 MiB (each under
+    any per-file cap), then delete them; how much went in, and what stopped it."""
+    chunk = b"x" * (64 << 10)
+    written, error = 0, ""
+    files: list[str] = []
+    try:
+        while written < limit and not error:
+            path = os.path.join(place, f".arena-fill-{PROCESS_TOKEN}-{len(files)}")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            files.append(path)
+            try:
+                for _ in range(16):
+                    if written >= limit:
+                        break
+                    try:
+                        written += os.write(fd, chunk)
+                    except OSError as failure:
+                        error = error_name(failure)
+                        break
+            finally:
+                os.close(fd)
+    except OSError as failure:
+        error = error or error_name(failure)
+    for path in files:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    return {"bytes": written, "error": error}
+
+
+def attack_fill() -> dict[str, Any]:
+    limit = OPTIONS.mb << 20
+    return {"places": {place: fill(place, limit) for place in fill_places()}}
+
+
+def attack_cmdline() -> dict[str, Any]:
+    seen = {str(pid): read_text(f"/proc/{pid}/cmdline") for pid in sorted(processes())}
+    init = read_text("/proc/1/cmdline")
+    return {"init": init, "all": seen, "self": os.getpid(), "uid": os.getuid()}
+
+
+def socket_link() -> None:
+    """Put a link to a host socket where this bot's own socket belongs, and wait."""
+    listen = os.environ.get("ARENA_LISTEN", "").removeprefix("unix:")
+    try:
+        os.symlink(OPTIONS.paths[0], listen)
+        report({"linked": True, "at": listen, "to": OPTIONS.paths[0], "match_id": ""})
+    except OSError as error:
+        report({"linked": False, "error": error_name(error), "match_id": ""})
+    time.sleep(60)
 
 
 class HostileBot(Bot[Observation, Action]):
@@ -460,6 +656,14 @@ class HostileBot(Bot[Observation, Action]):
             result = attack_escape()
         elif name == "files":
             result = attack_files()
+        elif name == "keyring":
+            result = attack_keyring()
+        elif name == "syscalls":
+            result = attack_syscalls()
+        elif name == "fill":
+            result = attack_fill()
+        elif name == "cmdline":
+            result = attack_cmdline()
         else:
             result = {"error": f"unknown attack {name!r}"}
         result["match_id"] = self.match_id
@@ -475,6 +679,9 @@ def main() -> None:
         result = attack_fork()
         result["match_id"] = ""
         report(result)
+    if OPTIONS.attack == "socketlink":
+        socket_link()
+        return
     run(HostileBot)
 
 

@@ -486,7 +486,7 @@ async def test_escape_guard_child_outlives_the_match_without_sandbox(
     )
     child = int(played.report["child"])
     try:
-        assert played.report["escaped"] is True, played.report
+        assert played.report["escaped"] is True, dict(played.report)
         assert process_alive(child), "the escaped child should outlive the match without sandbox"
         assert await trio.to_thread.run_sync(wait_until, witness.exists, 10.0)
         assert witness.read_text() == f"escaped {child}\n"
