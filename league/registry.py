@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from arena.v1 import bot_pb2
 from league.models import BotRow, EntryRow, SeatRow
-from referee.faults import BotFault
+from referee.faults import BotFault, HostUnavailable
 from referee.games import GAMES
 from referee.launcher import FreshLauncher
 from referee.process import BotSpec
@@ -101,6 +101,10 @@ def check_bot(spec: BotSpec, startup_s: float = 15.0) -> bot_pb2.HealthResponse:
         return trio.run(probe)
     except BotFault as fault:
         raise BotCheckError(f"bot {spec.name!r} failed its check: {fault.message}") from None
+    except HostUnavailable as error:
+        raise BotCheckError(
+            f"bot {spec.name!r} could not be checked: this host cannot start bots now ({error})"
+        ) from None
 
 
 def add_bot(

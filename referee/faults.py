@@ -44,6 +44,12 @@ class BotStartupError(BotFault):
     kind = FaultKind.STARTUP
 
 
+class HostUnavailable(Exception):
+    """The referee's host could not start a bot (a sandbox tool missing, no free
+    uid, the kernel refused a fork or a control group): no bot's doing. A match
+    it hits ends ``aborted`` and rates nobody."""
+
+
 class BotTimeout(BotFault):
     kind = FaultKind.TIMEOUT
 

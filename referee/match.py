@@ -30,6 +30,7 @@ from referee.faults import (
     BotFault,
     BotStartupError,
     BotTimeout,
+    HostUnavailable,
     IllegalAction,
     ProtocolViolation,
 )
@@ -115,6 +116,8 @@ class _Seat:
     stream: SeatStream | None = None
     lease: Lease | None = None
     fault: BotFault | None = None
+    host_error: str = ""
+    """The host could not start this seat's bot: the match is aborted, nobody blamed."""
     start_sent: bool = False
     deltas: bool = False
     """The seat asked for observation deltas in its Ready."""
@@ -228,6 +231,8 @@ async def run_match(
         except BotFault as fault:
             if seat.fault is None:
                 seat.fault = fault
+        except HostUnavailable as error:
+            seat.host_error = str(error)
         except Exception as error:  # e.g. an address gRPC cannot parse: still this seat's
             if seat.fault is None:
                 seat.fault = BotStartupError(f"could not reach the bot: {error!r}")
@@ -319,11 +324,12 @@ async def _play(
     )
     events: list[RecordedEvent] = []
     faults: list[RecordedFault] = []
+    # A host that could not start a seat's bot blames no bot, not even the others.
+    aborted = "; ".join(seat.host_error for seat in seats if seat.host_error)
     for seat in seats:
-        if seat.fault is not None:
+        if seat.fault is not None and not aborted:
             faults.append(_fault_entry(seat, seat.fault, 0))
     time_limit_ms = int(limits.decision_s * 1000)
-    aborted = ""
     while not faults and not aborted and (actor := driver.to_act()) is not None:
         if actor == CHANCE:
             drawn = driver.draw(rng)

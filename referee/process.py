@@ -21,10 +21,11 @@ from pathlib import Path
 import trio
 
 from referee import cgroups
-from referee.faults import BotStartupError
+from referee.faults import BotStartupError, HostUnavailable
 from referee.sandbox import (
     NO_SANDBOX,
     SOCKET_DIR_INSIDE,
+    BotFilesError,
     SandboxConfig,
     SandboxedCommand,
     SandboxError,
@@ -35,6 +36,8 @@ from referee.spawn import Child, spawn
 
 LOG_NAME = "bot.log"
 SOCKET_NAME = "bot.sock"
+HOST_ERRNOS = frozenset({errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE, errno.ENOSPC})
+"""A fork or exec failing with these is the host's trouble, not the bot's."""
 SOCKET_DIR = "sock"
 
 
@@ -166,7 +169,9 @@ class BotProcess:
                 if group is not None:
                     group.remove()
                 _close(*lifeline)
-                raise BotStartupError(f"cannot start bot {spec.name!r}: {error}") from None
+                if isinstance(error, BotFilesError):
+                    raise BotStartupError(f"cannot start bot {spec.name!r}: {error}") from None
+                raise HostUnavailable(f"cannot start bot {spec.name!r}: {error}") from None
             uid = sandboxed.uid
             pass_fds = (lifeline[0], *sandboxed.fds)
             argv = sandboxed.argv
@@ -203,9 +208,10 @@ class BotProcess:
                 _close(*lifeline)
             if uid is not None:
                 release_bot_uid(uid)
-            raise BotStartupError(
-                f"cannot start bot {spec.name!r} ({shlex.join(spec.command)}): {error}"
-            ) from None
+            message = f"cannot start bot {spec.name!r} ({shlex.join(spec.command)}): {error}"
+            if error.errno in HOST_ERRNOS:
+                raise HostUnavailable(message) from None
+            raise BotStartupError(message) from None
         finally:
             if sandboxed is not None:
                 sandboxed.close()

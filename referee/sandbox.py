@@ -120,6 +120,10 @@ class SandboxError(Exception):
     """The sandbox cannot start here (a tool is missing, or the kernel refuses)."""
 
 
+class BotFilesError(SandboxError):
+    """The bot's own files cannot be given to it (the bot's doing, not the host's)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SandboxConfig:
     """What a bot process may use. ``enabled=False`` is ``--no-sandbox``."""
@@ -512,7 +516,7 @@ def build_command(
     if as_root:
         for path in own:
             if not os.stat(path).st_mode & 0o004:
-                raise SandboxError(
+                raise BotFilesError(
                     f"the bot's files at {path} are not readable by other users"
                     f" (mode {os.stat(path).st_mode & 0o777:o}): sandboxed bots run as a user"
                     " of their own; make them readable (chmod o+rX) or use --no-sandbox"
