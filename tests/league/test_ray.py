@@ -220,8 +220,25 @@ def test_ray_on_postgresql_gives_the_local_runners_standings(
 # ------------------------------------------------------------ a killed worker
 
 
-def ray_workers_with_bots() -> list[int]:
-    """Ray worker processes (``ray::...`` titles) that have live bots."""
+def parent_of(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        pid = parent_of(pid)
+    return False
+
+
+def ray_workers_with_bots(under: int | None = None) -> list[int]:
+    """Ray worker processes (``ray::...`` titles) that have live bots; with
+    ``under``, only those descending from that process (a driver's own Ray: the
+    module's in-process Ray instance keeps warm workers of its own)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -230,8 +247,10 @@ def ray_workers_with_bots() -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if command.startswith(b"ray::") and bots_of(int(entry.name)):
-            found.append(int(entry.name))
+        pid = int(entry.name)
+        if command.startswith(b"ray::") and (under is None or descends_from(pid, under)):
+            if bots_of(pid):
+                found.append(pid)
     return found
 
 
@@ -254,7 +273,7 @@ def test_a_killed_ray_worker_costs_no_match(tmp_path: Path, postgres_server: str
         victims: list[int] = []
 
         def found() -> bool:
-            victims[:] = ray_workers_with_bots()
+            victims[:] = ray_workers_with_bots(under=runner.pid)
             return bool(victims)
 
         wait_for(found, "a Ray worker with bots")
@@ -303,7 +322,7 @@ def test_first_ctrl_c_saves_running_matches_and_leaves_nothing_running(
         workers: list[int] = []
 
         def found() -> bool:
-            workers[:] = ray_workers_with_bots()
+            workers[:] = ray_workers_with_bots(under=runner.pid)
             return bool(workers)
 
         wait_for(found, "a Ray worker with bots")
