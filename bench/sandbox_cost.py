@@ -8,6 +8,8 @@ machine noise hits both alike; the ratios are what to quote.
 1. start-up: a random Liar's Dice bot (the SDK, grpcio) started by the referee
    until it answers Health, then stopped and reaped — in the sandbox (bubblewrap,
    prlimit, setpriv) and without it;
+   — and in the sandbox without its system-call filter and fresh keyring, to
+   show what those cost;
 2. per decision: median of the referee's measured round trip (``elapsed_ms`` in
    the record) over real matches between random-bot processes, both ways;
 3. stop: time to stop and reap a bot (the sandbox waits until its whole PID
@@ -20,6 +22,7 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 
 import trio
 
@@ -62,7 +65,11 @@ async def decisions(sandbox: SandboxConfig, matches: int) -> list[float]:
 
 
 async def main(starts: int, matches: int) -> None:
-    modes = {"sandbox": DEFAULT_SANDBOX, "no sandbox": NO_SANDBOX}
+    modes = {
+        "sandbox": DEFAULT_SANDBOX,
+        "no filter": replace(DEFAULT_SANDBOX, seccomp=False, fresh_keyring=False),
+        "no sandbox": NO_SANDBOX,
+    }
     startup: dict[str, list[float]] = {m: [] for m in modes}
     stop: dict[str, list[float]] = {m: [] for m in modes}
     for _ in range(starts):
@@ -83,7 +90,9 @@ async def main(starts: int, matches: int) -> None:
         print(f"  {mode:<11} {median_ms(startup[mode]):8.1f} ms")
     print(
         f"  ratio sandbox / no sandbox: "
-        f"{median_ms(startup['sandbox']) / median_ms(startup['no sandbox']):.2f}"
+        f"{median_ms(startup['sandbox']) / median_ms(startup['no sandbox']):.2f};"
+        f" sandbox / sandbox without its system-call filter and fresh keyring:"
+        f" {median_ms(startup['sandbox']) / median_ms(startup['no filter']):.2f}"
     )
     print(f"stop and reap, median of {starts}:")
     for mode in modes:
@@ -97,7 +106,10 @@ async def main(starts: int, matches: int) -> None:
     ratio = statistics.median(per_decision["sandbox"]) / statistics.median(
         per_decision["no sandbox"]
     )
-    print(f"  ratio sandbox / no sandbox: {ratio:.2f}")
+    filtered = statistics.median(per_decision["sandbox"]) / statistics.median(
+        per_decision["no filter"]
+    )
+    print(f"  ratio sandbox / no sandbox: {ratio:.2f}; sandbox / no filter: {filtered:.2f}")
 
 
 if __name__ == "__main__":
