@@ -31,7 +31,7 @@ ATTACKER, VICTIM = 0, 1
 RULES = {"dice_per_player": "2", "roll_off": "false"}
 """Seat 0 (the attacker) opens every match with a bid: its blind answer comes early."""
 MATCHES = 4
-DELAY_S = 0.3
+DELAY_S = 0.5
 """The blind answer leaves this long after the attacker's bid: the example opponent
 has nearly always answered by then, so the blind answer's request has been sent."""
 
