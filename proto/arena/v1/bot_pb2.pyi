@@ -261,9 +261,9 @@ class MatchStart(_message.Message):
     NUM_SEATS_FIELD_NUMBER: _builtins.int
     PROTOCOL_VERSION_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
-    """Opaque random identifier of the match, drawn afresh for every match: it
-    has the same shape in a pre-submission check, a league and a command-line
-    match, and says nothing about which of them this is.
+    """Opaque identifier of the match (16 URL-safe characters, random to a bot):
+    it has the same shape in a pre-submission check, a league and a
+    command-line match, and says nothing about which of them this is.
     """
     game: _builtins.str
     """Game registry name, e.g. "liars_dice"."""
