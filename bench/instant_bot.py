@@ -3,9 +3,10 @@
     python -m bench.instant_bot [--sleep-ms 20]      (address from ARENA_LISTEN)
 
 No SDK and no observation decoding: a raw gRPC server (generic handlers, bytes in
-and out). The match id must be ``bench-<seed>`` and the match played with that
-seed: at MatchStart (before answering Ready, so outside any decision timing) the
-bot replays the match in-process with the engine — same seed, so the same chance —
+and out). The match id it is sent (``MatchSpec.bot_match_id``) must be ``bench-<seed>``
+and the match played with that seed: at MatchStart (before answering Ready, so outside
+any decision timing) the bot replays the match in-process with the engine — same seed,
+so the same chance —
 and pre-encodes the TurnResponse of each of its turns. Turn ``k`` is then answered
 with the k-th prepared message, looking only at the first byte of the request
 (the protobuf tag of its ``oneof``) — a TurnRequest is never parsed.
@@ -17,7 +18,9 @@ it a lookup: the per-match overhead rows then measure the referee, not the bot's
 replay of the match (about 3 ms for a Liar's Dice match).
 
 The bot asks for observation deltas in its Ready, as SDK bots do, so the referee
-sends what it sends to real bots (it never reads them).
+sends what it sends to real bots (it never reads them). It announces protocol 2:
+protocol 3 answers must echo each request's nonce, which a bot that never parses
+its requests cannot do (the referee still draws no nonces for it).
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ from arena.v1 import bot_pb2
 from referee.games import GAMES, get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.events import match_rng
-from referee.messages import PROTOCOL_VERSION
 from referee.wire import get_codec
 
 SERVICE = "arena.v1.BotService"
@@ -91,6 +93,8 @@ def _play(
 
 
 READY = bot_pb2.PlayResponse(ready=bot_pb2.Ready(observation_deltas=True)).SerializeToString()
+PROTOCOL_VERSION = 2
+"""Before nonces (see the module docstring)."""
 HEALTH = bot_pb2.HealthResponse(
     name="instant", games=sorted(GAMES), protocol_version=PROTOCOL_VERSION
 ).SerializeToString()

@@ -64,7 +64,13 @@ async def _play(
         nonlocal decisions, span, gaps
         while queue:
             seed = queue.pop()
-            spec = MatchSpec(GAME, (bot, bot), seed=seed, match_id=match_id_for(seed))
+            spec = MatchSpec(
+                GAME,
+                (bot, bot),
+                seed=seed,
+                match_id=match_id_for(seed),
+                bot_match_id=match_id_for(seed),
+            )
             record = await run_match(spec, Limits(), launcher=launcher)
             if record.reason != "completed":
                 raise RuntimeError(f"seed {seed}: {record.reason} {record.faults}")
@@ -126,7 +132,13 @@ async def _play_slots(
         nonlocal decisions, span, gaps
         while queue:
             seed = queue.pop()
-            spec = MatchSpec(GAME, (bot, bot), seed=seed, match_id=match_id_for(seed))
+            spec = MatchSpec(
+                GAME,
+                (bot, bot),
+                seed=seed,
+                match_id=match_id_for(seed),
+                bot_match_id=match_id_for(seed),
+            )
             record = (await slot.play(spec, Limits())).record
             if record.reason != "completed":
                 raise RuntimeError(f"seed {seed}: {record.reason} {record.faults}")

@@ -105,6 +105,7 @@ def referee_run(
                     seed=seed,
                     rules=dict(rules or {}),
                     match_id=match_id_for(seed),
+                    bot_match_id=match_id_for(seed),
                 )
                 record = await run_match(spec, Limits(), launcher=pool, observer=log)
                 if record.reason != "completed":

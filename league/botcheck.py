@@ -1,11 +1,22 @@
 """``arena bot check``: play a bot against the example bots before it enters a league.
 
 A league finds a broken bot by forfeiting it, match after match, in front of
-everybody. The check plays a handful of matches the way a league does (same
+everybody. The check plays a handful of matches the way a ladder does (same
 warm pool, same sandbox, same referee) against the game's random and heuristic
-example bots, across the game's rule options and both seats, and turns the
-records into a verdict with reasons: faults by kind, decision latency against
-the time limit, start-up time and peak memory.
+example bots, in both seats, and turns the records into a verdict with reasons:
+faults by kind, decision latency against the time limit, start-up time and peak
+memory.
+
+To the checked bot a check match looks like a ladder match (issue 19, §3): a bot
+that could tell them apart could play well here and fault in every real match.
+So everything the bot is sent has the same shape and distribution: an opaque
+match id (the referee's, :func:`referee.messages.new_match_token`; ``check-N``
+is only the report's name), secret chance (no seed: a seeded deal is a
+fingerprint a bot can precompute), the ladder's rules (the game's defaults
+unless given) and limits, and its placement pattern: pairs of matches on one
+duplicate deal, the bot in seat 0 and then in seat 1, as a ladder seats a new
+entry. ``vary_rules`` brings back the tour of rule options for an author's own
+use (``arena bot check --vary-rules``), which a bot *can* tell from a ladder.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from typing import Any
 
 import trio
 
+from referee.chance import new_secret
 from referee.faults import FaultKind
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
@@ -221,8 +233,18 @@ def check_bot_matches(
     decision_s: float = 2.0,
     startup_s: float = 15.0,
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
+    rules: dict[str, str] | None = None,
+    vary_rules: bool = False,
+    logs: list[bytes] | None = None,
 ) -> CheckReport:
-    """Play ``matches`` matches of ``spec`` against the game's example bots and judge."""
+    """Play ``matches`` matches of ``spec`` against the game's example bots and judge.
+
+    ``decision_s``, ``startup_s`` and ``rules`` should be those of the ladder the
+    bot is checked for (the defaults are a default ladder's). ``vary_rules``: tour
+    the game's rule options instead (:func:`rule_variants`), which makes check
+    matches distinguishable from ladder matches. ``logs``, if given, receives what
+    the checked bot printed in each match.
+    """
     if game_name not in GAMES:
         raise BotCheckInputError(f"unknown game {game_name!r} (known: {', '.join(sorted(GAMES))})")
     if game_name not in OPPONENTS:
@@ -234,25 +256,36 @@ def check_bot_matches(
         for module in OPPONENTS[game_name]
     ]
     limits = Limits(decision_s=decision_s, startup_s=startup_s)
-    variants = rule_variants(game_name, matches)
+    if vary_rules:
+        variants = rule_variants(game_name, matches)
+    else:
+        get_game(game_name).parse_rules(dict(rules or {}))  # a bad option fails here
+        variants = [dict(rules or {}) for _ in range(matches)]
     records: list[tuple[MatchRecord, int, str]] = []
 
     async def main() -> MeasuringPool:
         pool = MeasuringPool(WarmPool(sandbox=sandbox), spec)
         try:
+            deal = new_secret()
             for k in range(matches):
                 opponent = opponents[(k // 2) % len(opponents)]
                 seat = k % 2
+                if seat == 0:
+                    deal = new_secret()  # one secret deal per pair, as a ladder's rotations
                 bots = (spec, opponent) if seat == 0 else (opponent, spec)
                 match = MatchSpec(
                     game=game_name,
                     bots=bots,
-                    seed=k,
                     rules=variants[k],
-                    match_id=f"check-{k + 1}",
+                    match_id=f"check-{k + 1}",  # the report's name; the bot gets a token
+                    deal_group=f"check-{k // 2}",
+                    chance_key=deal,
                 )
-                record = await run_match(match, limits, launcher=pool)
+                seat_logs: dict[int, bytes] = {}
+                record = await run_match(match, limits, launcher=pool, logs=seat_logs)
                 records.append((record, seat, opponent.name))
+                if logs is not None:
+                    logs.append(seat_logs.get(seat, b""))
         finally:
             await pool.pool.aclose()
         return pool

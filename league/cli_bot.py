@@ -133,6 +133,8 @@ def _run_check(
     decision_s: float,
     startup_s: float,
     sandbox: SandboxConfig,
+    *,
+    vary_rules: bool = False,
 ) -> CheckReport:
     from league.botcheck import BotCheckInputError, check_bot_matches
 
@@ -144,6 +146,7 @@ def _run_check(
             decision_s=decision_s,
             startup_s=startup_s,
             sandbox=sandbox,
+            vary_rules=vary_rules,
         )
     except BotCheckInputError as error:
         raise fail(str(error)) from None
@@ -187,6 +190,14 @@ def check_command(
     matches: Annotated[int, typer.Option(min=1, help="Matches to play.")] = 6,
     time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
     startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start.")] = 15.0,
+    vary_rules: Annotated[
+        bool,
+        typer.Option(
+            "--vary-rules",
+            help="Give every rule option each of its values across the matches (default:"
+            " the game's default rules, as a ladder plays).",
+        ),
+    ] = False,
     no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Play a few matches against the example bots, as a league would run the bot,
@@ -202,7 +213,9 @@ def check_command(
         cpus=SANDBOX_DEFAULTS.cpus,
     )
     check_sandbox(sandbox)
-    report = _run_check(spec, game, matches, time_limit, startup_timeout, sandbox)
+    report = _run_check(
+        spec, game, matches, time_limit, startup_timeout, sandbox, vary_rules=vary_rules
+    )
     if as_json:
         echo_json(report.to_dict())
     else:

@@ -11,7 +11,9 @@ floods are counted):
 3. the raw upload is within the size cap; it is stored by content;
 4. it is unpacked safely (:mod:`league.uploads`) and has an entry point;
 5. ``arena bot check`` (:func:`league.botcheck.check_bot_matches`) plays it in
-   the sandbox against the example bots; a FAIL refuses it with the check's reasons;
+   the sandbox against the example bots, with the rules and limits of the game's
+   ladder (:func:`ladder_look`), so that to the bot a check match looks like a
+   ladder match; a FAIL refuses it with the check's reasons;
 6. it is registered as a new version of ``name``, owned by the author.
 
 The web server calls :func:`submit_bot` (a trio coroutine: the slow steps run in
@@ -299,8 +301,18 @@ async def submit_bot(
     command = shlex.join([sys.executable, str(entry)])
     version = tree.digest[:16]
     spec = BotSpec(name=name, command=(sys.executable, str(entry)), version=version)
+    rules, decision_s, startup_s = await trio.to_thread.run_sync(ladder_look, engine, game)
     report = await trio.to_thread.run_sync(
-        functools.partial(check_bot_matches, spec, game, matches=check_matches, sandbox=sandbox)
+        functools.partial(
+            check_bot_matches,
+            spec,
+            game,
+            matches=check_matches,
+            sandbox=sandbox,
+            rules=rules,
+            decision_s=decision_s,
+            startup_s=startup_s,
+        )
     )
     if not report.passed:
         raise await trio.to_thread.run_sync(_refuse, engine, submission_id, tuple(report.reasons))
@@ -318,6 +330,21 @@ async def submit_bot(
         command=command,
         check_lines=tuple(report.lines()),
     )
+
+
+def ladder_look(engine: Engine, game: str) -> tuple[dict[str, str], float, float]:
+    """The rules, decision time and start-up time of the ladder an accepted bot of
+    ``game`` will play in (the oldest rolling ladder of the game), for the check to
+    send the same; the defaults when there is none. (With several ladders of
+    different settings the check looks like the oldest one.)"""
+    from league.rolling import rolling_leagues
+
+    with session_scope(engine) as session:
+        for league in rolling_leagues(session=session):
+            if league.game == game:
+                rules = {str(k): str(v) for k, v in json.loads(league.rules).items()}
+                return rules, league.decision_s, league.startup_s
+    return {}, 2.0, 15.0
 
 
 def _unpack(

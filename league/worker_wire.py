@@ -141,6 +141,7 @@ def encode_job(job: Job) -> dict[str, Any]:
         "seed": spec.seed,
         "rules": dict(spec.rules),
         "match_id": spec.match_id,
+        "bot_match_id": spec.bot_match_id,
         "deal_group": spec.deal_group,
         "chance_key": None if spec.chance_key is None else spec.chance_key.hex(),
         "limits": asdict(job.limits),
@@ -159,6 +160,7 @@ def decode_job(message: Mapping[str, Any]) -> Job:
             seed=message["seed"],
             rules={str(k): str(v) for k, v in message["rules"].items()},
             match_id=str(message["match_id"]),
+            bot_match_id=str(message.get("bot_match_id", "")),
             deal_group=str(message["deal_group"]),
             chance_key=None if key is None else bytes.fromhex(key),
         )

@@ -96,6 +96,12 @@ class MatchSpec:
     """Duplicate group of the deal ("" = none): a warm pool never gives one process
     two matches of the same group, so no bot remembers a deal it is dealt again."""
     chance_key: bytes | None = field(default=None, repr=False)
+    bot_match_id: str = ""
+    """What the seats are sent as ``MatchStart.match_id``. Empty (every league,
+    check and command-line match): an opaque token
+    (:func:`referee.messages.new_match_token`), so no bot learns its context from
+    it; ``match_id`` stays the referee's own. Only benchmarks whose own bot must
+    know the match set it."""
 
     def __post_init__(self) -> None:
         if self.chance_key is not None:
@@ -121,6 +127,8 @@ class _Seat:
     start_sent: bool = False
     deltas: bool = False
     """The seat asked for observation deltas in its Ready."""
+    protocol: int = 0
+    """The protocol version the seat speaks (0 until its bot answered Health)."""
 
 
 class SeatOffence(Exception):
@@ -199,11 +207,14 @@ async def run_match(
     game.check_seats(rules, len(spec.bots))
     codec = get_codec(spec.game)
     match_id = spec.match_id or uuid.uuid4().hex[:12]
+    bot_match_id = spec.bot_match_id or messages.new_match_token(
+        match_id=match_id, seed=spec.seed, key=spec.chance_key
+    )
     raw_rules = game.format_rules(rules)
     seats = [_Seat(i, bot) for i, bot in enumerate(spec.bots)]
     start_message = {
         seat.index: messages.match_start(
-            match_id=match_id,
+            match_id=bot_match_id,
             game=spec.game,
             rules=raw_rules,
             seat=seat.index,
@@ -241,6 +252,8 @@ async def run_match(
 
     async def open_seat(seat: _Seat, lease: Lease) -> None:
         """Open the stream, confirm MatchStart, then hold it until the match ends."""
+        health = lease.connection.health
+        seat.protocol = messages.seat_protocol(health.protocol_version if health else 0)
         stream = lease.connection.open_stream(on_early=watch.callback(seat.index))
         try:
             message = start_message[seat.index]
@@ -283,6 +296,7 @@ async def run_match(
                 raw_rules,
                 spec,
                 match_id,
+                bot_match_id,
                 seats,
                 limits,
                 observer,
@@ -302,6 +316,7 @@ async def _play(
     raw_rules: dict[str, str],
     spec: MatchSpec,
     match_id: str,
+    bot_match_id: str,
     seats: Sequence[_Seat],
     limits: Limits,
     observer: MessageLog | None,
@@ -324,6 +339,7 @@ async def _play(
     )
     events: list[RecordedEvent] = []
     faults: list[RecordedFault] = []
+    nonces: list[str] = []
     # A host that could not start a seat's bot blames no bot, not even the others.
     aborted = "; ".join(seat.host_error for seat in seats if seat.host_error)
     for seat in seats:
@@ -342,11 +358,13 @@ async def _play(
         decision = driver.decision()
         assert decision.message is not None
         turn = decision.turn
+        nonce = messages.new_nonce() if seat.protocol >= messages.NONCE_PROTOCOL else ""
+        nonces.append(nonce)
         request = messages.turn_request(
-            turn=turn, observation=decision.message, time_limit_ms=time_limit_ms
+            turn=turn, observation=decision.message, time_limit_ms=time_limit_ms, nonce=nonce
         )
         try:
-            action_message, elapsed = await _ask(seat, request, turn, limits, observer, watch)
+            action_message, elapsed = await _ask(seat, request, limits, observer, watch)
             action = _decode(codec, action_message)
             try:
                 # The seat's own view decides legality (as in the SDK helpers).
@@ -417,6 +435,7 @@ async def _play(
                 start_sent=s.start_sent,
                 ready=s.stream is not None,
                 deltas=s.deltas,
+                protocol=s.protocol,
             )
             for s in seats
         ),
@@ -424,6 +443,8 @@ async def _play(
         faults=tuple(faults),
         time_limit_ms=time_limit_ms,
         protocol_version=messages.PROTOCOL_VERSION,
+        bot_match_id=bot_match_id,
+        nonces=tuple(nonces) if any(nonces) else (),
         reason=reason,  # type: ignore[arg-type]
         places=outcome.places,
         scores=outcome.scores,
@@ -434,7 +455,6 @@ async def _play(
 async def _ask(
     seat: _Seat,
     request: bot_pb2.PlayRequest,
-    turn: int,
     limits: Limits,
     observer: MessageLog | None,
     watch: EarlyWatch,
@@ -442,9 +462,12 @@ async def _ask(
     """Send one TurnRequest and wait for its answer under the seat's deadline.
 
     Raises :class:`SeatOffence` if any seat (this one included) sent a message
-    it was not asked for, before or while this seat is asked.
+    it was not asked for, before or while this seat is asked, and
+    :class:`ProtocolViolation` for an answer to another turn or, from a seat of
+    protocol 3, one that does not carry the request's nonce.
     """
     assert seat.stream is not None
+    turn, nonce = request.turn.turn, request.turn.nonce
     if observer:
         observer.on_send(seat.index, request)
     started = trio.current_time()
@@ -473,6 +496,12 @@ async def _ask(
         )
     if reply.turn.turn != turn:
         raise ProtocolViolation(f"answered turn {reply.turn.turn} while turn {turn} was asked")
+    if nonce and reply.turn.nonce != nonce:
+        raise ProtocolViolation(
+            f"answered turn {turn} with nonce {reply.turn.nonce[:40]!r}, but its TurnRequest"
+            f" carried nonce {nonce!r} (protocol {seat.protocol}: an answer must echo the"
+            " nonce of the request it answers)"
+        )
     return reply.turn.action, elapsed
 
 

@@ -6,17 +6,66 @@ functions, so the live bytes and the replayed bytes can be compared exactly.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import secrets
 from collections.abc import Mapping, Sequence
 
 from arena.v1 import bot_pb2
 from referee.faults import FaultKind
 from referee.games.base import Outcome
 
-PROTOCOL_VERSION = 2
-"""Version 2 adds observation deltas (``Ready.observation_deltas``, ``Observation.kept``),
-which a bot asks for; a version 1 bot is sent full observations as before."""
-READABLE_PROTOCOLS = (1, 2)
+PROTOCOL_VERSION = 3
+"""Version 3 adds a nonce to every TurnRequest that the answer must echo
+(``TurnRequest.nonce``, ``TurnResponse.nonce``), so an answer sent before its
+request arrived is refused. Version 2 added observation deltas
+(``Ready.observation_deltas``, ``Observation.kept``), which a bot asks for. Each seat
+speaks the lower of its own version (from Health) and this one: bots of versions 1
+and 2 keep playing, without the nonce."""
+READABLE_PROTOCOLS = (1, 2, 3)
 """Protocol versions a stored record may name (replays of older matches)."""
+NONCE_PROTOCOL = 3
+"""The first protocol version whose answers must echo the request's nonce."""
+NONCE_BYTES = 12
+"""Random bytes per nonce (16 URL-safe characters): guessing one is hopeless."""
+
+
+def seat_protocol(announced: int) -> int:
+    """The protocol a seat speaks, from the version its Health announced: the
+    lower of that and :data:`PROTOCOL_VERSION` (0, proto3's unset value, is 1)."""
+    return max(1, min(announced, PROTOCOL_VERSION))
+
+
+def new_nonce() -> str:
+    """A fresh, unguessable nonce for one TurnRequest (``secrets``)."""
+    return secrets.token_urlsafe(NONCE_BYTES)
+
+
+MATCH_TOKEN_BYTES = 12
+"""Bytes of an opaque match id (16 URL-safe characters)."""
+
+
+def new_match_token(*, match_id: str, seed: int | None = None, key: bytes | None = None) -> str:
+    """The opaque match id a match's seats are sent: 16 URL-safe characters, the
+    same shape for a check, a league or a command-line match, unrelated to any of
+    them.
+
+    Drawn with ``secrets``, unless the match replays deterministically, in which
+    case it is derived from the referee's ``match_id`` so that bots seeding
+    themselves from the match id (the SDK's ``self.rng``) replay the same moves
+    too: under the match's secret chance ``key`` (a league's deal key, which no bot
+    sees: the token looks random to bots and a resumed league run sends the same
+    one), or from the ``seed`` of a reproducible match (whose chance is guessable
+    anyway)."""
+    if key is not None:
+        digest = hmac.new(key, f"bluff-arena-match-id:{match_id}".encode(), "sha256").digest()
+    elif seed is not None:
+        digest = hashlib.sha256(f"bluff-arena-match:{seed}:{match_id}".encode()).digest()
+    else:
+        return secrets.token_urlsafe(MATCH_TOKEN_BYTES)
+    return base64.urlsafe_b64encode(digest[:MATCH_TOKEN_BYTES]).decode()
+
 
 PROTO_FAULTS: dict[FaultKind | None, bot_pb2.FaultKind.ValueType] = {
     None: bot_pb2.FAULT_KIND_UNSPECIFIED,
@@ -35,7 +84,13 @@ PROTO_REASONS: dict[str, bot_pb2.EndReason.ValueType] = {
 
 
 def match_start(
-    *, match_id: str, game: str, rules: Mapping[str, str], seat: int, num_seats: int
+    *,
+    match_id: str,
+    game: str,
+    rules: Mapping[str, str],
+    seat: int,
+    num_seats: int,
+    protocol_version: int = PROTOCOL_VERSION,
 ) -> bot_pb2.PlayRequest:
     return bot_pb2.PlayRequest(
         start=bot_pb2.MatchStart(
@@ -44,16 +99,18 @@ def match_start(
             rules=dict(rules),
             seat=seat,
             num_seats=num_seats,
-            protocol_version=PROTOCOL_VERSION,
+            protocol_version=protocol_version,
         )
     )
 
 
 def turn_request(
-    *, turn: int, observation: bot_pb2.Observation, time_limit_ms: int
+    *, turn: int, observation: bot_pb2.Observation, time_limit_ms: int, nonce: str = ""
 ) -> bot_pb2.PlayRequest:
     return bot_pb2.PlayRequest(
-        turn=bot_pb2.TurnRequest(turn=turn, observation=observation, time_limit_ms=time_limit_ms)
+        turn=bot_pb2.TurnRequest(
+            turn=turn, observation=observation, time_limit_ms=time_limit_ms, nonce=nonce
+        )
     )
 
 

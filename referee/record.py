@@ -28,12 +28,15 @@ from referee.games.base import Outcome
 from referee.games.events import ActionEvent, ChanceEvent, Event
 from referee.wire import get_codec
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Version 2: ``seed`` may be null (the match drew its chance from a secret key).
 Version 3: state digests by :class:`StateDigester` (incremental), and a seat may
 have taken observation deltas (``SeatInfo.deltas``; its ``obs`` digests are of the
-messages as sent)."""
-READABLE_FORMATS = (1, 2, 3)
+messages as sent).
+Version 4: the protocol each seat spoke (``SeatInfo.protocol``), the opaque match id
+the seats were sent (``bot_match_id``) and the nonce of every TurnRequest
+(``nonces``, protocol 3)."""
+READABLE_FORMATS = (1, 2, 3, 4)
 """Format 1 records (always a seed, drawn with the old ``random.Random`` stream) still load."""
 
 
@@ -149,12 +152,19 @@ class SeatInfo:
     """The seat confirmed MatchStart (so it was sent turns and MatchEnd)."""
     deltas: bool = False
     """The seat asked for observation deltas in its Ready (protocol 2, format 3)."""
+    protocol: int = 0
+    """The protocol version the seat spoke: the lower of what its Health announced
+    and the referee's (format 4); 0 when unknown (an older record, or a bot that
+    never answered Health)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """As stored; ``deltas`` only when set, so older headers hash as they did."""
+        """As stored; ``deltas`` and ``protocol`` only when set, so older headers
+        hash as they did."""
         data = asdict(self)
         if not self.deltas:
             del data["deltas"]
+        if not self.protocol:
+            del data["protocol"]
         return data
 
 
@@ -224,6 +234,14 @@ class MatchRecord:
     time_limit_ms: int = 0
     """The per-decision time limit sent to the bots."""
     protocol_version: int = 1
+    bot_match_id: str = ""
+    """The opaque id the seats were sent as ``MatchStart.match_id`` (format 4);
+    ``match_id`` is the referee's own name for the match (``LEAGUE-POSITION`` in a
+    league), never sent to a bot. Empty in older records: they sent ``match_id``."""
+    nonces: tuple[str, ...] = ()
+    """The nonce of TurnRequest ``turn`` at index ``turn - 1``, one per request sent
+    (the last may be the request a fault answered), "" for a seat below protocol
+    3; empty when no seat spoke protocol 3 (and in older records)."""
     format: int = FORMAT_VERSION
     meta: dict[str, Any] = field(default_factory=dict)
     header_hash: str = ""
@@ -237,6 +255,15 @@ class MatchRecord:
     @property
     def outcome(self) -> Outcome:
         return Outcome(self.places, self.scores)
+
+    @property
+    def sent_match_id(self) -> str:
+        """The match id the seats were sent in MatchStart."""
+        return self.bot_match_id or self.match_id
+
+    def nonce_of(self, turn: int) -> str:
+        """The nonce TurnRequest ``turn`` carried ("" if none)."""
+        return self.nonces[turn - 1] if 0 < turn <= len(self.nonces) else ""
 
     def fault_of(self, seat: int) -> RecordedFault | None:
         return next((f for f in self.faults if f.seat == seat), None)
@@ -255,7 +282,11 @@ class MatchRecord:
     # -- hash chain ---------------------------------------------------------------
 
     def header(self) -> dict[str, Any]:
+        """The header as stored and hashed; ``bot_match_id`` only when set, so older
+        headers hash as they did."""
+        optional = {"bot_match_id": self.bot_match_id} if self.bot_match_id else {}
         return {
+            **optional,
             "format": self.format,
             "match_id": self.match_id,
             "game": self.game,
@@ -269,7 +300,10 @@ class MatchRecord:
         }
 
     def ending(self) -> dict[str, Any]:
+        """The outcome as stored and hashed; ``nonces`` only when there are any."""
+        optional = {"nonces": list(self.nonces)} if self.nonces else {}
         return {
+            **optional,
             "faults": [{**asdict(f), "kind": f.kind.value} for f in self.faults],
             "reason": self.reason,
             "places": list(self.places),
@@ -333,6 +367,7 @@ class MatchRecord:
                         start_sent=bool(s.get("start_sent", True)),
                         ready=bool(s.get("ready", True)),
                         deltas=bool(s.get("deltas", False)),
+                        protocol=int(s.get("protocol", 0)),
                     )
                     for s in data["seats"]
                 ),
@@ -353,6 +388,8 @@ class MatchRecord:
                 duration_ms=float(data.get("duration_ms", 0.0)),
                 time_limit_ms=int(data.get("time_limit_ms", 0)),
                 protocol_version=int(data.get("protocol_version", 1)),
+                bot_match_id=str(data.get("bot_match_id", "")),
+                nonces=tuple(str(n) for n in data.get("nonces", ())),
                 format=int(data["format"]),
                 meta=dict(data.get("meta", {})),
                 header_hash=str(data.get("header_hash", "")),

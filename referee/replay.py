@@ -118,6 +118,12 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
             decision = driver.decision()
             if event.turn != decision.turn:
                 return [f"{where}: answers turn {event.turn}, expected turn {decision.turn}"]
+            nonce = record.nonce_of(decision.turn)
+            if bool(nonce) != _nonced(record, actor):
+                return [
+                    f"{where}: turn {decision.turn} has {'a' if nonce else 'no'} nonce,"
+                    f" but seat {actor} spoke protocol {record.seats[actor].protocol}"
+                ]
             if event.obs != decision.digest:
                 return [f"{where}: the observation seat {actor} was sent differs from the engine's"]
             try:
@@ -175,6 +181,11 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
     return []
 
 
+def _nonced(record: MatchRecord, seat: int) -> bool:
+    """Whether ``seat``'s TurnRequests carried a nonce (it spoke protocol 3)."""
+    return record.seats[seat].protocol >= messages.NONCE_PROTOCOL
+
+
 def _expected_chance(
     record: MatchRecord, chance_key: bytes | None
 ) -> tuple[ChanceSource | None, str]:
@@ -189,6 +200,7 @@ def _expected_chance(
 
 
 _DIGEST = re.compile(r"[0-9a-f]{16}")
+_NONCE = re.compile(r"[A-Za-z0-9_-]{0,64}")
 _CLOCK_SLACK_MS = 0.01
 """Rounding slack between ``elapsed_ms`` and ``at_ms`` (both rounded to 0.001 ms)."""
 
@@ -237,6 +249,32 @@ def field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list
                 f" record format 3 and protocol 2 (format {record.format},"
                 f" protocol {record.protocol_version})"
             )
+        if not _is_int(info.protocol) or not 0 <= info.protocol <= record.protocol_version:
+            problems.append(
+                f"{header}: seat {index} spoke protocol {info.protocol!r}, not one of"
+                f" 1..{record.protocol_version} (the record's protocol_version)"
+            )
+        elif info.protocol and (record.format < 4 or not info.start_sent):
+            problems.append(
+                f"{header}: seat {index} has a protocol ({info.protocol}), which needs record"
+                f" format 4 and a seat that was sent MatchStart (format {record.format})"
+            )
+    if record.bot_match_id and record.format < 4:
+        problems.append(f"{header}: bot_match_id needs record format 4 (format {record.format})")
+    if record.nonces:
+        actions = sum(1 for event in record.events if event.seat is not None)
+        if record.format < 4 or record.protocol_version < messages.NONCE_PROTOCOL:
+            problems.append(
+                f"outcome: nonces need record format 4 and protocol {messages.NONCE_PROTOCOL}"
+                f" (format {record.format}, protocol {record.protocol_version})"
+            )
+        elif len(record.nonces) not in (actions, actions + 1):
+            problems.append(
+                f"outcome: {len(record.nonces)} nonces for {actions} answered TurnRequests"
+                " (one per request sent)"
+            )
+        elif not all(isinstance(n, str) and _NONCE.fullmatch(n) for n in record.nonces):
+            problems.append("outcome: a nonce that is not up to 64 URL-safe characters")
     if record.started_at:
         try:
             datetime.fromisoformat(record.started_at)
@@ -357,11 +395,12 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
     if info.start_sent:
         sent.append(
             messages.match_start(
-                match_id=record.match_id,
+                match_id=record.sent_match_id,
                 game=record.game,
                 rules=record.rules,
                 seat=seat,
                 num_seats=record.num_seats,
+                protocol_version=record.protocol_version,
             )
         )
     if not info.ready:
@@ -371,7 +410,7 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
         if isinstance(event, ActionEvent):
             decision = driver.decision_for(event)
             if event.seat == seat:
-                sent.append(_turn(decision, record.time_limit_ms))
+                sent.append(_turn(decision, record))
             driver.act(decision, event.action)
         else:
             driver.apply_chance(event.outcome)
@@ -380,7 +419,7 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
     # engine failure (its answer could not be applied).
     asked = any(f.kind in DECISION_FAULTS for f in record.faults)
     if (asked or record.reason == "aborted") and driver.to_act() == seat:
-        sent.append(_turn(driver.decision(), record.time_limit_ms))
+        sent.append(_turn(driver.decision(), record))
     sent.append(
         messages.match_end(
             reason=record.reason,
@@ -392,10 +431,13 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
     return sent
 
 
-def _turn(decision: Decision, time_limit_ms: int) -> bot_pb2.PlayRequest:
+def _turn(decision: Decision, record: MatchRecord) -> bot_pb2.PlayRequest:
     assert decision.message is not None
     return messages.turn_request(
-        turn=decision.turn, observation=decision.message, time_limit_ms=time_limit_ms
+        turn=decision.turn,
+        observation=decision.message,
+        time_limit_ms=record.time_limit_ms,
+        nonce=record.nonce_of(decision.turn),
     )
 
 

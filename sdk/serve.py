@@ -30,7 +30,7 @@ import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.games import get_game
-from referee.messages import PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
+from referee.messages import NONCE_PROTOCOL, PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
 from referee.wire import get_codec
 from referee.wire.deltas import DeltaDecoder
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
@@ -50,10 +50,15 @@ BotFactory = Callable[[], Bot[Any, Any]]
 
 
 class BotServicer(bot_pb2_grpc.BotServiceServicer):
-    """``arena.v1.BotService`` for one bot class (one instance per match)."""
+    """``arena.v1.BotService`` for one bot class (one instance per match).
 
-    def __init__(self, factory: BotFactory) -> None:
+    It speaks ``protocol_version`` (the current one unless a test reproduces an
+    older SDK): from protocol 3 every answer echoes its request's nonce.
+    """
+
+    def __init__(self, factory: BotFactory, *, protocol_version: int = PROTOCOL_VERSION) -> None:
         self.factory = factory
+        self.protocol_version = protocol_version
         probe = factory()
         self.game = probe.game
         self.name = probe.name or type(probe).__name__
@@ -64,7 +69,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         self, request: bot_pb2.HealthRequest, context: grpc.ServicerContext
     ) -> bot_pb2.HealthResponse:
         return bot_pb2.HealthResponse(
-            name=self.name, games=[self.game], protocol_version=PROTOCOL_VERSION
+            name=self.name, games=[self.game], protocol_version=self.protocol_version
         )
 
     def Play(
@@ -124,7 +129,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 file=sys.stderr,
             )
             encoded = bot_pb2.Action()
-        return bot_pb2.TurnResponse(turn=turn.turn, action=encoded)
+        nonce = turn.nonce if self.protocol_version >= NONCE_PROTOCOL else ""
+        return bot_pb2.TurnResponse(turn=turn.turn, action=encoded, nonce=nonce)
 
     def _end(self, bot: Bot[Any, Any], end: bot_pb2.MatchEnd, observations: DeltaDecoder) -> None:
         results = tuple(

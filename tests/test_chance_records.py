@@ -113,7 +113,7 @@ def test_format_1_records_still_load_and_verify_with_the_old_generator() -> None
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"format": 4}, "record format 4 is not supported (this version reads 1, 2, 3)"),
+        ({"format": 5}, "record format 5 is not supported (this version reads 1, 2, 3, 4)"),
         ({"format": 1, "seed": None}, "format 1 record without a seed"),
     ],
 )

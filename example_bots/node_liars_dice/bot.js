@@ -4,7 +4,8 @@
 // Written from docs/protocol.md and docs/rules/liars_dice.md alone: it serves
 // arena.v1.BotService (proto/arena/v1/bot.proto, loaded at start-up with
 // @grpc/proto-loader), asks for observation deltas and rebuilds whole
-// observations itself, and answers every TurnRequest with a legal action.
+// observations itself, and answers every TurnRequest with a legal action that
+// echoes the request's turn number and nonce (protocol 3).
 //
 // Policy: score every legal move by the exact chance it is true given only our
 // own dice (binomial over the unseen dice); raise with the likeliest bid, or
@@ -17,7 +18,7 @@ const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
-const PROTOCOL_VERSION = 2;
+const PROTOCOL_VERSION = 3;
 const NAME = "node_liars_dice";
 // Repository layout: this file is example_bots/node_liars_dice/bot.js, the
 // protos are proto/arena/v1/*.proto. ARENA_PROTO_DIR overrides (a copy elsewhere).
@@ -190,7 +191,9 @@ function play(call) {
       } else if (request.kind === "turn") {
         const observation = decoder.decode(request.turn.observation);
         const action = act(observation);
-        call.write({ turn: { turn: request.turn.turn, action: { liars_dice: action } } });
+        // Protocol 3: echo the request's nonce, or the answer is malformed_message.
+        const { turn, nonce } = request.turn;
+        call.write({ turn: { turn, nonce, action: { liars_dice: action } } });
       } else if (request.kind === "end") {
         call.end();
       }

@@ -19,6 +19,8 @@ Modes (each starts on the bot's turn number N+1, N defaults to 1):
   slow-ready  play legal moves, but take 1 s to confirm MatchStart
   protocol1   play legal moves, but confirm MatchStart with a protocol 1 Ready
               (no observation deltas asked for: every observation comes whole)
+  protocol2   play legal moves as the SDK did before protocol 3: Health says
+              protocol 2 and answers carry no nonce
 If ARENA_TEST_PIDFILE is set, every process the bot starts appends its pid there.
 """
 
@@ -36,13 +38,14 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2
+from referee.messages import PROTOCOL_VERSION
 from referee.wire.deltas import DeltaDecoder
 from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.liars_dice import Action, Bid, Challenge, Observation, legal_actions
 from sdk.serve import BotServicer
 
-RAW_MODES = ("wrong-turn", "early", "twice", "bytes", "no-ready", "protocol1")
+RAW_MODES = ("wrong-turn", "early", "twice", "bytes", "no-ready", "protocol1", "protocol2")
 """Modes served by a hand-written servicer instead of ``sdk.run``."""
 
 MODE = "crash"
@@ -114,7 +117,7 @@ class RawServicer(BotServicer):
         self, request_iterator: Iterator[bot_pb2.PlayRequest], context: grpc.ServicerContext
     ) -> Iterator[Any]:
         bot: Bot[Any, Any] | None = None
-        observations = DeltaDecoder(self.codec)  # Ready asks for none: every observation is whole
+        observations = DeltaDecoder(self.codec)  # whole observations pass through unchanged
         early_turn = AFTER + 1
         for request in request_iterator:
             kind = request.WhichOneof("kind")
@@ -122,7 +125,9 @@ class RawServicer(BotServicer):
                 if MODE == "no-ready":
                     return
                 bot = self._start(request.start, context)
-                yield self._out(bot_pb2.PlayResponse(ready=bot_pb2.Ready()))
+                # The old SDK (protocol2) asked for deltas, as the SDK does.
+                ready = bot_pb2.Ready(observation_deltas=MODE == "protocol2")
+                yield self._out(bot_pb2.PlayResponse(ready=ready))
                 if MODE == "early":
                     # Stream an answer ahead: a legal opening bid, guessing the number.
                     bid = self.codec.encode_action(Bid(quantity=1, face=2))
@@ -199,7 +204,9 @@ def main() -> None:
         run(MisbehavingBot)
         return
     if MODE != "wrong-turn":
-        server = serve_raw(RawServicer(MisbehavingBot), os.environ["ARENA_LISTEN"])
+        protocol = 2 if MODE == "protocol2" else PROTOCOL_VERSION
+        servicer = RawServicer(MisbehavingBot, protocol_version=protocol)
+        server = serve_raw(servicer, os.environ["ARENA_LISTEN"])
         signal.sigwait({signal.SIGTERM, signal.SIGINT})
         server.stop(0)
         return

@@ -72,6 +72,9 @@ async def test_node_bot_plays_python_bots(
     node_seats = [i for i, name in enumerate(seats) if name == "node"]
     assert all(record.seats[i].deltas for i in node_seats), "the Node bot asks for deltas"
     assert any(e.seat in node_seats for e in record.events), "the Node bot never acted"
+    # Protocol 3: every request to it carried a nonce, and it echoed each one.
+    assert all(record.seats[i].protocol == 3 for i in node_seats)
+    assert all(record.nonce_of(e.turn or 0) for e in record.events if e.seat in node_seats)
 
 
 def test_node_bot_in_a_league(node_bot: BotSpec, tmp_path: Path) -> None:

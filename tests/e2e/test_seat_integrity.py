@@ -3,13 +3,16 @@ the referee already sent, and a broken stream is named for what it is."""
 
 from __future__ import annotations
 
+import json
 import time
+from dataclasses import replace
 
 import pytest
 
 from arena.v1 import bot_pb2
 from referee.faults import FaultKind
 from referee.match import Limits, MatchSpec, MessageLog, run_match
+from referee.record import MatchRecord
 from referee.replay import seat_messages, verify
 from tests.e2e.conftest import EXAMPLE, misbehaving, module_bot
 
@@ -109,3 +112,47 @@ async def test_a_stream_closed_before_ready_is_a_startup_fault() -> None:
     assert record.seats[1].start_sent and not record.seats[1].ready
     assert record.events == ()
     check_replay(record, log)
+
+
+async def test_a_protocol_2_bot_plays_without_nonces_and_is_marked_in_the_record() -> None:
+    """A bot of the SDK before protocol 3 (Health says 2, answers carry no nonce)
+    still plays a whole match; its seat is sent no nonce and the record says which
+    protocol each seat spoke."""
+    log = MessageLog()
+    bots = (module_bot(EXAMPLE["random"]), misbehaving("protocol2"))
+    spec = MatchSpec("liars_dice", bots, seed=5, rules=SEAT_0_OPENS)
+    record = await run_match(spec, FAST, observer=log)
+    assert record.reason == "completed", record.faults
+    assert record.protocol_version == 3
+    assert [info.protocol for info in record.seats] == [3, 2]
+    assert json.loads(record.to_json())["seats"][1]["protocol"] == 2
+    actions = [e for e in record.events if e.seat is not None]
+    assert {e.seat for e in actions} == {0, 1}
+    for event in actions:
+        assert bool(record.nonce_of(event.turn or 0)) == (event.seat == 0), event
+    sent = [bot_pb2.PlayRequest.FromString(raw) for raw in log.sent[1]]
+    assert all(m.turn.nonce == "" for m in sent if m.WhichOneof("kind") == "turn")
+    check_replay(record, log)
+    assert MatchRecord.from_json(record.to_json()) == record
+
+
+async def test_a_record_from_before_protocol_3_still_loads_verifies_and_replays() -> None:
+    """A format 3 record (no seat protocols, no nonces, the referee's match id sent
+    to the seats) hashes, verifies and regenerates as it did."""
+    bots = (misbehaving("protocol2"), misbehaving("protocol2"))
+    record = await run_match(MatchSpec("liars_dice", bots, seed=5, rules=SEAT_0_OPENS), FAST)
+    assert record.reason == "completed" and record.nonces == ()
+    old = replace(
+        record,
+        format=3,
+        protocol_version=2,
+        bot_match_id="",
+        seats=tuple(replace(info, protocol=0) for info in record.seats),
+    ).sealed()
+    data = json.loads(old.to_json())
+    assert "nonces" not in data and "bot_match_id" not in data
+    assert all("protocol" not in seat for seat in data["seats"])
+    loaded = MatchRecord.from_json(old.to_json())
+    assert verify(loaded) == []
+    start = seat_messages(loaded, 0)[0].start
+    assert (start.match_id, start.protocol_version) == (loaded.match_id, 2)

@@ -350,3 +350,29 @@ def test_arena_submit_posts_the_packed_bot_and_maps_answers_to_exit_codes(
     monkeypatch.delenv("ARENA_TOKEN")
     missing = runner.invoke(app, ["submit", str(crash), "--server", url, "--game", GAME])
     assert missing.exit_code == 2 and "no token" in missing.output
+
+
+def test_the_check_plays_the_rules_and_limits_of_the_games_ladder(
+    db: tuple[Engine, Path], tmp_path: Path
+) -> None:
+    """The bot will play the game's ladder: its check sends the same rules and time
+    limit (issue 19 §3: a check must look like a ladder match to the bot)."""
+    from league.rolling import create_rolling_league
+
+    engine, store = db
+    with session_scope(engine) as session:
+        create_rolling_league(
+            session=session,
+            name="ladder",
+            game=GAME,
+            rules={"dice_per_player": "3"},
+            decision_s=1.5,
+            startup_s=12.0,
+        )
+    project = tmp_path / "ladder_bot"
+    write_project("ladder_bot", GAME, project)
+    result = submit(engine, store, author(engine, "ada"), "ladder_bot", pack_directory(project))
+    lines = result.check_lines  # type: ignore[attr-defined]
+    assert any("(limit 1500 ms)" in line for line in lines), lines
+    played = [line for line in lines if line.startswith("  match check-")]
+    assert len(played) == 2 and all("dice_per_player=3," in line for line in played), lines

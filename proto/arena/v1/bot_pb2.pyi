@@ -135,7 +135,10 @@ class HealthResponse(_message.Message):
     name: _builtins.str
     """The bot's display name."""
     protocol_version: _builtins.int
-    """Version of this protocol the bot speaks; this file is version 1."""
+    """Version of this protocol the bot speaks; this file is version 3. A bot that
+    says 3 (or more) must echo every TurnRequest's nonce; one that says 1 or 2
+    (or leaves it 0) is held to the older versions' rules.
+    """
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Games (registry names such as "liars_dice") the bot can play."""
@@ -258,7 +261,10 @@ class MatchStart(_message.Message):
     NUM_SEATS_FIELD_NUMBER: _builtins.int
     PROTOCOL_VERSION_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
-    """Opaque identifier of the match, unique on this referee."""
+    """Opaque identifier of the match (16 URL-safe characters, random to a bot):
+    it has the same shape in a pre-submission check, a league and a
+    command-line match, and says nothing about which of them this is.
+    """
     game: _builtins.str
     """Game registry name, e.g. "liars_dice"."""
     seat: _builtins.int
@@ -323,6 +329,7 @@ class TurnRequest(_message.Message):
     TURN_FIELD_NUMBER: _builtins.int
     OBSERVATION_FIELD_NUMBER: _builtins.int
     TIME_LIMIT_MS_FIELD_NUMBER: _builtins.int
+    NONCE_FIELD_NUMBER: _builtins.int
     turn: _builtins.int
     """Sequence number of this request within the match, starting at 1. The
     answer must carry the same number.
@@ -330,6 +337,12 @@ class TurnRequest(_message.Message):
     time_limit_ms: _builtins.int
     """Time the seat has for this decision, in milliseconds, counted by the
     referee from when it sends this request.
+    """
+    nonce: _builtins.str
+    """Protocol 3: a random token drawn for this request alone (empty for a seat
+    whose Health said protocol 1 or 2). The answer must carry it back in
+    TurnResponse.nonce, so only an answer written after this request arrived
+    is accepted.
     """
     @_builtins.property
     def observation(self) -> Global___Observation:
@@ -341,10 +354,11 @@ class TurnRequest(_message.Message):
         turn: _builtins.int = ...,
         observation: Global___Observation | None = ...,
         time_limit_ms: _builtins.int = ...,
+        nonce: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation", "time_limit_ms", b"time_limit_ms", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["nonce", b"nonce", "observation", b"observation", "time_limit_ms", b"time_limit_ms", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -358,8 +372,11 @@ class TurnResponse(_message.Message):
 
     TURN_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    NONCE_FIELD_NUMBER: _builtins.int
     turn: _builtins.int
     """The `turn` of the TurnRequest being answered."""
+    nonce: _builtins.str
+    """Protocol 3: the `nonce` of the TurnRequest being answered, unchanged."""
     @_builtins.property
     def action(self) -> Global___Action:
         """The action chosen."""
@@ -369,10 +386,11 @@ class TurnResponse(_message.Message):
         *,
         turn: _builtins.int = ...,
         action: Global___Action | None = ...,
+        nonce: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "nonce", b"nonce", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
