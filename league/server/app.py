@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from league.registry import LeagueError, NotFoundError
 from league.server.auth import COOKIE, AuthorSession, read_session
 from league.server.events import LeagueWatcher, State
+from league.server.throttle import AuthThrottle, token_id_of
 from league.server.views import Missing, fmt
 from league.submissions import SubmissionLimits
 
@@ -97,6 +98,8 @@ class Server:
     """Pre-submission checks at a time (each plays matches in the sandbox)."""
     limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
     token_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(2))
+    throttle: AuthThrottle = field(default_factory=AuthThrottle)
+    """Failed token checks per client address and token id (429 before hashing)."""
     _cache: dict[tuple[str, str], tuple[State, Any, float]] = field(default_factory=dict)
     """(kind, league) → (state computed for, value, earliest time to compute again)."""
     _running: dict[tuple[str, str], trio.Event] = field(default_factory=dict)
@@ -113,12 +116,25 @@ class Server:
             self._in_session, fn, args, kwargs, limiter=self.limiter
         )
 
-    async def check_token(self, fn: Callable[..., T], *args: Any) -> T:
-        """:meth:`db` for token checks (scrypt: ~50 ms of CPU each) on threads of their
-        own, so a flood of bad tokens queues there instead of delaying every page."""
-        return await trio.to_thread.run_sync(
-            self._in_session, fn, args, {}, limiter=self.token_limiter
-        )
+    async def check_token(self, fn: Callable[[Session, str], T], token: str, address: str) -> T:
+        """``fn(session, token)`` for a token check (scrypt: tens of ms of CPU each).
+
+        First :attr:`throttle` (:mod:`league.server.throttle`): an address or token id
+        with too many recent failures gets :class:`Throttled` before any hashing or
+        database work. Then the check, on threads of its own, so a flood of bad tokens
+        queues there instead of delaying every page; an ``AuthError`` counts as a
+        failure of ``address`` and of the token's id."""
+        from league.authors import AuthError
+
+        token_id = token_id_of(token)
+        self.throttle.check(address, token_id)
+        try:
+            return await trio.to_thread.run_sync(
+                self._in_session, fn, (token,), {}, limiter=self.token_limiter
+            )
+        except AuthError:
+            self.throttle.failed(address, token_id)
+            raise
 
     async def cached(
         self, kind: str, league: str, league_id: int, fn: Callable[..., T], *args: Any
@@ -177,6 +193,11 @@ def _active_author_name(session: Session, author_id: int) -> str | None:
 
     row = session.get(AuthorRow, author_id)
     return None if row is None or row.disabled else row.name
+
+
+def client_address(request: Request) -> str:
+    """The peer's address (never a forwarded header: a client can write those)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 def server_of(request: Request) -> Server:

@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Route
 
 from league.server import views
-from league.server.app import Server, server_of
+from league.server.app import Server, client_address, server_of
 from league.server.auth import (
     COOKIE,
     SESSION_TTL_S,
@@ -29,6 +29,7 @@ from league.server.auth import (
     new_session,
     same_origin,
 )
+from league.server.throttle import Throttled
 
 
 async def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -191,7 +192,11 @@ async def login_page(request: Request) -> Response:
     token = str(form.get("token") or "").strip()
     authenticate = server.authenticate
     try:
-        author_id = await server.check_token(authenticate, token)
+        author_id = await server.check_token(authenticate, token, client_address(request))
+    except Throttled as error:
+        page = await render(request, "login.html", status=429, enabled=True, error=str(error))
+        page.headers["retry-after"] = str(error.retry_after_s)
+        return page
     except Exception:  # any refusal reads the same: no hint which part was wrong
         return await render(
             request, "login.html", status=401, enabled=True, error="that token is not valid"

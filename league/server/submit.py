@@ -29,8 +29,9 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Message
 
 from league.models import AuthorRow
-from league.server.app import Server, server_of
+from league.server.app import Server, client_address, server_of
 from league.server.auth import csrf_ok, same_origin
+from league.server.throttle import Throttled
 
 FORM_OVERHEAD = 64 << 10
 """Bytes allowed beyond the file for the multipart boundaries and the other fields."""
@@ -162,7 +163,9 @@ async def api_submit(request: Request) -> Response:
     if scheme.lower() != "bearer" or not token.strip():
         return _error(401, "missing token: send `Authorization: Bearer <token>`")
     try:
-        author = await server.check_token(_authenticate, token.strip())
+        author = await server.check_token(_authenticate, token.strip(), client_address(request))
+    except Throttled as error:
+        return _error(429, str(error), retry_after_s=error.retry_after_s)
     except Exception as error:
         from league.authors import AuthError
 
@@ -180,8 +183,12 @@ async def api_submit(request: Request) -> Response:
     )
 
 
-def _error(status: int, message: str, *, close: bool = False) -> JSONResponse:
+def _error(
+    status: int, message: str, *, close: bool = False, retry_after_s: int | None = None
+) -> JSONResponse:
     headers = {"cache-control": "no-store"}
+    if retry_after_s is not None:
+        headers["retry-after"] = str(retry_after_s)
     if status == 401:
         headers["www-authenticate"] = "Bearer"
     if close:  # the rest of the body is not read: the connection cannot be reused
