@@ -38,7 +38,14 @@ async def standings(request: Request) -> Response:
 async def matches(request: Request) -> Response:
     server = server_of(request)
     filters = {key: request.query_params.get(key) or None for key in ("bot", "result", "fault")}
-    return _json(await server.db(views.league_matches, request.path_params["name"], **filters))
+    return _json(
+        await server.db(
+            views.league_matches,
+            request.path_params["name"],
+            finished_only=server.settings.hide_unfinished,
+            **filters,
+        )
+    )
 
 
 async def bots(request: Request) -> Response:

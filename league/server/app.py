@@ -79,6 +79,9 @@ class Settings:
     """Upload size, unpacked size, files, and the per-author rate (docs/submissions.md)."""
     check_matches: int = 4
     """Matches the pre-submission check plays (``arena bot check``)."""
+    hide_unfinished: bool = True
+    """List only finished matches (who plays whom is hidden until a match is over);
+    tests switch it off to show what the old listing leaked."""
 
 
 @dataclass

@@ -71,7 +71,8 @@ async def matches_page(request: Request) -> Response:
     name = request.path_params["name"]
     filters = {key: request.query_params.get(key) or None for key in ("bot", "result", "fault")}
     detail = await server.db(views.league_detail, name)
-    rows = await server.db(views.league_matches, name, **filters)
+    hidden = server.settings.hide_unfinished
+    rows = await server.db(views.league_matches, name, finished_only=hidden, **filters)
     from referee.faults import FaultKind
 
     return await render(
@@ -81,7 +82,9 @@ async def matches_page(request: Request) -> Response:
         matches=rows,
         filters=filters,
         faults=[kind.value for kind in FaultKind],
-        results=["completed", "forfeit", "aborted", "pending", "won", "lost"],
+        results=["completed", "forfeit", "won", "lost"]
+        if hidden
+        else ["completed", "forfeit", "aborted", "pending", "won", "lost"],
     )
 
 
