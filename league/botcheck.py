@@ -221,8 +221,12 @@ def check_bot_matches(
     decision_s: float = 2.0,
     startup_s: float = 15.0,
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
+    budget_s: float | None = None,
 ) -> CheckReport:
-    """Play ``matches`` matches of ``spec`` against the game's example bots and judge."""
+    """Play ``matches`` matches of ``spec`` against the game's example bots and judge.
+
+    ``budget_s``: the whole check's time limit (the server's check queue sets it); a
+    check still playing then is stopped, its bots ended, and it fails saying so."""
     if game_name not in GAMES:
         raise BotCheckInputError(f"unknown game {game_name!r} (known: {', '.join(sorted(GAMES))})")
     if game_name not in OPPONENTS:
@@ -240,23 +244,29 @@ def check_bot_matches(
     async def main() -> MeasuringPool:
         pool = MeasuringPool(WarmPool(sandbox=sandbox), spec)
         try:
-            for k in range(matches):
-                opponent = opponents[(k // 2) % len(opponents)]
-                seat = k % 2
-                bots = (spec, opponent) if seat == 0 else (opponent, spec)
-                match = MatchSpec(
-                    game=game_name,
-                    bots=bots,
-                    seed=k,
-                    rules=variants[k],
-                    match_id=f"check-{k + 1}",
-                )
-                record = await run_match(match, limits, launcher=pool)
-                records.append((record, seat, opponent.name))
+            with trio.move_on_after(math.inf if budget_s is None else budget_s) as budget:
+                await play(pool)
+            over_budget[0] = budget.cancelled_caught
         finally:
             await pool.pool.aclose()
         return pool
 
+    async def play(pool: MeasuringPool) -> None:
+        for k in range(matches):
+            opponent = opponents[(k // 2) % len(opponents)]
+            seat = k % 2
+            bots = (spec, opponent) if seat == 0 else (opponent, spec)
+            match = MatchSpec(
+                game=game_name,
+                bots=bots,
+                seed=k,
+                rules=variants[k],
+                match_id=f"check-{k + 1}",
+            )
+            record = await run_match(match, limits, launcher=pool)
+            records.append((record, seat, opponent.name))
+
+    over_budget = [False]
     pool = trio.run(main)
     report = CheckReport(bot=spec.name, game=game_name, time_limit_ms=decision_s * 1000)
     report.startup_ms = pool.startup_ms
@@ -302,7 +312,12 @@ def check_bot_matches(
             f"slow: p99 decision time {report.latency_p99_ms:.0f} ms is at least"
             f" {SLOW_FRACTION:.0%} of the {limit_ms:.0f} ms limit"
         )
-    if not latencies and not report.faults:
+    if over_budget[0]:
+        report.reasons.append(
+            f"the check took longer than its {budget_s:.0f} s budget"
+            f" ({len(records)} of {matches} matches finished)"
+        )
+    elif not latencies and not report.faults:
         report.reasons.append("made no decision in any match")
     report.verdict = "FAIL" if report.reasons else "PASS"
     return report

@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from league.registry import LeagueError, NotFoundError
 from league.server.auth import COOKIE, AuthorSession, read_session
+from league.server.checkqueue import CheckQueue, QueueLimits
 from league.server.events import LeagueWatcher, State
 from league.server.throttle import AuthThrottle, token_id_of
 from league.server.views import Missing, fmt
@@ -79,6 +80,8 @@ class Settings:
     """Upload size, unpacked size, files, and the per-author rate (docs/submissions.md)."""
     check_matches: int = 4
     """Matches the pre-submission check plays (``arena bot check``)."""
+    queue: QueueLimits = field(default_factory=QueueLimits)
+    """The pre-submission check queue: slots, budgets, per-author and global caps."""
     hide_unfinished: bool = True
     """List only finished matches (who plays whom is hidden until a match is over);
     tests switch it off to show what the old listing leaked."""
@@ -97,8 +100,9 @@ class Server:
     """Checks an author's token (``league.authors.authenticate``); None: logins are off."""
     on_accepted: list[Accepted] = field(default_factory=list)
     streams: int = 0
-    checks: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(1))
-    """Pre-submission checks at a time (each plays matches in the sandbox)."""
+    check_queue: CheckQueue = field(default_factory=CheckQueue)
+    """Pre-submission checks (each plays matches in the sandbox): fair between
+    authors, bounded (:mod:`league.server.checkqueue`)."""
     limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
     token_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(2))
     throttle: AuthThrottle = field(default_factory=AuthThrottle)
