@@ -208,7 +208,8 @@ async def submissions_of(server: Server, author_id: int) -> list[dict[str, Any]]
 
 async def api_submissions(request: Request) -> Response:
     """``GET /api/submissions``: the author's (Bearer token) last 20 submissions,
-    with the queue position of those waiting for their check."""
+    with the queue position of those waiting for their check, and ``notices``: their
+    suspended bot versions and why (:mod:`league.suspension`)."""
     server = server_of(request)
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
@@ -226,7 +227,16 @@ async def api_submissions(request: Request) -> Response:
         raise
     assert author.id is not None
     rows = await submissions_of(server, author.id)
-    return JSONResponse({"submissions": rows}, headers={"cache-control": "no-store"})
+    notices = await server.db(_notices, author.id)
+    return JSONResponse(
+        {"submissions": rows, "notices": notices}, headers={"cache-control": "no-store"}
+    )
+
+
+def _notices(session: Session, author_id: int) -> list[dict[str, Any]]:
+    from league.suspension import notices
+
+    return notices(session, author_id)
 
 
 def _submissions(session: Session, author_id: int) -> list[dict[str, Any]]:
@@ -271,6 +281,7 @@ async def submit_page(request: Request) -> Response:
             raise HTTPException(403, "bad or missing form token (reload the form)")
         status, outcome, _headers = await _submit(server, author, fields)
     submissions = await submissions_of(server, author.id) if author and author.id else []
+    notices = await server.db(_notices, author.id) if author and author.id else []
     return await render(
         request,
         "submit.html",
@@ -279,6 +290,7 @@ async def submit_page(request: Request) -> Response:
         games=sorted(GAMES),
         outcome=outcome,
         submissions=submissions,
+        notices=notices,
         limits=server.settings.limits,
     )
 
