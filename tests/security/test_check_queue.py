@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 from sqlalchemy import Engine
 
 from league.authors import add_author
@@ -182,8 +183,6 @@ def test_the_queue_bounds_per_author_and_waiting_time() -> None:
             assert queue.position(11) is None and queue.position(20) is None
             release.set()
         assert queue.started == [(1, 10)]
-
-    import trio
 
     trio.run(main)
 
