@@ -140,7 +140,12 @@ async def bot_page(request: Request) -> Response:
     found = await server.author_of(request)
     mine = await server.db(_is_author_of, name, found[0] if found else None)
     recent = await server.db(views.recent_seats, name) if mine else []
-    return await render(request, "bot.html", bot=detail, mine=mine, recent=recent)
+    notices = []
+    if mine and found is not None:
+        from league.server.submit import _notices
+
+        notices = [n for n in await server.db(_notices, found[0].author_id) if n["bot"] == name]
+    return await render(request, "bot.html", bot=detail, mine=mine, recent=recent, notices=notices)
 
 
 def _is_author_of(session: Session, name: str, author: Any) -> bool:

@@ -234,6 +234,7 @@ async def api_submissions(request: Request) -> Response:
 
 
 def _notices(session: Session, author_id: int) -> list[dict[str, Any]]:
+    """The author's suspended bot versions and why (:func:`league.suspension.notices`)."""
     from league.suspension import notices
 
     return notices(session, author_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 import trio
@@ -107,10 +108,27 @@ def test_a_bot_faulting_in_its_first_ladder_matches_is_suspended_and_its_author_
         assert all(get_bot(session=session, name=n).suspended_at is None for n in HONEST)
     with live_server(engine, tmp_path / "store") as site:
         reply = site.request("/api/submissions", headers={"authorization": f"Bearer {token}"})
-    notices = reply.json()["notices"]
-    assert [(n["bot"], n["message"].startswith("suspended: it faulted")) for n in notices] == [
-        ("sly", True)
-    ]
+        notices = reply.json()["notices"]
+        assert [(n["bot"], n["message"].startswith("suspended: it faulted")) for n in notices] == [
+            ("sly", True)
+        ]
+        # Logged in, the author sees it on the upload page and the bot's page; the
+        # public bot page does not say it.
+        login = site.request(
+            "/login",
+            method="POST",
+            body=urlencode({"token": token}).encode(),
+            headers={
+                "content-type": "application/x-www-form-urlencoded",
+                "origin": site.url,
+            },
+        )
+        assert login.status == 303, login.text
+        cookie = login.headers["set-cookie"].split(";", 1)[0]
+        for path in ("/submit", "/bots/sly"):
+            page = site.request(path, headers={"cookie": cookie}).text
+            assert 'id="notices"' in page and "faulted in each of its first 3" in page, path
+        assert 'id="notices"' not in site.request("/bots/sly").text
 
 
 def test_guard_without_suspension_the_faulter_keeps_getting_matches(engine: Engine) -> None:
