@@ -88,10 +88,10 @@ async def matches_page(request: Request) -> Response:
     )
 
 
-def _replay_page(session: Session, key: str) -> tuple[str, str]:
+def _replay_page(session: Session, key: str, finished_only: bool) -> tuple[str, str]:
     from referee.html_replay import render_replay_html
 
-    stored = views.stored_match(session, key)
+    stored = views.stored_match(session, key, finished_only=finished_only)
     if stored.record is None:
         raise views.Missing(f"match {stored.key} has not been played (status {stored.status})")
     page = render_replay_html(
@@ -120,7 +120,9 @@ def replay_csp(page: str) -> str:
 
 async def replay_page(request: Request) -> Response:
     server = server_of(request)
-    page, csp = await server.db(_replay_page, request.path_params["key"])
+    page, csp = await server.db(
+        _replay_page, request.path_params["key"], server.settings.hide_unfinished
+    )
     return HTMLResponse(page, headers={"content-security-policy": csp})
 
 
@@ -155,10 +157,10 @@ def _is_author_of(session: Session, name: str, author: Any) -> bool:
     return any(may_read_logs(author, v.author_id) for v in versions)
 
 
-def _log(session: Session, key: str, seat: int, author: Any) -> bytes:
+def _log(session: Session, key: str, seat: int, author: Any, finished_only: bool) -> bytes:
     from league.leagues import match_log
 
-    match, bot = views.match_seat_bot(session, key, seat)
+    match, bot = views.match_seat_bot(session, key, seat, finished_only=finished_only)
     if not may_read_logs(author, bot.author_id):
         raise HTTPException(403, "a bot's output is shown only to its author (log in first)")
     output = match_log(session=session, match=match, seat=seat)
@@ -172,7 +174,11 @@ async def log_page(request: Request) -> Response:
     server = server_of(request)
     found = await server.author_of(request)  # a disabled author's cookie reads nothing
     output = await server.db(
-        _log, request.path_params["key"], request.path_params["seat"], found[0] if found else None
+        _log,
+        request.path_params["key"],
+        request.path_params["seat"],
+        found[0] if found else None,
+        server.settings.hide_unfinished,
     )
     return PlainTextResponse(
         output.decode("utf-8", "replace"),

@@ -217,13 +217,18 @@ class StoredMatch:
     record: MatchRecord | None
 
 
-def stored_match(session: Session, key: str) -> StoredMatch:
-    """The match ``key`` with its record as the public may see it (:func:`public_record`)."""
+def stored_match(session: Session, key: str, *, finished_only: bool = True) -> StoredMatch:
+    """The match ``key`` with its record as the public may see it (:func:`public_record`),
+    or no record while it is not finished."""
     try:
         league, match = find_match(session=session, key=key)
     except NotFoundError:
         raise Missing(f"no match {key!r}") from None
-    record = public_record(decompress_record(match.record)) if match.record is not None else None
+    record = None
+    if match.record is not None and (match.status in PUBLIC_STATUSES or not finished_only):
+        # An aborted match keeps its record, but it will be played again by the same
+        # seats: its record would tell them their opponent.
+        record = public_record(decompress_record(match.record))
     return StoredMatch(league.name, match_key(league, match.position), match.status, record)
 
 
@@ -237,13 +242,15 @@ def public_record(record: MatchRecord) -> MatchRecord:
     )
 
 
-def match_seat_bot(session: Session, key: str, seat: int) -> tuple[MatchRow, BotRow]:
+def match_seat_bot(
+    session: Session, key: str, seat: int, *, finished_only: bool = True
+) -> tuple[MatchRow, BotRow]:
     """The match ``key`` and the bot version that sat in ``seat``."""
     try:
         _, match = find_match(session=session, key=key)
     except NotFoundError:
         raise Missing(f"no match {key!r}") from None
-    if match.status not in PUBLIC_STATUSES:
+    if finished_only and match.status not in PUBLIC_STATUSES:
         # Before asking who sits where: a 403 (not your bot) against a 404 would tell
         # an author whether their bot is in this match not yet played.
         raise Missing(f"match {key!r} has not finished")

@@ -60,12 +60,23 @@ def spy(base: str, bot: str) -> list[dict[str, Any]]:
                 key = re.sub(r"<[^>]+>", "", cells[0]).strip()
                 others = [b for b in seated if b != bot]
                 leaks.append({"where": "page", "match": key, "opponents": others})
-        # Log links of every match id the league might have: 403 = someone's seat.
+        # Every match id the league might have: its record (an aborted match keeps
+        # one, and is played again by the same seats), its log link (403 = someone's
+        # seat, against 404 = nobody's).
+        _, text = fetch(f"{base}/api/leagues/{name}/matches")
+        finished = {m["key"] for m in json.loads(text) if m["status"] == "done"}
         for position in range(int(league["matches"])):
-            key = quote(f"{league['name']}-{position}", safe="")
-            status, _ = fetch(f"{base}/matches/{key}/logs/0")
-            done, _ = fetch(f"{base}/api/matches/{key}")
-            if status == 403 and done != 200:
+            key = f"{league['name']}-{position}"
+            if key in finished:
+                continue
+            done, record = fetch(f"{base}/api/matches/{quote(key, safe='')}")
+            if done == 200:
+                seated = [seat["bot"] for seat in json.loads(record)["seats"]]
+                if bot in seated:
+                    others = [b for b in seated if b != bot]
+                    leaks.append({"where": "record", "match": key, "opponents": others})
+            status, _ = fetch(f"{base}/matches/{quote(key, safe='')}/logs/0")
+            if status == 403:
                 leaks.append({"where": "logs", "match": key, "opponents": []})
     return leaks
 

@@ -15,13 +15,16 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from sqlmodel import col, select
 
 from league.db import open_database, session_scope
-from league.leagues import decompress_record, find_match
+from league.leagues import decompress_record, find_match, get_league, record_result
+from league.models import BotRow, SeatRow
 from league.server.app import Settings
 from tests.security.live_server import LiveServer, live_server
 from tests.server.harness import SCRIPT_BOT, played_league
@@ -31,10 +34,43 @@ PLAYED = 6
 SPY_BOT = "random"
 
 
+ABORTED = "cup-11"
+
+
 @pytest.fixture(scope="module")
 def league_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """League ``cup``: 12 matches of 3 bots, 6 played by ``arena league run``, 6 pending."""
-    return played_league(tmp_path_factory.mktemp("public"), played=PLAYED)
+    """League ``cup``: 12 matches of 3 bots, 6 played by ``arena league run``, 5
+    pending, and ``cup-11`` aborted by a referee error (its record stored, to be
+    played again by the same seats)."""
+    db = played_league(tmp_path_factory.mktemp("public"), played=PLAYED)
+    engine = open_database(db)
+    try:
+        with session_scope(engine) as session:
+            _, played = find_match(session=session, key="cup-0")
+            _, match = find_match(session=session, key=ABORTED)
+            assert played.record is not None and match.status == "pending"
+            stored = decompress_record(played.record)
+            seats = session.exec(
+                select(SeatRow, BotRow)
+                .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
+                .where(SeatRow.match_id == match.id)
+                .order_by(col(SeatRow.seat))
+            ).all()
+            aborted = replace(
+                stored,
+                match_id=ABORTED,
+                reason="aborted",
+                seats=tuple(
+                    replace(info, bot=bot.name)
+                    for info, (_, bot) in zip(stored.seats, seats, strict=True)
+                ),
+            )
+            league = get_league(session=session, name="cup")
+            assert match.id is not None
+            record_result(session=session, league=league, match_id=match.id, record=aborted)
+    finally:
+        engine.dispose()
+    return db
 
 
 @pytest.fixture
@@ -62,7 +98,7 @@ def run_spy(site: LiveServer, bot: str) -> list[dict[str, object]]:
 def test_guard_the_old_listing_tells_a_bot_its_next_opponents(site: LiveServer) -> None:
     leaks = run_spy(site, SPY_BOT)
     places = {str(leak["where"]) for leak in leaks}
-    assert {"api", "page"} <= places
+    assert {"api", "page", "record", "logs"} <= places
     assert any(leak["opponents"] for leak in leaks)
 
 
