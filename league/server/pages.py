@@ -144,9 +144,11 @@ async def bot_page(request: Request) -> Response:
     recent = await server.db(views.recent_seats, name) if mine else []
     notices = []
     if mine and found is not None:
-        from league.server.submit import _notices
+        from league.server.submit import author_notices
 
-        notices = [n for n in await server.db(_notices, found[0].author_id) if n["bot"] == name]
+        notices = [
+            n for n in await server.db(author_notices, found[0].author_id) if n["bot"] == name
+        ]
     return await render(request, "bot.html", bot=detail, mine=mine, recent=recent, notices=notices)
 
 

@@ -155,15 +155,16 @@ async def _submit(
     return 200, answer, {}
 
 
-async def api_submit(request: Request) -> Response:
-    """``POST /api/submissions``: multipart ``name``, ``game``, file ``bot``; Bearer token."""
-    server = server_of(request)
+async def bearer_author(server: Server, request: Request) -> AuthorRow | Response:
+    """The author whose token the ``Authorization: Bearer`` header carries, or the
+    answer refusing it: 401 (missing or bad), 429 (too many failed checks, before
+    hashing: :mod:`league.server.throttle`)."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return _error(401, "missing token: send `Authorization: Bearer <token>`")
     try:
-        author = await server.check_token(_authenticate, token.strip(), client_address(request))
+        return await server.check_token(_authenticate, token.strip(), client_address(request))
     except Throttled as error:
         return _error(429, str(error), retry_after_s=error.retry_after_s)
     except Exception as error:
@@ -172,6 +173,14 @@ async def api_submit(request: Request) -> Response:
         if isinstance(error, AuthError):
             return _error(401, str(error))
         raise
+
+
+async def api_submit(request: Request) -> Response:
+    """``POST /api/submissions``: multipart ``name``, ``game``, file ``bot``; Bearer token."""
+    server = server_of(request)
+    author = await bearer_author(server, request)
+    if isinstance(author, Response):
+        return author
     try:
         body = await capped_body(request, body_cap(server))
     except TooLarge as error:
@@ -211,29 +220,18 @@ async def api_submissions(request: Request) -> Response:
     with the queue position of those waiting for their check, and ``notices``: their
     suspended bot versions and why (:mod:`league.suspension`)."""
     server = server_of(request)
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return _error(401, "missing token: send `Authorization: Bearer <token>`")
-    try:
-        author = await server.check_token(_authenticate, token.strip(), client_address(request))
-    except Throttled as error:
-        return _error(429, str(error), retry_after_s=error.retry_after_s)
-    except Exception as error:
-        from league.authors import AuthError
-
-        if isinstance(error, AuthError):
-            return _error(401, str(error))
-        raise
+    author = await bearer_author(server, request)
+    if isinstance(author, Response):
+        return author
     assert author.id is not None
     rows = await submissions_of(server, author.id)
-    notices = await server.db(_notices, author.id)
+    notices = await server.db(author_notices, author.id)
     return JSONResponse(
         {"submissions": rows, "notices": notices}, headers={"cache-control": "no-store"}
     )
 
 
-def _notices(session: Session, author_id: int) -> list[dict[str, Any]]:
+def author_notices(session: Session, author_id: int) -> list[dict[str, Any]]:
     """The author's suspended bot versions and why (:func:`league.suspension.notices`)."""
     from league.suspension import notices
 
@@ -282,7 +280,7 @@ async def submit_page(request: Request) -> Response:
             raise HTTPException(403, "bad or missing form token (reload the form)")
         status, outcome, _headers = await _submit(server, author, fields)
     submissions = await submissions_of(server, author.id) if author and author.id else []
-    notices = await server.db(_notices, author.id) if author and author.id else []
+    notices = await server.db(author_notices, author.id) if author and author.id else []
     return await render(
         request,
         "submit.html",
