@@ -129,19 +129,15 @@ class Server:
         First :attr:`throttle` (:mod:`league.server.throttle`): an address or token id
         with too many recent failures gets :class:`Throttled` before any hashing or
         database work. Then the check, on threads of its own, so a flood of bad tokens
-        queues there instead of delaying every page; an ``AuthError`` counts as a
-        failure of ``address`` and of the token's id."""
-        from league.authors import AuthError
-
-        token_id = token_id_of(token)
-        self.throttle.check(address, token_id)
-        try:
-            return await trio.to_thread.run_sync(
-                self._in_session, fn, (token,), {}, limiter=self.token_limiter
-            )
-        except AuthError:
-            self.throttle.failed(address, token_id)
-            raise
+        queues there instead of delaying every page. Until it succeeds the attempt
+        counts as a failure of ``address`` and of the token's id (a refusal, or any
+        error, leaves it counted)."""
+        attempt = self.throttle.admit(address, token_id_of(token))
+        found = await trio.to_thread.run_sync(
+            self._in_session, fn, (token,), {}, limiter=self.token_limiter
+        )
+        self.throttle.succeeded(attempt)
+        return found
 
     async def cached(
         self, kind: str, league: str, league_id: int, fn: Callable[..., T], *args: Any

@@ -6,7 +6,10 @@ A well-formed token costs a scrypt hash (tens of milliseconds of a core) to chec
 client address has :data:`PER_ADDRESS` failures in the window, or a token id has
 :data:`PER_TOKEN` failures in it, further attempts with that address or that id are
 answered 429 with ``Retry-After`` **before any hashing** (and before the database is
-asked). A success does not erase earlier failures: the window simply slides.
+asked). Every admitted attempt counts as a failure from the moment it is admitted (before
+its hash), and is taken back only if it succeeds: so a burst of attempts sent
+together is cut at the limit too. A success does not erase earlier failures: the
+window simply slides.
 
 The per-address limit is lower than the per-token one, so one address flooding an
 author's token id (with wrong secrets) is stopped by its own limit before the id's
@@ -35,6 +38,14 @@ PER_TOKEN = 30
 """Failed checks one token id may see (from every address) within :data:`WINDOW_S`."""
 MAX_KEYS = 100_000
 """Addresses plus token ids tracked at most (memory bound)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One admitted token check, counted as a failure until it succeeds."""
+
+    keys: tuple[str, ...]
+    at: float
 
 
 class Throttled(Exception):
@@ -95,10 +106,14 @@ class AuthThrottle:
                     f"too many failed token checks from {what}: try again in {retry} s", retry
                 )
 
-    def failed(self, address: str, token_id: str | None) -> None:
-        """Count one failed check of ``address`` (and of ``token_id``, when well-formed)."""
+    def admit(self, address: str, token_id: str | None) -> Attempt | None:
+        """Raise :class:`Throttled` if ``address`` or ``token_id`` is over its limit;
+        otherwise count this attempt as a failure *now*, until :meth:`succeeded`
+        takes it back — so attempts sent together are counted before any of them
+        has been hashed, and at most the limit of them ever is."""
         if not self.enabled:
-            return
+            return None
+        self.check(address, token_id)
         now = self.clock()
         keys = [(f"addr:{address}", self.per_address)]
         if token_id is not None:
@@ -109,6 +124,16 @@ class AuthThrottle:
             self._failures.move_to_end(key)
         while len(self._failures) > MAX_KEYS:
             self._failures.popitem(last=False)
+        return Attempt(tuple(key for key, _ in keys), now)
+
+    def succeeded(self, attempt: Attempt | None) -> None:
+        """The attempt authenticated: it is not a failure after all."""
+        if attempt is None:
+            return
+        for key in attempt.keys:
+            times = self._failures.get(key)
+            if times is not None and attempt.at in times:
+                times.remove(attempt.at)
 
 
 def token_id_of(token: str) -> str | None:

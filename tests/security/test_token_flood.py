@@ -60,9 +60,12 @@ def server_hashes(hashes: list[str]) -> list[str]:
     return hashes
 
 
-def flood(site: LiveServer, token_id: str, *, source: str, login: bool = False) -> dict:  # type: ignore[type-arg]
+def flood(
+    site: LiveServer, token_id: str, *, source: str, login: bool = False, parallel: int = 1
+) -> dict:  # type: ignore[type-arg]
     args = [sys.executable, "-m", "tests.security.token_flood", site.url]
     args += ["--token-id", token_id, "--count", str(FLOOD), "--source", source]
+    args += ["--parallel", str(parallel)]
     done = subprocess.run(
         args + (["--login"] if login else []),
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
@@ -102,6 +105,25 @@ def test_a_wrong_token_flood_is_429_before_hashing_and_the_author_still_gets_in(
         # The victim, from another address, with the right token: accepted.
         assert submit_status(site, victim, "127.0.0.3") == 400
         assert len(hashes) == throttle.PER_ADDRESS + 1
+
+
+def test_a_flood_sent_all_at_once_is_cut_at_the_limit_too(
+    engine: Engine, tmp_path: Path, hashes: list[str]
+) -> None:
+    """Forty attempts in flight together: each is counted when admitted, before its
+    hash, so only the first PER_ADDRESS are hashed (counting refusals only once
+    hashed let every attempt that arrived before the first refusal through)."""
+    victim = author(engine, "victim")
+    victim_id = victim.split("_")[1]
+    server_hashes(hashes)
+    with live_server(engine, tmp_path / "store") as site:
+        result = flood(site, victim_id, source="127.0.0.2", parallel=FLOOD)
+        assert len(hashes) == throttle.PER_ADDRESS
+        assert result["statuses"] == {
+            "401": throttle.PER_ADDRESS,
+            "429": FLOOD - throttle.PER_ADDRESS,
+        }
+        assert submit_status(site, victim, "127.0.0.3") == 400
 
 
 def test_made_up_token_ids_cost_no_hash_at_all(
