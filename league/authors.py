@@ -97,8 +97,9 @@ def authenticate(*, session: Session, token: str | None) -> AuthorRow:
     token_id, secret = parse_token(token)
     row = session.exec(select(AuthorRow).where(AuthorRow.token_id == token_id)).first()
     if row is None:
-        # Spend the same time as a wrong secret: the answer must not tell which ids exist.
-        _hash(secret, b"\0" * 16, SCRYPT_PARAMS)
+        # No hashing for an id that exists nowhere: a flood of made-up tokens costs a
+        # lookup each. (That such a refusal is quicker tells only that a random
+        # 48-bit id is not taken; the server throttles failed checks per address.)
         raise AuthError("unknown or wrong token")
     presented = _hash(secret, bytes.fromhex(row.token_salt), row.token_params)
     if not hmac.compare_digest(presented, row.token_hash):

@@ -236,6 +236,7 @@ def check_bot_matches(
     rules: dict[str, str] | None = None,
     vary_rules: bool = False,
     logs: list[bytes] | None = None,
+    budget_s: float | None = None,
 ) -> CheckReport:
     """Play ``matches`` matches of ``spec`` against the game's example bots and judge.
 
@@ -243,7 +244,9 @@ def check_bot_matches(
     bot is checked for (the defaults are a default ladder's). ``vary_rules``: tour
     the game's rule options instead (:func:`rule_variants`), which makes check
     matches distinguishable from ladder matches. ``logs``, if given, receives what
-    the checked bot printed in each match.
+    the checked bot printed in each match. ``budget_s``: the whole check's time
+    limit (the server's check queue sets it); a check still playing then is
+    stopped, its bots ended, and it fails saying so.
     """
     if game_name not in GAMES:
         raise BotCheckInputError(f"unknown game {game_name!r} (known: {', '.join(sorted(GAMES))})")
@@ -266,30 +269,36 @@ def check_bot_matches(
     async def main() -> MeasuringPool:
         pool = MeasuringPool(WarmPool(sandbox=sandbox), spec)
         try:
-            deal = new_secret()
-            for k in range(matches):
-                opponent = opponents[(k // 2) % len(opponents)]
-                seat = k % 2
-                if seat == 0:
-                    deal = new_secret()  # one secret deal per pair, as a ladder's rotations
-                bots = (spec, opponent) if seat == 0 else (opponent, spec)
-                match = MatchSpec(
-                    game=game_name,
-                    bots=bots,
-                    rules=variants[k],
-                    match_id=f"check-{k + 1}",  # the report's name; the bot gets a token
-                    deal_group=f"check-{k // 2}",
-                    chance_key=deal,
-                )
-                seat_logs: dict[int, bytes] = {}
-                record = await run_match(match, limits, launcher=pool, logs=seat_logs)
-                records.append((record, seat, opponent.name))
-                if logs is not None:
-                    logs.append(seat_logs.get(seat, b""))
+            with trio.move_on_after(math.inf if budget_s is None else budget_s) as budget:
+                await play(pool)
+            over_budget[0] = budget.cancelled_caught
         finally:
             await pool.pool.aclose()
         return pool
 
+    async def play(pool: MeasuringPool) -> None:
+        deal = new_secret()
+        for k in range(matches):
+            opponent = opponents[(k // 2) % len(opponents)]
+            seat = k % 2
+            if seat == 0:
+                deal = new_secret()  # one secret deal per pair, as a ladder's rotations
+            bots = (spec, opponent) if seat == 0 else (opponent, spec)
+            match = MatchSpec(
+                game=game_name,
+                bots=bots,
+                rules=variants[k],
+                match_id=f"check-{k + 1}",  # the report's name; the bot gets a token
+                deal_group=f"check-{k // 2}",
+                chance_key=deal,
+            )
+            seat_logs: dict[int, bytes] = {}
+            record = await run_match(match, limits, launcher=pool, logs=seat_logs)
+            records.append((record, seat, opponent.name))
+            if logs is not None:
+                logs.append(seat_logs.get(seat, b""))
+
+    over_budget = [False]
     pool = trio.run(main)
     report = CheckReport(bot=spec.name, game=game_name, time_limit_ms=decision_s * 1000)
     report.startup_ms = pool.startup_ms
@@ -335,7 +344,12 @@ def check_bot_matches(
             f"slow: p99 decision time {report.latency_p99_ms:.0f} ms is at least"
             f" {SLOW_FRACTION:.0%} of the {limit_ms:.0f} ms limit"
         )
-    if not latencies and not report.faults:
+    if over_budget[0]:
+        report.reasons.append(
+            f"the check took longer than its {budget_s:.0f} s budget"
+            f" ({len(records)} of {matches} matches finished)"
+        )
+    elif not latencies and not report.faults:
         report.reasons.append("made no decision in any match")
     report.verdict = "FAIL" if report.reasons else "PASS"
     return report

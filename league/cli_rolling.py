@@ -40,6 +40,12 @@ BatchOption = Annotated[int, typer.Option(min=1, help="Duplicate groups schedule
 PlacementOption = Annotated[
     int, typer.Option(min=0, help="Matches a new version plays before others get tables.")
 ]
+SuspendOption = Annotated[
+    int,
+    typer.Option(
+        min=0, help="Suspend a version that faults in each of its first N matches (0: never)."
+    ),
+]
 
 
 @app.command("create")
@@ -54,6 +60,7 @@ def create_command(
     concurrency: ConcurrencyOption = 2,
     batch_groups: BatchOption = 4,
     placement: PlacementOption = 4,
+    suspend_after: SuspendOption = 3,
     table_size: Annotated[int, typer.Option(min=2, help="Seats per match.")] = 2,
     time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
     startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start a bot.")] = 15.0,
@@ -77,6 +84,7 @@ def create_command(
                 concurrency=concurrency,
                 batch_groups=batch_groups,
                 placement_matches=placement,
+                suspend_after=suspend_after,
             ),
             decision_s=time_limit,
             startup_s=startup_timeout,
@@ -127,6 +135,7 @@ def set_command(
     concurrency: Annotated[int | None, typer.Option(min=1, max=256)] = None,
     batch_groups: Annotated[int | None, typer.Option(min=1)] = None,
     placement: Annotated[int | None, typer.Option(min=0)] = None,
+    suspend_after: Annotated[int | None, typer.Option(min=0)] = None,
 ) -> None:
     """Change a ladder's settings (a running ladder takes the rate and batch size at
     its next batch, the concurrency when started again)."""
@@ -144,6 +153,7 @@ def set_command(
             concurrency=current.concurrency if concurrency is None else concurrency,
             batch_groups=current.batch_groups if batch_groups is None else batch_groups,
             placement_matches=current.placement_matches if placement is None else placement,
+            suspend_after=current.suspend_after if suspend_after is None else suspend_after,
         )
         set_rolling_settings(session=session, league=league, settings=changed)
         typer.echo(f"{league.name}: {changed.to_dict()}")

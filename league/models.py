@@ -46,6 +46,11 @@ class BotRow(SQLModel, table=True):
     author_id: int | None = Field(default=None, foreign_key="author.id", index=True)
     """The author who submitted this version (``arena submit``), or None for a bot
     the operator registered (``arena bot add``). Its logs are shown only to them."""
+    suspended_at: datetime | None = None
+    """When the version was suspended (:mod:`league.suspension`): it faulted in each
+    of its first real matches, so rolling ladders schedule it no more."""
+    suspension: str = Field(default="", max_length=1000)
+    """Why, as its author is told."""
     created_at: datetime = Field(default_factory=utcnow)
 
 

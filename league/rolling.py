@@ -48,6 +48,7 @@ from league.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.ratings import fit_bradley_terry, pair_games
 from league.registry import AlreadyExistsError, LeagueError
 from league.runner import AbortedMatch, run_league
+from league.suspension import SUSPEND_AFTER, review
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -74,6 +75,9 @@ class RollingSettings:
     smaller batches follow the ratings more closely, larger ones cost fewer fits."""
     placement_matches: int = 4
     """Matches a new entry is scheduled for before anybody else gets a table."""
+    suspend_after: int = SUSPEND_AFTER
+    """A version that faulted in each of its first this many matches is suspended
+    and scheduled no more (:mod:`league.suspension`); 0: never."""
 
     def __post_init__(self) -> None:
         if not (self.matches_per_minute > 0 and math.isfinite(self.matches_per_minute)):
@@ -83,6 +87,8 @@ class RollingSettings:
         for name in ("concurrency", "batch_groups"):
             if getattr(self, name) < 1:
                 raise RollingError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.suspend_after < 0:
+            raise RollingError(f"suspend_after must not be negative, got {self.suspend_after}")
         if self.placement_matches < 0:
             raise RollingError(
                 f"placement_matches must not be negative, got {self.placement_matches}"
@@ -309,11 +315,11 @@ def enter_bot(*, session: Session, league: LeagueRow, bot: BotRow) -> list[BotRo
 
 def active_entries(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, BotRow]]:
     """The entries that get new matches, in entry order: not retired in the ladder,
-    and not removed from the registry (``arena bot remove``)."""
+    not removed from the registry (``arena bot remove``), not suspended."""
     rows = [
         (e, b)
         for e, b in league_bots(session=session, league=league)
-        if not e.retired and not b.retired
+        if not e.retired and not b.retired and b.suspended_at is None
     ]
     return sorted(rows, key=lambda pair: pair[0].id or 0)
 
@@ -350,12 +356,20 @@ def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch
     """Append the next batch of duplicate groups as pending matches; returns them
     (empty: fewer active entries than a table needs).
 
+    First the active versions that faulted in each of their first matches are
+    suspended (:func:`league.suspension.review`): they get no table.
+
     Batch ``B`` is round ``B`` of the schedule, its tables ``r{B}-t{T}`` like a fixed
     league's groups, positions continuing after the last one. The choice depends on
     the database alone (entries, finished results, scheduled matches), so the
     same state gives the same batch.
     """
     settings = rolling_settings(league)
+    review(
+        session,
+        [bot for _, bot in active_entries(session=session, league=league)],
+        first=settings.suspend_after,
+    )
     entries = ladder_entries(session=session, league=league)
     tables = choose_tables(
         entries,

@@ -27,6 +27,8 @@ import json
 import math
 import shlex
 import sys
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -52,6 +54,9 @@ from referee.games import GAMES
 from referee.process import BotSpec
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
+CheckSlot = Callable[[int, int], AbstractAsyncContextManager[None]]
+"""``slot(author id, submission id)``: an async context held while the check plays."""
+
 
 class BadSubmission(LeagueError):
     """The request itself is malformed (bad name, unknown game); nothing recorded."""
@@ -59,6 +64,9 @@ class BadSubmission(LeagueError):
 
 class RateLimited(LeagueError):
     """The author submitted too often; try again after ``retry_after_s`` seconds."""
+
+    status = 429
+    """The HTTP status (a full check queue answers 503)."""
 
     def __init__(self, message: str, retry_after_s: int) -> None:
         super().__init__(message)
@@ -114,7 +122,7 @@ def http_status(error: BaseException) -> int:
     if isinstance(error, UploadTooLarge):
         return 413
     if isinstance(error, RateLimited):
-        return 429
+        return error.status
     if isinstance(error, SubmissionRefused | UploadRejected):
         return 422
     if isinstance(error, BadSubmission):
@@ -272,13 +280,18 @@ async def submit_bot(
     limits: SubmissionLimits = SubmissionLimits(),
     check_matches: int = 4,
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
+    slot: CheckSlot | None = None,
+    check_budget_s: float | None = None,
 ) -> SubmissionResult:
     """Judge one upload and register it as a new version of ``name`` for ``author``.
 
     Raises :class:`BadSubmission`, :class:`RateLimited`, :class:`UploadTooLarge`,
     :class:`UploadRejected` or :class:`SubmissionRefused` (see :func:`http_status`).
     ``author`` must be authenticated (:func:`league.authors.authenticate`) and
-    not disabled.
+    not disabled. ``slot(author id, submission id)``: held while the check plays
+    (the server's fair queue, :mod:`league.server.checkqueue`); a
+    :class:`RateLimited` from it refuses the submission with its message.
+    ``check_budget_s``: the check's time limit.
     """
     try:
         check_name(name, "bot name")
@@ -302,18 +315,27 @@ async def submit_bot(
     version = tree.digest[:16]
     spec = BotSpec(name=name, command=(sys.executable, str(entry)), version=version)
     rules, decision_s, startup_s = await trio.to_thread.run_sync(ladder_look, engine, game)
-    report = await trio.to_thread.run_sync(
-        functools.partial(
-            check_bot_matches,
-            spec,
-            game,
-            matches=check_matches,
-            sandbox=sandbox,
-            rules=rules,
-            decision_s=decision_s,
-            startup_s=startup_s,
-        )
+    check = functools.partial(
+        check_bot_matches,
+        spec,
+        game,
+        matches=check_matches,
+        sandbox=sandbox,
+        rules=rules,
+        decision_s=decision_s,
+        startup_s=startup_s,
+        budget_s=check_budget_s,
     )
+    if slot is None:
+        report = await trio.to_thread.run_sync(check)
+    else:
+        assert author.id is not None
+        try:
+            async with slot(author.id, submission_id):
+                report = await trio.to_thread.run_sync(check)
+        except RateLimited as error:
+            await trio.to_thread.run_sync(_refuse, engine, submission_id, (str(error),))
+            raise
     if not report.passed:
         raise await trio.to_thread.run_sync(_refuse, engine, submission_id, tuple(report.reasons))
     try:

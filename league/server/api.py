@@ -38,7 +38,14 @@ async def standings(request: Request) -> Response:
 async def matches(request: Request) -> Response:
     server = server_of(request)
     filters = {key: request.query_params.get(key) or None for key in ("bot", "result", "fault")}
-    return _json(await server.db(views.league_matches, request.path_params["name"], **filters))
+    return _json(
+        await server.db(
+            views.league_matches,
+            request.path_params["name"],
+            finished_only=server.settings.hide_unfinished,
+            **filters,
+        )
+    )
 
 
 async def bots(request: Request) -> Response:
@@ -49,8 +56,8 @@ async def bot(request: Request) -> Response:
     return _json(await server_of(request).db(views.bot_detail, request.path_params["name"]))
 
 
-def _record_json(session: Any, key: str) -> str:
-    stored = views.stored_match(session, key)
+def _record_json(session: Any, key: str, finished_only: bool) -> str:
+    stored = views.stored_match(session, key, finished_only=finished_only)
     if stored.record is None:
         raise views.Missing(f"match {stored.key} has not been played (status {stored.status})")
     return stored.record.to_json()
@@ -58,7 +65,10 @@ def _record_json(session: Any, key: str) -> str:
 
 async def match(request: Request) -> Response:
     """The match record (``docs/record-format.md``), as ``arena replay ID --json``."""
-    text = await server_of(request).db(_record_json, request.path_params["key"])
+    server = server_of(request)
+    text = await server.db(
+        _record_json, request.path_params["key"], server.settings.hide_unfinished
+    )
     return Response(text, media_type="application/json", headers={"cache-control": "no-store"})
 
 

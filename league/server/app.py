@@ -30,7 +30,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from league.registry import LeagueError, NotFoundError
 from league.server.auth import COOKIE, AuthorSession, read_session
+from league.server.checkqueue import CheckQueue, QueueLimits
 from league.server.events import LeagueWatcher, State
+from league.server.throttle import AuthThrottle, token_id_of
 from league.server.views import Missing, fmt
 from league.submissions import SubmissionLimits
 
@@ -78,6 +80,11 @@ class Settings:
     """Upload size, unpacked size, files, and the per-author rate (docs/submissions.md)."""
     check_matches: int = 4
     """Matches the pre-submission check plays (``arena bot check``)."""
+    queue: QueueLimits = field(default_factory=QueueLimits)
+    """The pre-submission check queue: slots, budgets, per-author and global caps."""
+    hide_unfinished: bool = True
+    """List only finished matches (who plays whom is hidden until a match is over);
+    tests switch it off to show what the old listing leaked."""
 
 
 @dataclass
@@ -93,10 +100,13 @@ class Server:
     """Checks an author's token (``league.authors.authenticate``); None: logins are off."""
     on_accepted: list[Accepted] = field(default_factory=list)
     streams: int = 0
-    checks: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(1))
-    """Pre-submission checks at a time (each plays matches in the sandbox)."""
+    check_queue: CheckQueue = field(default_factory=CheckQueue)
+    """Pre-submission checks (each plays matches in the sandbox): fair between
+    authors, bounded (:mod:`league.server.checkqueue`)."""
     limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
     token_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(2))
+    throttle: AuthThrottle = field(default_factory=AuthThrottle)
+    """Failed token checks per client address and token id (429 before hashing)."""
     _cache: dict[tuple[str, str], tuple[State, Any, float]] = field(default_factory=dict)
     """(kind, league) → (state computed for, value, earliest time to compute again)."""
     _running: dict[tuple[str, str], trio.Event] = field(default_factory=dict)
@@ -113,12 +123,21 @@ class Server:
             self._in_session, fn, args, kwargs, limiter=self.limiter
         )
 
-    async def check_token(self, fn: Callable[..., T], *args: Any) -> T:
-        """:meth:`db` for token checks (scrypt: ~50 ms of CPU each) on threads of their
-        own, so a flood of bad tokens queues there instead of delaying every page."""
-        return await trio.to_thread.run_sync(
-            self._in_session, fn, args, {}, limiter=self.token_limiter
+    async def check_token(self, fn: Callable[[Session, str], T], token: str, address: str) -> T:
+        """``fn(session, token)`` for a token check (scrypt: tens of ms of CPU each).
+
+        First :attr:`throttle` (:mod:`league.server.throttle`): an address or token id
+        with too many recent failures gets :class:`Throttled` before any hashing or
+        database work. Then the check, on threads of its own, so a flood of bad tokens
+        queues there instead of delaying every page. Until it succeeds the attempt
+        counts as a failure of ``address`` and of the token's id (a refusal, or any
+        error, leaves it counted)."""
+        attempt = self.throttle.admit(address, token_id_of(token))
+        found = await trio.to_thread.run_sync(
+            self._in_session, fn, (token,), {}, limiter=self.token_limiter
         )
+        self.throttle.succeeded(attempt)
+        return found
 
     async def cached(
         self, kind: str, league: str, league_id: int, fn: Callable[..., T], *args: Any
@@ -177,6 +196,11 @@ def _active_author_name(session: Session, author_id: int) -> str | None:
 
     row = session.get(AuthorRow, author_id)
     return None if row is None or row.disabled else row.name
+
+
+def client_address(request: Request) -> str:
+    """The peer's address (never a forwarded header: a client can write those)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 def server_of(request: Request) -> Server:

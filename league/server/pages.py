@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Route
 
 from league.server import views
-from league.server.app import Server, server_of
+from league.server.app import Server, client_address, server_of
 from league.server.auth import (
     COOKIE,
     SESSION_TTL_S,
@@ -29,6 +29,7 @@ from league.server.auth import (
     new_session,
     same_origin,
 )
+from league.server.throttle import Throttled
 
 
 async def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -70,7 +71,8 @@ async def matches_page(request: Request) -> Response:
     name = request.path_params["name"]
     filters = {key: request.query_params.get(key) or None for key in ("bot", "result", "fault")}
     detail = await server.db(views.league_detail, name)
-    rows = await server.db(views.league_matches, name, **filters)
+    hidden = server.settings.hide_unfinished
+    rows = await server.db(views.league_matches, name, finished_only=hidden, **filters)
     from referee.faults import FaultKind
 
     return await render(
@@ -80,14 +82,16 @@ async def matches_page(request: Request) -> Response:
         matches=rows,
         filters=filters,
         faults=[kind.value for kind in FaultKind],
-        results=["completed", "forfeit", "aborted", "pending", "won", "lost"],
+        results=["completed", "forfeit", "won", "lost"]
+        if hidden
+        else ["completed", "forfeit", "aborted", "pending", "won", "lost"],
     )
 
 
-def _replay_page(session: Session, key: str) -> tuple[str, str]:
+def _replay_page(session: Session, key: str, finished_only: bool) -> tuple[str, str]:
     from referee.html_replay import render_replay_html
 
-    stored = views.stored_match(session, key)
+    stored = views.stored_match(session, key, finished_only=finished_only)
     if stored.record is None:
         raise views.Missing(f"match {stored.key} has not been played (status {stored.status})")
     page = render_replay_html(
@@ -116,7 +120,9 @@ def replay_csp(page: str) -> str:
 
 async def replay_page(request: Request) -> Response:
     server = server_of(request)
-    page, csp = await server.db(_replay_page, request.path_params["key"])
+    page, csp = await server.db(
+        _replay_page, request.path_params["key"], server.settings.hide_unfinished
+    )
     return HTMLResponse(page, headers={"content-security-policy": csp})
 
 
@@ -136,7 +142,14 @@ async def bot_page(request: Request) -> Response:
     found = await server.author_of(request)
     mine = await server.db(_is_author_of, name, found[0] if found else None)
     recent = await server.db(views.recent_seats, name) if mine else []
-    return await render(request, "bot.html", bot=detail, mine=mine, recent=recent)
+    notices = []
+    if mine and found is not None:
+        from league.server.submit import author_notices
+
+        notices = [
+            n for n in await server.db(author_notices, found[0].author_id) if n["bot"] == name
+        ]
+    return await render(request, "bot.html", bot=detail, mine=mine, recent=recent, notices=notices)
 
 
 def _is_author_of(session: Session, name: str, author: Any) -> bool:
@@ -146,10 +159,10 @@ def _is_author_of(session: Session, name: str, author: Any) -> bool:
     return any(may_read_logs(author, v.author_id) for v in versions)
 
 
-def _log(session: Session, key: str, seat: int, author: Any) -> bytes:
+def _log(session: Session, key: str, seat: int, author: Any, finished_only: bool) -> bytes:
     from league.leagues import match_log
 
-    match, bot = views.match_seat_bot(session, key, seat)
+    match, bot = views.match_seat_bot(session, key, seat, finished_only=finished_only)
     if not may_read_logs(author, bot.author_id):
         raise HTTPException(403, "a bot's output is shown only to its author (log in first)")
     output = match_log(session=session, match=match, seat=seat)
@@ -163,7 +176,11 @@ async def log_page(request: Request) -> Response:
     server = server_of(request)
     found = await server.author_of(request)  # a disabled author's cookie reads nothing
     output = await server.db(
-        _log, request.path_params["key"], request.path_params["seat"], found[0] if found else None
+        _log,
+        request.path_params["key"],
+        request.path_params["seat"],
+        found[0] if found else None,
+        server.settings.hide_unfinished,
     )
     return PlainTextResponse(
         output.decode("utf-8", "replace"),
@@ -191,7 +208,11 @@ async def login_page(request: Request) -> Response:
     token = str(form.get("token") or "").strip()
     authenticate = server.authenticate
     try:
-        author_id = await server.check_token(authenticate, token)
+        author_id = await server.check_token(authenticate, token, client_address(request))
+    except Throttled as error:
+        page = await render(request, "login.html", status=429, enabled=True, error=str(error))
+        page.headers["retry-after"] = str(error.retry_after_s)
+        return page
     except Exception:  # any refusal reads the same: no hint which part was wrong
         return await render(
             request, "login.html", status=401, enabled=True, error="that token is not valid"

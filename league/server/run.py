@@ -23,6 +23,7 @@ from sqlmodel import Session
 
 from league.server.app import Authenticator, Server, Settings, create_app, templates
 from league.server.auth import load_server_key
+from league.server.checkqueue import CheckQueue
 from league.server.events import LeagueWatcher
 
 log = logging.getLogger("arena.server")
@@ -57,6 +58,7 @@ def make_server(
         templates=templates(),
         authenticate=authenticate,
         limiter=trio.CapacityLimiter(settings.db_threads),
+        check_queue=CheckQueue(settings.queue),
     )
     server.on_accepted.append(enter_ladders)
     return server

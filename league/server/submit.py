@@ -11,8 +11,9 @@ byte of its body is read; a body without a length is read only up to the cap, th
 answered 413. The cap is the submission limit plus :data:`FORM_OVERHEAD` for the
 multipart framing; ``submit_bot`` then checks the file itself.
 
-**Checks run one at a time** (:data:`CHECKS_AT_ONCE`): each plays matches in the
-sandbox, and a burst of uploads must not take every core from the ladders.
+**Checks queue fairly** (:mod:`league.server.checkqueue`): one at a time by default,
+round robin across authors, each within a time budget; a burst of uploads must not
+take every core from the ladders, nor make another author wait for all of it.
 """
 
 from __future__ import annotations
@@ -29,13 +30,12 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Message
 
 from league.models import AuthorRow
-from league.server.app import Server, server_of
+from league.server.app import Server, client_address, server_of
 from league.server.auth import csrf_ok, same_origin
+from league.server.throttle import Throttled
 
 FORM_OVERHEAD = 64 << 10
 """Bytes allowed beyond the file for the multipart boundaries and the other fields."""
-
-CHECKS_AT_ONCE = 1
 
 
 class TooLarge(Exception):
@@ -122,18 +122,19 @@ async def _submit(
         if not isinstance(name, str) or not isinstance(game, str) or not isinstance(upload, tuple):
             raise BadSubmission("send the fields name and game and the file bot (multipart)")
         filename, data = upload
-        async with server.checks:
-            result = await submit_bot(
-                engine=server.engine,
-                store=server.settings.store,
-                author=author,
-                name=name.strip(),
-                game=game.strip(),
-                filename=filename,
-                data=data,
-                limits=server.settings.limits,
-                check_matches=server.settings.check_matches,
-            )
+        result = await submit_bot(
+            engine=server.engine,
+            store=server.settings.store,
+            author=author,
+            name=name.strip(),
+            game=game.strip(),
+            filename=filename,
+            data=data,
+            limits=server.settings.limits,
+            check_matches=server.settings.check_matches,
+            slot=server.check_queue.slot,
+            check_budget_s=server.settings.queue.check_budget_s,
+        )
     except Exception as error:
         status = http_status(error)
         if status == 500:
@@ -154,21 +155,32 @@ async def _submit(
     return 200, answer, {}
 
 
-async def api_submit(request: Request) -> Response:
-    """``POST /api/submissions``: multipart ``name``, ``game``, file ``bot``; Bearer token."""
-    server = server_of(request)
+async def bearer_author(server: Server, request: Request) -> AuthorRow | Response:
+    """The author whose token the ``Authorization: Bearer`` header carries, or the
+    answer refusing it: 401 (missing or bad), 429 (too many failed checks, before
+    hashing: :mod:`league.server.throttle`)."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return _error(401, "missing token: send `Authorization: Bearer <token>`")
     try:
-        author = await server.check_token(_authenticate, token.strip())
+        return await server.check_token(_authenticate, token.strip(), client_address(request))
+    except Throttled as error:
+        return _error(429, str(error), retry_after_s=error.retry_after_s)
     except Exception as error:
         from league.authors import AuthError
 
         if isinstance(error, AuthError):
             return _error(401, str(error))
         raise
+
+
+async def api_submit(request: Request) -> Response:
+    """``POST /api/submissions``: multipart ``name``, ``game``, file ``bot``; Bearer token."""
+    server = server_of(request)
+    author = await bearer_author(server, request)
+    if isinstance(author, Response):
+        return author
     try:
         body = await capped_body(request, body_cap(server))
     except TooLarge as error:
@@ -180,13 +192,50 @@ async def api_submit(request: Request) -> Response:
     )
 
 
-def _error(status: int, message: str, *, close: bool = False) -> JSONResponse:
+def _error(
+    status: int, message: str, *, close: bool = False, retry_after_s: int | None = None
+) -> JSONResponse:
     headers = {"cache-control": "no-store"}
+    if retry_after_s is not None:
+        headers["retry-after"] = str(retry_after_s)
     if status == 401:
         headers["www-authenticate"] = "Bearer"
     if close:  # the rest of the body is not read: the connection cannot be reused
         headers["connection"] = "close"
     return JSONResponse({"status": "error", "error": message}, status_code=status, headers=headers)
+
+
+async def submissions_of(server: Server, author_id: int) -> list[dict[str, Any]]:
+    """The author's last 20 submissions; one still being checked carries ``queue``:
+    ``{"state": "checking"}`` or ``{"state": "waiting", "ahead": N}``."""
+    rows = await server.db(_submissions, author_id)
+    for row in rows:
+        position = server.check_queue.position(row["id"]) if row["status"] == "checking" else None
+        row["queue"] = position.to_json() if position is not None else None
+    return rows
+
+
+async def api_submissions(request: Request) -> Response:
+    """``GET /api/submissions``: the author's (Bearer token) last 20 submissions,
+    with the queue position of those waiting for their check, and ``notices``: their
+    suspended bot versions and why (:mod:`league.suspension`)."""
+    server = server_of(request)
+    author = await bearer_author(server, request)
+    if isinstance(author, Response):
+        return author
+    assert author.id is not None
+    rows = await submissions_of(server, author.id)
+    notices = await server.db(author_notices, author.id)
+    return JSONResponse(
+        {"submissions": rows, "notices": notices}, headers={"cache-control": "no-store"}
+    )
+
+
+def author_notices(session: Session, author_id: int) -> list[dict[str, Any]]:
+    """The author's suspended bot versions and why (:func:`league.suspension.notices`)."""
+    from league.suspension import notices
+
+    return notices(session, author_id)
 
 
 def _submissions(session: Session, author_id: int) -> list[dict[str, Any]]:
@@ -230,7 +279,8 @@ async def submit_page(request: Request) -> Response:
         if not csrf_ok(session, csrf if isinstance(csrf, str) else None):
             raise HTTPException(403, "bad or missing form token (reload the form)")
         status, outcome, _headers = await _submit(server, author, fields)
-    submissions = await server.db(_submissions, author.id) if author is not None else []
+    submissions = await submissions_of(server, author.id) if author and author.id else []
+    notices = await server.db(author_notices, author.id) if author and author.id else []
     return await render(
         request,
         "submit.html",
@@ -239,6 +289,7 @@ async def submit_page(request: Request) -> Response:
         games=sorted(GAMES),
         outcome=outcome,
         submissions=submissions,
+        notices=notices,
         limits=server.settings.limits,
     )
 
@@ -246,5 +297,6 @@ async def submit_page(request: Request) -> Response:
 def routes() -> list[BaseRoute]:
     return [
         Route("/api/submissions", api_submit, methods=["POST"]),
+        Route("/api/submissions", api_submissions, methods=["GET"]),
         Route("/submit", submit_page, methods=["GET", "POST"]),
     ]

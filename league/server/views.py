@@ -9,7 +9,9 @@ bluff analytics of :func:`league.bluff.league_bluff`, match lists from
 the terminal print the same table.
 
 Nothing here returns a bot's command line, address, token settings or a
-league's secret: those are the operator's. The secret appears only as
+league's secret: those are the operator's. Match records are served through
+:func:`public_record` (no seat's command or address), and matches are listed only
+once finished (:data:`PUBLIC_STATUSES`). The secret appears only as
 ``arena league show`` reveals it (once no match is pending).
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sqlalchemy import func
@@ -177,6 +179,12 @@ def _display_row(row: Standing, *, with_bluff: bool) -> dict[str, Any]:
     return out
 
 
+PUBLIC_STATUSES = frozenset({"done"})
+"""Matches the public pages and API list: finished ones only. A pending, running or
+aborted (to be played again) match is not listed, so a bot cannot look itself up
+and learn its next opponent before the match is over."""
+
+
 def league_matches(
     session: Session,
     name: str,
@@ -184,8 +192,11 @@ def league_matches(
     bot: str | None = None,
     result: str | None = None,
     fault: str | None = None,
+    finished_only: bool = True,
 ) -> list[dict[str, Any]]:
-    """``arena league matches --json`` (raises ``LeagueError`` on a bad filter)."""
+    """``arena league matches --json`` (raises ``LeagueError`` on a bad filter), but
+    (``finished_only``, the server's default) only the finished matches: who plays
+    whom in a match not yet over is nobody's business."""
     row = league_row(session, name)
     if bot is not None and not session.exec(select(BotRow.id).where(BotRow.name == bot)).first():
         raise Missing(f"no bot named {bot!r}")
@@ -194,6 +205,7 @@ def league_matches(
         for summary in list_matches(
             session=session, league=row, bot=bot, result=result, fault=fault
         )
+        if not finished_only or summary.status in PUBLIC_STATUSES
     ]
 
 
@@ -205,21 +217,43 @@ class StoredMatch:
     record: MatchRecord | None
 
 
-def stored_match(session: Session, key: str) -> StoredMatch:
+def stored_match(session: Session, key: str, *, finished_only: bool = True) -> StoredMatch:
+    """The match ``key`` with its record as the public may see it (:func:`public_record`),
+    or no record while it is not finished."""
     try:
         league, match = find_match(session=session, key=key)
     except NotFoundError:
         raise Missing(f"no match {key!r}") from None
-    record = decompress_record(match.record) if match.record is not None else None
+    record = None
+    if match.record is not None and (match.status in PUBLIC_STATUSES or not finished_only):
+        # An aborted match keeps its record, but it will be played again by the same
+        # seats: its record would tell them their opponent.
+        record = public_record(decompress_record(match.record))
     return StoredMatch(league.name, match_key(league, match.position), match.status, record)
 
 
-def match_seat_bot(session: Session, key: str, seat: int) -> tuple[MatchRow, BotRow]:
+def public_record(record: MatchRecord) -> MatchRecord:
+    """``record`` without how its bots were started or reached: every seat's
+    ``command`` (store paths, the operator's command lines) and ``address`` emptied.
+    What the server serves (``/api/matches/...``, the replay viewer) is this;
+    ``arena replay`` on the server's own machine still reads the full record."""
+    return replace(
+        record, seats=tuple(replace(seat, command=(), address="") for seat in record.seats)
+    )
+
+
+def match_seat_bot(
+    session: Session, key: str, seat: int, *, finished_only: bool = True
+) -> tuple[MatchRow, BotRow]:
     """The match ``key`` and the bot version that sat in ``seat``."""
     try:
         _, match = find_match(session=session, key=key)
     except NotFoundError:
         raise Missing(f"no match {key!r}") from None
+    if finished_only and match.status not in PUBLIC_STATUSES:
+        # Before asking who sits where: a 403 (not your bot) against a 404 would tell
+        # an author whether their bot is in this match not yet played.
+        raise Missing(f"match {key!r} has not finished")
     found = session.exec(
         select(BotRow)
         .join(SeatRow, col(SeatRow.bot_id) == BotRow.id)
