@@ -248,9 +248,9 @@ def ray_workers_with_bots(under: int | None = None) -> list[int]:
         except OSError:
             continue
         pid = int(entry.name)
-        if command.startswith(b"ray::") and (under is None or descends_from(pid, under)):
-            if bots_of(pid):
-                found.append(pid)
+        ours = under is None or descends_from(pid, under)
+        if command.startswith(b"ray::") and ours and bots_of(pid):
+            found.append(pid)
     return found
 
 
