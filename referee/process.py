@@ -445,6 +445,7 @@ def _open_beneath(directory: int, parts: Sequence[str]) -> int | None:
     component at a time without following any symbolic link (a link as the last
     component is opened as the link itself); None if a component is missing."""
     current = directory
+    found: int | None = None
     try:
         for index, part in enumerate(parts):
             last = index == len(parts) - 1
@@ -463,11 +464,12 @@ def _open_beneath(directory: int, parts: Sequence[str]) -> int | None:
             if current != directory:
                 os.close(current)
             current = opened
-        return current
-    except BaseException:
-        if current != directory:
+        found = current
+        return found
+    finally:
+        # Every descriptor opened on the way is closed, but the one returned.
+        if current != directory and current != found:
             os.close(current)
-        raise
 
 
 def _children(pid: int) -> list[int]:

@@ -95,6 +95,19 @@ async def test_a_host_that_cannot_start_bots_aborts_the_match_and_blames_nobody(
 
 
 @pytest.mark.e2e
+async def test_matches_leave_no_descriptor_open_in_the_referee() -> None:
+    """Each poll for a bot's socket walks the sandbox's tree with descriptors; one
+    left open per poll ran a long test session out of descriptors (EMFILE)."""
+    bots = (module_bot(RANDOM.split()[-1]),) * 2
+    await run_match(MatchSpec("liars_dice", bots, seed=1), LIMITS)  # warm: lazy imports
+    before = len(os.listdir("/proc/self/fd"))
+    for seed in range(3):
+        record = await run_match(MatchSpec("liars_dice", bots, seed=seed), LIMITS)
+        assert not record.faults
+    assert len(os.listdir("/proc/self/fd")) <= before + 2  # grpc may keep a pipe or two
+
+
+@pytest.mark.e2e
 def test_record_is_never_written_through_a_planted_link(tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
