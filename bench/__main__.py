@@ -392,17 +392,19 @@ def server_rows(sizes: Sizes) -> list[Row]:
 def fairness_rows(sizes: Sizes) -> list[Row]:
     """A CPU hog's cost to its opponent (``bench/cpu_fairness.py``): the opponent's
     median decision time beside a spinning hog ÷ beside a sleeping one, with fair
-    share, and (informational) with the groups of before."""
+    share, and (informational) with the groups of before and with no CPU group per
+    seat."""
     from referee import cgroups
 
     name = "opponent's median decision time: hog spinning ÷ hog sleeping"
     if why := cgroups.available():
         return [Row("fairness", name, None, detail=f"no control groups here: {why}")]
     rows = []
-    for fair in (True, False):
-        label = name if fair else f"{name}, groups of before (no fair share)"
+    for sharing in ("fair", "before", "pooled"):
+        fair = sharing == "fair"
+        label = name if fair else f"{name}: {cpu_fairness.SHARING_LABELS[sharing]}"
         try:
-            result = cpu_fairness.measure(sizes.fairness_matches, fair=fair)
+            result = cpu_fairness.measure(sizes.fairness_matches, sharing=sharing)
         except Exception as error:  # e.g. no bubblewrap, too few decisions: say so
             rows.append(Row("fairness", label, None, detail=repr(error)))
             continue

@@ -1,6 +1,6 @@
 """What a CPU hog costs its opponent: the opponent's decision time with the hog ÷ without.
 
-    python -m bench.cpu_fairness [--matches 4] [--phase 1.0] [--unfair]
+    python -m bench.cpu_fairness [--matches 4] [--phase 1.0] [--sharing fair|before|pooled]
 
 Real sandboxed matches: ``tests.security.cpu_hog`` (busy loops in 4 processes and 2
 threads) against ``tests.security.cpu_victim``, an honest bot that does the same
@@ -12,8 +12,9 @@ and without a hog measure the neighbours more than the hog. A decision counts
 when it starts and ends inside one window (and not in its first ``SETTLE_S``);
 its time is the referee's ``elapsed_ms`` (request sent to answer received).
 
-``--unfair`` makes the bot groups as before fair sharing (a bandwidth cap only:
-``referee.cgroups.FAIR_SHARE = False``), to show what the rule buys.
+``--sharing`` (``referee.cgroups.CPU_SHARING``, test-only) shows what the rule buys:
+``before`` makes the groups of before (a bandwidth cap per bot only), ``pooled``
+puts every bot's threads in one CPU group (no share per seat).
 """
 
 from __future__ import annotations
@@ -140,22 +141,29 @@ def split_by_phase(
     return spinning, idle
 
 
+SHARING_LABELS: dict[cgroups.CpuSharing, str] = {
+    "fair": "fair share",
+    "before": "groups of before (a cap per bot only)",
+    "pooled": "no CPU group per seat (every bot's threads in one pool)",
+}
+
+
 @contextlib.contextmanager
-def fair_share(fair: bool) -> Iterator[None]:
-    """Bot groups made meanwhile have fair share (the default) or not (guards)."""
-    before = cgroups.FAIR_SHARE
-    cgroups.FAIR_SHARE = fair
+def cpu_sharing(sharing: cgroups.CpuSharing) -> Iterator[None]:
+    """Bot groups made meanwhile share CPU as ``sharing`` says (guards: not fairly)."""
+    before = cgroups.CPU_SHARING
+    cgroups.CPU_SHARING = sharing
     try:
         yield
     finally:
-        cgroups.FAIR_SHARE = before
+        cgroups.CPU_SHARING = before
 
 
 async def play(
     matches: int,
     phase: float,
     *,
-    fair: bool = True,
+    sharing: cgroups.CpuSharing = "fair",
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
     work: int = WORK,
     into: Played | None = None,
@@ -166,7 +174,7 @@ async def play(
     played = Played() if into is None else into
     for seed in range(first_seed, first_seed + matches):
         logs: dict[int, bytes] = {}
-        with fair_share(fair):
+        with cpu_sharing(sharing):
             record = await run_match(
                 MatchSpec("liars_dice", (hog_bot(phase), victim_bot(work)), seed=seed),
                 LIMITS,
@@ -192,7 +200,7 @@ class Fairness:
     counted: tuple[int, int]
     """Decisions counted (with the hog spinning, with it sleeping)."""
     matches: int
-    fair: bool
+    sharing: cgroups.CpuSharing
 
     @property
     def ratio(self) -> float:
@@ -212,7 +220,7 @@ class Fairness:
             f" the victim's own timing {self.with_wall_ms:.1f} vs {self.without_wall_ms:.1f}"
             f" ms for {self.without_cpu_ms:.1f} ms of CPU);"
             f" hog {HOG_PROCESSES} processes × {HOG_THREADS} threads,"
-            f" {'fair share' if self.fair else 'groups without fair share'}"
+            f" {SHARING_LABELS[self.sharing]}"
         )
 
 
@@ -220,7 +228,9 @@ class NotEnoughDecisions(Exception):
     """Too few of the victim's decisions fell inside one window to compare medians."""
 
 
-def summarize(played: Played, phase: float, *, fair: bool, least: int = 5) -> Fairness:
+def summarize(
+    played: Played, phase: float, *, sharing: cgroups.CpuSharing, least: int = 5
+) -> Fairness:
     spinning, idle = split_by_phase(played.decisions, phase)
     if len(spinning) < least or len(idle) < least:
         raise NotEnoughDecisions(
@@ -235,25 +245,27 @@ def summarize(played: Played, phase: float, *, fair: bool, least: int = 5) -> Fa
         without_cpu_ms=statistics.median(d.cpu_ms for d in idle),
         counted=(len(spinning), len(idle)),
         matches=len(played.records),
-        fair=fair,
+        sharing=sharing,
     )
 
 
-def measure(matches: int = 4, phase: float = PHASE_S, *, fair: bool = True) -> Fairness:
-    """Play ``matches`` hog-vs-victim matches (fair share on or off) and compare."""
-    played = trio.run(functools.partial(play, matches, phase, fair=fair))
-    return summarize(played, phase, fair=fair)
+def measure(
+    matches: int = 4, phase: float = PHASE_S, *, sharing: cgroups.CpuSharing = "fair"
+) -> Fairness:
+    """Play ``matches`` hog-vs-victim matches (CPU shared as ``sharing``) and compare."""
+    played = trio.run(functools.partial(play, matches, phase, sharing=sharing))
+    return summarize(played, phase, sharing=sharing)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=4)
     parser.add_argument("--phase", type=float, default=PHASE_S)
-    parser.add_argument("--unfair", action="store_true", help="groups without fair share")
+    parser.add_argument("--sharing", choices=sorted(SHARING_LABELS), default="fair")
     options = parser.parse_args()
     if why := cgroups.available():
         parser.exit(1, f"control groups unavailable here: {why}\n")
-    result = measure(options.matches, options.phase, fair=not options.unfair)
+    result = measure(options.matches, options.phase, sharing=options.sharing)
     print(f"with hog ÷ without: {result.ratio:.2f} x (target ≤ 1.2)")
     print(result.describe())
 

@@ -21,8 +21,9 @@ import fcntl
 import os
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from referee import cpu_share
 
@@ -32,10 +33,13 @@ CFS_PERIOD_US = 100_000
 PIN_MARK = "-core"
 """A pinned group's name ends with this and its cores (``bot-PID-HEX-core1``,
 ``bot-PID-HEX-core2_3``): how referees tell which cores are taken."""
-FAIR_SHARE = True
-"""Test-only: False gives the groups of before fair sharing (a bandwidth cap of
-``cpus`` cores, default weight, no pinning), so guard tests can show the starvation
-that equal weights and pinning prevent. Never a setting of its own."""
+CpuSharing = Literal["fair", "before", "pooled"]
+CPU_SHARING: CpuSharing = "fair"
+"""Test-only, for the guards that show what fair sharing prevents; never a setting
+of its own. ``"fair"``: :mod:`referee.cpu_share`. ``"before"``: the groups of before
+(a bandwidth cap of ``cpus`` cores, default weights, no pinning). ``"pooled"`` (v1;
+on v2 like ``"before"``): no CPU group per seat — every bot's threads compete one by
+one in the bots' common group, so a seat's CPU grows with its thread count."""
 
 
 class CgroupError(Exception):
@@ -47,6 +51,8 @@ class BotCgroup:
     """The control group(s) of one bot process tree."""
 
     paths: tuple[Path, ...]
+    shared: frozenset[Path] = field(default=frozenset())
+    """Paths among ``paths`` other bots are in too (joined, never removed)."""
 
     def add(self, pid: int) -> None:
         """Move ``pid`` (and so every process it will start) into the group."""
@@ -68,10 +74,11 @@ class BotCgroup:
         """Remove the group; True when it is gone. The kernel refuses while a task of
         it is not yet reaped (a namespace's init is reaped by the host's init, a moment
         after it died): callers retry."""
-        for path in self.paths:
+        own = [path for path in self.paths if path not in self.shared]
+        for path in own:
             with contextlib.suppress(FileNotFoundError, OSError):
                 path.rmdir()
-        return not any(path.exists() for path in self.paths)
+        return not any(path.exists() for path in own)
 
 
 def _write(path: Path, value: str) -> None:
@@ -98,7 +105,7 @@ def _v2_parent() -> tuple[Path, bool] | None:
     available = set((ROOT / "cgroup.controllers").read_text().split())
     if not wanted <= available:
         raise CgroupError(f"cgroup v2 lacks controllers {sorted(wanted - available)}")
-    if FAIR_SHARE and "cpuset" in available:
+    if CPU_SHARING == "fair" and "cpuset" in available:
         wanted.add("cpuset")
     for path in (ROOT, parent):
         enabled = set((path / "cgroup.subtree_control").read_text().split())
@@ -168,7 +175,7 @@ def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
             parent, can_pin = v2
             with _locked(parent):
                 cores = _read(parent / "cpuset.cpus.effective") if can_pin else None
-                cpu = _cpu_plan(parent, cores, cpus) if FAIR_SHARE else None
+                cpu = _cpu_plan(parent, cores, cpus) if CPU_SHARING == "fair" else None
                 _write(parent / "cpu.weight", str(cpu_share.parent_weight(cpu, v2=True)))
                 path = parent / (name + (_pin_suffix(cpu) if cpu and cpu.pinned else ""))
                 path.mkdir()
@@ -188,15 +195,22 @@ def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
                 raise CgroupError(f"no cgroup v1 {controller} hierarchy at {ROOT / controller}")
         cpu_parent = ROOT / "cpu" / GROUP
         cpu_parent.mkdir(exist_ok=True)
-        cpuset_parent = _v1_cpuset_parent() if FAIR_SHARE else None
+        fair = CPU_SHARING == "fair"
+        cpuset_parent = _v1_cpuset_parent() if fair else None
         with _locked(cpu_parent):
             cores = _read(cpuset_parent / "cpuset.effective_cpus") if cpuset_parent else None
-            cpu = _cpu_plan(cpu_parent, cores, cpus) if FAIR_SHARE else None
+            cpu = _cpu_plan(cpu_parent, cores, cpus) if fair else None
             _write(cpu_parent / "cpu.shares", str(cpu_share.parent_weight(cpu, v2=False)))
             if cpu is not None and cpu.pinned:
                 name += _pin_suffix(cpu)
-            (cpu_parent / name).mkdir()
-        made.append(cpu_parent / name)
+            if CPU_SHARING != "pooled":
+                (cpu_parent / name).mkdir()
+        if CPU_SHARING == "pooled":
+            made.append(cpu_parent)
+            shared = frozenset(made)
+        else:
+            made.append(cpu_parent / name)
+            shared = frozenset()
         settings: dict[str, dict[str, str]] = {
             "cpu": {"cpu.cfs_period_us": str(CFS_PERIOD_US), "cpu.cfs_quota_us": _quota(cpu, cpus)},
             "memory": {
@@ -210,6 +224,8 @@ def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
             if cpuset_parent is not None:
                 mems = _read(cpuset_parent / "cpuset.mems")
                 settings["cpuset"] = {"cpuset.cpus": cpu.cpu_list, "cpuset.mems": mems}
+        if CPU_SHARING == "pooled":
+            del settings["cpu"]
         for controller, files in settings.items():
             path = ROOT / controller / GROUP / name
             if controller != "cpu":
@@ -220,12 +236,12 @@ def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
                 if file == "memory.memsw.limit_in_bytes" and not (path / file).exists():
                     continue  # swap accounting off: memory.limit_in_bytes still holds
                 _write(path / file, value)
-        return BotCgroup(tuple(made))
+        return BotCgroup(tuple(made), shared)
     except (OSError, cpu_share.CpuListError) as error:
-        BotCgroup(tuple(made)).remove()
+        BotCgroup(tuple(made), frozenset([ROOT / "cpu" / GROUP])).remove()
         raise CgroupError(f"cannot create a control group for a bot: {error}") from None
     except CgroupError:
-        BotCgroup(tuple(made)).remove()
+        BotCgroup(tuple(made), frozenset([ROOT / "cpu" / GROUP])).remove()
         raise
 
 

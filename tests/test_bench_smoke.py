@@ -60,6 +60,6 @@ def test_fairness_counts_decisions_inside_one_window() -> None:
     assert spinning == [decisions[0]] and idle == [decisions[1]]
     played = cpu_fairness.Played(per_match=[decisions])
     with pytest.raises(cpu_fairness.NotEnoughDecisions, match="1 decisions beside a spinning"):
-        cpu_fairness.summarize(played, 1.0, fair=True)
-    summary = cpu_fairness.summarize(played, 1.0, fair=True, least=1)
+        cpu_fairness.summarize(played, 1.0, sharing="fair")
+    summary = cpu_fairness.summarize(played, 1.0, sharing="fair", least=1)
     assert summary.ratio == pytest.approx(100 / 50)

@@ -121,7 +121,7 @@ def test_v2_guard_setting_gives_the_groups_of_before(
 ) -> None:
     root = fake_v2_root(tmp_path, "cpuset cpu memory pids")
     monkeypatch.setattr(cgroups, "ROOT", root)
-    monkeypatch.setattr(cgroups, "FAIR_SHARE", False)
+    monkeypatch.setattr(cgroups, "CPU_SHARING", "before")
     (path,) = cgroups.create(memory_mb=64, max_tasks=8, cpus=1.0).paths
     assert (path / "cpu.max").read_text() == "100000 100000"
     assert not (path / "cpu.weight").exists() and not (path / "cpuset.cpus").exists()

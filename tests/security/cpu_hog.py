@@ -28,8 +28,7 @@ from sdk import Bot, run
 from sdk.liars_dice import Action, Observation, legal_actions
 
 SPIN = """
-import os, sys, threading, time
-os.nice(19)  # the bot's own answers go first within its group
+import sys, threading, time
 phase = float(sys.argv[1])
 def spin():
     while True:
