@@ -399,14 +399,18 @@ def fairness_rows(sizes: Sizes) -> list[Row]:
     name = "opponent's median decision time: hog spinning ÷ hog sleeping"
     if why := cgroups.available():
         return [Row("fairness", name, None, detail=f"no control groups here: {why}")]
+    try:
+        results = cpu_fairness.measure_alternating(
+            sizes.fairness_matches, ("fair", "before", "pooled")
+        )
+    except Exception as error:  # e.g. no bubblewrap here: say so, keep going
+        return [Row("fairness", name, None, detail=repr(error))]
     rows = []
-    for sharing in ("fair", "before", "pooled"):
+    for sharing, result in results.items():
         fair = sharing == "fair"
         label = name if fair else f"{name}: {cpu_fairness.SHARING_LABELS[sharing]}"
-        try:
-            result = cpu_fairness.measure(sizes.fairness_matches, sharing=sharing)
-        except Exception as error:  # e.g. no bubblewrap, too few decisions: say so
-            rows.append(Row("fairness", label, None, detail=repr(error)))
+        if isinstance(result, Exception):
+            rows.append(Row("fairness", label, None, detail=str(result)))
             continue
         rows.append(
             Row(
@@ -415,7 +419,8 @@ def fairness_rows(sizes: Sizes) -> list[Row]:
                 result.ratio,
                 target_op="<=" if fair else "",
                 target=1.2 if fair else None,
-                detail=f"{result.describe()}; {os.cpu_count()} cores",
+                detail=f"{result.describe()}; {os.cpu_count()} cores, the three rows'"
+                " matches played in turn",
             )
         )
     return rows

@@ -257,6 +257,28 @@ def measure(
     return summarize(played, phase, sharing=sharing)
 
 
+def measure_alternating(
+    matches: int, sharings: Sequence[cgroups.CpuSharing], phase: float = PHASE_S
+) -> dict[cgroups.CpuSharing, Fairness | NotEnoughDecisions]:
+    """``matches`` matches for each way of sharing, played in turn (one of each,
+    then again), so that every row sees the same minutes of background load."""
+
+    async def play_all() -> dict[cgroups.CpuSharing, Played]:
+        played: dict[cgroups.CpuSharing, Played] = {sharing: Played() for sharing in sharings}
+        for seed in range(matches):
+            for sharing in sharings:
+                await play(1, phase, sharing=sharing, into=played[sharing], first_seed=seed)
+        return played
+
+    results: dict[cgroups.CpuSharing, Fairness | NotEnoughDecisions] = {}
+    for sharing, played in trio.run(play_all).items():
+        try:
+            results[sharing] = summarize(played, phase, sharing=sharing)
+        except NotEnoughDecisions as error:
+            results[sharing] = error
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=4)
