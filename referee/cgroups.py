@@ -88,6 +88,12 @@ def _write(path: Path, value: str) -> None:
         raise CgroupError(f"cannot write {value.strip()!r} to {path}: {error}") from None
 
 
+def _write_if_present(path: Path, value: str) -> None:
+    """Write ``value`` to a control file that older kernels lack (then do nothing)."""
+    if path.exists():
+        _write(path, value)
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text().strip()
@@ -186,6 +192,7 @@ def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
             _write(path / "pids.max", str(max_tasks))
             _write(path / "cpu.max", f"{_quota(cpu, cpus)} {CFS_PERIOD_US}")
             if cpu is not None:
+                _write_if_present(path / "cpu.max.burst", _quota(cpu, cpus))
                 _write(path / "cpu.weight", str(cpu_share.WEIGHT_V2))
                 if can_pin:
                     _write(path / "cpuset.cpus", cpu.cpu_list)
@@ -221,6 +228,7 @@ def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
         }
         if cpu is not None:
             settings["cpu"]["cpu.shares"] = str(cpu_share.SHARES_V1)
+            settings["cpu"]["cpu.cfs_burst_us"] = _quota(cpu, cpus)
             if cpuset_parent is not None:
                 mems = _read(cpuset_parent / "cpuset.mems")
                 settings["cpuset"] = {"cpuset.cpus": cpu.cpu_list, "cpuset.mems": mems}
@@ -235,6 +243,9 @@ def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
             for file, value in files.items():
                 if file == "memory.memsw.limit_in_bytes" and not (path / file).exists():
                     continue  # swap accounting off: memory.limit_in_bytes still holds
+                if file == "cpu.cfs_burst_us":
+                    _write_if_present(path / file, value)  # kernels before 5.14: none
+                    continue
                 _write(path / file, value)
         return BotCgroup(tuple(made), shared)
     except (OSError, cpu_share.CpuListError) as error:

@@ -16,11 +16,12 @@ thinking. Every bot's control group (:mod:`referee.cgroups`) gets:
    cores remain;
 3. **when cores are scarce** — no free core is left, i.e. this host's live bots
    outnumber its cores (without a cpuset controller: the live bots, this one
-   included, outnumber the cores) — no pinning (all the referee's cores) and a bandwidth cap of
-   ``cores ÷ live bots`` cores (this one included), but never below
-   :data:`MIN_SCARCE_CORES` (an idle warm pool holds groups too, and an honest bot's
-   think time should not multiply because of bots that sleep).
-
+   included, outnumber the cores) — no pinning (all the referee's cores) and a
+   bandwidth cap of ``cores ÷ live bots`` cores (this one included), but never
+   below :data:`MIN_SCARCE_CORES` (an idle warm pool holds groups too). The cap
+   comes with a burst allowance of one period's quota (``cpu.max.burst`` /
+   ``cpu.cfs_burst_us``, where the kernel has it): a bot that was idle may spend
+   what it saved on one decision, a bot that spins never saves any;
 4. **the bots' parent group** (``arena-bots``) **weighs one seat per core**. The
    kernel splits a group's weight between the cores in proportion to where its
    children run: with the default weight, every bot on the host together weighed
