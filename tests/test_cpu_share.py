@@ -152,3 +152,25 @@ def test_v1_groups_on_this_host_get_shares_and_a_cpuset() -> None:
             assert (by_controller["cpuset"] / "cpuset.mems").read_text().strip()
     finally:
         assert group.remove()
+
+
+@needs_groups
+def test_v1_seats_get_distinct_cores_then_share_them_capped() -> None:
+    usable = set(os.sched_getaffinity(0))
+    groups: list[cgroups.BotCgroup] = []
+    try:
+        for _ in range(len(usable) + 1):
+            groups.append(cgroups.create(memory_mb=64, max_tasks=8, cpus=1.0))
+        by_group = [{path.parent.parent.name: path for path in g.paths} for g in groups]
+        if not all("cpuset" in paths for paths in by_group):
+            pytest.skip("no cgroup v1 cpuset hierarchy here")
+        cores = [parse_cpu_list((p["cpuset"] / "cpuset.cpus").read_text()) for p in by_group]
+        pinned = [c[0] for c, g in zip(cores, groups, strict=True) if "-core" in g.paths[0].name]
+        assert len(pinned) == len(set(pinned)), cores  # never two seats on one core
+        # One more bot than cores: the last is not pinned, runs anywhere, is capped.
+        assert "-core" not in groups[-1].paths[0].name
+        assert set(cores[-1]) == usable
+        quota = int((by_group[-1]["cpu"] / "cpu.cfs_quota_us").read_text())
+        assert cpu_share.MIN_SCARCE_CORES * 100_000 <= quota <= 100_000
+    finally:
+        assert all(g.remove() for g in groups)
