@@ -5,7 +5,8 @@
 Every number is measured in this run; absolute times are printed next to each ratio
 but vary with the machine and its load — the targets are on the ratios. A missed
 target prints MISS; something not measurable here prints NOT MEASURED with why.
-Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray, server;
+Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray, server,
+fairness;
 ``stream`` is another name for ``wire`` (its rows are labelled "stream").
 """
 
@@ -22,12 +23,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import engine, league, server_load, startup, wire
+from bench import cpu_fairness, engine, league, server_load, startup, wire
 from bench.report import Row, format_table, write_json
 from referee.sandbox import DEFAULT_SANDBOX
 
 GAMES = ("liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker")
-SECTIONS = ("wire", "engine", "long", "league", "memory", "startup", "ratings", "ray", "server")
+SECTIONS = (
+    "wire",
+    "engine",
+    "long",
+    "league",
+    "memory",
+    "startup",
+    "ratings",
+    "ray",
+    "server",
+    "fairness",
+)
 ALIASES = {"stream": "wire"}
 """The table labels the wire section's rows "stream", so ``--only stream`` means wire."""
 
@@ -47,6 +59,8 @@ class Sizes:
     """Matches per bot sleep (ms) for the Ray executor rows."""
     server_clients: int
     server_requests: int
+    fairness_matches: int
+    """Hog-vs-victim matches for each of the fair-share and the before rows."""
 
 
 FULL = Sizes(
@@ -62,6 +76,7 @@ FULL = Sizes(
     ray_matches={20.0: 48, 200.0: 16},
     server_clients=8,
     server_requests=400,
+    fairness_matches=8,
 )
 QUICK = Sizes(
     wire_matches=6,
@@ -76,6 +91,7 @@ QUICK = Sizes(
     ray_matches={20.0: 12},
     server_clients=4,
     server_requests=100,
+    fairness_matches=4,
 )
 SLEEP_MS = 20.0
 
@@ -373,6 +389,43 @@ def server_rows(sizes: Sizes) -> list[Row]:
     ]
 
 
+def fairness_rows(sizes: Sizes) -> list[Row]:
+    """A CPU hog's cost to its opponent (``bench/cpu_fairness.py``): the opponent's
+    median decision time beside a spinning hog ÷ beside a sleeping one, with fair
+    share, and (informational) with the groups of before and with no CPU group per
+    seat."""
+    from referee import cgroups
+
+    name = "opponent's median decision time: hog spinning ÷ hog sleeping"
+    if why := cgroups.available():
+        return [Row("fairness", name, None, detail=f"no control groups here: {why}")]
+    try:
+        results = cpu_fairness.measure_alternating(
+            sizes.fairness_matches, ("fair", "before", "pooled")
+        )
+    except Exception as error:  # e.g. no bubblewrap here: say so, keep going
+        return [Row("fairness", name, None, detail=repr(error))]
+    rows = []
+    for sharing, result in results.items():
+        fair = sharing == "fair"
+        label = name if fair else f"{name}: {cpu_fairness.SHARING_LABELS[sharing]}"
+        if isinstance(result, Exception):
+            rows.append(Row("fairness", label, None, detail=str(result)))
+            continue
+        rows.append(
+            Row(
+                "fairness",
+                label,
+                result.ratio,
+                target_op="<=" if fair else "",
+                target=1.2 if fair else None,
+                detail=f"{result.describe()}; {os.cpu_count()} cores, the three rows'"
+                " matches played in turn",
+            )
+        )
+    return rows
+
+
 RAY_CONCURRENCY = 4
 
 
@@ -449,6 +502,7 @@ def main(argv: list[str] | None = None) -> None:
         "ratings": ratings_rows,
         "ray": lambda: ray_rows(sizes),
         "server": lambda: server_rows(sizes),
+        "fairness": lambda: fairness_rows(sizes),
     }
     meta: dict[str, object] = {
         "command": " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import engine, league, wire
+from bench import cpu_fairness, engine, league, wire
 from bench.instant_bot import plan
 from bench.report import Row, format_table
 
@@ -44,3 +44,22 @@ def test_workers_row_plays_through_worker_processes(monkeypatch: pytest.MonkeyPa
     result = league.workers_run(3, 2, 2)
     assert result.run.matches == 3 and result.run.decisions > 0
     assert result.runner_cpu_s >= 0
+
+
+def test_fairness_counts_decisions_inside_one_window() -> None:
+    def at(start: float, end: float) -> cpu_fairness.Decision:
+        return cpu_fairness.Decision(start, end, (end - start) * 1e3, 40.0, (end - start) * 1e3)
+
+    decisions = [
+        at(10.2, 10.3),  # window 10: even, the hog spins
+        at(11.2, 11.25),  # window 11: odd, the hog sleeps
+        at(11.9, 12.1),  # straddles two windows: dropped
+        at(12.01, 12.1),  # starts while the hog wakes up: dropped
+    ]
+    spinning, idle = cpu_fairness.split_by_phase(decisions, 1.0)
+    assert spinning == [decisions[0]] and idle == [decisions[1]]
+    played = cpu_fairness.Played(per_match=[decisions])
+    with pytest.raises(cpu_fairness.NotEnoughDecisions, match="1 decisions beside a spinning"):
+        cpu_fairness.summarize(played, 1.0, sharing="fair")
+    summary = cpu_fairness.summarize(played, 1.0, sharing="fair", least=1)
+    assert summary.ratio == pytest.approx(100 / 50)

@@ -94,7 +94,7 @@ async def test_guard_children_use_many_cores_without_a_group() -> None:
 def test_control_groups_are_removed_with_their_bots() -> None:
     leftovers = [
         path
-        for controller in ("memory", "pids", "cpu", "")
+        for controller in ("memory", "pids", "cpu", "cpuset", "")
         for base in [cgroups.ROOT / controller / cgroups.GROUP]
         if base.is_dir()
         for path in base.iterdir()
