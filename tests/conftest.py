@@ -1,5 +1,5 @@
 """Every test: no bot process this test process started may outlive the test,
-nor any kernel key of its bots' uids, nor any of its bots' private directories.
+nor any kernel key of its bots' uids, control group or private directory.
 
 A leaked bot is a bug (a pool not closed, a lease lost on cancellation), and left
 alone it fails whichever later test checks for leftover processes, far from its
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from referee import cgroups
 from referee.sandbox import referee_uids
 
 
@@ -69,6 +70,17 @@ def own_keys() -> dict[int, int]:
     return found
 
 
+def own_cgroups() -> list[str]:
+    """This process's bot control groups (``bot-PID-*``) still in the hierarchy."""
+    parents = [cgroups.ROOT / cgroups.GROUP]
+    parents += [cgroups.ROOT / c / cgroups.GROUP for c in ("memory", "pids", "cpu", "cpuset")]
+    found: list[str] = []
+    for parent in parents:
+        with contextlib.suppress(OSError):
+            found += [str(p) for p in parent.glob(f"bot-{os.getpid()}-*") if p.is_dir()]
+    return sorted(found)
+
+
 def own_workdirs() -> list[str]:
     """This process's bot directories (``arena-bot-PID.START-*``) still on disk."""
     base = Path(tempfile.gettempdir())
@@ -99,6 +111,12 @@ def no_bot_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
         keys = new_keys()
     if keys:
         pytest.fail(f"{request.node.nodeid} left kernel keys of bot uids (uid: keys): {keys}")
+    groups = own_cgroups()
+    if groups:
+        for path in groups:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+        pytest.fail(f"{request.node.nodeid} left bot control groups: {groups}")
     workdirs = own_workdirs()
     if workdirs:
         for path in workdirs:
