@@ -30,7 +30,6 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from concurrent import futures
 from typing import Any
 
 import grpc
@@ -40,8 +39,7 @@ from referee.wire.deltas import DeltaDecoder
 from sdk import Bot
 from sdk.liars_dice import Action, Bid, Challenge, Observation, legal_actions
 from sdk.serve import BotServicer
-
-SERVICE = "arena.v1.BotService"
+from tests.bots.misbehaving import serve_raw
 
 
 class RandomBot(Bot[Observation, Action]):
@@ -122,22 +120,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.3)
     options, _ = parser.parse_known_args()
     servicer = BlindServicer(options.delay, options.protocol)
-    handlers = {
-        "Health": grpc.unary_unary_rpc_method_handler(
-            servicer.Health,
-            request_deserializer=bot_pb2.HealthRequest.FromString,
-            response_serializer=bot_pb2.HealthResponse.SerializeToString,
-        ),
-        "Play": grpc.stream_stream_rpc_method_handler(
-            servicer.Play,
-            request_deserializer=bot_pb2.PlayRequest.FromString,
-            response_serializer=lambda raw: raw,
-        ),
-    }
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
-    server.add_insecure_port(os.environ["ARENA_LISTEN"])
-    server.start()
+    server = serve_raw(servicer, os.environ["ARENA_LISTEN"])
     signal.sigwait({signal.SIGTERM, signal.SIGINT})
     server.stop(0)
 

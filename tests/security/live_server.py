@@ -10,7 +10,6 @@ each as a distinct client address.
 from __future__ import annotations
 
 import http.client
-import json
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -23,20 +22,7 @@ import trio
 
 from league.server.app import Server, Settings
 from league.server.run import Background, make_server, serve
-
-
-@dataclass
-class Reply:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    @property
-    def text(self) -> str:
-        return self.body.decode("utf-8", "replace")
-
-    def json(self) -> Any:
-        return json.loads(self.body)
+from tests.server.harness import Reply
 
 
 @dataclass

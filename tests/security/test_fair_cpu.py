@@ -22,6 +22,7 @@ import trio
 
 from bench.cpu_fairness import Fairness, Played, play, summarize
 from referee import cgroups
+from tests.conftest import own_cgroups
 from tests.security.support import assert_no_processes_left
 
 pytestmark = [
@@ -117,12 +118,4 @@ def test_the_victim_is_never_blamed_and_nothing_is_left(runs: tuple[Played, Play
             assert not record.faults, record.faults
             assert record.seats[1].ready
     assert_no_processes_left()
-    leftovers = [
-        path
-        for controller in ("memory", "pids", "cpu", "cpuset", "")
-        for base in [cgroups.ROOT / controller / cgroups.GROUP]
-        if base.is_dir()
-        for path in base.iterdir()
-        if path.is_dir() and path.name.startswith(f"bot-{os.getpid()}-")
-    ]
-    assert leftovers == []
+    assert own_cgroups() == []

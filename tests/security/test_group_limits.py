@@ -10,7 +10,6 @@ match; the guards run it with ``cgroup=False`` (rlimits only) and show it works.
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest
@@ -22,6 +21,7 @@ from referee.match import Limits, MatchSpec, run_match
 from referee.process import BotSpec
 from referee.record import MatchRecord
 from referee.sandbox import SandboxConfig
+from tests.conftest import own_cgroups
 from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
 
 pytestmark = [
@@ -92,15 +92,7 @@ async def test_guard_children_use_many_cores_without_a_group() -> None:
 
 
 def test_control_groups_are_removed_with_their_bots() -> None:
-    leftovers = [
-        path
-        for controller in ("memory", "pids", "cpu", "cpuset", "")
-        for base in [cgroups.ROOT / controller / cgroups.GROUP]
-        if base.is_dir()
-        for path in base.iterdir()
-        if path.is_dir() and path.name.startswith(f"bot-{os.getpid()}-")
-    ]
-    assert leftovers == []
+    assert own_cgroups() == []
 
 
 def test_groups_of_dead_referees_are_swept() -> None:

@@ -96,7 +96,7 @@ class Reply:
 
     @property
     def text(self) -> str:
-        return self.body.decode()
+        return self.body.decode("utf-8", "replace")
 
     def json(self) -> Any:
         return json.loads(self.body)
