@@ -40,10 +40,10 @@ demo: venv sandbox-tools
 
 # LADDER_ARGS passes options through, e.g. make ladder LADDER_ARGS="--rounds 25 --concurrency 1".
 ladder: venv sandbox-tools
-	$(BIN)/python -m league.ladder --out docs/ladder.md $(LADDER_ARGS)
+	$(BIN)/python -m league.execution.ladder --out docs/ladder.md $(LADDER_ARGS)
 
 ladder-quick: venv sandbox-tools
-	$(BIN)/python -m league.ladder --quick --out docs/ladder.md $(LADDER_ARGS)
+	$(BIN)/python -m league.execution.ladder --quick --out docs/ladder.md $(LADDER_ARGS)
 
 test: venv sandbox-tools proto-check lint typecheck pytest
 

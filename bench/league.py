@@ -18,8 +18,8 @@ import trio
 
 from bench.instant_bot import match_id_for
 from bench.wire import instant_spec
-from league.runner import LocalPlayers, MatchSlot, Players
-from league.workers import RefereeWorkers
+from league.execution.run import LocalPlayers, MatchSlot, Players
+from league.execution.workers import RefereeWorkers
 from referee.launcher import FreshLauncher, Launcher
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
@@ -172,7 +172,7 @@ def _cpu_s() -> float:
 
 def workers_run(matches: int, concurrency: int, workers: int) -> WorkersRun:
     """Instant bots through the runner's players: this process (``workers`` 1) or
-    referee worker processes (:mod:`league.workers`), ``concurrency`` slots in all.
+    referee worker processes (:mod:`league.execution.workers`), ``concurrency`` slots in all.
 
     No database (the runner's writes are the same either way); every process is
     started and its pool warmed by one untimed match per slot first."""
@@ -196,7 +196,7 @@ def ray_run(matches: int, concurrency: int, sleep_ms: float, *, ray: bool) -> Wo
     def make(bot: BotSpec) -> Players:
         if not ray:
             return LocalPlayers(concurrency, NO_SANDBOX)
-        from league.ray_executor import RayOptions, RayPlayers
+        from league.execution.ray_executor import RayOptions, RayPlayers
 
         options = RayOptions(num_cpus=concurrency, cpus_per_match=1)
         return RayPlayers(concurrency, NO_SANDBOX, options, [bot])

@@ -58,9 +58,9 @@ class Load:
 
 
 def _prepare(db: str, bots: int) -> None:
-    from league.db import open_database, session_scope
-    from league.registry import add_bot, get_bot
-    from league.rolling import RollingSettings, create_rolling_league, enter_bot
+    from league.store.db import open_database, session_scope
+    from league.store.registry import add_bot, get_bot
+    from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
     from referee.sandbox import NO_SANDBOX
 
     engine = open_database(db)
@@ -90,8 +90,8 @@ def _prepare(db: str, bots: int) -> None:
 def _done(db: str) -> int:
     from sqlmodel import Session, col, func, select
 
-    from league.db import make_engine
-    from league.models import MatchRow
+    from league.store.db import make_engine
+    from league.store.models import MatchRow
 
     engine = make_engine(db)
     try:

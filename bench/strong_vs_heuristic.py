@@ -5,7 +5,7 @@ five engineers sharing two cores can afford it). The strong bot sits in seat
 ``i % 2`` of match ``i`` and match ``i`` is dealt from seed ``--seed + i``, so a
 run is reproducible and both seats are played equally often. It prints wins,
 draws and losses by place, and the Elo difference, 95 % margin and likelihood of
-superiority from ``league.ratings.head_to_head`` (the cutechess formulas the
+superiority from ``league.store.ratings.head_to_head`` (the cutechess formulas the
 league's head-to-head view uses), plus the strong bot's decision time (median,
 p99, max), measured around each ``act`` call.
 
@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from league.ratings import head_to_head
+from league.store.ratings import head_to_head
 from sdk.bot import Bot
 from sdk.local import play_local
 

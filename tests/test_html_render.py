@@ -20,19 +20,19 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from league.db import open_database, session_scope
-from league.leagues import (
+from league.execution.run import run_league
+from league.store.db import open_database, session_scope
+from league.store.leagues import (
     LeagueSettings,
     create_league,
     finished_results,
     get_league,
     league_bots,
 )
-from league.models import MatchRow
-from league.registry import add_bot
-from league.report import match_file_name, write_league_report
-from league.runner import run_league
-from league.standings import crosstable, standings
+from league.store.models import MatchRow
+from league.store.registry import add_bot
+from league.store.report import match_file_name, write_league_report
+from league.store.standings import crosstable, standings
 from referee.html_replay import json_for_script, render_replay_html
 from referee.match import MatchSpec, run_match
 from referee.process import BotSpec

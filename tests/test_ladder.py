@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app as arena_app
-from league.ladder import (
+from league.execution.ladder import (
     LADDER_BOTS,
     GameLadder,
     LadderRow,
@@ -100,7 +100,7 @@ def test_tiny_ladder_through_the_real_league(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     text = out.read_text()
-    assert "python -m league.ladder --rounds 1 --game liars_dice" in text
+    assert "python -m league.execution.ladder --rounds 1 --game liars_dice" in text
     lines = [line for line in text.splitlines() if line.startswith("| ")]
     assert len(lines) == 3  # header and two bots
     assert "`liars_dice_posterior`" in text and "`liars_dice_random`" in text

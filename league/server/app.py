@@ -1,7 +1,7 @@
 """The web application: state shared by the routes, security headers, errors.
 
 :func:`create_app` builds a Starlette app (it runs on AnyIO, here on trio under
-Hypercorn's trio worker, see :mod:`league.cli_serve`). Routes live in
+Hypercorn's trio worker, see :mod:`league.cli.serve`). Routes live in
 :mod:`league.server.pages` (HTML), :mod:`league.server.api` (JSON) and
 :mod:`league.server.live` (server-sent events). Every database call runs in a
 worker thread through :meth:`Server.db`, bounded by a capacity limiter, so a
@@ -28,13 +28,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from league.registry import LeagueError, NotFoundError
 from league.server.auth import COOKIE, AuthorSession, read_session
 from league.server.checkqueue import CheckQueue, QueueLimits
 from league.server.events import LeagueWatcher, State
 from league.server.throttle import AuthThrottle, token_id_of
 from league.server.views import Missing, fmt
-from league.submissions import SubmissionLimits
+from league.services.submissions import SubmissionLimits
+from league.store.registry import LeagueError, NotFoundError
 
 log = logging.getLogger("arena.server")
 
@@ -97,7 +97,7 @@ class Server:
     watcher: LeagueWatcher
     templates: jinja2.Environment
     authenticate: Authenticator | None = None
-    """Checks an author's token (``league.authors.authenticate``); None: logins are off."""
+    """Checks an author's token (``league.store.authors.authenticate``); None: logins are off."""
     on_accepted: list[Accepted] = field(default_factory=list)
     streams: int = 0
     check_queue: CheckQueue = field(default_factory=CheckQueue)
@@ -112,7 +112,7 @@ class Server:
     _running: dict[tuple[str, str], trio.Event] = field(default_factory=dict)
 
     def _in_session(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: Any) -> T:
-        from league.db import session_scope
+        from league.store.db import session_scope
 
         with session_scope(self.engine) as session:
             return fn(session, *args, **kwargs)
@@ -192,7 +192,7 @@ class Server:
 
 
 def _active_author_name(session: Session, author_id: int) -> str | None:
-    from league.models import AuthorRow
+    from league.store.models import AuthorRow
 
     row = session.get(AuthorRow, author_id)
     return None if row is None or row.disabled else row.name

@@ -2,7 +2,7 @@
 
 An author logs in by pasting their token (``arena author add`` printed it) into
 the login form; the server checks it with the authenticator it was given
-(:func:`league.authors.authenticate`) and sets a session cookie:
+(:func:`league.store.authors.authenticate`) and sets a session cookie:
 
     arena_session = AUTHOR_ID.EXPIRES.NONCE.MAC
 

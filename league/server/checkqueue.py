@@ -11,7 +11,7 @@ checks (the one running when it arrived), instead of all of them.
 Bounds (:class:`QueueLimits`, documented in ``docs/server.md``):
 
 - **per check**: :attr:`QueueLimits.check_budget_s` — the check is stopped then and
-  fails saying so (:func:`league.botcheck.check_bot_matches`' ``budget_s``);
+  fails saying so (:func:`league.execution.botcheck.check_bot_matches`' ``budget_s``);
 - **per author**: at most :attr:`QueueLimits.per_author` checks waiting or running;
   one more is refused at once (429, :class:`QueueFull`);
 - **global**: at most :attr:`QueueLimits.max_waiting` checks waiting in all, and none
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import trio
 
-from league.submissions import RateLimited
+from league.services.submissions import RateLimited
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from sqlalchemy import Engine, func
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
-from league.models import MatchRow
+from league.store.models import MatchRow
 
 log = logging.getLogger("arena.server")
 

@@ -2,7 +2,7 @@
 
 :func:`run_ladders` is a background task of :func:`league.server.run.serve`: it
 looks for rolling ladders in the database every :data:`LOOK_S` seconds and plays
-each one with :func:`league.rolling.run_rolling` in this process, poking the league
+each one with :func:`league.store.rolling.run_rolling` in this process, poking the league
 watcher after every match so open standings pages redraw at once. A ladder whose
 run fails (its sandbox cannot start, a database error) is logged and tried again
 after :data:`RETRY_S`. On shutdown ``stop`` is set: no new match starts, running
@@ -21,8 +21,8 @@ import logging
 import trio
 from sqlmodel import Session
 
-from league.registry import LeagueError
 from league.server.app import Server
+from league.store.registry import LeagueError
 
 log = logging.getLogger("arena.server")
 
@@ -32,13 +32,13 @@ GRACE_S = 10.0
 
 
 def _ladder_names(session: Session) -> list[str]:
-    from league.rolling import rolling_leagues
+    from league.store.rolling import rolling_leagues
 
     return [league.name for league in rolling_leagues(session=session)]
 
 
 async def _play(server: Server, name: str, stop: trio.Event) -> None:
-    from league.rolling import run_rolling
+    from league.store.rolling import run_rolling
     from referee.sandbox import SandboxError
 
     while not stop.is_set():
@@ -87,9 +87,9 @@ async def run_ladders(server: Server, stop: trio.Event) -> None:
 
 
 def _enter(session: Session, bot_id: int, game: str) -> list[str]:
-    from league.models import BotRow
-    from league.registry import AlreadyExistsError
-    from league.rolling import RollingError, enter_bot, rolling_leagues
+    from league.store.models import BotRow
+    from league.store.registry import AlreadyExistsError
+    from league.store.rolling import RollingError, enter_bot, rolling_leagues
 
     bot = session.get(BotRow, bot_id)
     if bot is None:

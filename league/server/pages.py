@@ -160,7 +160,7 @@ def _is_author_of(session: Session, name: str, author: Any) -> bool:
 
 
 def _log(session: Session, key: str, seat: int, author: Any, finished_only: bool) -> bytes:
-    from league.leagues import match_log
+    from league.store.leagues import match_log
 
     match, bot = views.match_seat_bot(session, key, seat, finished_only=finished_only)
     if not may_read_logs(author, bot.author_id):

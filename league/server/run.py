@@ -35,7 +35,7 @@ is cancelled."""
 
 def author_id_of(session: Session, token: str) -> int:
     """The id of the active author whose token this is (``AuthError`` otherwise)."""
-    from league.authors import authenticate
+    from league.store.authors import authenticate
 
     row = authenticate(session=session, token=token)
     assert row.id is not None

@@ -1,6 +1,6 @@
 """Bot submissions over HTTP: ``POST /api/submissions`` and the upload form ``/submit``.
 
-Both end in :func:`league.submissions.submit_bot` (store, unpack safely, check in the
+Both end in :func:`league.services.submissions.submit_bot` (store, unpack safely, check in the
 sandbox, register) and then enter the new version into every rolling ladder of its
 game (:attr:`Server.on_accepted`). The API authenticates with ``Authorization:
 Bearer <token>``; the form with the author's session cookie plus the session's CSRF
@@ -29,10 +29,10 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Message
 
-from league.models import AuthorRow
 from league.server.app import Server, client_address, server_of
 from league.server.auth import csrf_ok, same_origin
 from league.server.throttle import Throttled
+from league.store.models import AuthorRow
 
 FORM_OVERHEAD = 64 << 10
 """Bytes allowed beyond the file for the multipart boundaries and the other fields."""
@@ -94,7 +94,7 @@ async def parse_form(request: Request, body: bytes) -> dict[str, Any]:
 
 
 def _authenticate(session: Session, token: str) -> AuthorRow:
-    from league.authors import authenticate
+    from league.store.authors import authenticate
 
     author = authenticate(session=session, token=token)
     session.expunge(author)
@@ -113,7 +113,7 @@ async def _submit(
     server: Server, author: AuthorRow, fields: dict[str, Any]
 ) -> tuple[int, dict[str, Any], dict[str, str]]:
     """Run the submission; (HTTP status, JSON answer, extra headers)."""
-    from league.submissions import BadSubmission, error_json, http_status, submit_bot
+    from league.services.submissions import BadSubmission, error_json, http_status, submit_bot
 
     name = fields.get("name")
     game = fields.get("game")
@@ -168,7 +168,7 @@ async def bearer_author(server: Server, request: Request) -> AuthorRow | Respons
     except Throttled as error:
         return _error(429, str(error), retry_after_s=error.retry_after_s)
     except Exception as error:
-        from league.authors import AuthError
+        from league.store.authors import AuthError
 
         if isinstance(error, AuthError):
             return _error(401, str(error))
@@ -218,7 +218,7 @@ async def submissions_of(server: Server, author_id: int) -> list[dict[str, Any]]
 async def api_submissions(request: Request) -> Response:
     """``GET /api/submissions``: the author's (Bearer token) last 20 submissions,
     with the queue position of those waiting for their check, and ``notices``: their
-    suspended bot versions and why (:mod:`league.suspension`)."""
+    suspended bot versions and why (:mod:`league.store.suspension`)."""
     server = server_of(request)
     author = await bearer_author(server, request)
     if isinstance(author, Response):
@@ -232,14 +232,14 @@ async def api_submissions(request: Request) -> Response:
 
 
 def author_notices(session: Session, author_id: int) -> list[dict[str, Any]]:
-    """The author's suspended bot versions and why (:func:`league.suspension.notices`)."""
-    from league.suspension import notices
+    """The author's suspended bot versions and why (:func:`league.store.suspension.notices`)."""
+    from league.store.suspension import notices
 
     return notices(session, author_id)
 
 
 def _submissions(session: Session, author_id: int) -> list[dict[str, Any]]:
-    from league.submissions import list_submissions
+    from league.services.submissions import list_submissions
 
     return [
         {

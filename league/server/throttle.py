@@ -16,7 +16,7 @@ author's token id (with wrong secrets) is stopped by its own limit before the id
 limit locks the author out; only many addresses together (:data:`PER_TOKEN`
 failures on one id within the window) can make the author wait for the window.
 A token whose id exists nowhere is refused without hashing at all (see
-:func:`league.authors.authenticate`), but still counts as a failure of its address.
+:func:`league.store.authors.authenticate`), but still counts as a failure of its address.
 
 State is in memory (one server process); a restart forgets it. At most
 :data:`MAX_KEYS` addresses and ids are tracked; beyond that the oldest are dropped.
@@ -138,7 +138,7 @@ class AuthThrottle:
 
 def token_id_of(token: str) -> str | None:
     """The id part of a well-formed token, else None (nothing to count it under)."""
-    from league.authors import AuthError, parse_token
+    from league.store.authors import AuthError, parse_token
 
     try:
         return parse_token(token)[0]

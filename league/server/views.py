@@ -2,9 +2,9 @@
 
 Synchronous functions: the routes run them in a worker thread
 (:func:`league.server.app.in_thread`). Every number comes from the library the
-command line uses — standings from :func:`league.standings.standings` with the
-bluff analytics of :func:`league.bluff.league_bluff`, match lists from
-:func:`league.leagues.list_matches` — with the same defaults as
+command line uses — standings from :func:`league.store.standings.standings` with the
+bluff analytics of :func:`league.store.bluff.league_bluff`, match lists from
+:func:`league.store.leagues.list_matches` — with the same defaults as
 ``arena league standings`` (1000 bootstrap samples, seed 0), so the web page and
 the terminal print the same table.
 
@@ -26,8 +26,8 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from league.bluff import league_bluff
-from league.leagues import (
+from league.store.bluff import league_bluff
+from league.store.leagues import (
     decompress_record,
     find_match,
     get_league,
@@ -38,9 +38,9 @@ from league.leagues import (
     match_key,
     revealed_secret,
 )
-from league.models import AuthorRow, BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
-from league.registry import NotFoundError
-from league.standings import Standing, standings
+from league.store.models import AuthorRow, BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
+from league.store.registry import NotFoundError
+from league.store.standings import Standing, standings
 from referee.analytics import BluffStats, format_ratio
 from referee.record import MatchRecord
 
@@ -58,8 +58,8 @@ class Missing(NotFoundError):
 def league_summary(row: LeagueRow) -> dict[str, Any]:
     """The league's public settings (never its secret); a rolling ladder's rate and
     concurrency under ``rolling``."""
-    from league.cli_league import league_json
-    from league.rolling import is_rolling, rolling_settings
+    from league.cli.leagues import league_json
+    from league.store.rolling import is_rolling, rolling_settings
 
     return {
         **league_json(row),

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import pytest
 from sqlmodel import select
 
-from league.db import session_scope
-from league.leagues import decompress_record
-from league.models import MatchRow
+from league.store.db import session_scope
+from league.store.leagues import decompress_record
+from league.store.models import MatchRow
 from referee.html_replay import render_replay_html
 from referee.record import MatchRecord
 from referee.replay import replay_steps

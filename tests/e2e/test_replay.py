@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from arena.v1 import bot_pb2
 from league.cli import app
-from league.cli_replay import seat_message_text
+from league.cli.replay import seat_message_text
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.process import BotSpec
 from referee.record import MatchRecord, RecordError

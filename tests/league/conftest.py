@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, text
 
-from league.db import make_engine, open_database
+from league.store.db import make_engine, open_database
 from tests.pg import PostgresUnavailable, temporary_postgres
 
 

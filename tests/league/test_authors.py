@@ -10,16 +10,16 @@ import pytest
 from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
-from league.authors import (
+from league.cli import app
+from league.store.authors import (
     AuthError,
     add_author,
     authenticate,
     disable_author,
     list_authors,
 )
-from league.cli import app
-from league.db import session_scope
-from league.registry import AlreadyExistsError, LeagueError
+from league.store.db import session_scope
+from league.store.registry import AlreadyExistsError, LeagueError
 
 
 def test_token_is_returned_once_and_only_its_hash_is_stored(engine: Engine) -> None:

@@ -17,18 +17,18 @@ from typer.testing import CliRunner
 from example_bots.liars_dice_counting import CountingBot
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from example_bots.liars_dice_random import RandomLiarsDiceBot
-from league.bluff import league_bluff
 from league.cli import app
-from league.db import session_scope
-from league.leagues import (
+from league.store.bluff import league_bluff
+from league.store.db import session_scope
+from league.store.leagues import (
     LeagueSettings,
     create_league,
     get_league,
     pending_matches,
     record_result,
 )
-from league.registry import add_bot
-from league.standings import standings
+from league.store.registry import add_bot
+from league.store.standings import standings
 from referee.analytics import BluffStats, analyse_events, format_ratio
 from sdk.local import BotFactory, play_local
 from tests.forge import record_of

@@ -11,7 +11,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Engine
 from sqlmodel import SQLModel
 
-from league.db import DatabaseError, open_database, resolve_url, table_names
+from league.store.db import DatabaseError, open_database, resolve_url, table_names
 
 MODEL_TABLES = {
     "author",

@@ -16,8 +16,8 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.db import open_database, session_scope
-from league.leagues import (
+from league.store.db import open_database, session_scope
+from league.store.leagues import (
     LeagueSettings,
     compress_record,
     create_league,
@@ -26,8 +26,8 @@ from league.leagues import (
     revealed_secret,
     verify_league,
 )
-from league.models import MatchRow
-from league.registry import LeagueError, add_bot
+from league.store.models import MatchRow
+from league.store.registry import LeagueError, add_bot
 from referee.chance import ChanceStream, commitment, deal_key, league_secret_from_seed
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
@@ -165,7 +165,7 @@ def test_migrating_an_old_league_gives_it_a_committed_secret(db_url: str) -> Non
     from alembic.config import Config
     from sqlalchemy import text
 
-    from league.db import MIGRATIONS, make_engine, migrate
+    from league.store.db import MIGRATIONS, make_engine, migrate
 
     engine = make_engine(db_url)
     config = Config()

@@ -9,8 +9,9 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from league.db import session_scope
-from league.leagues import (
+from league.execution.run import run_league
+from league.store.db import session_scope
+from league.store.leagues import (
     LeagueSettings,
     create_league,
     decompress_record,
@@ -22,8 +23,8 @@ from league.leagues import (
     pending_matches,
     record_result,
 )
-from league.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
-from league.registry import (
+from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
+from league.store.registry import (
     AlreadyExistsError,
     BotCheckError,
     LeagueError,
@@ -33,9 +34,8 @@ from league.registry import (
     list_bots,
     remove_bot,
 )
-from league.runner import run_league
-from league.schedule import expected_count
-from league.standings import crosstable, standings
+from league.store.schedule import expected_count
+from league.store.standings import crosstable, standings
 from referee.record import MatchRecord
 
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"

@@ -18,9 +18,9 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 
-from league.db import MIGRATIONS, DatabaseError, make_engine, open_database, session_scope
-from league.leagues import LeagueSettings, create_league, list_matches
-from league.registry import add_bot
+from league.store.db import MIGRATIONS, DatabaseError, make_engine, open_database, session_scope
+from league.store.leagues import LeagueSettings, create_league, list_matches
+from league.store.registry import add_bot
 from referee.sandbox import SandboxConfig
 
 
@@ -82,7 +82,7 @@ def test_a_populated_sqlite_database_upgrades_to_head(tmp_path: Path, revision: 
 
     upgraded = open_database(url)  # to head: failed with "FOREIGN KEY constraint failed"
     with session_scope(upgraded) as session:
-        from league.leagues import get_league
+        from league.store.leagues import get_league
 
         league = get_league(session=session, name="cup")
         assert [m.bots for m in list_matches(session=session, league=league)] == [("a", "b")]

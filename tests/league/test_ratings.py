@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.ratings import (
+from league.store.ratings import (
     CUTECHESS_Z95,
     EXACT_Z95,
     MatchResult,

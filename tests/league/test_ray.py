@@ -23,25 +23,25 @@ import trio
 
 ray = pytest.importorskip("ray")
 
-import league.ray_executor  # noqa: E402
-import league.registry  # noqa: E402
-import league.worker_wire  # noqa: E402
-from league.db import open_database, session_scope  # noqa: E402
-from league.leagues import get_league, match_deal_key  # noqa: E402
-from league.ray_executor import (  # noqa: E402
+import league.execution.ray_executor  # noqa: E402
+import league.execution.worker_wire  # noqa: E402
+import league.store.registry  # noqa: E402
+from league.execution.ray_executor import (  # noqa: E402
     BotChangedError,
     RayOptions,
     file_hashes,
     shipped_scripts,
 )
-from league.ray_task import (  # noqa: E402
+from league.execution.ray_task import (  # noqa: E402
     BotFilesMismatch,
     close_hosts,
     play_job,
     verify_bot_files,
 )
-from league.runner import run_league  # noqa: E402
-from league.worker_wire import Job, WorkerConfig, encode_config, encode_job  # noqa: E402
+from league.execution.run import run_league  # noqa: E402
+from league.execution.worker_wire import Job, WorkerConfig, encode_config, encode_job  # noqa: E402
+from league.store.db import open_database, session_scope  # noqa: E402
+from league.store.leagues import get_league, match_deal_key  # noqa: E402
 from referee.match import Limits, MatchSpec  # noqa: E402
 from referee.process import BotSpec  # noqa: E402
 from referee.sandbox import DEFAULT_SANDBOX  # noqa: E402
@@ -80,7 +80,7 @@ def local_ray() -> Iterator[None]:
 def pg_database(server: str, name: str) -> str:
     from sqlalchemy import text
 
-    from league.db import make_engine
+    from league.store.db import make_engine
 
     admin = make_engine(server)
     with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
@@ -102,7 +102,9 @@ def script_bot(tmp_path: Path) -> BotSpec:
         "run(RandomLiarsDiceBot)\n"
     )
     command = (sys.executable, str(script))
-    return BotSpec(name="mine", command=command, version=league.registry.content_version(command))
+    return BotSpec(
+        name="mine", command=command, version=league.store.registry.content_version(command)
+    )
 
 
 def test_a_bot_changed_since_registration_is_refused_before_anything_runs(
@@ -115,7 +117,7 @@ def test_a_bot_changed_since_registration_is_refused_before_anything_runs(
         file_hashes([bot])
     # A labelled version is not a content hash: the current files are what workers check.
     labelled = replace(bot, version="v2-final")
-    assert file_hashes([labelled]) == {"mine": league.registry.content_version(bot.command)}
+    assert file_hashes([labelled]) == {"mine": league.store.registry.content_version(bot.command)}
 
 
 def match_with(bot: BotSpec) -> MatchSpec:
@@ -182,14 +184,14 @@ def test_ray_on_postgresql_gives_the_local_runners_standings(
     assert prepare(remote, rounds=2) == total  # same reproducible secret
 
     sent: list[dict[str, Any]] = []
-    original = league.worker_wire.encode_job
+    original = league.execution.worker_wire.encode_job
 
     def spy(job: Job) -> dict[str, Any]:
         encoded = original(job)
         sent.append(encoded)
         return encoded
 
-    monkeypatch.setattr(league.ray_executor, "encode_job", spy)
+    monkeypatch.setattr(league.execution.ray_executor, "encode_job", spy)
     summary = trio.run(
         lambda: run_league(
             remote, LEAGUE, concurrency=2, handle_signals=False, ray=RayOptions(max_retries=1)
@@ -296,8 +298,8 @@ def test_a_killed_ray_worker_costs_no_match(tmp_path: Path, postgres_server: str
 
 def test_ray_needs_the_extra_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(league.ray_executor.RayUnavailableError, match=r"pip install"):
-        league.ray_executor._ray()
+    with pytest.raises(league.execution.ray_executor.RayUnavailableError, match=r"pip install"):
+        league.execution.ray_executor._ray()
 
 
 def test_first_ctrl_c_saves_running_matches_and_leaves_nothing_running(
@@ -349,7 +351,7 @@ def test_first_ctrl_c_saves_running_matches_and_leaves_nothing_running(
 def assert_each_match_once_so_far(engine: Any) -> None:
     from sqlmodel import select
 
-    from league.models import MatchRow, SeatRow
+    from league.store.models import MatchRow, SeatRow
 
     with session_scope(engine) as session:
         done = session.exec(select(MatchRow).where(MatchRow.status == "done")).all()

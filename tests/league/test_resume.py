@@ -16,12 +16,12 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from league.db import open_database, session_scope
-from league.leagues import LeagueSettings, create_league, get_league
-from league.models import MatchRow, SeatRow
-from league.registry import add_bot
-from league.runner import run_league
-from league.standings import standings
+from league.execution.run import run_league
+from league.store.db import open_database, session_scope
+from league.store.leagues import LeagueSettings, create_league, get_league
+from league.store.models import MatchRow, SeatRow
+from league.store.registry import add_bot
+from league.store.standings import standings
 from tests.e2e.conftest import process_alive, sandboxed_processes
 
 pytestmark = pytest.mark.e2e
@@ -88,7 +88,7 @@ def worker_pids(runner: int) -> list[int]:
                 command = Path(f"/proc/{child}/cmdline").read_bytes()
             except OSError:
                 continue
-            if b"league.worker" in command:
+            if b"league.execution.worker" in command:
                 found.append(child)
     return sorted(found)
 

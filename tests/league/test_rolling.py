@@ -19,12 +19,12 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from league.db import open_database, session_scope
-from league.leagues import decompress_record, get_league, revealed_secret
-from league.models import MatchLogRow, MatchRow, SeatRow
-from league.registry import AlreadyExistsError, add_bot, get_bot, remove_bot
-from league.report import write_league_report
-from league.rolling import (
+from league.store.db import open_database, session_scope
+from league.store.leagues import decompress_record, get_league, revealed_secret
+from league.store.models import MatchLogRow, MatchRow, SeatRow
+from league.store.registry import AlreadyExistsError, add_bot, get_bot, remove_bot
+from league.store.report import write_league_report
+from league.store.rolling import (
     LadderEntry,
     RollingError,
     RollingSettings,
@@ -37,7 +37,7 @@ from league.rolling import (
     rolling_status,
     run_rolling,
 )
-from league.standings import standings
+from league.store.standings import standings
 from referee.sandbox import SandboxConfig
 from tests.league.test_resume import bots_of
 

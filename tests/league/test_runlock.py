@@ -11,10 +11,10 @@ import pytest
 import trio
 from sqlalchemy import Engine
 
-from league.db import session_scope
-from league.leagues import get_league
-from league.runlock import LeagueBusyError, league_lock
-from league.runner import run_league
+from league.execution.run import run_league
+from league.store.db import session_scope
+from league.store.leagues import get_league
+from league.store.runlock import LeagueBusyError, league_lock
 from tests.league.test_resume import done_count
 from tests.league.test_workers import (
     LEAGUE,

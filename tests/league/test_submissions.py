@@ -21,14 +21,10 @@ from sqlalchemy import Engine
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from league.authors import AuthError, add_author
 from league.cli import app
-from league.cli_author import pack_directory
-from league.db import open_database, session_scope
-from league.models import AuthorRow, BotRow, SubmissionRow
-from league.registry import add_bot
-from league.scaffold import write_project
-from league.submissions import (
+from league.cli.authors import pack_directory
+from league.cli.scaffold import write_project
+from league.services.submissions import (
     BadSubmission,
     RateLimited,
     SubmissionLimits,
@@ -38,7 +34,11 @@ from league.submissions import (
     list_submissions,
     submit_bot_sync,
 )
-from league.uploads import UploadRejected, UploadTooLarge, find_entry, unpack
+from league.store.authors import AuthError, add_author
+from league.store.db import open_database, session_scope
+from league.store.models import AuthorRow, BotRow, SubmissionRow
+from league.store.registry import add_bot
+from league.store.uploads import UploadRejected, UploadTooLarge, find_entry, unpack
 
 GAME = "liars_dice"
 FAST = SubmissionLimits(min_interval_s=0.0, per_hour=100)
@@ -357,7 +357,7 @@ def test_the_check_plays_the_rules_and_limits_of_the_games_ladder(
 ) -> None:
     """The bot will play the game's ladder: its check sends the same rules and time
     limit (issue 19 §3: a check must look like a ladder match to the bot)."""
-    from league.rolling import create_rolling_league
+    from league.store.rolling import create_rolling_league
 
     engine, store = db
     with session_scope(engine) as session:

@@ -21,14 +21,9 @@ import trio.testing
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-import league.workers
-from league.db import open_database, session_scope
-from league.leagues import LeagueSettings, create_league, decompress_record, get_league
-from league.models import MatchLogRow, MatchRow, SeatRow
-from league.registry import add_bot
-from league.runner import WorkersError, run_league, worker_count
-from league.standings import standings
-from league.worker_wire import (
+import league.execution.workers
+from league.execution.run import WorkersError, run_league, worker_count
+from league.execution.worker_wire import (
     Counters,
     FrameReader,
     Job,
@@ -43,7 +38,12 @@ from league.worker_wire import (
     encode_job,
     encode_result,
 )
-from league.workers import WorkerStartError, shares
+from league.execution.workers import WorkerStartError, shares
+from league.store.db import open_database, session_scope
+from league.store.leagues import LeagueSettings, create_league, decompress_record, get_league
+from league.store.models import MatchLogRow, MatchRow, SeatRow
+from league.store.registry import add_bot
+from league.store.standings import standings
 from referee.chance import ChanceStream, new_secret
 from referee.match import Limits, MatchSpec
 from referee.process import BotSpec
@@ -173,7 +173,9 @@ def test_a_worker_that_does_not_start_is_a_clear_error(
     engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
     prepare(engine, rounds=1)
     monkeypatch.setattr(
-        league.workers, "WORKER_COMMAND", (sys.executable, "-c", "import sys; sys.exit(3)")
+        league.execution.workers,
+        "WORKER_COMMAND",
+        (sys.executable, "-c", "import sys; sys.exit(3)"),
     )
     with pytest.raises(WorkerStartError, match="exited with code 3"):
         trio.run(lambda: run_league(engine, LEAGUE, concurrency=2, workers=2, handle_signals=False))

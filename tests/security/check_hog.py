@@ -17,7 +17,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from league.cli_author import multipart
+from league.cli.authors import multipart
 
 BOT = """\
 import time

@@ -23,12 +23,12 @@ import pytest
 import trio
 from sqlalchemy import Engine
 
-from league.authors import add_author
-from league.cli_author import multipart
-from league.db import open_database, session_scope
+from league.cli.authors import multipart
 from league.server.app import Settings
 from league.server.checkqueue import QueueLimits
-from league.submissions import SubmissionLimits
+from league.services.submissions import SubmissionLimits
+from league.store.authors import add_author
+from league.store.db import open_database, session_scope
 from tests.security.check_hog import BOT
 from tests.security.live_server import LiveServer, live_server
 
@@ -152,7 +152,7 @@ def test_the_queue_bounds_per_author_and_waiting_time() -> None:
     unaffected); a check that waits past ``wait_budget_s`` is refused (503) and
     leaves the queue."""
     from league.server.checkqueue import CheckQueue, QueueBusy, QueueFull
-    from league.submissions import http_status
+    from league.services.submissions import http_status
 
     async def main() -> None:
         queue = CheckQueue(QueueLimits(per_author=2, wait_budget_s=0.5))
@@ -190,7 +190,7 @@ def test_the_queue_bounds_per_author_and_waiting_time() -> None:
 def test_a_check_over_its_budget_fails_saying_so_and_leaves_nothing_running(
     tmp_path: Path,
 ) -> None:
-    from league.botcheck import check_bot_matches
+    from league.execution.botcheck import check_bot_matches
     from referee.process import BotSpec
 
     source = tmp_path / "slow.py"

@@ -30,12 +30,12 @@ import pytest
 import trio
 from sqlmodel import select
 
-from league.botcheck import OPPONENTS, check_bot_matches, rule_variants
-from league.db import open_database, session_scope
-from league.leagues import decompress_record, get_league, match_log
-from league.models import BotRow, MatchRow, SeatRow
-from league.registry import add_bot, get_bot
-from league.rolling import RollingSettings, create_rolling_league, enter_bot, run_rolling
+from league.execution.botcheck import OPPONENTS, check_bot_matches, rule_variants
+from league.store.db import open_database, session_scope
+from league.store.leagues import decompress_record, get_league, match_log
+from league.store.models import BotRow, MatchRow, SeatRow
+from league.store.registry import add_bot, get_bot
+from league.store.rolling import RollingSettings, create_rolling_league, enter_bot, run_rolling
 from referee.faults import FaultKind
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
@@ -128,7 +128,7 @@ def old_check(*, old_ids: bool, seeded: bool, toured_rules: bool) -> list[Seen]:
 
 
 def the_check() -> tuple[bool, list[Seen]]:
-    """The real check (:func:`league.botcheck.check_bot_matches`): its verdict and
+    """The real check (:func:`league.execution.botcheck.check_bot_matches`): its verdict and
     the matches from the sniffer's side."""
     logs: list[bytes] = []
     report = check_bot_matches(SNIFFER, GAME, matches=MATCHES, sandbox=DEFAULT_SANDBOX, logs=logs)

@@ -22,11 +22,11 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from league.db import open_database, session_scope
-from league.leagues import LeagueSettings, create_league, decompress_record, match_log
-from league.models import LeagueRow, MatchRow, SeatRow
-from league.registry import add_bot
-from league.runner import run_league
+from league.execution.run import run_league
+from league.store.db import open_database, session_scope
+from league.store.leagues import LeagueSettings, create_league, decompress_record, match_log
+from league.store.models import LeagueRow, MatchRow, SeatRow
+from league.store.registry import add_bot
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.process import BotSpec

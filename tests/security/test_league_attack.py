@@ -17,11 +17,17 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from league.db import open_database, session_scope
-from league.leagues import LeagueSettings, create_league, decompress_record, get_league, match_log
-from league.models import BotRow, MatchRow, SeatRow
-from league.registry import add_bot
-from league.runner import run_league
+from league.execution.run import run_league
+from league.store.db import open_database, session_scope
+from league.store.leagues import (
+    LeagueSettings,
+    create_league,
+    decompress_record,
+    get_league,
+    match_log,
+)
+from league.store.models import BotRow, MatchRow, SeatRow
+from league.store.registry import add_bot
 from tests.e2e.conftest import EXAMPLE
 from tests.security.support import (
     RULES,

@@ -20,8 +20,9 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.db import open_database, session_scope
-from league.leagues import (
+from league.execution.run import run_league
+from league.store.db import open_database, session_scope
+from league.store.leagues import (
     LeagueSettings,
     create_league,
     decompress_record,
@@ -29,9 +30,8 @@ from league.leagues import (
     match_deal_key,
     match_key,
 )
-from league.models import MatchRow
-from league.registry import add_bot
-from league.runner import run_league
+from league.store.models import MatchRow
+from league.store.registry import add_bot
 from referee.chance import new_secret
 from referee.messages import new_match_token
 from referee.record import MatchRecord

@@ -22,10 +22,10 @@ from urllib.parse import quote
 import pytest
 from sqlmodel import col, select
 
-from league.db import open_database, session_scope
-from league.leagues import decompress_record, find_match, get_league, record_result
-from league.models import BotRow, SeatRow
 from league.server.app import Settings
+from league.store.db import open_database, session_scope
+from league.store.leagues import decompress_record, find_match, get_league, record_result
+from league.store.models import BotRow, SeatRow
 from tests.security.live_server import LiveServer, live_server
 from tests.server.harness import SCRIPT_BOT, played_league
 

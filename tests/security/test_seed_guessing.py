@@ -19,9 +19,9 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.db import open_database, session_scope
-from league.leagues import decompress_record, get_league
-from league.models import MatchRow
+from league.store.db import open_database, session_scope
+from league.store.leagues import decompress_record, get_league
+from league.store.models import MatchRow
 from referee.chance import new_secret
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance

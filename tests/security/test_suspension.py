@@ -1,6 +1,6 @@
 """A bot that passes the check and faults in every ladder match is suspended after
 its first ``suspend_after`` (3) matches, through the real ladder path
-(:func:`league.rolling.run_rolling`, sandboxed bots): it is scheduled no more, its
+(:func:`league.store.rolling.run_rolling`, sandboxed bots): it is scheduled no more, its
 opponents are never blamed, and its author is told (``GET /api/submissions``).
 The guard (``suspend_after=0``, the old behaviour) lets it fault on and on.
 """
@@ -17,12 +17,12 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from league.authors import add_author
-from league.db import open_database, session_scope
-from league.models import BotRow, MatchRow, SeatRow
-from league.registry import add_bot, get_bot
-from league.rolling import RollingSettings, create_rolling_league, enter_bot, run_rolling
-from league.suspension import SUSPEND_AFTER
+from league.store.authors import add_author
+from league.store.db import open_database, session_scope
+from league.store.models import BotRow, MatchRow, SeatRow
+from league.store.registry import add_bot, get_bot
+from league.store.rolling import RollingSettings, create_rolling_league, enter_bot, run_rolling
+from league.store.suspension import SUSPEND_AFTER
 from tests.security.live_server import live_server
 
 pytestmark = pytest.mark.e2e
@@ -142,7 +142,7 @@ def test_the_faulter_can_no_longer_pass_the_pre_submission_check() -> None:
     """Match ids are opaque tokens now: the faulter takes the check for a real
     match and fails it (before, a ``check-`` id let it pass). Suspension remains
     for bots that tell a check apart some other way (e.g. their first matches)."""
-    from league.botcheck import check_bot_matches
+    from league.execution.botcheck import check_bot_matches
     from referee.process import BotSpec
 
     spec = BotSpec(name="sly", command=(sys.executable, "-m", "tests.security.ladder_faulter"))

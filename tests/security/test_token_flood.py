@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-import league.authors
-from league.authors import add_author
-from league.db import open_database, session_scope
+import league.store.authors
 from league.server import throttle
+from league.store.authors import add_author
+from league.store.db import open_database, session_scope
 from tests.security.live_server import LiveServer, live_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,13 +38,13 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
 def hashes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every scrypt hash the server computes (the token id's row salt, as hex)."""
     calls: list[str] = []
-    real = league.authors._hash
+    real = league.store.authors._hash
 
     def counting(secret: str, salt: bytes, params: str) -> str:
         calls.append(salt.hex())
         return real(secret, salt, params)
 
-    monkeypatch.setattr(league.authors, "_hash", counting)
+    monkeypatch.setattr(league.store.authors, "_hash", counting)
     return calls
 
 

@@ -47,9 +47,9 @@ def played_league(tmp: Path, *, played: int = 6, db: str | None = None) -> str:
     """A database (``db``, else a SQLite file in ``tmp``) with league ``cup`` (3
     Liar's Dice bots, one named :data:`SCRIPT_BOT`, 12 matches) of which ``played``
     were played by ``arena league run``, and an empty league named :data:`SCRIPT_LEAGUE`."""
-    from league.db import open_database, session_scope
-    from league.leagues import LeagueSettings, create_league
-    from league.registry import add_bot
+    from league.store.db import open_database, session_scope
+    from league.store.leagues import LeagueSettings, create_league
+    from league.store.registry import add_bot
     from referee.sandbox import SandboxConfig
 
     db = db or f"sqlite:///{tmp / 'arena.db'}"
@@ -238,7 +238,7 @@ def add_author(db: str, name: str) -> str:
 
 def bot_project(tmp: Path, name: str, *, readme: str | None = None) -> Path:
     """A working bot project (``arena bot new NAME``), optionally with its own README."""
-    from league.scaffold import write_project
+    from league.cli.scaffold import write_project
 
     directory = tmp / name
     write_project(name, GAME, directory)
@@ -248,7 +248,7 @@ def bot_project(tmp: Path, name: str, *, readme: str | None = None) -> Path:
 
 
 def packed(directory: Path) -> bytes:
-    from league.cli_author import pack_directory
+    from league.cli.authors import pack_directory
 
     return pack_directory(directory)
 
@@ -264,7 +264,7 @@ def submit_http(
     timeout: float = 120,
 ) -> Reply:
     """``POST /api/submissions`` as ``arena submit`` sends it."""
-    from league.cli_author import multipart
+    from league.cli.authors import multipart
 
     body, content_type = multipart({"name": name, "game": game}, "bot", filename, data)
     headers = {"content-type": content_type}

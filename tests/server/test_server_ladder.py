@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
-from league.db import make_engine
-from league.models import LeagueRow, MatchRow
+from league.store.db import make_engine
+from league.store.models import LeagueRow, MatchRow
 from tests.e2e.conftest import sandboxed_processes
 from tests.server.harness import (
     CRASHER,

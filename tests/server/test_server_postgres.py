@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from league.db import make_engine
+from league.store.db import make_engine
 from tests.pg import PostgresUnavailable, temporary_postgres
 from tests.server.harness import arena, played_league, start_server, stop_server
 

@@ -108,7 +108,7 @@ def test_accepted_and_refused_submissions(site: Site) -> None:
     ],
 )
 def test_bad_tokens_are_401(site: Site, header: str | None, message: str) -> None:
-    from league.cli_author import multipart
+    from league.cli.authors import multipart
 
     body, content_type = multipart({"name": "x", "game": GAME}, "bot", "x.py", CRASHER)
     headers = {"content-type": content_type}
@@ -190,7 +190,7 @@ def test_a_client_that_sends_a_whole_oversized_body_is_not_left_hanging(
     import urllib.error
     import urllib.request
 
-    from league.cli_author import multipart
+    from league.cli.authors import multipart
 
     body, content_type = multipart({"name": "big", "game": GAME}, "bot", "big.py", b"#" * (6 << 20))
     bearer = site.bob if token == "good" else "arena_0123456789ab_" + "A" * 43
@@ -238,7 +238,7 @@ def test_a_flood_of_submissions_is_429_with_retry_after(site: Site) -> None:
 
 
 def test_the_upload_form_needs_a_session_its_token_and_this_origin(site: Site) -> None:
-    from league.cli_author import multipart
+    from league.cli.authors import multipart
 
     served = site.served
     assert "login-first" in served.get("/submit").text

@@ -1,0 +1,229 @@
+"""``arena author`` (the operator's side) and ``arena submit`` (the author's side).
+
+``arena submit`` is a plain HTTP client (urllib only, so an author needs nothing
+beyond the SDK): it packs a bot directory into a .tar.gz in memory and posts it
+to the arena server's ``/api/submissions`` (see docs/submissions.md).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import secrets
+import tarfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from league.cli.common import echo_json, echo_table, fail, transaction
+
+app = typer.Typer(
+    help="Authors who may submit bots to the arena server.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".venv", "venv", "node_modules"})
+ARCHIVES = (".py", ".tar", ".tar.gz", ".tgz", ".zip")
+
+
+@app.command("add")
+def add_command(
+    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Author name.")]
+) -> None:
+    """Create an author and print their token (once: it is not stored)."""
+    from league.store.authors import add_author
+
+    with transaction(ctx) as session:
+        row, token = add_author(session=session, name=name)
+    typer.echo(f"author {row.name} created; their token (shown only now):")
+    typer.echo(token)
+    typer.echo(
+        "warning: the token itself is not stored (only a hash of it): hand it to the author now"
+        " (a lost token is replaced by disabling the author and adding a new one)",
+        err=True,
+    )
+
+
+@app.command("list")
+def list_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """List authors (never their tokens)."""
+    from league.store.authors import list_authors
+
+    with transaction(ctx) as session:
+        rows = [
+            {
+                "name": row.name,
+                "token_id": row.token_id,
+                "disabled": row.disabled,
+                "created_at": row.created_at.isoformat(),
+            }
+            for row in list_authors(session=session)
+        ]
+    if as_json:
+        echo_json(rows)
+        return
+    echo_table(
+        ["name", "token id", "status", "created"],
+        [
+            [
+                str(r["name"]),
+                str(r["token_id"]),
+                "disabled" if r["disabled"] else "active",
+                str(r["created_at"])[:19],
+            ]
+            for r in rows
+        ],
+    )
+
+
+@app.command("disable")
+def disable_command(
+    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Author name.")]
+) -> None:
+    """Revoke an author's token (their registered bots stay)."""
+    from league.store.authors import disable_author
+
+    with transaction(ctx) as session:
+        disable_author(session=session, name=name)
+    typer.echo(f"author {name} disabled: their token no longer works")
+
+
+def pack_directory(directory: Path) -> bytes:
+    """A .tar.gz of ``directory``'s files (paths relative to it), without caches,
+    version control, virtual environments, dotfiles or links. Deterministic:
+    the same files give the same bytes."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for root, dirs, files in os.walk(directory):
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+            for name in sorted(files):
+                path = Path(root) / name
+                if name.startswith(".") or path.is_symlink() or not path.is_file():
+                    continue
+                data = path.read_bytes()
+                info = tarfile.TarInfo(path.relative_to(directory).as_posix())
+                info.size, info.mode, info.mtime = len(data), 0o644, 0
+                archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def multipart(
+    fields: dict[str, str], file_field: str, filename: str, data: bytes
+) -> tuple[bytes, str]:
+    """(body, content type) of a ``multipart/form-data`` request."""
+    boundary = f"arena-{secrets.token_hex(16)}"
+    # The name is the author's own file's; quotes or controls would break the header.
+    filename = "".join(c if c.isprintable() and c not in '"\\' else "_" for c in filename)
+    parts: list[bytes] = []
+    for key, value in fields.items():
+        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n'
+        parts.append(f"{head}{value}\r\n".encode())
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}";'
+        f' filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
+        + data
+        + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def read_token(token_file: Path | None) -> str:
+    if token_file is not None:
+        try:
+            token = token_file.read_text().strip()
+        except OSError as error:
+            raise fail(f"cannot read token file {token_file}: {error.strerror}") from None
+        if not token:
+            raise fail(f"token file {token_file} is empty")
+        return token
+    token = os.environ.get("ARENA_TOKEN", "").strip()
+    if not token:
+        raise fail("no token: set ARENA_TOKEN or pass --token-file PATH")
+    return token
+
+
+def submit_command(
+    path: Annotated[Path, typer.Argument(help="Bot directory, or a .py file or archive.")],
+    server: Annotated[
+        str, typer.Option("--server", help="Arena server URL, e.g. https://arena.example.org.")
+    ],
+    game: Annotated[str, typer.Option("--game", "-g", help="Game the bot plays.")],
+    name: Annotated[
+        str, typer.Option("--name", help="Bot name (default: the directory or file name).")
+    ] = "",
+    token_file: Annotated[
+        Path | None,
+        typer.Option("--token-file", help="File holding your token (default: $ARENA_TOKEN)."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option(min=1.0, help="Seconds to wait for the server's verdict.")
+    ] = 600.0,
+) -> None:
+    """Submit a bot to an arena server; prints its JSON answer.
+
+    Exit 0 accepted, 1 refused (the reasons are printed), 2 bad input, bad
+    token, rate limited or no connection.
+    """
+    token = read_token(token_file)
+    if path.is_dir():
+        data, filename = pack_directory(path), f"{path.resolve().name}.tar.gz"
+        default_name = path.resolve().name
+    elif path.is_file():
+        if not path.name.lower().endswith(ARCHIVES):
+            raise fail(f"{path}: submit a directory, a .py file or a .tar, .tar.gz, .tgz or .zip")
+        data, filename = path.read_bytes(), path.name
+        default_name = path.name
+        for suffix in ARCHIVES:
+            if default_name.lower().endswith(suffix):
+                default_name = default_name[: -len(suffix)]
+                break
+    else:
+        raise fail(f"{path} does not exist")
+    body, content_type = multipart(
+        {"name": name or default_name, "game": game}, "bot", filename, data
+    )
+    if not server.startswith(("http://", "https://")):
+        raise fail(f"bad --server {server!r}: give an http:// or https:// URL")
+    request = urllib.request.Request(
+        server.rstrip("/") + "/api/submissions",
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": content_type,
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, text = response.status, response.read().decode("utf-8", "replace")
+            retry_after = None
+    except urllib.error.HTTPError as error:
+        status, text = error.code, error.read().decode("utf-8", "replace")
+        retry_after = error.headers.get("Retry-After")
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        raise fail(f"cannot reach {server}: {reason}") from None
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        answer = {"status": "error", "http_status": status, "body": text[:2000]}
+    typer.echo(json.dumps(answer, indent=2))
+    if 200 <= status < 300 and isinstance(answer, dict) and answer.get("status") == "accepted":
+        raise typer.Exit(0)
+    if status == 422:
+        raise typer.Exit(1)
+    hint = {401: "bad or missing token", 413: "upload too large", 400: "malformed request"}
+    message = hint.get(status, f"server answered HTTP {status}")
+    if status == 429:
+        message = f"rate limited: try again in {retry_after or 'a while'} s"
+    raise fail(message)

@@ -1,0 +1,313 @@
+"""``arena bot``: register, list, show and remove bots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from league.cli.common import (
+    SANDBOX_DEFAULTS,
+    NoSandboxOption,
+    check_sandbox,
+    echo_json,
+    echo_table,
+    fail,
+    transaction,
+)
+
+if TYPE_CHECKING:
+    from league.execution.botcheck import CheckReport
+    from league.store.models import BotRow
+    from referee.process import BotSpec
+    from referee.sandbox import SandboxConfig
+
+app = typer.Typer(help="Register and inspect bots.", no_args_is_help=True, rich_markup_mode=None)
+
+
+def bot_json(row: BotRow) -> dict[str, object]:
+    return {
+        "name": row.name,
+        "version": row.version,
+        "games": row.games.split(",") if row.games else [],
+        "command": row.command,
+        "address": row.address,
+        "token_env": row.token_env,
+        "token_file": row.token_file,
+        "tls_ca": row.tls_ca,
+        "retired": row.retired,
+        "created_at": row.created_at.isoformat(),
+    }
+
+
+@app.command("add")
+def add_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Bot name (no spaces).")],
+    cmd: Annotated[str, typer.Option("--cmd", help="Command line that starts the bot.")] = "",
+    address: Annotated[
+        str, typer.Option(help="Address of an already running bot (host:port or unix:/path).")
+    ] = "",
+    game: Annotated[
+        list[str] | None, typer.Option("--game", "-g", help="A game it plays (repeatable).")
+    ] = None,
+    version: Annotated[
+        str, typer.Option(help="Version label (default: content hash of its files).")
+    ] = "",
+    check: Annotated[
+        bool,
+        typer.Option(
+            help="Start it, check that it answers, and play the `arena bot check` matches."
+        ),
+    ] = True,
+    force: Annotated[
+        bool, typer.Option("--force", help="Register it even if `arena bot check` fails.")
+    ] = False,
+    matches: Annotated[
+        int, typer.Option(min=1, help="Matches of the check, per game it plays.")
+    ] = 6,
+    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start.")] = 15.0,
+    token_env: Annotated[
+        str,
+        typer.Option(
+            help="With --address: environment variable holding the bot's token (read at"
+            " run time; only the name is stored)."
+        ),
+    ] = "",
+    token_file: Annotated[
+        str, typer.Option(help="With --address: file holding the bot's token (path stored).")
+    ] = "",
+    tls_ca: Annotated[
+        str,
+        typer.Option(help="With --address: PEM CA file to verify the bot's TLS certificate."),
+    ] = "",
+) -> None:
+    """Register a bot (a new version if its files changed).
+
+    Unless --no-check, it first plays the `arena bot check` matches (sandboxed)
+    for each game it plays, and a failing bot is refused unless --force.
+    """
+    from league.store.registry import add_bot
+
+    with transaction(ctx) as session:
+        row = add_bot(
+            session=session,
+            name=name,
+            command=cmd,
+            address=address,
+            games=game or [],
+            version=version,
+            check=check,
+            startup_s=startup_timeout,
+            token_env=token_env,
+            token_file=token_file,
+            tls_ca=tls_ca,
+        )
+        if check and row.command:
+            _check_before_add(row, matches=matches, startup_s=startup_timeout, force=force)
+        typer.echo(f"registered {row.name} version {row.version} (plays {row.games})")
+
+
+def _check_before_add(row: BotRow, *, matches: int, startup_s: float, force: bool) -> None:
+    """Play the check for every game of ``row``; a FAIL aborts the registration
+    (the transaction rolls back) unless ``force``, which only warns."""
+    from league.store.registry import bot_spec
+
+    check_sandbox(SANDBOX_DEFAULTS)
+    for game in row.games.split(","):
+        report = _run_check(bot_spec(row), game, matches, 2.0, startup_s, SANDBOX_DEFAULTS)
+        if report.passed:
+            continue
+        for line in report.lines():
+            typer.echo(line, err=True)
+        if not force:
+            raise fail(f"bot {row.name!r} failed `arena bot check` for {game}; --force adds it", 1)
+        typer.echo(f"warning: adding {row.name!r} despite the failed check (--force)", err=True)
+
+
+def _run_check(
+    spec: BotSpec,
+    game: str,
+    matches: int,
+    decision_s: float,
+    startup_s: float,
+    sandbox: SandboxConfig,
+    *,
+    vary_rules: bool = False,
+) -> CheckReport:
+    from league.execution.botcheck import BotCheckInputError, check_bot_matches
+
+    try:
+        return check_bot_matches(
+            spec,
+            game,
+            matches=matches,
+            decision_s=decision_s,
+            startup_s=startup_s,
+            sandbox=sandbox,
+            vary_rules=vary_rules,
+        )
+    except BotCheckInputError as error:
+        raise fail(str(error)) from None
+
+
+@app.command("new")
+def new_command(
+    name: Annotated[str, typer.Argument(help="Bot name: a Python module name, e.g. my_bot.")],
+    game: Annotated[str, typer.Option("--game", "-g", help="Game it plays (see `arena games`).")],
+    directory: Annotated[
+        Path | None, typer.Option("--dir", help="Project directory (default: ./NAME).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a non-empty directory.")
+    ] = False,
+) -> None:
+    """Write a working bot project: the bot, a test that plays it, a README."""
+    from league.cli.scaffold import ScaffoldError, write_project
+
+    target = directory if directory is not None else Path(name)
+    try:
+        files = write_project(name, game, target, force=force)
+    except ScaffoldError as error:
+        raise fail(str(error)) from None
+    for path in files:
+        typer.echo(f"wrote {path}")
+    typer.echo(
+        f"next: cd {target} && python -m pytest -q; then"
+        f' arena bot check "python {files[0].resolve()}" --game {game}'
+    )
+
+
+@app.command("check")
+def check_command(
+    ctx: typer.Context,
+    bot: Annotated[
+        str, typer.Argument(help="Command line that starts the bot, or a registered bot's name.")
+    ],
+    game: Annotated[str, typer.Option("--game", "-g", help="Game to check it at.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    matches: Annotated[int, typer.Option(min=1, help="Matches to play.")] = 6,
+    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
+    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start.")] = 15.0,
+    vary_rules: Annotated[
+        bool,
+        typer.Option(
+            "--vary-rules",
+            help="Give every rule option each of its values across the matches (default:"
+            " the game's default rules, as a ladder plays).",
+        ),
+    ] = False,
+    no_sandbox: NoSandboxOption = False,
+) -> None:
+    """Play a few matches against the example bots, as a league would run the bot,
+    and print PASS or FAIL with reasons (exit 0 on PASS, 1 on FAIL, 2 on bad input)."""
+    from league.cli.common import sandbox_config
+
+    spec = _resolve_bot(ctx, bot)
+    sandbox = sandbox_config(
+        no_sandbox=no_sandbox,
+        memory_mb=SANDBOX_DEFAULTS.memory_mb,
+        cpu_s=SANDBOX_DEFAULTS.cpu_s,
+        max_procs=SANDBOX_DEFAULTS.max_procs,
+        cpus=SANDBOX_DEFAULTS.cpus,
+    )
+    check_sandbox(sandbox)
+    report = _run_check(
+        spec, game, matches, time_limit, startup_timeout, sandbox, vary_rules=vary_rules
+    )
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        for line in report.lines():
+            typer.echo(line)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
+    """A registered bot's name (one word, not a file) is looked up in the database;
+    anything else is a command line, as in ``arena match --bot``."""
+    import shlex
+
+    from league.store.registry import LeagueError, bot_spec, get_bot
+    from referee.process import BotSpec
+
+    word = bot.strip()
+    if word and not any(c.isspace() for c in word) and not Path(word).exists():
+        from league.store.db import DatabaseError
+
+        try:
+            with transaction(ctx, create=False) as session:
+                return bot_spec(get_bot(session=session, name=word))
+        except typer.Exit:
+            raise fail(
+                f"{word!r} is not a registered bot (or there is no database): give a"
+                ' registered name or a command line such as "python my_bot.py"'
+            ) from None
+        except (LeagueError, DatabaseError) as error:
+            raise fail(str(error)) from None
+    try:
+        argv = tuple(shlex.split(bot))
+        if not argv:
+            raise ValueError("empty command line")
+        return BotSpec(name="candidate", command=argv, version="check")
+    except ValueError as error:
+        raise fail(f"bad command line {bot!r}: {error}") from None
+
+
+@app.command("list")
+def list_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    all_versions: Annotated[bool, typer.Option("--all", help="Include removed bots.")] = False,
+) -> None:
+    """List registered bots."""
+    from league.store.registry import list_bots
+
+    with transaction(ctx) as session:
+        rows = list_bots(session=session, include_retired=all_versions)
+        if as_json:
+            echo_json([bot_json(r) for r in rows])
+            return
+        echo_table(
+            ["name", "version", "games", "starts with"],
+            [
+                [
+                    r.name + (" (removed)" if r.retired else ""),
+                    r.version,
+                    r.games,
+                    r.command or r.address,
+                ]
+                for r in rows
+            ],
+        )
+
+
+@app.command("show")
+def show_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Bot name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Show one bot (its newest version)."""
+    from league.store.registry import get_bot
+
+    with transaction(ctx) as session:
+        data = bot_json(get_bot(session=session, name=name))
+        if as_json:
+            echo_json(data)
+            return
+        for key, value in data.items():
+            typer.echo(f"{key:>10}: {value}")
+
+
+@app.command("remove")
+def remove_command(
+    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Bot name.")]
+) -> None:
+    """Remove a bot. Versions with recorded matches are kept, marked removed."""
+    from league.store.registry import remove_bot
+
+    with transaction(ctx) as session:
+        count = remove_bot(session=session, name=name)
+        typer.echo(f"removed {name} ({count} version{'s' if count != 1 else ''})")

@@ -1,0 +1,150 @@
+"""Shared pieces of the ``arena`` commands: errors, the database option, output."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlmodel import Session
+
+
+@dataclass
+class Context:
+    """What the root callback parsed (``--db``) for the subcommands."""
+
+    db_url: str | None = None
+    _engine: Engine | None = None
+
+    def engine(self, *, create: bool = True) -> Engine:
+        from league.store.db import DatabaseError, open_database
+
+        if self._engine is None:
+            try:
+                self._engine = open_database(self.db_url, create=create)
+            except DatabaseError as error:
+                raise fail(str(error)) from None
+        return self._engine
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` to stderr and return the exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def context_of(ctx: typer.Context) -> Context:
+    obj = ctx.find_root().obj
+    if not isinstance(obj, Context):
+        obj = Context()
+        ctx.find_root().obj = obj
+    return obj
+
+
+@contextmanager
+def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]:
+    """A session that commits on success; a library error becomes a clean exit 2
+    with nothing written."""
+    from league.store.db import DatabaseError, session_scope
+    from league.store.registry import LeagueError
+    from referee.games.base import GameError
+
+    engine = context_of(ctx).engine(create=create)
+    try:
+        with session_scope(engine) as session:
+            yield session
+    except (LeagueError, GameError, DatabaseError, SandboxError, ValueError) as error:
+        raise fail(str(error)) from None
+
+
+def parse_rule_options(pairs: list[str]) -> dict[str, str]:
+    """``["k=v", ...]`` → dict; a malformed pair raises :class:`typer.BadParameter`."""
+    rules: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{pair!r}: expected key=value", param_hint="--rule")
+        if key.strip() in rules:
+            raise typer.BadParameter(f"{key.strip()!r} given twice", param_hint="--rule")
+        rules[key.strip()] = value.strip()
+    return rules
+
+
+def echo_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+def echo_table(headers: list[str], rows: list[list[str]], *, right: set[int] | None = None) -> None:
+    """A plain aligned text table."""
+    right = right or set()
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(cells)
+        ).rstrip()
+
+    typer.echo(line(headers))
+    for row in rows:
+        typer.echo(line(row))
+
+
+NoSandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-sandbox",
+        help="Run bots WITHOUT the sandbox (as your user, seeing your files): trusted bots only.",
+    ),
+]
+MemoryOption = Annotated[
+    int, typer.Option("--memory-mb", min=64, help="Address-space limit of each bot process, MiB.")
+]
+CpuOption = Annotated[
+    int, typer.Option("--cpu-s", min=1, help="CPU seconds a bot process may use in its life.")
+]
+ProcsOption = Annotated[
+    int, typer.Option("--max-procs", min=1, help="Processes and threads a bot may run.")
+]
+CpusOption = Annotated[
+    float,
+    typer.Option("--cpus", min=0.01, max=1024, help="CPU bandwidth of each bot, in cores."),
+]
+
+
+def sandbox_config(
+    *, no_sandbox: bool, memory_mb: int, cpu_s: int, max_procs: int, cpus: float
+) -> SandboxConfig:
+    """The sandbox the CLI options describe."""
+    return SandboxConfig(
+        enabled=not no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs, cpus=cpus
+    )
+
+
+def check_sandbox(sandbox: SandboxConfig) -> None:
+    """Refuse to run without the sandbox's tools (clear error, exit 2); say once on
+    stderr when control groups cannot bound bots here (rlimits still apply)."""
+    from referee import cgroups
+
+    if not sandbox.enabled:
+        return
+    try:
+        require_tools()
+    except SandboxError as error:
+        raise fail(str(error)) from None
+    if sandbox.cgroup and (why := cgroups.available()) is not None:
+        typer.echo(
+            f"warning: bots are limited per process only (no control group: {why})", err=True
+        )
+
+
+SANDBOX_DEFAULTS = DEFAULT_SANDBOX

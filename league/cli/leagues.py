@@ -1,0 +1,672 @@
+"""``arena league``: create, run, inspect and delete leagues."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Final
+
+import typer
+
+from league.cli.common import (
+    SANDBOX_DEFAULTS,
+    CpuOption,
+    CpusOption,
+    MemoryOption,
+    NoSandboxOption,
+    ProcsOption,
+    check_sandbox,
+    context_of,
+    echo_json,
+    echo_table,
+    fail,
+    parse_rule_options,
+    sandbox_config,
+    transaction,
+)
+from referee.sandbox import SandboxError
+
+if TYPE_CHECKING:
+    from league.execution.run import Progress
+    from league.store.bluff import LeagueBluff
+    from league.store.models import LeagueRow
+    from league.store.standings import Standing
+
+app = typer.Typer(
+    help="Round-robin leagues with ratings.", no_args_is_help=True, rich_markup_mode=None
+)
+
+
+def league_json(row: LeagueRow) -> dict[str, object]:
+    """The league's public settings (never its secret: see :func:`show_command`)."""
+    from league.store.leagues import league_sandbox
+
+    return {
+        "name": row.name,
+        "game": row.game,
+        "rules": json.loads(row.rules),
+        "table_size": row.table_size,
+        "rounds": row.rounds,
+        "reproducible_seed": row.seed,
+        "commitment": row.commitment,
+        "time_limit": row.decision_s,
+        "startup_timeout": row.startup_s,
+        "k_factor": row.k_factor,
+        "sandbox": league_sandbox(row).to_dict(),
+        "mode": row.mode,
+        "created_at": row.created_at.isoformat(),
+    }
+
+
+@app.command("create")
+def create_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name (no spaces).")],
+    game: Annotated[str, typer.Option("--game", "-g", help="Game name.")],
+    bot: Annotated[list[str], typer.Option("--bot", "-b", help="Registered bot (repeatable).")],
+    rule: Annotated[
+        list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value.")
+    ] = None,
+    table_size: Annotated[int, typer.Option(min=2, help="Seats per match.")] = 2,
+    rounds: Annotated[int, typer.Option(min=1, help="Times the whole round-robin is played.")] = 1,
+    reproducible_seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="UNSAFE for public leagues: derive the deals from this seed, so anybody"
+            " who guesses it knows every deal. Default: a fresh 256-bit secret.",
+        ),
+    ] = None,
+    time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
+    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to start a bot.")] = 15.0,
+    k_factor: Annotated[float, typer.Option(min=0.0, help="K of the rating history.")] = 16.0,
+    no_sandbox: NoSandboxOption = False,
+    memory_mb: MemoryOption = SANDBOX_DEFAULTS.memory_mb,
+    cpu_s: CpuOption = SANDBOX_DEFAULTS.cpu_s,
+    max_procs: ProcsOption = SANDBOX_DEFAULTS.max_procs,
+    cpus: CpusOption = SANDBOX_DEFAULTS.cpus,
+) -> None:
+    """Create a league and write its whole schedule."""
+    from league.store.leagues import LeagueSettings, create_league, league_status
+
+    settings = LeagueSettings(
+        game=game,
+        bots=tuple(bot),
+        rules=parse_rule_options(rule or []),
+        table_size=table_size,
+        rounds=rounds,
+        reproducible_seed=reproducible_seed,
+        decision_s=time_limit,
+        startup_s=startup_timeout,
+        k_factor=k_factor,
+        sandbox=sandbox_config(
+            no_sandbox=no_sandbox,
+            memory_mb=memory_mb,
+            cpu_s=cpu_s,
+            max_procs=max_procs,
+            cpus=cpus,
+        ),
+    )
+    with transaction(ctx) as session:
+        league = create_league(session=session, name=name, settings=settings)
+        total = league_status(session=session, league=league).total
+        typer.echo(f"created league {league.name}: {game}, {len(bot)} bots, {total} matches")
+        typer.echo(f"deal commitment (sha256 of the league secret): {league.commitment}")
+        if reproducible_seed is not None:
+            typer.echo(
+                "warning: --reproducible-seed makes every deal guessable;"
+                " never use it for a public league",
+                err=True,
+            )
+
+
+def _format_eta(seconds: float | None) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "--:--"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+class ProgressPrinter:
+    """A one-line progress bar on a terminal; a line per ~5% otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last_step = -1
+
+    def __call__(self, progress: Progress) -> None:
+        width = 24
+        fraction = progress.done / progress.total if progress.total else 1.0
+        bar = "#" * int(width * fraction) + "-" * (width - int(width * fraction))
+        text = (
+            f"[{bar}] {progress.done}/{progress.total}  {progress.rate:.2f} matches/s"
+            f"  ETA {_format_eta(progress.eta_s)}"
+            f"  leader {progress.leader} ({progress.leader_elo:.0f})"
+            + (
+                "  stopping after running matches (Ctrl-C again to abandon them)"
+                if progress.stopping
+                else ""
+            )
+        )
+        if self.tty:
+            sys.stderr.write("\r" + text.ljust(110))
+            sys.stderr.flush()
+            return
+        step = int(fraction * 20)
+        if step != self.last_step or progress.stopping:
+            self.last_step = step
+            sys.stderr.write(text + "\n")
+
+    def close(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+@app.command("run")
+def run_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=256, help="Matches at a time (over all workers).")
+    ] = 1,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=256,
+            help="Referee processes sharing the matches, so refereeing is not bound to"
+            " one core. Default: one per core; never more than --concurrency or the"
+            " pending matches (1: everything in this process).",
+            show_default=False,
+        ),
+    ] = None,
+    max_matches: Annotated[
+        int | None, typer.Option(min=1, help="Stop after this many matches.")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="Where matches are refereed: local (this machine) or ray (each match a"
+            " task on a Ray cluster; pip install '.[ray]', docs/distributed.md)."
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray cluster to use (auto, HOST:PORT or ray://HOST:PORT); default: start"
+            " a local Ray instance for this run.",
+            show_default=False,
+        ),
+    ] = None,
+    ray_cpus_per_match: Annotated[
+        float,
+        typer.Option(min=0.01, help="Ray CPUs each match reserves (lower for waiting bots)."),
+    ] = 1.0,
+    ray_runtime_env: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray runtime environment, JSON or @FILE (e.g. a working_dir that ships"
+            " the bots' files to the workers).",
+            show_default=False,
+        ),
+    ] = None,
+    ray_ship_bots: Annotated[
+        bool,
+        typer.Option(
+            help="Send each bot's script files with its tasks (workers check them against"
+            " the registered version) instead of reading them from a shared path."
+        ),
+    ] = False,
+) -> None:
+    """Play the league's pending matches (resumes where a previous run stopped)."""
+    import trio
+
+    from league.execution.run import run_league
+    from league.store.leagues import get_league, league_sandbox
+    from league.store.registry import LeagueError
+
+    if executor not in ("local", "ray"):
+        raise fail(f"bad --executor {executor!r}: use local or ray")
+    if executor == "local" and (ray_address or ray_runtime_env or ray_ship_bots):
+        raise fail("--ray-address, --ray-runtime-env and --ray-ship-bots need --executor ray")
+    ray = None
+    if executor == "ray":
+        from league.execution.ray_executor import RayOptions, parse_runtime_env
+
+        try:
+            env = parse_runtime_env(ray_runtime_env) if ray_runtime_env else None
+        except LeagueError as error:
+            raise fail(str(error)) from None
+        ray = RayOptions(address=ray_address, cpus_per_match=ray_cpus_per_match, runtime_env=env)
+    engine = context_of(ctx).engine()
+    with transaction(ctx) as session:
+        check_sandbox(league_sandbox(get_league(session=session, name=name)))
+    printer = ProgressPrinter() if progress else None
+    try:
+        summary = trio.run(
+            lambda: run_league(
+                engine,
+                name,
+                concurrency=concurrency,
+                workers=workers,
+                max_matches=max_matches,
+                on_progress=printer,
+                ray=ray,
+            )
+        )
+    except (LeagueError, SandboxError) as error:
+        raise fail(str(error)) from None
+    finally:
+        if printer:
+            printer.close()
+    state = "interrupted" if summary.interrupted else "finished"
+    typer.echo(
+        f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"
+        f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
+        f" reused {summary.processes_reused}"
+        + (f"; referee processes {summary.workers}" if summary.workers != 1 else "")
+    )
+    for why in summary.lost_workers:
+        typer.echo(f"error: {why}", err=True)
+    if summary.lost:
+        typer.echo(
+            f"error: {len(summary.lost)} match(es) were being played by a referee worker that"
+            " died; they were not saved and the next run plays them:",
+            err=True,
+        )
+        for lost in summary.lost:
+            typer.echo(f"  {lost.match_id}", err=True)
+    if summary.aborted:
+        typer.echo(
+            f"error: the referee aborted {len(summary.aborted)} match(es); they are not rated"
+            " and the next run plays them again:",
+            err=True,
+        )
+        for aborted in summary.aborted:
+            typer.echo(f"  {aborted.match_id}: {aborted.error}", err=True)
+    if summary.interrupted:
+        raise typer.Exit(130)
+    if summary.aborted:
+        raise typer.Exit(3)
+    if summary.lost_workers:
+        raise typer.Exit(4)
+
+
+@app.command("logs")
+def logs_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    match: Annotated[int, typer.Argument(help="Match position (see `arena league matches`).")],
+    seat: Annotated[int, typer.Option("--seat", "-s", min=0, help="Seat whose output to print.")],
+) -> None:
+    """What a seat's bot printed (stdout and stderr) during one match, capped."""
+    from league.store.leagues import find_match, get_league, match_log
+    from league.store.registry import LeagueError
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        found = find_match(session=session, key=f"{league.name}-{match}")[1]
+        if found.status != "done":
+            raise LeagueError(f"match {league.name}-{match} has not been played")
+        output = match_log(session=session, match=found, seat=seat)
+        if output is None:
+            raise LeagueError(f"no output captured for seat {seat} of match {league.name}-{match}")
+    sys.stdout.write(output.decode("utf-8", "replace"))
+
+
+@app.command("status")
+def status_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Progress of a league: matches done and pending, forfeits, faults; the deal
+    commitment, and the secret once every match is played."""
+    from league.store.leagues import get_league, league_bots, league_status, revealed_secret
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        status = league_status(session=session, league=league)
+        secret = revealed_secret(session=session, league=league)
+        data = {
+            **league_json(league),
+            "secret": secret.hex() if secret is not None else None,
+            "bots": [bot.name for _, bot in league_bots(session=session, league=league)],
+            "matches": status.total,
+            "done": status.done,
+            "pending": status.pending,
+            "forfeits": status.forfeits,
+            "aborted": status.aborted,
+            "faults": status.faults,
+        }
+    if as_json:
+        echo_json(data)
+        return
+    for key, value in data.items():
+        if key == "secret" and value is None:
+            value = "(revealed when no match is pending)"
+        typer.echo(f"{key:>17}: {value}")
+
+
+app.command("show")(status_command)
+
+
+@app.command("verify")
+def verify_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    secret: Annotated[
+        str | None,
+        typer.Option(help="The revealed secret (hex) to check; default: the stored one."),
+    ] = None,
+) -> None:
+    """Check a finished league: the secret matches the published commitment and
+    every match's chance outcomes are exactly the deal drawn from it."""
+    from league.store.leagues import get_league, verify_league
+    from referee.chance import parse_secret
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        given = parse_secret(secret) if secret is not None else None
+        result = verify_league(session=session, league=league, secret=given)
+    for problem in result.problems:
+        typer.echo(f"MISMATCH {problem}")
+    if not result.ok:
+        typer.echo(f"league {name}: NOT VERIFIED ({len(result.problems)} problem(s))")
+        raise typer.Exit(1)
+    typer.echo(
+        f"league {name}: verified: the secret matches commitment {result.commitment};"
+        f" {result.matches} matches replayed, {result.chance_events} chance outcomes"
+        " equal the deals drawn from the secret"
+    )
+
+
+def _fmt(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "-"
+    if not math.isfinite(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.{digits}f}"
+
+
+@app.command("standings")
+def standings_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
+    los: Annotated[
+        bool, typer.Option(help="Also print the likelihood-of-superiority matrix.")
+    ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also list retired versions (rolling ladders).")
+    ] = False,
+) -> None:
+    """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals, and LOS."""
+    from league.store.bluff import league_bluff
+    from league.store.leagues import get_league
+    from league.store.standings import standings
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        bluff = league_bluff(session=session, league=league)
+        rows = standings(
+            session=session, league=league, samples=samples, bluff=bluff, include_retired=show_all
+        )
+    if as_json:
+        echo_json([row.as_json() for row in rows])
+        return
+    echo_table(
+        [
+            "rank",
+            "bot",
+            "elo",
+            "95% interval",
+            "matches",
+            "wins",
+            "mean place",
+            "mean score",
+            "faults",
+        ],
+        [
+            [
+                str(row.rank or "-"),
+                row.bot + (" (retired)" if row.retired else ""),
+                _fmt(row.elo),
+                f"{_fmt(row.lo)} .. {_fmt(row.hi)}" if row.elo is not None else "-",
+                str(row.matches),
+                str(row.wins),
+                _fmt(row.mean_place, 2),
+                _fmt(row.mean_score, 2),
+                ", ".join(f"{k} {v}" for k, v in sorted(row.faults.items())) or "-",
+            ]
+            for row in rows
+        ],
+        right={0, 2, 4, 5, 6, 7},
+    )
+    typer.echo(
+        "elo: batch Bradley-Terry fit, mean 1500, order-independent;"
+        " interval: bootstrap over duplicate groups"
+    )
+    if bluff is not None:
+        _echo_bluff(rows, bluff)
+    rated = [row for row in rows if row.rank is not None]
+    if los and len(rated) > 1:
+        typer.echo("\nlikelihood of superiority (row better than column, % of bootstrap samples):")
+        echo_table(
+            ["", *(row.bot for row in rated)],
+            [
+                [a.bot, *("-" if a.bot == b.bot else f"{a.los.get(b.bot, 0.5):.0%}" for b in rated)]
+                for a in rated
+            ],
+            right=set(range(1, len(rated) + 1)),
+        )
+
+
+def _echo_bluff(rows: list[Standing], bluff: LeagueBluff) -> None:
+    """The bluff analytics table (definitions: docs/bots.md, "Bluff analytics")."""
+    from referee.analytics import BluffStats, format_ratio
+
+    typer.echo(f"\nbluff analytics, judged from {bluff.matches} match records:")
+    table = []
+    for row in rows:
+        ratios = (row.bluff or BluffStats()).ratios()
+        table.append([row.bot, *(format_ratio(*ratios[name]) for name in BLUFF_COLUMNS)])
+    echo_table(["bot", *BLUFF_COLUMNS.values()], table, right={1, 2, 3, 4})
+    typer.echo(
+        "bluff rate: false claims / claims; challenge rate: challenges / chances to"
+        " challenge; accuracy: challenges of false claims / challenges; wrongly"
+        " challenged: own true claims challenged / own true claims"
+    )
+    for problem in bluff.skipped:
+        typer.echo(f"not judged: {problem}")
+
+
+BLUFF_COLUMNS: Final = {
+    "bluff_rate": "bluff rate",
+    "challenge_rate": "challenge rate",
+    "challenge_accuracy": "challenge accuracy",
+    "wrongly_challenged": "wrongly challenged",
+}
+"""The four rates (keys of :meth:`BluffStats.ratios`) and their column titles."""
+
+
+@app.command("crosstable")
+def crosstable_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Head-to-head scores: row bot's wins-draws-losses against the column bot."""
+    from league.store.leagues import get_league
+    from league.store.standings import crosstable
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        table = crosstable(session=session, league=league)
+    if as_json:
+        echo_json(
+            {
+                a: {
+                    b: {
+                        "wins": h.wins,
+                        "draws": h.draws,
+                        "losses": h.losses,
+                        "score": h.score,
+                        "elo": h.elo if h.elo is None or math.isfinite(h.elo) else str(h.elo),
+                        "margin": h.margin
+                        if h.margin is None or math.isfinite(h.margin)
+                        else str(h.margin),
+                        "los": h.los,
+                    }
+                    for b, h in row.items()
+                }
+                for a, row in table.items()
+            }
+        )
+        return
+    names = list(table)
+    echo_table(
+        ["", *names],
+        [
+            [
+                a,
+                *(
+                    "x"
+                    if a == b
+                    else f"{table[a][b].wins}-{table[a][b].draws}-{table[a][b].losses}"
+                    for b in names
+                ),
+            ]
+            for a in names
+        ],
+    )
+    typer.echo("")
+    pairs = [
+        [a, b, _fmt(h.score, 3), f"{_fmt(h.elo, 1)} ± {_fmt(h.margin, 1)}", f"{h.los:.1%}"]
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        for h in [table[a][b]]
+    ]
+    echo_table(["bot", "vs", "score", "elo diff", "LOS"], pairs, right={2, 3, 4})
+
+
+@app.command("list")
+def list_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """List leagues."""
+    from league.store.leagues import league_status, list_leagues
+
+    with transaction(ctx) as session:
+        rows = []
+        for league in list_leagues(session=session):
+            status = league_status(session=session, league=league)
+            rows.append({**league_json(league), "matches": status.total, "done": status.done})
+    if as_json:
+        echo_json(rows)
+        return
+    echo_table(
+        ["name", "game", "table", "rounds", "done"],
+        [
+            [
+                str(r["name"]),
+                str(r["game"]),
+                str(r["table_size"]),
+                str(r["rounds"]),
+                f"{r['done']}/{r['matches']}",
+            ]
+            for r in rows
+        ],
+    )
+
+
+@app.command("delete")
+def delete_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a league with its schedule and results (bots stay registered)."""
+    from league.store.leagues import delete_league
+
+    if not yes and not typer.confirm(f"delete league {name} and all its results?", default=False):
+        raise fail("not deleted", code=1)
+    with transaction(ctx) as session:
+        delete_league(session=session, name=name)
+    typer.echo(f"deleted league {name}")
+
+
+@app.command("matches")
+def matches_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
+    result: Annotated[
+        str | None,
+        typer.Option(help="completed, forfeit, aborted, pending, or with --bot: won, lost."),
+    ] = None,
+    fault: Annotated[
+        str | None, typer.Option(help="Only matches with this fault (e.g. timeout).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """List a league's matches (ids for `arena replay`), with filters."""
+    from league.store.leagues import get_league, list_matches
+    from referee.faults import FaultKind
+
+    if fault is not None and fault not in {kind.value for kind in FaultKind}:
+        raise fail(
+            f"unknown fault {fault!r} (faults: {', '.join(kind.value for kind in FaultKind)})"
+        )
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        rows = list_matches(session=session, league=league, bot=bot, result=result, fault=fault)
+    if as_json:
+        echo_json([asdict(row) for row in rows])
+        return
+    echo_table(
+        ["match", "status", "seats (place)", "faults", "ms"],
+        [
+            [
+                row.key,
+                row.reason or row.status,
+                "  ".join(
+                    f"{b} ({p if p is not None else '-'})"
+                    for b, p in zip(row.bots, row.places, strict=True)
+                ),
+                ", ".join(f"seat {i} {f}" for i, f in enumerate(row.faults) if f) or "-",
+                f"{row.duration_ms:.0f}",
+            ]
+            for row in rows
+        ],
+        right={4},
+    )
+
+
+@app.command("report")
+def report_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    html: Annotated[Path, typer.Option(help="The league page to write (replays go beside it).")],
+    samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
+) -> None:
+    """Write an HTML league report: standings, crosstable, rating chart, match replays."""
+    from league.store.leagues import get_league
+    from league.store.report import write_league_report
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        try:
+            written = write_league_report(
+                session=session, league=league, path=html, samples=samples
+            )
+        except OSError as error:
+            raise fail(f"cannot write the report: {error}") from None
+    typer.echo(f"wrote {html} and {len(written) - 1} match replays")

@@ -1,0 +1,119 @@
+"""``arena serve``: the web server (live leaderboard, replays, JSON API)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from league.cli.common import context_of, fail
+
+
+def serve_command(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port (0: any free port, printed).")
+    ] = 8000,
+    store: Annotated[
+        Path,
+        typer.Option(
+            envvar="ARENA_STORE",
+            help="Directory of the server's files: its session key, uploaded bots.",
+        ),
+    ] = Path("arena-store"),
+    secure_cookies: Annotated[
+        bool,
+        typer.Option(
+            "--secure-cookies",
+            help="Mark session cookies Secure (set this behind an HTTPS reverse proxy).",
+        ),
+    ] = False,
+    max_upload_mb: Annotated[
+        float, typer.Option(min=0.001, help="Largest upload an author may send, MiB.")
+    ] = 4.0,
+    submissions_per_hour: Annotated[
+        int, typer.Option(min=1, help="Submissions per author in any hour (accepted or not).")
+    ] = 12,
+    submission_interval: Annotated[
+        float, typer.Option(min=0.0, help="Seconds an author waits between two submissions.")
+    ] = 20.0,
+    ladders: Annotated[
+        bool,
+        typer.Option(
+            help="Play every rolling ladder in the background (--no-ladders: when"
+            " `arena rolling run` plays them elsewhere; never both for one ladder)."
+        ),
+    ] = True,
+    check_matches: Annotated[
+        int, typer.Option(min=1, help="Matches the pre-submission check plays in the sandbox.")
+    ] = 4,
+) -> None:
+    """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API,
+    bot submissions by authors; and play the rolling ladders in the background.
+
+    Standings pages update by themselves as matches finish, also matches played by
+    another process (`arena league run`) on the same database.
+    """
+    import logging
+
+    import trio
+
+    from league.server.app import Settings
+    from league.server.auth import KeyError_
+    from league.server.ladders import run_ladders
+    from league.server.run import make_server, serve
+    from league.store.db import redact, resolve_url
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    engine = context_of(ctx).engine()
+    from league.services.submissions import SubmissionLimits
+
+    settings = Settings(
+        store=store.resolve(),
+        secure_cookies=secure_cookies,
+        limits=SubmissionLimits(
+            max_upload_bytes=int(max_upload_mb * (1 << 20)),
+            per_hour=submissions_per_hour,
+            min_interval_s=submission_interval,
+        ),
+        check_matches=check_matches,
+    )
+    try:
+        server = make_server(engine, settings)
+    except (KeyError_, OSError) as error:
+        raise fail(str(error)) from None
+
+    def ready(binds: list[str]) -> None:
+        typer.echo(f"database: {redact(resolve_url(context_of(ctx).db_url))}")
+        typer.echo(f"store: {settings.store}")
+        for bind in binds:
+            typer.echo(f"serving on {bind}", err=False)
+        typer.echo("Ctrl-C stops the server", err=False)
+        sys.stdout.flush()
+
+    try:
+        trio.run(
+            lambda: serve(
+                server,
+                host=host,
+                port=port,
+                on_ready=ready,
+                background=[run_ladders] if ladders else [],
+            )
+        )
+    except* OSError as group:  # e.g. the port is taken (raised inside the server's nursery)
+        first = _first_leaf(group)
+        raise fail(f"cannot serve on {host}:{port}: {first}") from None
+    typer.echo("server stopped")
+
+
+def _first_leaf(group: BaseException) -> BaseException:
+    while isinstance(group, BaseExceptionGroup):
+        group = group.exceptions[0]
+    return group

@@ -1,0 +1,425 @@
+"""A submission: an author's upload becomes a registered bot version, or is refused.
+
+The steps, each of which can refuse (and every refusal is recorded as a
+refused :class:`SubmissionRow` with its reasons, so the author can be told and
+floods are counted):
+
+1. the name and game are valid, and the name is not another author's (or the
+   operator's) bot;
+2. the author is within the rate limit (counted from ``SubmissionRow`` rows,
+   so a restart does not reset it);
+3. the raw upload is within the size cap; it is stored by content;
+4. it is unpacked safely (:mod:`league.store.uploads`) and has an entry point;
+5. ``arena bot check`` (:func:`league.execution.botcheck.check_bot_matches`) plays it in
+   the sandbox against the example bots, with the rules and limits of the game's
+   ladder (:func:`ladder_look`), so that to the bot a check match looks like a
+   ladder match; a FAIL refuses it with the check's reasons;
+6. it is registered as a new version of ``name``, owned by the author.
+
+The web server calls :func:`submit_bot` (a trio coroutine: the slow steps run in
+a worker thread) and maps the exceptions to HTTP statuses with :func:`http_status`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import shlex
+import sys
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import trio
+from sqlalchemy import Engine
+from sqlmodel import Session, col, func, select
+
+from league.execution.botcheck import check_bot_matches
+from league.store.authors import AuthError, check_name
+from league.store.db import session_scope
+from league.store.models import AuthorRow, BotRow, SubmissionRow
+from league.store.registry import AlreadyExistsError, LeagueError, add_bot
+from league.store.uploads import (
+    UnpackedBot,
+    UploadRejected,
+    UploadTooLarge,
+    find_entry,
+    store_upload,
+    unpack,
+)
+from referee.games import GAMES
+from referee.process import BotSpec
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+
+CheckSlot = Callable[[int, int], AbstractAsyncContextManager[None]]
+"""``slot(author id, submission id)``: an async context held while the check plays."""
+
+
+class BadSubmission(LeagueError):
+    """The request itself is malformed (bad name, unknown game); nothing recorded."""
+
+
+class RateLimited(LeagueError):
+    """The author submitted too often; try again after ``retry_after_s`` seconds."""
+
+    status = 429
+    """The HTTP status (a full check queue answers 503)."""
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class SubmissionRefused(LeagueError):
+    """The upload was judged and refused; ``reasons`` say why (shown to the author)."""
+
+    def __init__(self, reasons: tuple[str, ...], submission_id: int | None = None) -> None:
+        super().__init__("submission refused: " + "; ".join(reasons))
+        self.reasons = reasons
+        self.submission_id = submission_id
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionLimits:
+    """What one author may upload, and how often."""
+
+    max_upload_bytes: int = 4 << 20
+    max_unpacked_bytes: int = 32 << 20
+    max_files: int = 500
+    per_hour: int = 12
+    """Submissions (accepted or refused) per author in any hour."""
+    min_interval_s: float = 20.0
+    """Seconds between two submissions of one author (each costs a check)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionResult:
+    submission_id: int
+    bot: str
+    version: str
+    bot_id: int
+    command: str
+    check_lines: tuple[str, ...] = field(default=())
+    """The check's report, as ``arena bot check`` prints it."""
+
+    def to_json(self) -> dict[str, object]:
+        """The server's answer to an accepted submission."""
+        return {
+            "status": "accepted",
+            "bot": self.bot,
+            "version": self.version,
+            "submission": self.submission_id,
+        }
+
+
+def http_status(error: BaseException) -> int:
+    """The HTTP status the server answers a submission error with."""
+    if isinstance(error, AuthError):
+        return 401
+    if isinstance(error, UploadTooLarge):
+        return 413
+    if isinstance(error, RateLimited):
+        return error.status
+    if isinstance(error, SubmissionRefused | UploadRejected):
+        return 422
+    if isinstance(error, BadSubmission):
+        return 400
+    return 500
+
+
+def error_json(error: BaseException) -> dict[str, object]:
+    """The server's JSON answer for a submission error (see docs/submissions.md)."""
+    if isinstance(error, SubmissionRefused):
+        answer: dict[str, object] = {"status": "refused", "reasons": list(error.reasons)}
+        if error.submission_id is not None:
+            answer["submission"] = error.submission_id
+        return answer
+    answer = {"status": "error", "error": str(error)}
+    if isinstance(error, RateLimited):
+        answer["retry_after"] = error.retry_after_s
+    return answer
+
+
+def list_submissions(
+    *, session: Session, author_id: int | None = None, limit: int = 100
+) -> list[SubmissionRow]:
+    """The newest submissions first (of one author, if given)."""
+    query = select(SubmissionRow).order_by(
+        col(SubmissionRow.created_at).desc(), col(SubmissionRow.id).desc()
+    )
+    if author_id is not None:
+        query = query.where(SubmissionRow.author_id == author_id)
+    return list(session.exec(query.limit(limit)))
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _owner_problem(session: Session, author: AuthorRow, name: str) -> str | None:
+    """Why ``author`` may not submit under ``name`` (another's bot), or None."""
+    owners = set(session.exec(select(BotRow.author_id).where(BotRow.name == name)))
+    if not owners or owners == {author.id}:
+        return None
+    return f"the name {name!r} belongs to another author's bot (or the operator's); pick another"
+
+
+def _begin(
+    engine: Engine, author: AuthorRow, name: str, game: str, size: int, limits: SubmissionLimits
+) -> int:
+    """Rate limit and ownership; a 'checking' row that counts from now on."""
+    now = datetime.now(UTC)
+    with session_scope(engine) as session:
+        recent = select(SubmissionRow).where(
+            SubmissionRow.author_id == author.id,
+            col(SubmissionRow.created_at) > now - timedelta(hours=1),
+        )
+        count = session.exec(select(func.count()).select_from(recent.subquery())).one()
+        if count >= limits.per_hour:
+            oldest = session.exec(recent.order_by(col(SubmissionRow.created_at))).first()
+            assert oldest is not None
+            wait = _aware(oldest.created_at) + timedelta(hours=1) - now
+            raise RateLimited(
+                f"author {author.name!r} made {count} submissions in the last hour"
+                f" (limit {limits.per_hour})",
+                max(1, math.ceil(wait.total_seconds())),
+            )
+        last = session.exec(recent.order_by(col(SubmissionRow.created_at).desc())).first()
+        if last is not None:
+            since = (now - _aware(last.created_at)).total_seconds()
+            if since < limits.min_interval_s:
+                raise RateLimited(
+                    f"author {author.name!r} submitted {since:.0f} s ago; wait"
+                    f" {limits.min_interval_s:.0f} s between submissions",
+                    max(1, math.ceil(limits.min_interval_s - since)),
+                )
+        row = SubmissionRow(author_id=author.id or 0, name=name, game=game, size=size)
+        reasons = []
+        if (problem := _owner_problem(session, author, name)) is not None:
+            reasons.append(problem)
+        if size > limits.max_upload_bytes:
+            reasons.append(f"upload of {size} bytes is over the {limits.max_upload_bytes} limit")
+        if reasons:
+            row.status, row.reasons = "refused", json.dumps(reasons)
+        session.add(row)
+        session.flush()
+        assert row.id is not None
+        submission_id = row.id
+    if size > limits.max_upload_bytes:
+        raise UploadTooLarge(reasons[-1])
+    if reasons:
+        raise SubmissionRefused(tuple(reasons), submission_id)
+    return submission_id
+
+
+MAX_REASONS, MAX_REASON_CHARS = 20, 900
+"""What of the reasons is kept (they fit the ``reasons`` column and a page)."""
+
+
+def _refuse(engine: Engine, submission_id: int, reasons: tuple[str, ...]) -> SubmissionRefused:
+    reasons = tuple(reason[:MAX_REASON_CHARS] for reason in reasons[:MAX_REASONS])
+    with session_scope(engine) as session:
+        row = session.get(SubmissionRow, submission_id)
+        assert row is not None
+        row.status, row.reasons = "refused", json.dumps(list(reasons))
+        session.add(row)
+    return SubmissionRefused(reasons, submission_id)
+
+
+def _register(
+    engine: Engine,
+    submission_id: int,
+    author: AuthorRow,
+    name: str,
+    game: str,
+    command: str,
+    version: str,
+) -> int:
+    """Register the checked version for ``author``; the ownership test is repeated
+    in the same transaction (another author may have taken the name meanwhile)."""
+    with session_scope(engine) as session:
+        if (problem := _owner_problem(session, author, name)) is not None:
+            raise SubmissionRefused((problem,), submission_id)
+        try:
+            bot = add_bot(
+                session=session,
+                name=name,
+                command=command,
+                games=[game],
+                version=version,
+                check=False,
+            )
+        except AlreadyExistsError:
+            raise SubmissionRefused(
+                (f"version {version} of {name!r} (the same files) is already registered",),
+                submission_id,
+            ) from None
+        bot.author_id = author.id
+        session.add(bot)
+        session.flush()
+        assert bot.id is not None
+        row = session.get(SubmissionRow, submission_id)
+        assert row is not None
+        row.status, row.bot_id = "accepted", bot.id
+        session.add(row)
+        return bot.id
+
+
+async def submit_bot(
+    *,
+    engine: Engine,
+    store: Path,
+    author: AuthorRow,
+    name: str,
+    game: str,
+    filename: str,
+    data: bytes,
+    limits: SubmissionLimits = SubmissionLimits(),
+    check_matches: int = 4,
+    sandbox: SandboxConfig = DEFAULT_SANDBOX,
+    slot: CheckSlot | None = None,
+    check_budget_s: float | None = None,
+) -> SubmissionResult:
+    """Judge one upload and register it as a new version of ``name`` for ``author``.
+
+    Raises :class:`BadSubmission`, :class:`RateLimited`, :class:`UploadTooLarge`,
+    :class:`UploadRejected` or :class:`SubmissionRefused` (see :func:`http_status`).
+    ``author`` must be authenticated (:func:`league.store.authors.authenticate`) and
+    not disabled. ``slot(author id, submission id)``: held while the check plays
+    (the server's fair queue, :mod:`league.server.checkqueue`); a
+    :class:`RateLimited` from it refuses the submission with its message.
+    ``check_budget_s``: the check's time limit.
+    """
+    try:
+        check_name(name, "bot name")
+    except LeagueError as error:
+        raise BadSubmission(str(error)) from None
+    if game not in GAMES:
+        raise BadSubmission(f"unknown game {game[:50]!r} (known: {', '.join(sorted(GAMES))})")
+    if author.disabled:
+        raise AuthError(f"author {author.name!r} is disabled")
+    store = store.resolve()  # the registered command must not depend on the server's cwd
+    submission_id = await trio.to_thread.run_sync(
+        _begin, engine, author, name, game, len(data), limits
+    )
+    try:
+        tree, entry = await trio.to_thread.run_sync(
+            functools.partial(_unpack, store, submission_id, engine, filename, data, name, limits)
+        )
+    except UploadRejected as error:
+        raise await trio.to_thread.run_sync(_refuse, engine, submission_id, (str(error),)) from None
+    command = shlex.join([sys.executable, str(entry)])
+    version = tree.digest[:16]
+    spec = BotSpec(name=name, command=(sys.executable, str(entry)), version=version)
+    rules, decision_s, startup_s = await trio.to_thread.run_sync(ladder_look, engine, game)
+    check = functools.partial(
+        check_bot_matches,
+        spec,
+        game,
+        matches=check_matches,
+        sandbox=sandbox,
+        rules=rules,
+        decision_s=decision_s,
+        startup_s=startup_s,
+        budget_s=check_budget_s,
+    )
+    if slot is None:
+        report = await trio.to_thread.run_sync(check)
+    else:
+        assert author.id is not None
+        try:
+            async with slot(author.id, submission_id):
+                report = await trio.to_thread.run_sync(check)
+        except RateLimited as error:
+            await trio.to_thread.run_sync(_refuse, engine, submission_id, (str(error),))
+            raise
+    if not report.passed:
+        raise await trio.to_thread.run_sync(_refuse, engine, submission_id, tuple(report.reasons))
+    try:
+        bot_id = await trio.to_thread.run_sync(
+            _register, engine, submission_id, author, name, game, command, version
+        )
+    except SubmissionRefused as error:
+        raise await trio.to_thread.run_sync(_refuse, engine, submission_id, error.reasons) from None
+    return SubmissionResult(
+        submission_id=submission_id,
+        bot=name,
+        version=version,
+        bot_id=bot_id,
+        command=command,
+        check_lines=tuple(report.lines()),
+    )
+
+
+def ladder_look(engine: Engine, game: str) -> tuple[dict[str, str], float, float]:
+    """The rules, decision time and start-up time of the ladder an accepted bot of
+    ``game`` will play in (the oldest rolling ladder of the game), for the check to
+    send the same; the defaults when there is none. (With several ladders of
+    different settings the check looks like the oldest one.)"""
+    from league.store.rolling import rolling_leagues
+
+    with session_scope(engine) as session:
+        for league in rolling_leagues(session=session):
+            if league.game == game:
+                rules = {str(k): str(v) for k, v in json.loads(league.rules).items()}
+                return rules, league.decision_s, league.startup_s
+    return {}, 2.0, 15.0
+
+
+def _unpack(
+    store: Path,
+    submission_id: int,
+    engine: Engine,
+    filename: str,
+    data: bytes,
+    name: str,
+    limits: SubmissionLimits,
+) -> tuple[UnpackedBot, Path]:
+    digest = store_upload(store, data)
+    with session_scope(engine) as session:
+        row = session.get(SubmissionRow, submission_id)
+        assert row is not None
+        row.upload_sha256 = digest
+        session.add(row)
+    tree = unpack(
+        store,
+        filename,
+        data,
+        max_files=limits.max_files,
+        max_unpacked_bytes=limits.max_unpacked_bytes,
+    )
+    return tree, find_entry(tree, name)
+
+
+def submit_bot_sync(
+    *,
+    engine: Engine,
+    store: Path,
+    author: AuthorRow,
+    name: str,
+    game: str,
+    filename: str,
+    data: bytes,
+    limits: SubmissionLimits = SubmissionLimits(),
+    check_matches: int = 4,
+    sandbox: SandboxConfig = DEFAULT_SANDBOX,
+) -> SubmissionResult:
+    """:func:`submit_bot` for synchronous callers (the CLI, tests)."""
+    return trio.run(
+        functools.partial(
+            submit_bot,
+            engine=engine,
+            store=store,
+            author=author,
+            name=name,
+            game=game,
+            filename=filename,
+            data=data,
+            limits=limits,
+            check_matches=check_matches,
+            sandbox=sandbox,
+        )
+    )

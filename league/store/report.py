@@ -1,0 +1,559 @@
+"""A league as static HTML: one league page plus a replay page per finished match.
+
+:func:`write_league_report` writes ``path`` and, in the sibling directory
+``<path.stem>_matches/``, ``match-NNNN.html`` (NNNN = the match's schedule
+position) for every finished match, linked relatively, so the directory can be
+copied or served anywhere. Every page is self-contained (inline CSS, inline SVG,
+no network requests). The league page has, with stable ids:
+
+* ``#league-info`` — game, rules, schedule, progress;
+* ``#standings`` — batch Bradley–Terry Elo with its 95 % bootstrap interval
+  (also drawn as a bar per row, one scale for all rows), incremental Elo,
+  matches, wins, mean place, mean score, faults (``tr[data-bot]``), and for a
+  game with claims the four bluff analytics (``td.bluff[data-stat]``, definitions
+  in ``docs/bots.md``);
+* ``#crosstable`` — per pair W-D-L, Elo difference ± 95 % margin and LOS
+  (cutechess-cli formulas), ``td[data-row][data-col]``;
+* ``#elo-chart`` — incremental Elo after each finished match (``elo_history``),
+  an SVG polyline per bot (``polyline[data-bot]``);
+* ``#matches`` — every scheduled match (``tr[data-position]``), finished ones
+  linking to their replay (``a.replay-link``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+from urllib.parse import quote
+
+from sqlmodel import Session, col, select
+
+from league.store.leagues import (
+    bot_labels,
+    decompress_record,
+    finished_results,
+    league_status,
+)
+from league.store.models import BotRow, LeagueRow, MatchRow, SeatRow
+from league.store.ratings import HeadToHead, elo_history
+from league.store.standings import Standing, crosstable, standings
+from referee.analytics import BluffStats, format_ratio
+from referee.files import write_atomic
+from referee.games import get_game
+from referee.games.base import GameError
+from referee.html_replay import BASE_CSS, render_replay_html
+from referee.record import RecordError
+
+__all__ = ["match_file_name", "write_league_report"]
+
+PALETTE = (
+    "#2357c6",
+    "#d9480f",
+    "#2b8a3e",
+    "#ae3ec9",
+    "#e8590c",
+    "#0c8599",
+    "#c2255c",
+    "#5c940d",
+    "#1864ab",
+    "#862e9c",
+    "#495057",
+    "#f08c00",
+)
+
+
+def match_file_name(position: int) -> str:
+    """The replay page of the match at schedule ``position``: ``match-0007.html``."""
+    return f"match-{position:04d}.html"
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _fmt(value: float | None, digits: int = 0, *, sign: bool = False) -> str:
+    if value is None or math.isnan(value):
+        return "–"
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    if round(value, digits) == 0:
+        value = 0.0
+    text = f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+    return text.replace("-", "−")
+
+
+def _score(value: float) -> str:
+    if not math.isfinite(value):
+        return _fmt(value)
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+_REPORT_CSS = """
+.bar-cell { width: 230px; }
+svg text { font: 11px system-ui, sans-serif; fill: var(--muted); }
+#crosstable td { text-align: center; font-variant-numeric: tabular-nums; white-space: nowrap; }
+#crosstable td.self { background: #eef1f6; color: var(--muted); }
+#crosstable .wdl { font-weight: 600; }
+#crosstable .diff, #crosstable .los { font-size: 12px; color: var(--muted); }
+#crosstable th.row { text-align: left; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 6px; }
+.legend span::before { content: ""; display: inline-block; width: 14px; height: 4px;
+  margin-right: 5px; vertical-align: middle; background: var(--c); }
+#matches td { white-space: nowrap; }
+#matches .seats { white-space: normal; }
+.place-1 { font-weight: 700; }
+.scroll { overflow-x: auto; }
+"""
+
+
+def write_league_report(
+    *, session: Session, league: LeagueRow, path: Path, samples: int = 1000
+) -> list[Path]:
+    """Write the league page at ``path`` and a replay page per finished match.
+
+    Returns the files written, the league page first. A stored record that
+    cannot be replayed gets a page saying why instead of a replay.
+    """
+    path = Path(path)
+    match_dir = path.parent / f"{path.stem}_matches"
+    match_dir.mkdir(parents=True, exist_ok=True)
+    table = standings(session=session, league=league, samples=samples, include_retired=True)
+    cross = crosstable(session=session, league=league)
+    history = elo_history(finished_results(session=session, league=league), k=league.k_factor)
+    matches = list(
+        session.exec(
+            select(MatchRow).where(MatchRow.league_id == league.id).order_by(col(MatchRow.position))
+        )
+    )
+    seats: dict[int, list[tuple[SeatRow, BotRow]]] = {}
+    for seat, bot in session.exec(
+        select(SeatRow, BotRow)
+        .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
+        .join(BotRow, col(BotRow.id) == SeatRow.bot_id)
+        .where(MatchRow.league_id == league.id)
+    ):
+        seats.setdefault(seat.match_id, []).append((seat, bot))
+    for rows in seats.values():
+        rows.sort(key=lambda pair: pair[0].seat)
+
+    written: list[Path] = []
+    links: dict[int, str] = {}
+    back = (quote(f"../{path.name}"), f"league {league.name}")
+    for match in matches:
+        if match.status not in ("done", "aborted") or match.record is None:
+            continue  # an aborted match keeps its record: its page shows the error
+        file = match_dir / match_file_name(match.position)
+        title = f"{league.name} · match {match.position}"
+        try:
+            record = decompress_record(match.record)
+            page = render_replay_html(record, title=title, back=back)
+        except (RecordError, GameError, zlib.error, UnicodeDecodeError) as error:
+            page = _error_page(title, back, error)
+        write_atomic(file, page.encode("utf-8"))
+        written.append(file)
+        links[match.position] = f"{quote(match_dir.name)}/{match_file_name(match.position)}"
+
+    names = list(bot_labels(session=session, league=league).values())
+    page = _league_page(
+        session=session,
+        league=league,
+        table=table,
+        cross=cross,
+        history=history,
+        names=names,
+        matches=matches,
+        seats=seats,
+        links=links,
+        samples=samples,
+    )
+    write_atomic(path, page.encode("utf-8"))
+    return [path, *written]
+
+
+def _page(title: str, body: str, extra_css: str = "") -> str:
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
+style-src 'unsafe-inline'; img-src data:">
+<title>{_esc(title)}</title>
+<style>{BASE_CSS}{extra_css}</style>
+</head>
+<body>
+<main>
+{body}
+</main>
+</body>
+</html>
+"""
+
+
+def _error_page(title: str, back: tuple[str, str], error: Exception) -> str:
+    body = (
+        f'<p><a id="back-link" href="{_esc(back[0])}">&larr; {_esc(back[1])}</a></p>'
+        f'<h1 id="title">{_esc(title)}</h1>'
+        f'<p id="replay-error" class="box fault">This match record cannot be replayed:'
+        f" {_esc(error)}</p>"
+    )
+    return _page(title, body)
+
+
+def _league_page(
+    *,
+    session: Session,
+    league: LeagueRow,
+    table: Sequence[Standing],
+    cross: dict[str, dict[str, HeadToHead]],
+    history: list[dict[str, float]],
+    names: list[str],
+    matches: Sequence[MatchRow],
+    seats: dict[int, list[tuple[SeatRow, BotRow]]],
+    links: dict[int, str],
+    samples: int,
+) -> str:
+    try:
+        game_title = get_game(league.game).title
+    except GameError:
+        game_title = league.game
+    status = league_status(session=session, league=league)
+    order = [row.bot for row in table] + [n for n in names if n not in {r.bot for r in table}]
+    colors = {bot: PALETTE[i % len(PALETTE)] for i, bot in enumerate(order)}
+    try:
+        rules = json.loads(league.rules)
+    except ValueError:
+        rules = {}
+    rules_text = ", ".join(
+        f"<code>{_esc(k)}={_esc(v)}</code>" for k, v in sorted(dict(rules).items())
+    )
+    info = [
+        ("game", f"{_esc(game_title)} <code>{_esc(league.game)}</code>"),
+        ("rules", rules_text or "defaults"),
+        ("schedule", f"{league.table_size} seats per match, {league.rounds} round(s)"),
+        (
+            "deals",
+            "commitment (sha256 of the league secret)"
+            f' <code id="commitment">{_esc(league.commitment)}</code>'
+            + (
+                f", reproducible seed <code>{league.seed}</code> (guessable)"
+                if league.seed is not None
+                else ""
+            ),
+        ),
+        (
+            "time limits",
+            f"{league.decision_s:g} s per decision, {league.startup_s:g} s to start",
+        ),
+        (
+            "progress",
+            f'<span id="progress">{status.done} / {status.total} matches played</span>'
+            f"{f', {status.forfeits} forfeit(s)' if status.forfeits else ''}"
+            f"{f', {status.aborted} aborted by a referee error' if status.aborted else ''}",
+        ),
+    ]
+    body = [
+        f'<h1 id="title">League {_esc(league.name)}</h1>',
+        '<dl class="info box" id="league-info">'
+        + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in info)
+        + "</dl>",
+        "<h2>Standings</h2>",
+        _standings_html(table, history, colors, samples),
+        "<h2>Crosstable</h2>",
+        _crosstable_html(order, cross),
+        "<h2>Rating over matches</h2>",
+        _chart_html(history, order, colors, league.k_factor),
+        "<h2>Matches</h2>",
+        _matches_html(matches, seats, links),
+    ]
+    return _page(f"League {league.name} — {game_title}", "\n".join(body), _REPORT_CSS)
+
+
+def _standings_html(
+    table: Sequence[Standing],
+    history: list[dict[str, float]],
+    colors: dict[str, str],
+    samples: int,
+) -> str:
+    finite = [
+        v for row in table for v in (row.elo, row.lo, row.hi) if v is not None and math.isfinite(v)
+    ]
+    low = min(finite, default=1400.0)
+    high = max(finite, default=1600.0)
+    if high - low < 50:
+        low, high = (low + high) / 2 - 25, (low + high) / 2 + 25
+    pad = (high - low) * 0.05
+    low, high = low - pad, high + pad
+    width, height = 220, 18
+
+    def x(value: float) -> float:
+        value = min(max(value, low), high)
+        return round(4 + (value - low) / (high - low) * (width - 8), 1)
+
+    final = history[-1] if history else {}
+    claims = any(row.bluff is not None for row in table)
+    rows = []
+    for row in table:
+        bar = ""
+        if row.elo is not None and math.isfinite(row.elo):
+            lo = row.lo if row.lo is not None else row.elo
+            hi = row.hi if row.hi is not None else row.elo
+            color = colors.get(row.bot, PALETTE[0])
+            open_lo = '<path d="M{0} 5 L{1} 9 L{0} 13" fill="none" stroke="{2}"/>'
+            bar = (
+                f'<svg class="interval" width="{width}" height="{height}" '
+                f'viewBox="0 0 {width} {height}" role="img" '
+                f'aria-label="95% interval {_fmt(lo)} to {_fmt(hi)}">'
+                f'<line x1="{x(1500)}" y1="1" x2="{x(1500)}" y2="{height - 1}" '
+                'stroke="#c9ced8" stroke-dasharray="2 2"/>'
+                f'<line class="interval-bar" x1="{x(lo)}" y1="9" x2="{x(hi)}" y2="9" '
+                f'stroke="{color}" stroke-width="4" stroke-linecap="round" opacity="0.45"/>'
+                f'<circle cx="{x(row.elo)}" cy="9" r="4" fill="{color}"/>'
+                + (open_lo.format(x(lo) + 5, x(lo), color) if not math.isfinite(lo) else "")
+                + (open_lo.format(x(hi) - 5, x(hi), color) if not math.isfinite(hi) else "")
+                + "</svg>"
+            )
+        faults = ", ".join(f"{_esc(kind)}×{n}" for kind, n in sorted(row.faults.items()))
+        incremental = final.get(row.bot, row.incremental_elo)
+        rows.append(
+            f'<tr data-bot="{_esc(row.bot)}">'
+            f'<td class="num">{row.rank if row.rank is not None else "–"}</td>'
+            f'<td class="bot">{_esc(row.bot)}</td><td><code>{_esc(row.version)}</code></td>'
+            f'<td class="num elo">{_fmt(row.elo)}</td>'
+            f'<td class="num interval-text">{_fmt(row.lo)} .. {_fmt(row.hi)}</td>'
+            f'<td class="bar-cell">{bar}</td>'
+            f'<td class="num">{_fmt(incremental)}</td>'
+            f'<td class="num">{row.matches}</td><td class="num">{row.wins}</td>'
+            f'<td class="num">{_fmt(row.mean_place, 2)}</td>'
+            f'<td class="num">{_fmt(row.mean_score, 2)}</td>'
+            f'<td class="{"fault" if faults else ""}">{faults or "-"}</td>'
+            + (_bluff_cells(row.bluff) if claims else "")
+            + "</tr>"
+        )
+    return (
+        '<div class="scroll"><table id="standings" class="box"><thead><tr>'
+        '<th class="num">rank</th><th>bot</th><th>version</th><th class="num">Elo</th>'
+        f'<th class="num">95% interval</th><th>interval ({_fmt(low)} … {_fmt(high)})</th>'
+        '<th class="num" title="incremental, order-dependent Elo">incr. Elo</th>'
+        '<th class="num">matches</th><th class="num">wins</th>'
+        '<th class="num">mean place</th><th class="num">mean score</th><th>faults</th>'
+        + (BLUFF_HEADERS if claims else "")
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></div>"
+        '<p class="muted">Elo: batch Bradley–Terry fit over all finished matches (mean 1500,'
+        f" order-independent); interval: 95% bootstrap over duplicate groups ({samples}"
+        " samples); the dashed line marks 1500. Incremental Elo: the order-dependent"
+        " rating after the last match, as in the chart below.</p>" + (BLUFF_NOTE if claims else "")
+    )
+
+
+BLUFF_HEADERS: Final = (
+    '<th class="num" title="false claims / claims">bluff rate</th>'
+    '<th class="num" title="challenges / decisions where a challenge was legal">'
+    "challenge rate</th>"
+    '<th class="num" title="challenges of false claims / challenges">challenge accuracy</th>'
+    '<th class="num" title="own true claims challenged / own true claims">'
+    "wrongly challenged</th>"
+)
+BLUFF_NOTE: Final = (
+    '<p class="muted">Bluff analytics, judged from every finished match record by'
+    " replaying it with the full hidden state: a claim is false when the game's own"
+    " challenge rule, applied right then, would find it false. Percentages with"
+    " counts; – where nothing was counted.</p>"
+)
+
+
+def _bluff_cells(stats: BluffStats | None) -> str:
+    """The four bluff-analytics cells of one standings row."""
+    ratios = (stats or BluffStats()).ratios()
+    cells = []
+    for name, (part, whole) in ratios.items():
+        text = format_ratio(part, whole) if whole else "–"
+        cells.append(f'<td class="num bluff" data-stat="{name}">{_esc(text)}</td>')
+    return "".join(cells)
+
+
+def _crosstable_html(order: list[str], cross: dict[str, dict[str, HeadToHead]]) -> str:
+    head = "".join(f'<th data-col="{_esc(b)}">{_esc(b)}</th>' for b in order)
+    rows = []
+    for a in order:
+        cells = []
+        for b in order:
+            if a == b:
+                cells.append(f'<td class="self" data-row="{_esc(a)}" data-col="{_esc(b)}">—</td>')
+                continue
+            h2h = cross.get(a, {}).get(b)
+            if h2h is None or h2h.games == 0:
+                cells.append(
+                    f'<td data-row="{_esc(a)}" data-col="{_esc(b)}" class="muted">no games</td>'
+                )
+                continue
+            margin = ""
+            if h2h.margin is not None:
+                margin = " ± ∞" if math.isinf(h2h.margin) else f" ± {_fmt(h2h.margin)}"
+            cells.append(
+                f'<td data-row="{_esc(a)}" data-col="{_esc(b)}">'
+                f'<div class="wdl" title="wins-draws-losses of {_esc(a)} against {_esc(b)}">'
+                f"{h2h.wins}-{h2h.draws}-{h2h.losses}</div>"
+                f'<div class="diff" title="Elo difference ± 95% margin">'
+                f"{_fmt(h2h.elo, sign=True)}{margin}</div>"
+                f'<div class="los" title="likelihood of superiority">LOS {h2h.los:.0%}</div>'
+                "</td>"
+            )
+        rows.append(f'<tr><th class="row">{_esc(a)}</th>{"".join(cells)}</tr>')
+    return (
+        f'<div class="scroll"><table id="crosstable" class="box"><thead><tr><th>row vs column'
+        f"</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        '<p class="muted">Each cell: the row bot\'s wins-draws-losses against the column bot'
+        " (every pair of their seats in a match compared by place), the Elo difference it"
+        " implies ± its 95% margin, and the likelihood of superiority (cutechess-cli"
+        " formulas).</p>"
+    )
+
+
+def _nice_step(span: float, target: int) -> float:
+    raw = span / max(1, target)
+    magnitude = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1.0
+    for factor in (1, 2, 2.5, 5, 10):
+        if factor * magnitude >= raw:
+            return factor * magnitude
+    return 10 * magnitude
+
+
+def _chart_html(
+    history: list[dict[str, float]], order: list[str], colors: dict[str, str], k: float
+) -> str:
+    if not history:
+        return '<p id="elo-chart" class="box muted">No finished matches yet.</p>'
+    width, height = 820, 320
+    left, right, top, bottom = 52, 16, 12, 34
+    plot_w, plot_h = width - left - right, height - top - bottom
+    count = len(history)
+    bots = [b for b in order if any(b in snapshot for snapshot in history)]
+    series: dict[str, list[tuple[int, float]]] = {}
+    for bot in bots:
+        points: list[tuple[int, float]] = []
+        for index, snapshot in enumerate(history, start=1):
+            if bot in snapshot:
+                if not points:
+                    points.append((index - 1, 1500.0))
+                points.append((index, snapshot[bot]))
+        series[bot] = points
+    values = [v for points in series.values() for _, v in points] + [1500.0]
+    low, high = min(values), max(values)
+    if high - low < 20:
+        low, high = low - 10, high + 10
+    step = _nice_step(high - low, 5)
+    low = math.floor(low / step) * step
+    high = math.ceil(high / step) * step
+
+    def px(index: float) -> float:
+        return round(left + index / count * plot_w, 1)
+
+    def py(value: float) -> float:
+        return round(top + (high - value) / (high - low) * plot_h, 1)
+
+    parts = [
+        f'<svg id="elo-chart" class="box" width="100%" viewBox="0 0 {width} {height}" '
+        f'preserveAspectRatio="xMinYMin meet" role="img" '
+        f'aria-label="incremental Elo after each match" style="max-width:{width}px">'
+    ]
+    tick = low
+    while tick <= high + 1e-9:
+        y = py(tick)
+        parts.append(
+            f'<line x1="{left}" y1="{y}" x2="{width - right}" y2="{y}" '
+            f'stroke="{"#9aa3b2" if abs(tick - 1500) < 1e-9 else "#e3e7ee"}"/>'
+            f'<text x="{left - 6}" y="{y + 4}" text-anchor="end">{_fmt(tick)}</text>'
+        )
+        tick += step
+    x_step = max(1, int(_nice_step(count, 10)))
+    for index in range(0, count + 1, x_step):
+        x = px(index)
+        parts.append(
+            f'<line x1="{x}" y1="{top + plot_h}" x2="{x}" y2="{top + plot_h + 4}" '
+            'stroke="#9aa3b2"/>'
+            f'<text x="{x}" y="{top + plot_h + 16}" text-anchor="middle">{index}</text>'
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2}" y="{height - 3}" text-anchor="middle">'
+        "matches finished</text>"
+    )
+    for bot in bots:
+        points = series[bot]
+        coords = " ".join(f"{px(i)},{py(v)}" for i, v in points)
+        parts.append(
+            f'<polyline data-bot="{_esc(bot)}" points="{coords}" fill="none" '
+            f'stroke="{colors[bot]}" stroke-width="2" stroke-linejoin="round">'
+            f"<title>{_esc(bot)}: {_fmt(points[-1][1])}</title></polyline>"
+        )
+        if len(points) <= 60:
+            parts.extend(
+                f'<circle cx="{px(i)}" cy="{py(v)}" r="2.5" fill="{colors[bot]}">'
+                f"<title>{_esc(bot)} after match {i}: {_fmt(v, 1)}</title></circle>"
+                for i, v in points[1:]
+            )
+    parts.append("</svg>")
+    legend = "".join(
+        f'<span style="--c:{colors[bot]}">{_esc(bot)} ({_fmt(series[bot][-1][1])})</span>'
+        for bot in bots
+    )
+    return (
+        "".join(parts)
+        + f'<div class="legend">{legend}</div>'
+        + f'<p class="muted">Incremental Elo (K = {k:g}, start 1500) after each match, in the'
+        " order the matches finished. Order-dependent: the standings use the batch fit.</p>"
+    )
+
+
+def _matches_html(
+    matches: Sequence[MatchRow],
+    seats: dict[int, list[tuple[SeatRow, BotRow]]],
+    links: dict[int, str],
+) -> str:
+    rows = []
+    for match in matches:
+        seat_texts = []
+        faults = []
+        for seat, bot in seats.get(match.id or -1, []):
+            place = f"{seat.place}." if seat.place is not None else ""
+            score = f" ({_score(seat.score)})" if seat.score is not None else ""
+            cls = " place-1" if seat.place == 1 else ""
+            seat_texts.append(
+                f'<span class="seat{cls}" data-seat="{seat.seat}">'
+                f"{_esc(place)} seat {seat.seat}: {_esc(bot.name)}{_esc(score)}</span>"
+            )
+            if seat.fault:
+                faults.append(f"seat {seat.seat}: {_esc(seat.fault)}")
+        link = links.get(match.position)
+        replay = (
+            f'<a class="replay-link" href="{_esc(link)}">replay</a>'
+            if link
+            else '<span class="muted">–</span>'
+        )
+        reason = match.reason if match.status == "done" else match.status
+        duration = f"{match.duration_ms / 1000:.2f} s" if match.status == "done" else ""
+        rows.append(
+            f'<tr data-position="{match.position}" data-status="{_esc(match.status)}">'
+            f'<td class="num">{match.position}</td><td class="num">{match.round}</td>'
+            f'<td class="num">{match.table}</td>'
+            f'<td class="seats">{"<br>".join(seat_texts)}</td>'
+            f"<td>{_esc(reason)}</td>"
+            f'<td class="{"fault" if faults else ""}">{"<br>".join(faults) or "-"}</td>'
+            f'<td class="num">{duration}</td><td>{replay}</td></tr>'
+        )
+    return (
+        '<div class="scroll"><table id="matches" class="box"><thead><tr>'
+        '<th class="num">#</th><th class="num">round</th><th class="num">table</th>'
+        "<th>seats (place. seat: bot (score))</th><th>reason</th><th>faults</th>"
+        '<th class="num">duration</th><th>replay</th></tr></thead><tbody>'
+        + "".join(rows)
+        + "</tbody></table></div>"
+    )

@@ -1,0 +1,590 @@
+"""Rolling ladders: a league that never ends (``docs/rolling.md``).
+
+A rolling ladder is a :class:`~league.store.models.LeagueRow` with ``mode = "rolling"``
+and its settings (:class:`RollingSettings`) stored as JSON. Bots enter it one
+version at a time (:func:`enter_bot`); a new version of a name retires the older
+ones, which get no new matches but keep their results.
+
+Its schedule is written in batches (:func:`extend_schedule`): when the runner has
+nothing left to play, the next ``batch_groups`` duplicate groups are chosen
+(:func:`choose_tables`: where the ratings are most uncertain, against close
+opponents) and written as pending match rows, every seat rotation of a table
+sharing the deal of its group, exactly as in a fixed league. The existing runner
+(:func:`league.execution.run.run_league`) plays them, so a rolling ladder has the same
+transactional writes, resuming, sandbox, warm pool and Ctrl-C as a fixed league;
+:func:`run_rolling` only adds the batches, a rate limit and a stop event.
+
+Resuming needs nothing of its own: a batch is written (in one transaction) before
+any of its matches starts, so a restarted run first plays whatever is pending and
+only then asks for a new batch, which is chosen from the database alone.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import trio
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, select
+
+from league.execution.run import AbortedMatch, run_league
+from league.store.db import session_scope
+from league.store.leagues import (
+    LeagueSettings,
+    PendingMatch,
+    bot_labels,
+    finished_results,
+    get_league,
+    league_bots,
+    list_leagues,
+    new_league_row,
+)
+from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
+from league.store.ratings import fit_bradley_terry, pair_games
+from league.store.registry import AlreadyExistsError, LeagueError
+from league.store.suspension import SUSPEND_AFTER, review
+from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+
+ELO_PER_NAT = 400.0 / math.log(10.0)
+Z95 = 1.959964
+PRIOR_INFORMATION = 0.25
+"""Fisher information (in nats⁻²) every entry starts with: one even two-player game.
+Keeps a new entry's interval finite (about ±680 Elo) without moving the fit."""
+
+
+class RollingError(LeagueError):
+    """A rolling ladder operation with bad input (the message names it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RollingSettings:
+    """What the operator sets for a rolling ladder."""
+
+    matches_per_minute: float = 60.0
+    """At most this many matches start per minute (evenly spaced)."""
+    concurrency: int = 2
+    """Matches played at a time."""
+    batch_groups: int = 4
+    """Duplicate groups (tables, each played in every seat rotation) per new batch:
+    smaller batches follow the ratings more closely, larger ones cost fewer fits."""
+    placement_matches: int = 4
+    """Matches a new entry is scheduled for before anybody else gets a table."""
+    suspend_after: int = SUSPEND_AFTER
+    """A version that faulted in each of its first this many matches is suspended
+    and scheduled no more (:mod:`league.store.suspension`); 0: never."""
+
+    def __post_init__(self) -> None:
+        if not (self.matches_per_minute > 0 and math.isfinite(self.matches_per_minute)):
+            raise RollingError(
+                f"matches_per_minute must be a positive number, got {self.matches_per_minute}"
+            )
+        for name in ("concurrency", "batch_groups"):
+            if getattr(self, name) < 1:
+                raise RollingError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.suspend_after < 0:
+            raise RollingError(f"suspend_after must not be negative, got {self.suspend_after}")
+        if self.placement_matches < 0:
+            raise RollingError(
+                f"placement_matches must not be negative, got {self.placement_matches}"
+            )
+
+    def to_dict(self) -> dict[str, float | int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> RollingSettings:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        try:
+            return cls(**known)  # type: ignore[arg-type]
+        except TypeError as error:
+            raise RollingError(f"bad rolling settings {dict(data)!r}: {error}") from None
+
+
+# --------------------------------------------------------------------------- pairing
+
+
+@dataclass(frozen=True, slots=True)
+class LadderEntry:
+    """What pairing knows of one active entry."""
+
+    key: str
+    """Its label (:func:`league.store.leagues.bot_labels`)."""
+    rating: float
+    """Bradley–Terry Elo from the finished matches (1500 without any)."""
+    spread: float
+    """Width of its approximate 95% rating interval, in Elo."""
+    matches: int
+    """Matches finished or already scheduled."""
+    order: int
+    """Entry order (older first): the last tie-break."""
+
+
+def choose_tables(
+    entries: Sequence[LadderEntry],
+    *,
+    groups: int,
+    table_size: int = 2,
+    placement_matches: int = 4,
+) -> list[tuple[str, ...]]:
+    """The next ``groups`` tables (entry keys, seat order of rotation 0).
+
+    Each table has a *seed* and ``table_size - 1`` opponents. The seed is the entry
+    most in need of games: first any entry with fewer than ``placement_matches``
+    matches (fewest first) — so a new version plays its placement matches before
+    anything else — then the widest ``spread`` (fewest matches, then entry order,
+    on ties). Its opponents are the entries closest in rating (Halite's and Kaggle's
+    way: a game between close ratings says the most about both), preferring pairs
+    not yet seated together in this batch; ties go to fewer matches, then entry order.
+
+    After each table its members count ``table_size`` more matches (one per seat
+    rotation) and their spread shrinks as ``1/sqrt(matches + 1)``, so one batch
+    spreads over several entries instead of feeding the same one.
+
+    Any ``table_size`` from 2 up works; fewer entries than ``table_size`` (or no
+    groups) give no tables. Pure and deterministic.
+    """
+    if table_size < 2:
+        raise RollingError(f"table_size must be at least 2, got {table_size}")
+    if len(entries) < table_size or groups < 1:
+        return []
+    keys = [e.key for e in entries]
+    if len(set(keys)) != len(keys):
+        raise RollingError(
+            f"entry keys repeat: {sorted(k for k, c in Counter(keys).items() if c > 1)}"
+        )
+    matches = {e.key: e.matches for e in entries}
+    spread = {e.key: e.spread for e in entries}
+    together: Counter[frozenset[str]] = Counter()
+    tables: list[tuple[str, ...]] = []
+    for _ in range(groups):
+
+        def need(e: LadderEntry) -> tuple[int, float, int, int]:
+            m = matches[e.key]
+            if m < placement_matches:
+                return (0, float(m), e.order, 0)
+            return (1, -spread[e.key], m, e.order)
+
+        seed = min(entries, key=need)
+
+        def closeness(e: LadderEntry, seed: LadderEntry = seed) -> tuple[int, float, int, int]:
+            return (
+                together[frozenset((seed.key, e.key))],
+                abs(e.rating - seed.rating),
+                matches[e.key],
+                e.order,
+            )
+
+        opponents = sorted((e for e in entries if e.key != seed.key), key=closeness)
+        table = (seed.key, *(e.key for e in opponents[: table_size - 1]))
+        tables.append(table)
+        for i, a in enumerate(table):
+            for b in table[i + 1 :]:
+                together[frozenset((a, b))] += 1
+        for key in table:
+            before = matches[key]
+            matches[key] = before + table_size
+            spread[key] *= math.sqrt((before + 1) / (matches[key] + 1))
+    return tables
+
+
+def rating_spreads(
+    ratings: Mapping[str, float], games: Sequence[tuple[str, str, float]]
+) -> dict[str, float]:
+    """Approximate 95% interval width (Elo) of each rated key.
+
+    The Laplace approximation of the Bradley–Terry fit: a key's Fisher information
+    is the sum over its pair games of ``weight · p · (1 - p)`` (``p`` the fitted
+    win chance), plus :data:`PRIOR_INFORMATION`; its standard error is
+    ``1/sqrt(information)`` in natural units. Cheap and deterministic, unlike the
+    bootstrap the standings print (which it tracks closely enough to rank who most
+    needs games). ``games``: ``(a, b, weight)``.
+    """
+    information = dict.fromkeys(ratings, PRIOR_INFORMATION)
+    for a, b, weight in games:
+        p = 1.0 / (1.0 + math.exp(-(ratings[a] - ratings[b]) / ELO_PER_NAT))
+        information[a] += weight * p * (1.0 - p)
+        information[b] += weight * p * (1.0 - p)
+    return {k: 2.0 * Z95 * ELO_PER_NAT / math.sqrt(v) for k, v in information.items()}
+
+
+# ------------------------------------------------------------------- the ladder rows
+
+
+def is_rolling(league: LeagueRow) -> bool:
+    return league.mode == "rolling"
+
+
+def rolling_settings(league: LeagueRow) -> RollingSettings:
+    if not is_rolling(league):
+        raise RollingError(f"league {league.name!r} is not a rolling ladder")
+    try:
+        data = json.loads(league.rolling or "{}")
+    except ValueError as error:
+        raise RollingError(f"league {league.name!r} has bad rolling settings: {error}") from None
+    return RollingSettings.from_dict(data)
+
+
+def set_rolling_settings(*, session: Session, league: LeagueRow, settings: RollingSettings) -> None:
+    """Change a ladder's settings; a running :func:`run_rolling` applies the rate and
+    batch size from its next batch on, the concurrency when it is started again."""
+    rolling_settings(league)
+    league.rolling = json.dumps(settings.to_dict(), sort_keys=True)
+    session.add(league)
+    session.flush()
+
+
+def create_rolling_league(
+    *,
+    session: Session,
+    name: str,
+    game: str,
+    rules: dict[str, str] | None = None,
+    settings: RollingSettings = RollingSettings(),
+    decision_s: float = 2.0,
+    startup_s: float = 15.0,
+    sandbox: SandboxConfig | None = None,
+    table_size: int = 2,
+    k_factor: float = 16.0,
+    reproducible_seed: int | None = None,
+) -> LeagueRow:
+    """Write an empty rolling ladder (no entries, no matches yet)."""
+    league = new_league_row(
+        session=session,
+        name=name,
+        settings=LeagueSettings(
+            game=game,
+            bots=(),
+            rules=dict(rules or {}),
+            table_size=table_size,
+            reproducible_seed=reproducible_seed,
+            decision_s=decision_s,
+            startup_s=startup_s,
+            k_factor=k_factor,
+            sandbox=sandbox if sandbox is not None else DEFAULT_SANDBOX,
+        ),
+    )
+    league.mode = "rolling"
+    league.rounds = 0
+    league.rolling = json.dumps(settings.to_dict(), sort_keys=True)
+    session.add(league)
+    session.flush()
+    return league
+
+
+def rolling_leagues(*, session: Session) -> list[LeagueRow]:
+    """Every rolling ladder, oldest first (a server runs each of them)."""
+    return [league for league in list_leagues(session=session) if is_rolling(league)]
+
+
+def enter_bot(*, session: Session, league: LeagueRow, bot: BotRow) -> list[BotRow]:
+    """Enter ``bot`` (one version) in the ladder; returns the older versions of its
+    name it retired.
+
+    Retired versions get no new matches; matches already scheduled for them are
+    still played (one may be running right now), and their results stay and count
+    in everybody's ratings. Entering a version that is (or was) in the ladder is an
+    error.
+    """
+    rolling_settings(league)
+    if bot.retired:
+        raise RollingError(f"bot {bot.name!r} version {bot.version} was removed from the registry")
+    if league.game not in bot.games.split(","):
+        raise RollingError(f"bot {bot.name!r} does not play {league.game} (it plays {bot.games})")
+    retired: list[BotRow] = []
+    for entry, other in league_bots(session=session, league=league):
+        if other.id == bot.id:
+            state = "a retired version" if entry.retired else "already"
+            raise AlreadyExistsError(
+                f"bot {bot.name!r} version {bot.version} is {state} in ladder {league.name!r}"
+            )
+        if other.name == bot.name and not entry.retired:
+            entry.retired = True
+            session.add(entry)
+            retired.append(other)
+    assert league.id is not None and bot.id is not None
+    session.add(EntryRow(league_id=league.id, bot_id=bot.id))
+    session.flush()
+    return retired
+
+
+def active_entries(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, BotRow]]:
+    """The entries that get new matches, in entry order: not retired in the ladder,
+    not removed from the registry (``arena bot remove``), not suspended."""
+    rows = [
+        (e, b)
+        for e, b in league_bots(session=session, league=league)
+        if not e.retired and not b.retired and b.suspended_at is None
+    ]
+    return sorted(rows, key=lambda pair: pair[0].id or 0)
+
+
+def ladder_entries(*, session: Session, league: LeagueRow) -> list[LadderEntry]:
+    """What :func:`choose_tables` needs, from the database alone."""
+    labels = bot_labels(session=session, league=league)
+    results = finished_results(session=session, league=league)
+    ratings = fit_bradley_terry(results) if results else {}
+    spreads = rating_spreads(
+        {label: ratings.get(label, 1500.0) for label in labels.values()},
+        [(g.a, g.b, g.weight) for g in pair_games(results)],
+    )
+    counts = Counter(
+        session.exec(
+            select(SeatRow.bot_id)
+            .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
+            .where(MatchRow.league_id == league.id)
+        )
+    )
+    return [
+        LadderEntry(
+            key=labels[bot.id],  # type: ignore[index]
+            rating=ratings.get(labels[bot.id], 1500.0),  # type: ignore[index]
+            spread=spreads[labels[bot.id]],  # type: ignore[index]
+            matches=counts.get(bot.id, 0),  # type: ignore[arg-type]
+            order=entry.id or 0,
+        )
+        for entry, bot in active_entries(session=session, league=league)
+    ]
+
+
+def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch]:
+    """Append the next batch of duplicate groups as pending matches; returns them
+    (empty: fewer active entries than a table needs).
+
+    First the active versions that faulted in each of their first matches are
+    suspended (:func:`league.store.suspension.review`): they get no table.
+
+    Batch ``B`` is round ``B`` of the schedule, its tables ``r{B}-t{T}`` like a fixed
+    league's groups, positions continuing after the last one. The choice depends on
+    the database alone (entries, finished results, scheduled matches), so the
+    same state gives the same batch.
+    """
+    settings = rolling_settings(league)
+    review(
+        session,
+        [bot for _, bot in active_entries(session=session, league=league)],
+        first=settings.suspend_after,
+    )
+    entries = ladder_entries(session=session, league=league)
+    tables = choose_tables(
+        entries,
+        groups=settings.batch_groups,
+        table_size=league.table_size,
+        placement_matches=settings.placement_matches,
+    )
+    if not tables:
+        return []
+    last_position, last_round = session.exec(
+        select(func.max(MatchRow.position), func.max(MatchRow.round)).where(
+            MatchRow.league_id == league.id
+        )
+    ).one()
+    position = 0 if last_position is None else last_position + 1
+    batch = 0 if last_round is None else last_round + 1
+    labels = bot_labels(session=session, league=league)
+    bots = {labels[bot.id]: bot for _, bot in active_entries(session=session, league=league)}  # type: ignore[index]
+    created: list[PendingMatch] = []
+    assert league.id is not None
+    for table, members in enumerate(tables):
+        group = f"r{batch}-t{table}"
+        for rotation in range(len(members)):
+            seated = members[rotation:] + members[:rotation]
+            match = MatchRow(
+                league_id=league.id,
+                position=position,
+                round=batch,
+                table=table,
+                rotation=rotation,
+                group_key=group,
+            )
+            session.add(match)
+            session.flush()
+            assert match.id is not None
+            for seat, key in enumerate(seated):
+                session.add(SeatRow(match_id=match.id, seat=seat, bot_id=bots[key].id))  # type: ignore[arg-type]
+            created.append(PendingMatch(match.id, position, group, tuple(bots[k] for k in seated)))
+            position += 1
+    session.flush()
+    return created
+
+
+# -------------------------------------------------------------------------- running
+
+
+@dataclass(frozen=True, slots=True)
+class RollingSummary:
+    played: int
+    """Matches written by this run (finished or aborted)."""
+    scheduled: int
+    """Matches this run appended to the schedule."""
+    pending: int
+    """Matches without a result when it ended (the next run plays them first)."""
+    stopped: bool
+    """Ended by ``stop`` or a signal (not by ``max_matches``)."""
+    elapsed_s: float
+    aborted: tuple[AbortedMatch, ...] = ()
+    processes_started: int = 0
+    processes_reused: int = 0
+    match_ids: tuple[str, ...] = ()
+    """``LEAGUE-POSITION`` of each match written, in the order written."""
+
+
+async def run_rolling(
+    engine: Engine,
+    name: str,
+    *,
+    stop: trio.Event | None = None,
+    max_matches: int | None = None,
+    on_match: Callable[[str], None] | None = None,
+    handle_signals: bool = False,
+    grace_s: float | None = 10.0,
+    idle_poll_s: float = 2.0,
+    workers: int | None = 1,
+) -> RollingSummary:
+    """Play ladder ``name`` until ``stop`` is set (or ``max_matches`` are written).
+
+    Pending matches first (those of a killed run), then batch after batch from
+    :func:`extend_schedule`. Match starts are spaced ``60 / matches_per_minute``
+    seconds apart; ``concurrency`` matches at a time. With fewer active entries than
+    a table needs it waits, looking again every ``idle_poll_s`` seconds (another
+    process may :func:`enter_bot`), until ``stop``.
+
+    ``on_match(LEAGUE-POSITION)``: after each match is committed. ``stop``: no new
+    match starts; running ones get ``grace_s`` to finish (None: as long as they
+    take), then are abandoned — not written, still pending, played by the next run.
+    ``handle_signals`` (the command line): the first SIGINT/SIGTERM is ``stop``
+    without a grace limit, a second abandons the running matches. ``workers``:
+    referee processes, as for :func:`league.execution.run.run_league` (1: this process).
+    """
+    with session_scope(engine) as session:
+        league = get_league(session=session, name=name)
+        settings = rolling_settings(league)
+    if max_matches is not None and max_matches < 1:
+        raise RollingError(f"max_matches must be at least 1, got {max_matches}")
+    event = stop if stop is not None else trio.Event()
+    interval = [60.0 / settings.matches_per_minute]
+    next_start = [trio.current_time()]
+    pace_lock = trio.Lock()
+    written: list[str] = []
+    scheduled = 0
+    started = time.monotonic()
+
+    async def pace() -> None:
+        async with pace_lock:
+            with trio.move_on_at(next_start[0]):
+                await event.wait()
+            next_start[0] = max(next_start[0], trio.current_time()) + interval[0]
+
+    async def more() -> list[PendingMatch]:
+        nonlocal scheduled
+        while not event.is_set():
+            with session_scope(engine) as session:
+                current = get_league(session=session, name=name)
+                interval[0] = 60.0 / rolling_settings(current).matches_per_minute
+                batch = extend_schedule(session=session, league=current)
+            if batch:
+                scheduled += len(batch)
+                return batch
+            with trio.move_on_after(idle_poll_s):
+                await event.wait()
+        return []
+
+    def record(match_id: str) -> None:
+        written.append(match_id)
+        if on_match is not None:
+            on_match(match_id)
+
+    summary = None
+    async with trio.open_nursery() as nursery:
+        abandon = trio.CancelScope()
+        if handle_signals:
+            nursery.start_soon(_watch_signals, event, abandon)
+        with abandon:
+            summary = await run_league(
+                engine,
+                name,
+                concurrency=settings.concurrency,
+                workers=workers,
+                max_matches=max_matches,
+                handle_signals=False,
+                stop=event,
+                grace_s=None if handle_signals else grace_s,
+                more=more,
+                pace=pace,
+                on_result=record,
+            )
+        nursery.cancel_scope.cancel()
+    with session_scope(engine) as session:
+        pending = session.exec(
+            select(func.count())
+            .select_from(MatchRow)
+            .where(
+                MatchRow.league_id == league.id, col(MatchRow.status).in_(("pending", "aborted"))
+            )
+        ).one()
+    return RollingSummary(
+        played=len(written),
+        scheduled=scheduled,
+        pending=pending,
+        stopped=event.is_set(),
+        elapsed_s=time.monotonic() - started,
+        aborted=summary.aborted if summary else (),
+        processes_started=summary.processes_started if summary else 0,
+        processes_reused=summary.processes_reused if summary else 0,
+        match_ids=tuple(written),
+    )
+
+
+async def _watch_signals(event: trio.Event, abandon: trio.CancelScope) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            if not event.is_set():
+                event.set()
+            else:
+                abandon.cancel()
+                return
+
+
+# --------------------------------------------------------------------------- status
+
+
+def rolling_status(*, session: Session, league: LeagueRow) -> dict[str, object]:
+    """The ladder at a glance (``arena rolling status``): settings, entries, counts."""
+    settings = rolling_settings(league)
+    statuses = Counter(session.exec(select(MatchRow.status).where(MatchRow.league_id == league.id)))
+    labels = bot_labels(session=session, league=league)
+    counts = Counter(
+        session.exec(
+            select(SeatRow.bot_id)
+            .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
+            .where(MatchRow.league_id == league.id, MatchRow.status == "done")
+        )
+    )
+    entries = sorted(league_bots(session=session, league=league), key=lambda p: p[0].id or 0)
+    return {
+        "name": league.name,
+        "game": league.game,
+        "rules": json.loads(league.rules),
+        "table_size": league.table_size,
+        "settings": settings.to_dict(),
+        "commitment": league.commitment,
+        "matches": sum(statuses.values()),
+        "done": statuses.get("done", 0),
+        "pending": statuses.get("pending", 0) + statuses.get("aborted", 0),
+        "aborted": statuses.get("aborted", 0),
+        "entries": [
+            {
+                "bot": labels[bot.id],  # type: ignore[index]
+                "name": bot.name,
+                "version": bot.version,
+                "retired": entry.retired,
+                "played": counts.get(bot.id, 0),  # type: ignore[arg-type]
+            }
+            for entry, bot in entries
+        ],
+    }
