@@ -18,7 +18,7 @@ import trio
 
 from bench.instant_bot import match_id_for
 from bench.wire import instant_spec
-from league.execution.run import LocalPlayers, MatchSlot, Players
+from league.execution.executor import Executor, LocalExecutor, MatchSlot
 from league.execution.workers import RefereeWorkers
 from referee.launcher import FreshLauncher, Launcher
 from referee.match import Limits, MatchSpec, run_match
@@ -178,7 +178,7 @@ def workers_run(matches: int, concurrency: int, workers: int) -> WorkersRun:
     started and its pool warmed by one untimed match per slot first."""
     return players_run(
         lambda bot: (
-            LocalPlayers(concurrency, NO_SANDBOX)
+            LocalExecutor(concurrency, NO_SANDBOX)
             if workers == 1
             else RefereeWorkers(workers, concurrency, NO_SANDBOX)
         ),
@@ -193,19 +193,19 @@ def ray_run(matches: int, concurrency: int, sleep_ms: float, *, ray: bool) -> Wo
     process per slot), when ``ray``; else in this process — the two executors of
     ``arena league run``, without the database."""
 
-    def make(bot: BotSpec) -> Players:
+    def make(bot: BotSpec) -> Executor:
         if not ray:
-            return LocalPlayers(concurrency, NO_SANDBOX)
-        from league.execution.ray_executor import RayOptions, RayPlayers
+            return LocalExecutor(concurrency, NO_SANDBOX)
+        from league.execution.ray_executor import RayExecutor, RayOptions
 
         options = RayOptions(num_cpus=concurrency, cpus_per_match=1)
-        return RayPlayers(concurrency, NO_SANDBOX, options, [bot])
+        return RayExecutor(concurrency, NO_SANDBOX, options, [bot])
 
     return players_run(make, matches, concurrency, sleep_ms)
 
 
 def players_run(
-    make: Callable[[BotSpec], Players], matches: int, concurrency: int, sleep_ms: float = 0.0
+    make: Callable[[BotSpec], Executor], matches: int, concurrency: int, sleep_ms: float = 0.0
 ) -> WorkersRun:
     """``matches`` through the slots of ``make(bot)``, after one untimed match per slot."""
     bot = instant_spec(sleep_ms)

@@ -20,7 +20,7 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from league.execution.run import run_league
+from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -82,7 +82,9 @@ def build_league(directory: Path, *, played: int = 4) -> League:
             session=session, name="html", settings=LeagueSettings("liars_dice", LEAGUE_BOTS)
         )
     trio.run(
-        lambda: run_league(engine, "html", concurrency=3, max_matches=played, handle_signals=False)
+        lambda: LeagueRun(
+            engine, "html", RunOptions(concurrency=3, max_matches=played, handle_signals=False)
+        ).play()
     )
     page = directory / "report" / "league page.html"
     page.parent.mkdir()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,8 +15,10 @@ from league.cli.common import (
     echo_json,
     echo_table,
     fail,
+    sandbox_config,
     transaction,
 )
+from league.cli.scaffold import ScaffoldError, write_project
 
 if TYPE_CHECKING:
     from league.execution.botcheck import CheckReport
@@ -164,8 +167,6 @@ def new_command(
     ] = False,
 ) -> None:
     """Write a working bot project: the bot, a test that plays it, a README."""
-    from league.cli.scaffold import ScaffoldError, write_project
-
     target = directory if directory is not None else Path(name)
     try:
         files = write_project(name, game, target, force=force)
@@ -202,8 +203,6 @@ def check_command(
 ) -> None:
     """Play a few matches against the example bots, as a league would run the bot,
     and print PASS or FAIL with reasons (exit 0 on PASS, 1 on FAIL, 2 on bad input)."""
-    from league.cli.common import sandbox_config
-
     spec = _resolve_bot(ctx, bot)
     sandbox = sandbox_config(
         no_sandbox=no_sandbox,
@@ -227,8 +226,6 @@ def check_command(
 def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
     """A registered bot's name (one word, not a file) is looked up in the database;
     anything else is a command line, as in ``arena match --bot``."""
-    import shlex
-
     from league.store.registry import LeagueError, bot_spec, get_bot
     from referee.process import BotSpec
 

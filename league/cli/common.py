@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from referee import cgroups
+from referee.games.base import GameError
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
 
 if TYPE_CHECKING:
@@ -55,7 +57,6 @@ def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]
     with nothing written."""
     from league.store.db import DatabaseError, session_scope
     from league.store.registry import LeagueError
-    from referee.games.base import GameError
 
     engine = context_of(ctx).engine(create=create)
     try:
@@ -133,8 +134,6 @@ def sandbox_config(
 def check_sandbox(sandbox: SandboxConfig) -> None:
     """Refuse to run without the sandbox's tools (clear error, exit 2); say once on
     stderr when control groups cannot bound bots here (rlimits still apply)."""
-    from referee import cgroups
-
     if not sandbox.enabled:
         return
     try:

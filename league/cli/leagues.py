@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from dataclasses import asdict
@@ -27,38 +26,18 @@ from league.cli.common import (
     sandbox_config,
     transaction,
 )
+from referee.chance import parse_secret
+from referee.faults import FaultKind
 from referee.sandbox import SandboxError
 
 if TYPE_CHECKING:
     from league.execution.run import Progress
     from league.store.bluff import LeagueBluff
-    from league.store.models import LeagueRow
     from league.store.standings import Standing
 
 app = typer.Typer(
     help="Round-robin leagues with ratings.", no_args_is_help=True, rich_markup_mode=None
 )
-
-
-def league_json(row: LeagueRow) -> dict[str, object]:
-    """The league's public settings (never its secret: see :func:`show_command`)."""
-    from league.store.leagues import league_sandbox
-
-    return {
-        "name": row.name,
-        "game": row.game,
-        "rules": json.loads(row.rules),
-        "table_size": row.table_size,
-        "rounds": row.rounds,
-        "reproducible_seed": row.seed,
-        "commitment": row.commitment,
-        "time_limit": row.decision_s,
-        "startup_timeout": row.startup_s,
-        "k_factor": row.k_factor,
-        "sandbox": league_sandbox(row).to_dict(),
-        "mode": row.mode,
-        "created_at": row.created_at.isoformat(),
-    }
 
 
 @app.command("create")
@@ -226,7 +205,7 @@ def run_command(
     """Play the league's pending matches (resumes where a previous run stopped)."""
     import trio
 
-    from league.execution.run import run_league
+    from league.execution.run import LeagueRun, RunOptions
     from league.store.leagues import get_league, league_sandbox
     from league.store.registry import LeagueError
 
@@ -248,17 +227,10 @@ def run_command(
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
     printer = ProgressPrinter() if progress else None
     try:
-        summary = trio.run(
-            lambda: run_league(
-                engine,
-                name,
-                concurrency=concurrency,
-                workers=workers,
-                max_matches=max_matches,
-                on_progress=printer,
-                ray=ray,
-            )
+        options = RunOptions(
+            concurrency=concurrency, workers=workers, max_matches=max_matches, ray=ray
         )
+        summary = trio.run(LeagueRun(engine, name, options, on_progress=printer).play)
     except (LeagueError, SandboxError) as error:
         raise fail(str(error)) from None
     finally:
@@ -327,7 +299,13 @@ def status_command(
 ) -> None:
     """Progress of a league: matches done and pending, forfeits, faults; the deal
     commitment, and the secret once every match is played."""
-    from league.store.leagues import get_league, league_bots, league_status, revealed_secret
+    from league.store.leagues import (
+        get_league,
+        league_bots,
+        league_json,
+        league_status,
+        revealed_secret,
+    )
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
@@ -368,7 +346,6 @@ def verify_command(
     """Check a finished league: the secret matches the published commitment and
     every match's chance outcomes are exactly the deal drawn from it."""
     from league.store.leagues import get_league, verify_league
-    from referee.chance import parse_secret
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
@@ -562,7 +539,7 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List leagues."""
-    from league.store.leagues import league_status, list_leagues
+    from league.store.leagues import league_json, league_status, list_leagues
 
     with transaction(ctx) as session:
         rows = []
@@ -619,7 +596,6 @@ def matches_command(
 ) -> None:
     """List a league's matches (ids for `arena replay`), with filters."""
     from league.store.leagues import get_league, list_matches
-    from referee.faults import FaultKind
 
     if fault is not None and fault not in {kind.value for kind in FaultKind}:
         raise fail(

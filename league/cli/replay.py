@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from league.cli.common import fail, transaction
+from referee.files import write_atomic
+from referee.games.base import GameError
 
 if TYPE_CHECKING:
     from arena.v1 import bot_pb2
@@ -78,8 +80,6 @@ def replay_command(
     """Replay a match: transcript (default), one seat's view, verification, export."""
     from google.protobuf import json_format
 
-    from referee.files import write_atomic
-    from referee.games.base import GameError
     from referee.record import RecordError
     from referee.replay import seat_messages, verify
     from referee.transcript import result_lines, transcript_lines

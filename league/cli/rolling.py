@@ -5,6 +5,7 @@ Standings, matches, replays and logs of a ladder are the ``arena league`` ones.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -139,8 +140,6 @@ def set_command(
 ) -> None:
     """Change a ladder's settings (a running ladder takes the rate and batch size at
     its next batch, the concurrency when started again)."""
-    from dataclasses import replace
-
     from league.store.leagues import get_league
     from league.store.rolling import rolling_settings, set_rolling_settings
 
@@ -172,9 +171,10 @@ def run_command(
     stopped or killed run left. Ctrl-C: finish running matches; again: abandon them."""
     import trio
 
+    from league.execution.rolling import run_rolling
     from league.store.leagues import get_league, league_sandbox
     from league.store.registry import LeagueError
-    from league.store.rolling import rolling_settings, run_rolling
+    from league.store.rolling import rolling_settings
 
     engine = context_of(ctx).engine()
     with transaction(ctx) as session:

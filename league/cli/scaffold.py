@@ -8,6 +8,7 @@ says how to check and register it; the author only replaces ``act``.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import keyword
 import re
@@ -155,8 +156,6 @@ def write_project(name: str, game: str, directory: Path, *, force: bool = False)
 
 def _random_class(game: str) -> str:
     """The name of the Bot subclass in ``example_bots.<game>_random``."""
-    import importlib
-
     from sdk import Bot
 
     module = importlib.import_module(f"example_bots.{game}_random")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -9,6 +10,7 @@ from typing import Annotated
 import typer
 
 from league.cli.common import context_of, fail
+from league.server.auth import KeyError_
 
 
 def serve_command(
@@ -59,14 +61,11 @@ def serve_command(
     Standings pages update by themselves as matches finish, also matches played by
     another process (`arena league run`) on the same database.
     """
-    import logging
-
     import trio
 
-    from league.server.app import Settings
-    from league.server.auth import KeyError_
     from league.server.ladders import run_ladders
     from league.server.run import make_server, serve
+    from league.server.state import Settings
     from league.store.db import redact, resolve_url
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")

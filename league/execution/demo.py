@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from functools import partial
 
 import trio
 from sqlalchemy import Engine
 
-from league.execution.run import ProgressCallback, RunSummary, run_league
+from league.execution.run import LeagueRun, ProgressCallback, RunOptions, RunSummary
 from league.store.db import session_scope
 from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.registry import NotFoundError, ensure_example_bot
@@ -71,8 +70,7 @@ def run_demo(
     summaries = []
     for league in leagues:
         callback = on_progress(league) if on_progress else None
-        summary = trio.run(
-            partial(run_league, engine, league, concurrency=concurrency, on_progress=callback)
-        )
+        run = LeagueRun(engine, league, RunOptions(concurrency=concurrency), on_progress=callback)
+        summary = trio.run(run.play)
         summaries.append((league, summary))
     return summaries

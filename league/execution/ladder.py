@@ -27,14 +27,15 @@ import statistics
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
+import trio
 import typer
 from sqlalchemy import Engine
 from sqlmodel import select
 
+from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -285,10 +286,6 @@ def run_ladder(
     reproducible_seed: int | None = None,
 ) -> list[GameLadder]:
     """Create (or resume) and play every game's ladder league; return the tables."""
-    import trio
-
-    from league.execution.run import run_league
-
     ladders = []
     for game, league, missing in prepare(
         engine,
@@ -301,9 +298,8 @@ def run_ladder(
         if not league:
             ladders.append(GameLadder(game, league, rounds, (), tuple(missing)))
             continue
-        summary = trio.run(
-            partial(run_league, engine, league, concurrency=concurrency, workers=workers)
-        )
+        options = RunOptions(concurrency=concurrency, workers=workers)
+        summary = trio.run(LeagueRun(engine, league, options).play)
         if summary.aborted or summary.interrupted:
             raise RuntimeError(
                 f"league {league}: {len(summary.aborted)} match(es) aborted"

@@ -34,6 +34,8 @@ from typing import Any
 
 import trio
 
+from league.execution.executor import LostWorker, Played
+from league.execution.ray_task import play_job
 from league.execution.worker_wire import (
     Job,
     WorkerConfig,
@@ -42,7 +44,7 @@ from league.execution.worker_wire import (
     encode_config,
     encode_job,
 )
-from league.execution.workers import LostWorker, MatchRefusedError, Played, WorkerLost
+from league.execution.workers import MatchRefusedError, WorkerLost
 from league.store.registry import LeagueError, command_file_args, content_version
 from referee.match import Limits, MatchSpec
 from referee.process import BotSpec
@@ -130,16 +132,16 @@ def _ray() -> Any:
 
 
 class RaySlot:
-    """One match at a time, played as a Ray task (the runner's ``MatchSlot``)."""
+    """One match at a time, played as a Ray task (an executor's ``MatchSlot``)."""
 
-    def __init__(self, players: RayPlayers) -> None:
+    def __init__(self, players: RayExecutor) -> None:
         self.players = players
 
     async def play(self, spec: MatchSpec, limits: Limits) -> Played:
         return await self.players.play(spec, limits)
 
 
-class RayPlayers:
+class RayExecutor:
     """``concurrency`` slots whose matches run as Ray tasks; use :meth:`running`."""
 
     def __init__(
@@ -171,19 +173,22 @@ class RayPlayers:
         return sum(reused for _, reused in self._counters.values())
 
     @property
+    def processes(self) -> int:
+        """Ray worker processes that returned a match."""
+        return len(self._counters)
+
+    @property
     def worker_pids(self) -> list[int]:
         """Ray worker processes that returned a match."""
         return sorted(self._counters)
 
     @asynccontextmanager
-    async def running(self) -> AsyncIterator[RayPlayers]:
+    async def running(self) -> AsyncIterator[RayExecutor]:
         ray = _ray()
         started_here = not ray.is_initialized()
         if started_here:
             await trio.to_thread.run_sync(self._init, ray)
         try:
-            from league.execution.ray_task import play_job
-
             self._ray = ray
             if self._scripts:
                 self._shipped = ray.put(self._scripts)

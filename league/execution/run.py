@@ -1,4 +1,4 @@
-"""Play a league's pending matches concurrently, resumably.
+"""Play a league's pending matches concurrently, resumably: :class:`LeagueRun`.
 
 Each finished match is written (result, seats, record, rating update) in one
 transaction; a match that did not finish is never written, so it stays pending
@@ -13,13 +13,19 @@ A match the referee aborts (its own error, e.g. a game engine bug) is stored as
 aborted (no result, no rating change), listed in :attr:`RunSummary.aborted` and
 played again by the next run; the other matches carry on.
 
-Several referee processes (``workers`` > 1, :mod:`league.execution.workers`): the matches
-are refereed in worker processes, each with its own warm pool and a share of the
-``concurrency`` slots, so the referee is not bound to one core by the GIL. This
-process keeps the queue, the progress, the signals and every database write, so
-results, resuming and Ctrl-C behave as with one. A worker that dies loses only
-the matches it was playing (not written, still pending, listed in
-:attr:`RunSummary.lost`); the others carry on.
+Where the matches are refereed is an :class:`~league.execution.executor.Executor`:
+this process, referee worker processes (``workers`` > 1,
+:mod:`league.execution.workers`: the referee is not bound to one core by the GIL)
+or Ray (:mod:`league.execution.ray_executor`). The run keeps the queue, the
+progress, the signals and every database write, so results, resuming and Ctrl-C
+behave the same with each. A worker that dies loses only the matches it was
+playing (not written, still pending, listed in :attr:`RunSummary.lost`); the
+others carry on.
+
+A league whose schedule grows while it runs (a rolling ladder,
+:mod:`league.execution.rolling`) hands the run a :class:`ScheduleSource`, so it
+shares this run's writes, resuming, warm pool and workers instead of having a
+second runner.
 """
 
 from __future__ import annotations
@@ -28,23 +34,17 @@ import json
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import trio
 from sqlalchemy import Engine
 
-from league.execution.workers import (
-    LostWorker,
-    Played,
-    RefereeWorkers,
-    WorkerGone,
-    WorkerLost,
-    WorkerStartError,
-)
+from league.execution.executor import Executor, LocalExecutor, MatchSlot
+from league.execution.ray_executor import RayExecutor, RayOptions
+from league.execution.workers import RefereeWorkers, WorkerGone, WorkerLost, WorkerStartError
 from league.store.db import session_scope
 from league.store.leagues import (
     PendingMatch,
@@ -60,12 +60,8 @@ from league.store.leagues import (
 from league.store.models import LeagueRow
 from league.store.registry import bot_spec
 from league.store.runlock import league_lock
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
+from referee.match import Limits, MatchSpec
 from referee.sandbox import SandboxConfig, require_tools
-
-if TYPE_CHECKING:
-    from league.execution.ray_executor import RayOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +124,37 @@ class RunSummary:
 ProgressCallback = Callable[[Progress], None]
 
 
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How a :class:`LeagueRun` plays (the ``arena league run`` options)."""
+
+    concurrency: int = 1
+    """Matches at a time, over all referee processes."""
+    workers: int | None = 1
+    """Referee processes (None: one per core), clamped by :func:`worker_count`;
+    1 referees in this process."""
+    max_matches: int | None = None
+    """Stop after handing out this many matches."""
+    handle_signals: bool = True
+    """The first SIGINT/SIGTERM stops starting matches, a second abandons them."""
+    grace_s: float | None = None
+    """After ``stop`` is set, abandon the running matches this much later (None: never)."""
+    ray: RayOptions | None = None
+    """Play each match as a task on a Ray cluster instead (``workers`` is then ignored)."""
+
+
+class ScheduleSource(Protocol):
+    """Matches beyond the league's pending ones, for a schedule that grows while it runs."""
+
+    async def more(self) -> list[PendingMatch]:
+        """The next matches to play, already written as pending rows, or ``[]`` to end.
+
+        Awaited by one slot at a time, when the queue is empty."""
+
+    async def pace(self) -> None:
+        """Awaited before each match starts (a rate limit)."""
+
+
 def match_id(league: LeagueRow, pending: PendingMatch) -> str:
     """Deterministic: a resumed run gives a match the id (and bot seeds) it would have had.
 
@@ -160,275 +187,236 @@ def worker_count(workers: int | None, concurrency: int, pending: int) -> int:
     return max(1, min(workers, concurrency, pending))
 
 
-class MatchSlot(Protocol):
-    """Plays one match at a time (a runner task per slot takes the next match)."""
-
-    async def play(self, spec: MatchSpec, limits: Limits) -> Played: ...
-
-
-class LocalSlot:
-    def __init__(self, pool: WarmPool) -> None:
-        self.pool = pool
-
-    async def play(self, spec: MatchSpec, limits: Limits) -> Played:
-        logs: dict[int, bytes] = {}
-        record = await run_match(spec, limits, launcher=self.pool, logs=logs)
-        return Played(record, logs)
-
-
-class Players(Protocol):
-    """Where the matches are refereed: this process, worker processes, or Ray."""
-
-    @property
-    def slots(self) -> Sequence[MatchSlot]: ...
-    @property
-    def started(self) -> int: ...
-    @property
-    def reused(self) -> int: ...
-    @property
-    def lost(self) -> list[LostWorker]: ...
-    def running(self) -> AbstractAsyncContextManager[object]: ...
-
-
-class LocalPlayers:
-    """``concurrency`` slots in this process, sharing one warm pool."""
-
-    def __init__(self, concurrency: int, sandbox: SandboxConfig) -> None:
-        self.pool = WarmPool(sandbox=sandbox)
-        self.slots: list[MatchSlot] = [LocalSlot(self.pool) for _ in range(concurrency)]
-        self.lost: list[LostWorker] = []
-
-    @property
-    def started(self) -> int:
-        return self.pool.started
-
-    @property
-    def reused(self) -> int:
-        return self.pool.reused
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[LocalPlayers]:
-        try:
-            yield self
-        finally:
-            with trio.CancelScope(shield=True):
-                await self.pool.aclose()
-
-
-async def run_league(
-    engine: Engine,
-    name: str,
-    *,
-    concurrency: int = 1,
-    workers: int | None = 1,
-    max_matches: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    handle_signals: bool = True,
-    stop: trio.Event | None = None,
-    grace_s: float | None = None,
-    more: Callable[[], Awaitable[list[PendingMatch]]] | None = None,
-    pace: Callable[[], Awaitable[None]] | None = None,
-    on_result: Callable[[str], None] | None = None,
-    ray: RayOptions | None = None,
-) -> RunSummary:
-    """Play the pending matches of league ``name``; see the module docstring.
-
-    ``workers``: referee processes (None: one per core), clamped by
-    :func:`worker_count`; 1 referees in this process. ``ray``: play each match as
-    a task on a Ray cluster instead (:mod:`league.execution.ray_executor`; ``workers`` is
-    then ignored).
-
-    The hooks of a league whose schedule grows while it runs (a rolling ladder,
-    :mod:`league.store.rolling`), so it shares this runner's writes, resuming, warm pool
-    and workers instead of having a second runner:
-
-    - ``stop``: once set, like the first Ctrl-C: no new match starts, running ones
-      finish and are written; ``grace_s`` after it (None: never) the running ones
-      are abandoned (not written: still pending, played again by the next run).
-    - ``more``: awaited (by one slot at a time) when the queue is empty; returns the
-      next matches to play, already written as pending rows, or ``[]`` to end.
-      With ``more`` every one of the ``concurrency`` slots is used from the start.
-    - ``pace``: awaited before each match starts (a rate limit).
-    - ``on_result``: called with ``LEAGUE-POSITION`` after each finished (or aborted)
-      match is committed.
-    """
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    with session_scope(engine) as session:
-        league = get_league(session=session, name=name)
-        todo = pending_matches(session=session, league=league)
-        status = league_status(session=session, league=league)
-    if max_matches is not None:
-        todo = todo[:max_matches]
-    capacity = len(todo) if more is None else (max_matches or concurrency)
-    slots = min(concurrency, max(1, capacity))
-    processes = worker_count(workers, concurrency, capacity)
-    rules = json.loads(league.rules)
-    limits = Limits(decision_s=league.decision_s, startup_s=league.startup_s)
-    sandbox = league_sandbox(league)
-    if sandbox.enabled:
-        require_tools()  # a clear error now rather than a startup fault per seat
-    sandbox = replace(sandbox, protect=(*sandbox.protect, *protected_files(engine)))
-    players: Players
-    if ray is not None:
-        from league.execution.ray_executor import RayPlayers
-
+def choose_executor(
+    options: RunOptions, todo: list[PendingMatch], capacity: int, sandbox: SandboxConfig
+) -> Executor:
+    """Ray if asked, else this process for one referee process, else worker processes."""
+    slots = min(options.concurrency, max(1, capacity))
+    if options.ray is not None:
         bots = {bot_spec(bot) for pending in todo for bot in pending.bots}
-        ray_players = RayPlayers(slots, sandbox, ray, sorted(bots, key=lambda b: b.name))
-        players = ray_players
-    elif processes == 1:
-        players = LocalPlayers(slots, sandbox)
-    else:
-        players = RefereeWorkers(processes, slots, sandbox)
-    started = time.monotonic()
-    done = status.done
-    played = 0
-    stopping = False
-    queue = list(reversed(todo))
-    aborted: list[AbortedMatch] = []
-    lost: list[LostMatch] = []
+        return RayExecutor(slots, sandbox, options.ray, sorted(bots, key=lambda b: b.name))
+    processes = worker_count(options.workers, options.concurrency, capacity)
+    if processes == 1:
+        return LocalExecutor(slots, sandbox)
+    return RefereeWorkers(processes, slots, sandbox)
 
-    def report() -> None:
-        if on_progress is None:
+
+class LeagueRun:
+    """One run over league ``name``'s pending matches; see the module docstring.
+
+    ``stop``: once set, like the first Ctrl-C: no new match starts, running ones
+    finish and are written; ``options.grace_s`` after it the running ones are
+    abandoned (not written: still pending, played again by the next run).
+    ``schedule``: where matches come from once the pending ones are handed out;
+    with it every one of the ``concurrency`` slots is used from the start.
+    ``on_result``: called with ``LEAGUE-POSITION`` after each finished (or aborted)
+    match is committed. Use once: ``summary = await LeagueRun(...).play()``.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        name: str,
+        options: RunOptions = RunOptions(),
+        *,
+        schedule: ScheduleSource | None = None,
+        stop: trio.Event | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_result: Callable[[str], None] | None = None,
+    ) -> None:
+        if options.concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {options.concurrency}")
+        self.engine = engine
+        self.name = name
+        self.options = options
+        self.schedule = schedule
+        self.stop = stop
+        self.on_progress = on_progress
+        self.on_result = on_result
+        self.queue: list[PendingMatch] = []
+        """Matches to hand out, the next one last."""
+        self.handed = 0
+        self.done = 0
+        """Matches of the league with a result (before and during this run)."""
+        self.played = 0
+        """Matches this run wrote (finished or aborted)."""
+        self.stopping = False
+        self.aborted: list[AbortedMatch] = []
+        self.lost: list[LostMatch] = []
+        self.started = time.monotonic()
+        self._schedule_lock = trio.Lock()
+
+    async def play(self) -> RunSummary:
+        """Play until the queue (and the schedule source) is empty, or a stop."""
+        with session_scope(self.engine) as session:
+            self.league = get_league(session=session, name=self.name)
+            todo = pending_matches(session=session, league=self.league)
+            self.status = league_status(session=session, league=self.league)
+        if self.options.max_matches is not None:
+            todo = todo[: self.options.max_matches]
+        capacity = (
+            len(todo)
+            if self.schedule is None
+            else (self.options.max_matches or self.options.concurrency)
+        )
+        self.rules = json.loads(self.league.rules)
+        self.limits = Limits(decision_s=self.league.decision_s, startup_s=self.league.startup_s)
+        executor = choose_executor(self.options, todo, capacity, self._sandbox())
+        self.started = time.monotonic()
+        self.done = self.status.done
+        self.queue = list(reversed(todo))
+        # One process plays a league at a time (two would take the same matches).
+        with league_lock(self.engine, self.league):
+            self._report()
+            await self._play_all(executor)
+        return self._summary(executor)
+
+    def _sandbox(self) -> SandboxConfig:
+        sandbox = league_sandbox(self.league)
+        if sandbox.enabled:
+            require_tools()  # a clear error now rather than a startup fault per seat
+        return replace(sandbox, protect=(*sandbox.protect, *protected_files(self.engine)))
+
+    async def _play_all(self, executor: Executor) -> None:
+        start_error: WorkerStartError | None = None
+        async with trio.open_nursery() as outer:
+            if self.options.handle_signals:
+                outer.start_soon(self._watch_signals, outer.cancel_scope)
+            if self.stop is not None:
+                outer.start_soon(self._watch_stop, self.stop, outer.cancel_scope)
+            try:
+                async with executor.running(), trio.open_nursery() as tasks:
+                    for slot in executor.slots:
+                        tasks.start_soon(self._play_on, slot)
+            except WorkerStartError as error:  # raised before any match started
+                start_error = error
+            outer.cancel_scope.cancel()
+        if start_error is not None:
+            raise start_error
+
+    def _summary(self, executor: Executor) -> RunSummary:
+        lost_workers = tuple(w.reason for w in executor.lost)
+        remaining = self.status.total - self.done
+        if self.schedule is not None:  # the schedule grew during the run
+            with session_scope(self.engine) as session:
+                remaining = league_status(session=session, league=self.league).pending
+        return RunSummary(
+            played=self.played,
+            remaining=remaining,
+            interrupted=self.stopping or (bool(self.queue) and not lost_workers),
+            processes_started=executor.started,
+            processes_reused=executor.reused,
+            elapsed_s=time.monotonic() - self.started,
+            aborted=tuple(self.aborted),
+            workers=executor.processes,
+            lost=tuple(self.lost),
+            lost_workers=lost_workers,
+        )
+
+    def _report(self) -> None:
+        if self.on_progress is None:
             return
-        with session_scope(engine) as session:
-            entries = league_bots(session=session, league=league)
+        with session_scope(self.engine) as session:
+            entries = league_bots(session=session, league=self.league)
         leader_entry, leader_bot = max(entries, key=lambda pair: pair[0].elo)
-        on_progress(
+        self.on_progress(
             Progress(
-                done=done,
-                total=status.total,
-                played_now=played,
-                elapsed_s=time.monotonic() - started,
+                done=self.done,
+                total=self.status.total,
+                played_now=self.played,
+                elapsed_s=time.monotonic() - self.started,
                 leader=leader_bot.name,
                 leader_elo=leader_entry.elo,
-                stopping=stopping,
+                stopping=self.stopping,
             )
         )
 
-    handed = 0
-    more_lock = trio.Lock()
+    def _stopped(self) -> bool:
+        return self.stopping or (self.stop is not None and self.stop.is_set())
 
-    def stopped() -> bool:
-        return stopping or (stop is not None and stop.is_set())
+    def _exhausted(self) -> bool:
+        limit = self.options.max_matches
+        return not self.queue or self._stopped() or (limit is not None and self.handed >= limit)
 
-    async def next_match() -> PendingMatch | None:
-        """The next match to start (after ``pace``), or None: nothing more to play."""
-        nonlocal handed
-        if stopped() or (max_matches is not None and handed >= max_matches):
+    async def _next_match(self) -> PendingMatch | None:
+        """The next match to start (after the schedule's pace), or None: nothing more."""
+        limit = self.options.max_matches
+        if self._stopped() or (limit is not None and self.handed >= limit):
             return None
-        if not queue and more is not None:
-            async with more_lock:
-                if not queue and not stopped():
-                    queue.extend(reversed(await more()))
+        if not self.queue and self.schedule is not None:
+            async with self._schedule_lock:
+                if not self.queue and not self._stopped():
+                    self.queue.extend(reversed(await self.schedule.more()))
         # Checked again: another slot may have taken the last allowed match while
-        # this one waited for ``more``.
-        if not queue or stopped() or (max_matches is not None and handed >= max_matches):
+        # this one waited for the schedule.
+        if self._exhausted():
             return None
-        pending = queue.pop()
-        handed += 1
-        if pace is not None:
-            await pace()
-            if stopped():  # not started: still pending
-                queue.append(pending)
-                handed -= 1
+        pending = self.queue.pop()
+        self.handed += 1
+        if self.schedule is not None:
+            await self.schedule.pace()
+            if self._stopped():  # not started: still pending
+                self.queue.append(pending)
+                self.handed -= 1
                 return None
         return pending
 
-    async def play_on(slot: MatchSlot) -> None:
-        nonlocal done, played
-        while (pending := await next_match()) is not None:
-            spec = MatchSpec(
-                game=league.game,
-                bots=tuple(bot_spec(bot) for bot in pending.bots),
-                rules=rules,
-                match_id=match_id(league, pending),
-                deal_group=pending.group,
-                chance_key=match_deal_key(league, pending.group),
-            )
+    def _spec(self, pending: PendingMatch) -> MatchSpec:
+        return MatchSpec(
+            game=self.league.game,
+            bots=tuple(bot_spec(bot) for bot in pending.bots),
+            rules=self.rules,
+            match_id=match_id(self.league, pending),
+            deal_group=pending.group,
+            chance_key=match_deal_key(self.league, pending.group),
+        )
+
+    async def _play_on(self, slot: MatchSlot) -> None:
+        while (pending := await self._next_match()) is not None:
+            spec = self._spec(pending)
             try:
-                result = await slot.play(spec, limits)
+                result = await slot.play(spec, self.limits)
             except WorkerGone:  # this slot's worker had died: another slot plays it
-                queue.append(pending)
+                self.queue.append(pending)
                 return
             except WorkerLost as error:  # not written: still pending; this slot is gone
-                lost.append(LostMatch(spec.match_id, str(error)))
+                self.lost.append(LostMatch(spec.match_id, str(error)))
                 return
             record = result.record
-            with session_scope(engine) as session:
+            with session_scope(self.engine) as session:
                 record_result(
                     session=session,
-                    league=league,
+                    league=self.league,
                     match_id=pending.match_id,
                     record=record,
                     logs=result.logs,
                 )
             if record.reason == "aborted":
-                aborted.append(AbortedMatch(spec.match_id, str(record.meta.get("error", ""))))
+                error_text = str(record.meta.get("error", ""))
+                self.aborted.append(AbortedMatch(spec.match_id, error_text))
             else:
-                done += 1
-            played += 1
-            if on_result is not None:
-                on_result(spec.match_id)
-            report()
+                self.done += 1
+            self.played += 1
+            if self.on_result is not None:
+                self.on_result(spec.match_id)
+            self._report()
 
-    async def watch_stop(event: trio.Event, cancel_scope: trio.CancelScope) -> None:
-        nonlocal stopping
+    def _begin_stopping(self) -> None:
+        if not self.stopping:
+            self.stopping = True
+            self._report()
+
+    async def _watch_stop(self, event: trio.Event, cancel_scope: trio.CancelScope) -> None:
         await event.wait()
-        if not stopping:
-            stopping = True
-            report()
-        if grace_s is not None:
-            await trio.sleep(grace_s)
+        self._begin_stopping()
+        if self.options.grace_s is not None:
+            await trio.sleep(self.options.grace_s)
             cancel_scope.cancel()
 
-    async def watch_signals(cancel_scope: trio.CancelScope) -> None:
-        nonlocal stopping
+    async def _watch_signals(self, cancel_scope: trio.CancelScope) -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for _ in signals:
-                if not stopping:
-                    stopping = True
-                    report()
-                else:
+                if self.stopping:
                     cancel_scope.cancel()
                     return
-
-    interrupted = False
-    start_error: WorkerStartError | None = None
-    # One process plays a league at a time (two would take the same matches).
-    with league_lock(engine, league):
-        report()
-        async with trio.open_nursery() as outer:
-            if handle_signals:
-                outer.start_soon(watch_signals, outer.cancel_scope)
-            if stop is not None:
-                outer.start_soon(watch_stop, stop, outer.cancel_scope)
-            try:
-                async with players.running(), trio.open_nursery() as tasks:
-                    for slot in players.slots:
-                        tasks.start_soon(play_on, slot)
-            except WorkerStartError as error:  # raised before any match started
-                start_error = error
-            outer.cancel_scope.cancel()
-    interrupted = stopping
-    if start_error is not None:
-        raise start_error
-    lost_workers = tuple(w.reason for w in players.lost)
-    if ray is not None:
-        processes = len(ray_players.worker_pids)
-    remaining = status.total - done
-    if more is not None:  # the schedule grew during the run
-        with session_scope(engine) as session:
-            remaining = league_status(session=session, league=league).pending
-    return RunSummary(
-        played=played,
-        remaining=remaining,
-        interrupted=interrupted or (bool(queue) and not lost_workers),
-        processes_started=players.started,
-        processes_reused=players.reused,
-        elapsed_s=time.monotonic() - started,
-        aborted=tuple(aborted),
-        workers=processes,
-        lost=tuple(lost),
-        lost_workers=lost_workers,
-    )
+                self._begin_stopping()

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from league.execution.executor import LostWorker, Played
 from league.execution.worker_wire import (
     Counters,
     FrameReader,
@@ -41,7 +42,6 @@ from league.execution.worker_wire import (
 )
 from league.store.registry import LeagueError
 from referee.match import Limits, MatchSpec
-from referee.record import MatchRecord
 from referee.sandbox import SandboxConfig
 
 WORKER_COMMAND = (sys.executable, "-m", "league.execution.worker")
@@ -66,19 +66,6 @@ class WorkerGone(WorkerLost):
 
 class MatchRefusedError(LeagueError):
     """A worker's referee refused a match spec (the in-process runner would raise)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Played:
-    record: MatchRecord
-    logs: dict[int, bytes]
-
-
-@dataclass(frozen=True, slots=True)
-class LostWorker:
-    index: int
-    pid: int
-    reason: str
 
 
 @dataclass(slots=True)
@@ -223,7 +210,7 @@ class Worker:
 
 
 class WorkerSlot:
-    """One match at a time on one worker (implements the runner's ``MatchSlot``)."""
+    """One match at a time on one worker (a :class:`~league.execution.executor.MatchSlot`)."""
 
     def __init__(self, worker: Worker) -> None:
         self.worker = worker
@@ -253,6 +240,10 @@ class RefereeWorkers:
     @property
     def slots(self) -> list[WorkerSlot]:
         return [WorkerSlot(w) for w in self.workers for _ in range(w.slots)]
+
+    @property
+    def processes(self) -> int:
+        return len(self.shares)
 
     @property
     def started(self) -> int:

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from league.server import views
-from league.server.app import server_of
+from league.server.state import server_of
 
 
 def _json(data: Any) -> JSONResponse:

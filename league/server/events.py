@@ -9,7 +9,7 @@ ladder after each match) makes it ask at once instead of at the next tick.
 
 Every league's *state* is that tuple; a page's event stream sends one event
 whenever its league's state changes, and the standings cache
-(:class:`league.server.app.Cache`) is keyed by it.
+(:meth:`league.server.state.Server.cached`) is keyed by it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 :func:`run_ladders` is a background task of :func:`league.server.run.serve`: it
 looks for rolling ladders in the database every :data:`LOOK_S` seconds and plays
-each one with :func:`league.store.rolling.run_rolling` in this process, poking the league
+each one with :func:`league.execution.rolling.run_rolling` in this process, poking the league
 watcher after every match so open standings pages redraw at once. A ladder whose
 run fails (its sandbox cannot start, a database error) is logged and tried again
 after :data:`RETRY_S`. On shutdown ``stop`` is set: no new match starts, running
@@ -21,8 +21,12 @@ import logging
 import trio
 from sqlmodel import Session
 
-from league.server.app import Server
-from league.store.registry import LeagueError
+from league.execution.rolling import run_rolling
+from league.server.state import Server
+from league.store.models import BotRow
+from league.store.registry import AlreadyExistsError, LeagueError
+from league.store.rolling import RollingError, enter_bot, rolling_leagues
+from referee.sandbox import SandboxError
 
 log = logging.getLogger("arena.server")
 
@@ -32,15 +36,10 @@ GRACE_S = 10.0
 
 
 def _ladder_names(session: Session) -> list[str]:
-    from league.store.rolling import rolling_leagues
-
     return [league.name for league in rolling_leagues(session=session)]
 
 
 async def _play(server: Server, name: str, stop: trio.Event) -> None:
-    from league.store.rolling import run_rolling
-    from referee.sandbox import SandboxError
-
     while not stop.is_set():
         try:
             summary = await run_rolling(
@@ -87,10 +86,6 @@ async def run_ladders(server: Server, stop: trio.Event) -> None:
 
 
 def _enter(session: Session, bot_id: int, game: str) -> list[str]:
-    from league.store.models import BotRow
-    from league.store.registry import AlreadyExistsError
-    from league.store.rolling import RollingError, enter_bot, rolling_leagues
-
     bot = session.get(BotRow, bot_id)
     if bot is None:
         return []

@@ -18,8 +18,8 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from league.server import views
-from league.server.app import Server, server_of
 from league.server.events import State
+from league.server.state import Server, server_of
 
 KEEPALIVE_S = 15.0
 

@@ -1,6 +1,6 @@
 """HTML pages: leagues, live standings, match lists, replays, bots, author login.
 
-Templates are Jinja2 with autoescaping on (:func:`league.server.app.templates`);
+Templates are Jinja2 with autoescaping on (:func:`league.server.rendering.templates`);
 pages load ``/static/style.css`` and, where something moves, a script file from
 ``/static/`` — never inline script, which the page CSP forbids.
 """
@@ -20,7 +20,6 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Route
 
 from league.server import views
-from league.server.app import Server, client_address, server_of
 from league.server.auth import (
     COOKIE,
     SESSION_TTL_S,
@@ -29,21 +28,13 @@ from league.server.auth import (
     new_session,
     same_origin,
 )
+from league.server.rendering import render
+from league.server.state import Server, client_address, server_of
+from league.server.submit import TooLarge, author_notices, capped_body, parse_form
 from league.server.throttle import Throttled
-
-
-async def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-    """Template ``name`` with ``context``, the logged-in author (``author``: the
-    session, for the forms' CSRF token; ``author_name``) and the path."""
-    server = server_of(request)
-    found = await server.author_of(request)
-    page = server.templates.get_template(name).render(
-        author=found[0] if found else None,
-        author_name=found[1] if found else None,
-        path=request.url.path,
-        **context,
-    )
-    return HTMLResponse(page, status_code=status, headers={"cache-control": "no-store"})
+from league.store.leagues import match_log
+from referee.faults import FaultKind
+from referee.html_replay import render_replay_html
 
 
 async def index(request: Request) -> Response:
@@ -73,7 +64,6 @@ async def matches_page(request: Request) -> Response:
     detail = await server.db(views.league_detail, name)
     hidden = server.settings.hide_unfinished
     rows = await server.db(views.league_matches, name, finished_only=hidden, **filters)
-    from referee.faults import FaultKind
 
     return await render(
         request,
@@ -89,8 +79,6 @@ async def matches_page(request: Request) -> Response:
 
 
 def _replay_page(session: Session, key: str, finished_only: bool) -> tuple[str, str]:
-    from referee.html_replay import render_replay_html
-
     stored = views.stored_match(session, key, finished_only=finished_only)
     if stored.record is None:
         raise views.Missing(f"match {stored.key} has not been played (status {stored.status})")
@@ -144,8 +132,6 @@ async def bot_page(request: Request) -> Response:
     recent = await server.db(views.recent_seats, name) if mine else []
     notices = []
     if mine and found is not None:
-        from league.server.submit import author_notices
-
         notices = [
             n for n in await server.db(author_notices, found[0].author_id) if n["bot"] == name
         ]
@@ -160,8 +146,6 @@ def _is_author_of(session: Session, name: str, author: Any) -> bool:
 
 
 def _log(session: Session, key: str, seat: int, author: Any, finished_only: bool) -> bytes:
-    from league.store.leagues import match_log
-
     match, bot = views.match_seat_bot(session, key, seat, finished_only=finished_only)
     if not may_read_logs(author, bot.author_id):
         raise HTTPException(403, "a bot's output is shown only to its author (log in first)")
@@ -228,8 +212,6 @@ SMALL_FORM_BYTES = 8 << 10
 
 async def small_form(request: Request) -> dict[str, Any]:
     """A form of a few short fields (login, logout), its body read up to 8 KiB only."""
-    from league.server.submit import TooLarge, capped_body, parse_form
-
     try:
         body = await capped_body(request, SMALL_FORM_BYTES)
     except TooLarge as error:

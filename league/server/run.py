@@ -18,13 +18,19 @@ from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from league.server.app import Authenticator, Server, Settings, create_app, templates
+from league.server.app import create_app
 from league.server.auth import load_server_key
 from league.server.checkqueue import CheckQueue
 from league.server.events import LeagueWatcher
+from league.server.ladders import enter_ladders
+from league.server.rendering import templates
+from league.server.state import Authenticator, Server, Settings
+from league.store.authors import authenticate
 
 log = logging.getLogger("arena.server")
 
@@ -35,8 +41,6 @@ is cancelled."""
 
 def author_id_of(session: Session, token: str) -> int:
     """The id of the active author whose token this is (``AuthError`` otherwise)."""
-    from league.store.authors import authenticate
-
     row = authenticate(session=session, token=token)
     assert row.id is not None
     return row.id
@@ -48,8 +52,6 @@ def make_server(
     *,
     authenticate: Authenticator | None = author_id_of,
 ) -> Server:
-    from league.server.ladders import enter_ladders
-
     server = Server(
         engine=engine,
         settings=settings,
@@ -75,9 +77,6 @@ async def serve(
     background_grace_s: float = 15.0,
 ) -> None:
     """Serve until SIGINT/SIGTERM (``handle_signals``) or cancellation."""
-    from hypercorn.config import Config
-    from hypercorn.trio import serve as hypercorn_serve
-
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None

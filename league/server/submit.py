@@ -29,10 +29,21 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Message
 
-from league.server.app import Server, client_address, server_of
 from league.server.auth import csrf_ok, same_origin
+from league.server.rendering import render
+from league.server.state import Server, client_address, server_of
 from league.server.throttle import Throttled
+from league.services.submissions import (
+    BadSubmission,
+    error_json,
+    http_status,
+    list_submissions,
+    submit_bot,
+)
+from league.store.authors import AuthError, authenticate
 from league.store.models import AuthorRow
+from league.store.suspension import notices
+from referee.games import GAMES
 
 FORM_OVERHEAD = 64 << 10
 """Bytes allowed beyond the file for the multipart boundaries and the other fields."""
@@ -94,8 +105,6 @@ async def parse_form(request: Request, body: bytes) -> dict[str, Any]:
 
 
 def _authenticate(session: Session, token: str) -> AuthorRow:
-    from league.store.authors import authenticate
-
     author = authenticate(session=session, token=token)
     session.expunge(author)
     return author
@@ -113,8 +122,6 @@ async def _submit(
     server: Server, author: AuthorRow, fields: dict[str, Any]
 ) -> tuple[int, dict[str, Any], dict[str, str]]:
     """Run the submission; (HTTP status, JSON answer, extra headers)."""
-    from league.services.submissions import BadSubmission, error_json, http_status, submit_bot
-
     name = fields.get("name")
     game = fields.get("game")
     upload = fields.get("bot")
@@ -168,8 +175,6 @@ async def bearer_author(server: Server, request: Request) -> AuthorRow | Respons
     except Throttled as error:
         return _error(429, str(error), retry_after_s=error.retry_after_s)
     except Exception as error:
-        from league.store.authors import AuthError
-
         if isinstance(error, AuthError):
             return _error(401, str(error))
         raise
@@ -233,14 +238,10 @@ async def api_submissions(request: Request) -> Response:
 
 def author_notices(session: Session, author_id: int) -> list[dict[str, Any]]:
     """The author's suspended bot versions and why (:func:`league.store.suspension.notices`)."""
-    from league.store.suspension import notices
-
     return notices(session, author_id)
 
 
 def _submissions(session: Session, author_id: int) -> list[dict[str, Any]]:
-    from league.services.submissions import list_submissions
-
     return [
         {
             "id": row.id,
@@ -257,9 +258,6 @@ def _submissions(session: Session, author_id: int) -> list[dict[str, Any]]:
 
 async def submit_page(request: Request) -> Response:
     """The upload form (GET) and its submission (POST), for a logged-in author."""
-    from league.server.pages import render
-    from referee.games import GAMES
-
     server = server_of(request)
     session = server.session_of(request)
     author = await server.db(_author, session.author_id) if session is not None else None

@@ -30,6 +30,8 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from league.store.authors import AuthError, parse_token
+
 WINDOW_S = 300.0
 """Failures older than this no longer count."""
 PER_ADDRESS = 10
@@ -138,8 +140,6 @@ class AuthThrottle:
 
 def token_id_of(token: str) -> str | None:
     """The id part of a well-formed token, else None (nothing to count it under)."""
-    from league.store.authors import AuthError, parse_token
-
     try:
         return parse_token(token)[0]
     except AuthError:

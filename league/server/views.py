@@ -1,7 +1,7 @@
 """What the pages and the API show, as plain JSON-able data, from one ``Session``.
 
 Synchronous functions: the routes run them in a worker thread
-(:func:`league.server.app.in_thread`). Every number comes from the library the
+(:meth:`league.server.state.Server.db`). Every number comes from the library the
 command line uses — standings from :func:`league.store.standings.standings` with the
 bluff analytics of :func:`league.store.bluff.league_bluff`, match lists from
 :func:`league.store.leagues.list_matches` — with the same defaults as
@@ -18,9 +18,11 @@ once finished (:data:`PUBLIC_STATUSES`). The secret appears only as
 from __future__ import annotations
 
 import math
+import shlex
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func
@@ -32,6 +34,7 @@ from league.store.leagues import (
     find_match,
     get_league,
     league_bots,
+    league_json,
     league_status,
     list_leagues,
     list_matches,
@@ -40,6 +43,7 @@ from league.store.leagues import (
 )
 from league.store.models import AuthorRow, BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.registry import NotFoundError
+from league.store.rolling import is_rolling, rolling_settings
 from league.store.standings import Standing, standings
 from referee.analytics import BluffStats, format_ratio
 from referee.record import MatchRecord
@@ -58,9 +62,6 @@ class Missing(NotFoundError):
 def league_summary(row: LeagueRow) -> dict[str, Any]:
     """The league's public settings (never its secret); a rolling ladder's rate and
     concurrency under ``rolling``."""
-    from league.cli.leagues import league_json
-    from league.store.rolling import is_rolling, rolling_settings
-
     return {
         **league_json(row),
         "rolling": rolling_settings(row).to_dict() if is_rolling(row) else None,
@@ -401,9 +402,6 @@ def _readme(bot: BotRow) -> str | None:
     Only for bots an author submitted: their command is ``python <store>/bots/<hash>/<entry>``
     and the README sits beside the entry; an operator's bot may live anywhere.
     """
-    import shlex
-    from pathlib import Path
-
     if bot.author_id is None or not bot.command:
         return None
     try:

@@ -42,6 +42,7 @@ from league.store.authors import AuthError, check_name
 from league.store.db import session_scope
 from league.store.models import AuthorRow, BotRow, SubmissionRow
 from league.store.registry import AlreadyExistsError, LeagueError, add_bot
+from league.store.rolling import rolling_leagues
 from league.store.uploads import (
     UnpackedBot,
     UploadRejected,
@@ -359,8 +360,6 @@ def ladder_look(engine: Engine, game: str) -> tuple[dict[str, str], float, float
     ``game`` will play in (the oldest rolling ladder of the game), for the check to
     send the same; the defaults when there is none. (With several ladders of
     different settings the check looks like the oldest one.)"""
-    from league.store.rolling import rolling_leagues
-
     with session_scope(engine) as session:
         for league in rolling_leagues(session=session):
             if league.game == game:

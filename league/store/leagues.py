@@ -631,3 +631,23 @@ def verify_league(
         found = verify(record, chance_key=deal_key(secret, match.group_key))
         problems.extend(f"match {key}: {problem}" for problem in found)
     return LeagueVerification(league.commitment, checked, chance_events, tuple(problems))
+
+
+def league_json(row: LeagueRow) -> dict[str, object]:
+    """The league's public settings (never its secret: ``arena league show`` adds it
+    with ``--secret``); what the CLI's ``--json`` and the server's API both print."""
+    return {
+        "name": row.name,
+        "game": row.game,
+        "rules": json.loads(row.rules),
+        "table_size": row.table_size,
+        "rounds": row.rounds,
+        "reproducible_seed": row.seed,
+        "commitment": row.commitment,
+        "time_limit": row.decision_s,
+        "startup_timeout": row.startup_s,
+        "k_factor": row.k_factor,
+        "sandbox": league_sandbox(row).to_dict(),
+        "mode": row.mode,
+        "created_at": row.created_at.isoformat(),
+    }

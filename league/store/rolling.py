@@ -9,10 +9,11 @@ Its schedule is written in batches (:func:`extend_schedule`): when the runner ha
 nothing left to play, the next ``batch_groups`` duplicate groups are chosen
 (:func:`choose_tables`: where the ratings are most uncertain, against close
 opponents) and written as pending match rows, every seat rotation of a table
-sharing the deal of its group, exactly as in a fixed league. The existing runner
-(:func:`league.execution.run.run_league`) plays them, so a rolling ladder has the same
+sharing the deal of its group, exactly as in a fixed league. The league run
+(:class:`league.execution.run.LeagueRun`) plays them, so a rolling ladder has the same
 transactional writes, resuming, sandbox, warm pool and Ctrl-C as a fixed league;
-:func:`run_rolling` only adds the batches, a rate limit and a stop event.
+:func:`league.execution.rolling.run_rolling` only adds the batches, a rate limit and a
+stop event. This module is the ladder's stored side: settings, entries, the schedule.
 
 Resuming needs nothing of its own: a batch is written (in one transaction) before
 any of its matches starts, so a restarted run first plays whatever is pending and
@@ -23,24 +24,18 @@ from __future__ import annotations
 
 import json
 import math
-import signal
-import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-import trio
-from sqlalchemy import Engine, func
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from league.execution.run import AbortedMatch, run_league
-from league.store.db import session_scope
 from league.store.leagues import (
     LeagueSettings,
     PendingMatch,
     bot_labels,
     finished_results,
-    get_league,
     league_bots,
     list_leagues,
     new_league_row,
@@ -411,143 +406,6 @@ def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch
             position += 1
     session.flush()
     return created
-
-
-# -------------------------------------------------------------------------- running
-
-
-@dataclass(frozen=True, slots=True)
-class RollingSummary:
-    played: int
-    """Matches written by this run (finished or aborted)."""
-    scheduled: int
-    """Matches this run appended to the schedule."""
-    pending: int
-    """Matches without a result when it ended (the next run plays them first)."""
-    stopped: bool
-    """Ended by ``stop`` or a signal (not by ``max_matches``)."""
-    elapsed_s: float
-    aborted: tuple[AbortedMatch, ...] = ()
-    processes_started: int = 0
-    processes_reused: int = 0
-    match_ids: tuple[str, ...] = ()
-    """``LEAGUE-POSITION`` of each match written, in the order written."""
-
-
-async def run_rolling(
-    engine: Engine,
-    name: str,
-    *,
-    stop: trio.Event | None = None,
-    max_matches: int | None = None,
-    on_match: Callable[[str], None] | None = None,
-    handle_signals: bool = False,
-    grace_s: float | None = 10.0,
-    idle_poll_s: float = 2.0,
-    workers: int | None = 1,
-) -> RollingSummary:
-    """Play ladder ``name`` until ``stop`` is set (or ``max_matches`` are written).
-
-    Pending matches first (those of a killed run), then batch after batch from
-    :func:`extend_schedule`. Match starts are spaced ``60 / matches_per_minute``
-    seconds apart; ``concurrency`` matches at a time. With fewer active entries than
-    a table needs it waits, looking again every ``idle_poll_s`` seconds (another
-    process may :func:`enter_bot`), until ``stop``.
-
-    ``on_match(LEAGUE-POSITION)``: after each match is committed. ``stop``: no new
-    match starts; running ones get ``grace_s`` to finish (None: as long as they
-    take), then are abandoned — not written, still pending, played by the next run.
-    ``handle_signals`` (the command line): the first SIGINT/SIGTERM is ``stop``
-    without a grace limit, a second abandons the running matches. ``workers``:
-    referee processes, as for :func:`league.execution.run.run_league` (1: this process).
-    """
-    with session_scope(engine) as session:
-        league = get_league(session=session, name=name)
-        settings = rolling_settings(league)
-    if max_matches is not None and max_matches < 1:
-        raise RollingError(f"max_matches must be at least 1, got {max_matches}")
-    event = stop if stop is not None else trio.Event()
-    interval = [60.0 / settings.matches_per_minute]
-    next_start = [trio.current_time()]
-    pace_lock = trio.Lock()
-    written: list[str] = []
-    scheduled = 0
-    started = time.monotonic()
-
-    async def pace() -> None:
-        async with pace_lock:
-            with trio.move_on_at(next_start[0]):
-                await event.wait()
-            next_start[0] = max(next_start[0], trio.current_time()) + interval[0]
-
-    async def more() -> list[PendingMatch]:
-        nonlocal scheduled
-        while not event.is_set():
-            with session_scope(engine) as session:
-                current = get_league(session=session, name=name)
-                interval[0] = 60.0 / rolling_settings(current).matches_per_minute
-                batch = extend_schedule(session=session, league=current)
-            if batch:
-                scheduled += len(batch)
-                return batch
-            with trio.move_on_after(idle_poll_s):
-                await event.wait()
-        return []
-
-    def record(match_id: str) -> None:
-        written.append(match_id)
-        if on_match is not None:
-            on_match(match_id)
-
-    summary = None
-    async with trio.open_nursery() as nursery:
-        abandon = trio.CancelScope()
-        if handle_signals:
-            nursery.start_soon(_watch_signals, event, abandon)
-        with abandon:
-            summary = await run_league(
-                engine,
-                name,
-                concurrency=settings.concurrency,
-                workers=workers,
-                max_matches=max_matches,
-                handle_signals=False,
-                stop=event,
-                grace_s=None if handle_signals else grace_s,
-                more=more,
-                pace=pace,
-                on_result=record,
-            )
-        nursery.cancel_scope.cancel()
-    with session_scope(engine) as session:
-        pending = session.exec(
-            select(func.count())
-            .select_from(MatchRow)
-            .where(
-                MatchRow.league_id == league.id, col(MatchRow.status).in_(("pending", "aborted"))
-            )
-        ).one()
-    return RollingSummary(
-        played=len(written),
-        scheduled=scheduled,
-        pending=pending,
-        stopped=event.is_set(),
-        elapsed_s=time.monotonic() - started,
-        aborted=summary.aborted if summary else (),
-        processes_started=summary.processes_started if summary else 0,
-        processes_reused=summary.processes_reused if summary else 0,
-        match_ids=tuple(written),
-    )
-
-
-async def _watch_signals(event: trio.Event, abandon: trio.CancelScope) -> None:
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            if not event.is_set():
-                event.set()
-            else:
-                abandon.cancel()
-                return
 
 
 # --------------------------------------------------------------------------- status

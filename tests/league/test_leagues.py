@@ -9,7 +9,7 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from league.execution.run import run_league
+from league.execution.run import LeagueRun, RunOptions
 from league.store.db import session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -205,7 +205,9 @@ def test_a_league_runs_to_the_end_with_warm_bots(engine: Engine) -> None:
             name="run",
             settings=LeagueSettings("liars_dice", ("random", "probability"), rounds=3),
         )
-    summary = trio.run(lambda: run_league(engine, "run", concurrency=2, handle_signals=False))
+    summary = trio.run(
+        lambda: LeagueRun(engine, "run", RunOptions(concurrency=2, handle_signals=False)).play()
+    )
     assert summary.played == 6 and summary.remaining == 0 and not summary.interrupted
     assert summary.processes_reused > 0
     # Two matches at a time, two seats each; the rotations of a deal group never share
@@ -230,7 +232,7 @@ def test_a_league_runs_to_the_end_with_warm_bots(engine: Engine) -> None:
         assert record.match_id == f"run-{match.position}"
         assert record.seed is None  # dealt from the league secret, which is not recorded
         # Second run: nothing left to play.
-    again = trio.run(lambda: run_league(engine, "run", handle_signals=False))
+    again = trio.run(lambda: LeagueRun(engine, "run", RunOptions(handle_signals=False)).play())
     assert again.played == 0
 
 
@@ -323,7 +325,9 @@ def test_a_bot_service_reached_by_address_plays_in_a_league(
                 name="remote-cup",
                 settings=LeagueSettings("liars_dice", ("random", "remote"), rounds=2),
             )
-        summary = trio.run(lambda: run_league(engine, "remote-cup", handle_signals=False))
+        summary = trio.run(
+            lambda: LeagueRun(engine, "remote-cup", RunOptions(handle_signals=False)).play()
+        )
         assert summary.played == 4 and summary.remaining == 0
         with session_scope(engine) as session:
             league = get_league(session=session, name="remote-cup")

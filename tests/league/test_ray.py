@@ -38,7 +38,7 @@ from league.execution.ray_task import (  # noqa: E402
     play_job,
     verify_bot_files,
 )
-from league.execution.run import run_league  # noqa: E402
+from league.execution.run import LeagueRun, RunOptions  # noqa: E402
 from league.execution.worker_wire import Job, WorkerConfig, encode_config, encode_job  # noqa: E402
 from league.store.db import open_database, session_scope  # noqa: E402
 from league.store.leagues import get_league, match_deal_key  # noqa: E402
@@ -193,14 +193,18 @@ def test_ray_on_postgresql_gives_the_local_runners_standings(
 
     monkeypatch.setattr(league.execution.ray_executor, "encode_job", spy)
     summary = trio.run(
-        lambda: run_league(
-            remote, LEAGUE, concurrency=2, handle_signals=False, ray=RayOptions(max_retries=1)
-        )
+        lambda: LeagueRun(
+            remote,
+            LEAGUE,
+            RunOptions(concurrency=2, handle_signals=False, ray=RayOptions(max_retries=1)),
+        ).play()
     )
     assert (summary.played, summary.remaining, summary.lost) == (total, 0, ())
     assert 1 <= summary.workers <= 2
     assert summary.processes_started + summary.processes_reused == 2 * total
-    trio.run(lambda: run_league(local, LEAGUE, concurrency=2, handle_signals=False))
+    trio.run(
+        lambda: LeagueRun(local, LEAGUE, RunOptions(concurrency=2, handle_signals=False)).play()
+    )
 
     assert played_games(remote) == played_games(local)
     assert table(remote) == table(local)

@@ -16,7 +16,7 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from league.execution.run import run_league
+from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.models import MatchRow, SeatRow
@@ -152,7 +152,11 @@ def comparable(engine: Engine) -> list[dict[str, object]]:
 def test_sigkilled_runs_resume_to_the_uninterrupted_result(db_url: str, tmp_path: Path) -> None:
     reference = open_database(f"sqlite:///{tmp_path / 'reference.db'}")
     prepare(reference)
-    trio.run(lambda: run_league(reference, "resume", concurrency=2, handle_signals=False))
+    trio.run(
+        lambda: LeagueRun(
+            reference, "resume", RunOptions(concurrency=2, handle_signals=False)
+        ).play()
+    )
 
     engine = open_database(db_url)
     prepare(engine)
@@ -160,7 +164,9 @@ def test_sigkilled_runs_resume_to_the_uninterrupted_result(db_url: str, tmp_path
     for point, workers in ((0, 1), (5, 2), (10, 1)):
         kill_run_after(db_url, engine, point, workers)
         assert done_count(engine) < total
-    summary = trio.run(lambda: run_league(engine, "resume", concurrency=2, handle_signals=False))
+    summary = trio.run(
+        lambda: LeagueRun(engine, "resume", RunOptions(concurrency=2, handle_signals=False)).play()
+    )
     assert summary.remaining == 0
     with session_scope(engine) as session:
         matches = session.exec(select(MatchRow)).all()

@@ -19,6 +19,7 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
+from league.execution.rolling import run_rolling
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, get_league, revealed_secret
 from league.store.models import MatchLogRow, MatchRow, SeatRow
@@ -35,7 +36,6 @@ from league.store.rolling import (
     is_rolling,
     rolling_leagues,
     rolling_status,
-    run_rolling,
 )
 from league.store.standings import standings
 from referee.sandbox import SandboxConfig

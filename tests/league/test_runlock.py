@@ -11,7 +11,7 @@ import pytest
 import trio
 from sqlalchemy import Engine
 
-from league.execution.run import run_league
+from league.execution.run import LeagueRun, RunOptions
 from league.store.db import session_scope
 from league.store.leagues import get_league
 from league.store.runlock import LeagueBusyError, league_lock
@@ -31,9 +31,11 @@ def test_a_second_runner_is_refused_while_the_first_plays(engine: Engine) -> Non
         league = get_league(session=session, name=LEAGUE)
     with league_lock(engine, league):  # another runner, as far as the lock can tell
         with pytest.raises(LeagueBusyError, match=f"league '{LEAGUE}' is being played"):
-            trio.run(lambda: run_league(engine, LEAGUE, handle_signals=False))
+            trio.run(lambda: LeagueRun(engine, LEAGUE, RunOptions(handle_signals=False)).play())
         assert done_count(engine) == 0
-    summary = trio.run(lambda: run_league(engine, LEAGUE, concurrency=2, handle_signals=False))
+    summary = trio.run(
+        lambda: LeagueRun(engine, LEAGUE, RunOptions(concurrency=2, handle_signals=False)).play()
+    )
     assert summary.played == total and summary.remaining == 0
     with league_lock(engine, league):  # released at the end of the run
         pass

@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 from sqlmodel import col, select
 
 import league.execution.workers
-from league.execution.run import WorkersError, run_league, worker_count
+from league.execution.run import LeagueRun, RunOptions, WorkersError, worker_count
 from league.execution.worker_wire import (
     Counters,
     FrameReader,
@@ -178,7 +178,11 @@ def test_a_worker_that_does_not_start_is_a_clear_error(
         (sys.executable, "-c", "import sys; sys.exit(3)"),
     )
     with pytest.raises(WorkerStartError, match="exited with code 3"):
-        trio.run(lambda: run_league(engine, LEAGUE, concurrency=2, workers=2, handle_signals=False))
+        trio.run(
+            lambda: LeagueRun(
+                engine, LEAGUE, RunOptions(concurrency=2, workers=2, handle_signals=False)
+            ).play()
+        )
     assert done_count(engine) == 0
     engine.dispose()
 
@@ -197,14 +201,12 @@ def test_two_workers_play_the_same_matches_as_one(tmp_path: Path) -> None:
 
     seen: list[int] = []
     summary = trio.run(
-        lambda: run_league(
+        lambda: LeagueRun(
             two,
             LEAGUE,
-            concurrency=3,
-            workers=2,
-            handle_signals=False,
+            RunOptions(concurrency=3, workers=2, handle_signals=False),
             on_progress=lambda p: seen.append(p.done),
-        )
+        ).play()
     )
     assert (summary.workers, summary.played, summary.remaining) == (2, total, 0)
     assert not summary.interrupted and not summary.lost and not summary.lost_workers
@@ -213,7 +215,9 @@ def test_two_workers_play_the_same_matches_as_one(tmp_path: Path) -> None:
         and summary.processes_started + summary.processes_reused == 2 * total
     )
     assert seen == list(range(total + 1))
-    reference = trio.run(lambda: run_league(one, LEAGUE, concurrency=3, handle_signals=False))
+    reference = trio.run(
+        lambda: LeagueRun(one, LEAGUE, RunOptions(concurrency=3, handle_signals=False)).play()
+    )
     assert reference.workers == 1 and reference.remaining == 0
 
     assert played_games(two) == played_games(one)

@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 import trio
 
-from league.server.app import Server, Settings
 from league.server.run import Background, make_server, serve
+from league.server.state import Server, Settings
 from tests.server.harness import Reply
 
 

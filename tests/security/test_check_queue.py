@@ -24,8 +24,8 @@ import trio
 from sqlalchemy import Engine
 
 from league.cli.authors import multipart
-from league.server.app import Settings
 from league.server.checkqueue import QueueLimits
+from league.server.state import Settings
 from league.services.submissions import SubmissionLimits
 from league.store.authors import add_author
 from league.store.db import open_database, session_scope

@@ -31,11 +31,12 @@ import trio
 from sqlmodel import select
 
 from league.execution.botcheck import OPPONENTS, check_bot_matches, rule_variants
+from league.execution.rolling import run_rolling
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, get_league, match_log
 from league.store.models import BotRow, MatchRow, SeatRow
 from league.store.registry import add_bot, get_bot
-from league.store.rolling import RollingSettings, create_rolling_league, enter_bot, run_rolling
+from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
 from referee.faults import FaultKind
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool

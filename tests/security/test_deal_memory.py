@@ -22,7 +22,7 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from league.execution.run import run_league
+from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league, decompress_record, match_log
 from league.store.models import LeagueRow, MatchRow, SeatRow
@@ -57,7 +57,9 @@ def play_league(db: Path, sandbox: SandboxConfig, rounds: int, seed: int | None 
                 reproducible_seed=seed,
             ),
         )
-    summary = trio.run(lambda: run_league(engine, "memory", concurrency=1, handle_signals=False))
+    summary = trio.run(
+        lambda: LeagueRun(engine, "memory", RunOptions(concurrency=1, handle_signals=False)).play()
+    )
     assert summary.remaining == 0
     return engine
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from league.execution.run import run_league
+from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -68,7 +68,9 @@ async def test_league_with_a_signal_attacker_stores_exactly_its_records(tmp_path
             ),
         )
     try:
-        summary = await run_league(engine, "cup", concurrency=2, handle_signals=False)
+        summary = await LeagueRun(
+            engine, "cup", RunOptions(concurrency=2, handle_signals=False)
+        ).play()
         assert summary.remaining == 0 and not summary.interrupted, summary
         with session_scope(engine) as session:
             league = get_league(session=session, name="cup")

@@ -20,7 +20,7 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.execution.run import run_league
+from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -88,7 +88,9 @@ async def test_league_matches_send_a_keyed_token_not_league_position(tmp_path: P
                     "liars_dice", ("random", "probability"), rules={"dice_per_player": "2"}
                 ),
             )
-        summary = await run_league(engine, "cup", concurrency=1, handle_signals=False)
+        summary = await LeagueRun(
+            engine, "cup", RunOptions(concurrency=1, handle_signals=False)
+        ).play()
         assert summary.remaining == 0
         with session_scope(engine) as session:
             league = get_league(session=session, name="cup")

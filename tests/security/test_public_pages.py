@@ -22,7 +22,7 @@ from urllib.parse import quote
 import pytest
 from sqlmodel import col, select
 
-from league.server.app import Settings
+from league.server.state import Settings
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, find_match, get_league, record_result
 from league.store.models import BotRow, SeatRow

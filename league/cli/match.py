@@ -1,0 +1,113 @@
+"""``arena match``: one match between bot processes over gRPC, no database."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from league.cli.common import (
+    SANDBOX_DEFAULTS,
+    CpuOption,
+    CpusOption,
+    MemoryOption,
+    NoSandboxOption,
+    ProcsOption,
+    check_sandbox,
+    fail,
+    parse_rule_options,
+    sandbox_config,
+)
+from referee.files import write_atomic
+from referee.games import get_game
+from referee.games.base import GameError
+
+if TYPE_CHECKING:
+    from referee.record import MatchRecord
+
+
+def match_command(
+    game: Annotated[str, typer.Option("--game", "-g", help="Game name (see `arena games`).")],
+    bot: Annotated[
+        list[str],
+        typer.Option("--bot", "-b", help="Bot command line, once per seat in seat order."),
+    ],
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Draw chance from this seed, for a reproducible local run (guessable:"
+            " never for real competition). Default: a fresh secret."
+        ),
+    ] = None,
+    rule: Annotated[
+        list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value (repeatable).")
+    ] = None,
+    time_limit: Annotated[float, typer.Option(help="Seconds per decision.", min=0.001)] = 2.0,
+    startup_timeout: Annotated[
+        float, typer.Option(help="Seconds a bot has to start.", min=0.001)
+    ] = 15.0,
+    record: Annotated[
+        Path | None, typer.Option(help="Write the match record (JSON) to this file.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
+    no_sandbox: NoSandboxOption = False,
+    memory_mb: MemoryOption = SANDBOX_DEFAULTS.memory_mb,
+    cpu_s: CpuOption = SANDBOX_DEFAULTS.cpu_s,
+    max_procs: ProcsOption = SANDBOX_DEFAULTS.max_procs,
+    cpus: CpusOption = SANDBOX_DEFAULTS.cpus,
+) -> None:
+    """Run one match between bot processes over gRPC and print the result.
+
+    Every bot runs in the sandbox (see docs/security.md) unless --no-sandbox.
+    """
+    from referee.match import Limits, MatchSpec, play_match
+    from referee.process import BotSpec
+
+    rules = parse_rule_options(rule or [])
+    try:
+        engine = get_game(game)
+        parsed = engine.parse_rules(rules)
+        engine.check_seats(parsed, len(bot))
+        bots = tuple(BotSpec.from_command_line(command) for command in bot)
+    except (GameError, ValueError) as error:
+        raise fail(str(error)) from None
+    spec = MatchSpec(game=game, bots=bots, seed=seed, rules=rules)
+    limits = Limits(decision_s=time_limit, startup_s=startup_timeout)
+    sandbox = sandbox_config(
+        no_sandbox=no_sandbox, memory_mb=memory_mb, cpu_s=cpu_s, max_procs=max_procs, cpus=cpus
+    )
+    check_sandbox(sandbox)
+    if record is not None:
+        sandbox = replace(sandbox, protect=(str(record.resolve()),))
+    result = play_match(spec, limits, sandbox=sandbox)
+    if record is not None:
+        try:
+            write_atomic(record, result.to_json(indent=1).encode())
+        except OSError as error:
+            raise fail(f"cannot write record to {record}: {error}") from None
+    _print_result(engine.title, result, quiet=quiet, as_json=as_json)
+
+
+def _print_result(title: str, result: MatchRecord, *, quiet: bool, as_json: bool) -> None:
+    """The record as JSON, or the transcript (unless ``quiet``) and the result; exit
+    code 3 when the referee aborted the match."""
+    from referee.transcript import result_lines, transcript_lines
+
+    if as_json:
+        typer.echo(result.to_json(indent=2))
+        raise typer.Exit(3 if result.reason == "aborted" else 0)
+    if not quiet:
+        typer.echo(f"match {result.match_id}: {title}, {result.chance_label}, rules {result.rules}")
+        for line in transcript_lines(result):
+            typer.echo(line)
+        typer.echo("")
+    typer.echo(
+        f"result ({result.reason}, {len(result.events)} events, {result.duration_ms / 1000:.2f} s):"
+    )
+    for line in result_lines(result):
+        typer.echo(line)
+    if result.reason == "aborted":
+        raise typer.Exit(3)
