@@ -20,6 +20,118 @@ LAZY_IMPORTS: dict[str, str] = {
     # "path module": why the import waits until the function runs. Start-up speed is
     # the only accepted reason (tests/test_code_shape.py checks the list is exact);
     # an import that would close a cycle is a layering bug, not an entry here.
+    # league/ (helper "league"): what `arena --help` and friends must not load
+    "league/cli/__init__.py league.execution.demo": (
+        "the run stack (trio, gRPC, SQLModel): only commands that play"
+    ),
+    "league/cli/__init__.py league.store.db": (
+        "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
+    ),
+    "league/cli/__init__.py referee.games": (
+        "in `arena games`, whose lines helper 'catalogue' rewrites (GAMES → catalogue); light"
+    ),
+    "league/cli/authors.py league.store.authors": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/bots.py league.execution.botcheck": (
+        "the run stack (trio, gRPC, SQLModel): only commands that play"
+    ),
+    "league/cli/bots.py league.store.db": (
+        "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
+    ),
+    "league/cli/bots.py league.store.registry": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/bots.py referee.process": "trio and gRPC: only commands that start bots",
+    "league/cli/common.py league.store.db": (
+        "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
+    ),
+    "league/cli/common.py league.store.registry": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/leagues.py league.execution.ray_executor": (
+        "the run stack (trio, gRPC, SQLModel): only commands that play"
+    ),
+    "league/cli/leagues.py league.execution.run": (
+        "the run stack (trio, gRPC, SQLModel): only commands that play"
+    ),
+    "league/cli/leagues.py league.store.bluff": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/leagues.py league.store.leagues": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/leagues.py league.store.registry": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/leagues.py league.store.report": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/leagues.py league.store.standings": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/leagues.py referee.analytics": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/leagues.py trio": "trio: only commands that run an event loop",
+    "league/cli/match.py referee.match": "trio and gRPC: only commands that start bots",
+    "league/cli/match.py referee.process": "trio and gRPC: only commands that start bots",
+    "league/cli/match.py referee.transcript": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/replay.py google.protobuf": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/replay.py league.store.leagues": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/replay.py referee.html_replay": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/replay.py referee.record": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/replay.py referee.replay": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/replay.py referee.transcript": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/rolling.py league.execution.rolling": (
+        "the run stack (trio, gRPC, SQLModel): only commands that play"
+    ),
+    "league/cli/rolling.py league.store.leagues": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/rolling.py league.store.registry": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/rolling.py league.store.rolling": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/rolling.py trio": "trio: only commands that run an event loop",
+    "league/cli/scaffold.py sdk": (
+        "protobuf and gRPC: `arena bot new` only (reads the game's SDK module)"
+    ),
+    "league/cli/serve.py league.server.ladders": (
+        "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
+    ),
+    "league/cli/serve.py league.server.run": (
+        "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
+    ),
+    "league/cli/serve.py league.server.state": (
+        "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
+    ),
+    "league/cli/serve.py league.services.submissions": (
+        "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
+    ),
+    "league/cli/serve.py league.store.db": (
+        "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
+    ),
+    "league/cli/serve.py trio": "trio: only commands that run an event loop",
+    "league/execution/ray_executor.py ray": (
+        "Ray is an optional extra (pip install '.[ray]') and slow to import: --executor ray only"
+    ),
 }
 
 

@@ -31,7 +31,8 @@ from referee.faults import FaultKind
 from referee.sandbox import SandboxError
 
 if TYPE_CHECKING:
-    from league.execution.run import Progress
+    from league.execution.ray_executor import RayOptions
+    from league.execution.run import Progress, RunSummary
     from league.store.bluff import LeagueBluff
     from league.store.standings import Standing
 
@@ -145,6 +146,66 @@ class ProgressPrinter:
             sys.stderr.write("\n")
 
 
+def _ray_options(
+    executor: str,
+    address: str | None,
+    cpus_per_match: float,
+    runtime_env: str | None,
+    ship_bots: bool,
+) -> RayOptions | None:
+    """``--executor`` and the ``--ray-*`` options checked; None: the local executor."""
+    from league.execution.ray_executor import RayOptions, parse_runtime_env
+    from league.store.registry import LeagueError
+
+    if executor not in ("local", "ray"):
+        raise fail(f"bad --executor {executor!r}: use local or ray")
+    if executor == "local" and (address or runtime_env or ship_bots):
+        raise fail("--ray-address, --ray-runtime-env and --ray-ship-bots need --executor ray")
+    if executor != "ray":
+        return None
+    try:
+        env = parse_runtime_env(runtime_env) if runtime_env else None
+    except LeagueError as error:
+        raise fail(str(error)) from None
+    return RayOptions(address=address, cpus_per_match=cpus_per_match, runtime_env=env)
+
+
+def _print_run(summary: RunSummary) -> None:
+    """The run's one-line summary; what was lost or aborted on stderr; the exit code:
+    130 interrupted, 3 aborted matches, 4 lost referee workers."""
+    state = "interrupted" if summary.interrupted else "finished"
+    typer.echo(
+        f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"
+        f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
+        f" reused {summary.processes_reused}"
+        + (f"; referee processes {summary.workers}" if summary.workers != 1 else "")
+    )
+    for why in summary.lost_workers:
+        typer.echo(f"error: {why}", err=True)
+    if summary.lost:
+        typer.echo(
+            f"error: {len(summary.lost)} match(es) were being played by a referee worker that"
+            " died; they were not saved and the next run plays them:",
+            err=True,
+        )
+        for lost in summary.lost:
+            typer.echo(f"  {lost.match_id}", err=True)
+    if summary.aborted:
+        typer.echo(
+            f"error: the referee aborted {len(summary.aborted)} match(es); they are not rated"
+            " and the next run plays them again:",
+            err=True,
+        )
+        for aborted in summary.aborted:
+            typer.echo(f"  {aborted.match_id}: {aborted.error}", err=True)
+    if summary.interrupted:
+        raise typer.Exit(130)
+    if summary.aborted:
+        raise typer.Exit(3)
+    if summary.lost_workers:
+        raise typer.Exit(4)
+
+
 @app.command("run")
 def run_command(
     ctx: typer.Context,
@@ -209,19 +270,7 @@ def run_command(
     from league.store.leagues import get_league, league_sandbox
     from league.store.registry import LeagueError
 
-    if executor not in ("local", "ray"):
-        raise fail(f"bad --executor {executor!r}: use local or ray")
-    if executor == "local" and (ray_address or ray_runtime_env or ray_ship_bots):
-        raise fail("--ray-address, --ray-runtime-env and --ray-ship-bots need --executor ray")
-    ray = None
-    if executor == "ray":
-        from league.execution.ray_executor import RayOptions, parse_runtime_env
-
-        try:
-            env = parse_runtime_env(ray_runtime_env) if ray_runtime_env else None
-        except LeagueError as error:
-            raise fail(str(error)) from None
-        ray = RayOptions(address=ray_address, cpus_per_match=ray_cpus_per_match, runtime_env=env)
+    ray = _ray_options(executor, ray_address, ray_cpus_per_match, ray_runtime_env, ray_ship_bots)
     engine = context_of(ctx).engine()
     with transaction(ctx) as session:
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
@@ -236,37 +285,7 @@ def run_command(
     finally:
         if printer:
             printer.close()
-    state = "interrupted" if summary.interrupted else "finished"
-    typer.echo(
-        f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"
-        f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
-        f" reused {summary.processes_reused}"
-        + (f"; referee processes {summary.workers}" if summary.workers != 1 else "")
-    )
-    for why in summary.lost_workers:
-        typer.echo(f"error: {why}", err=True)
-    if summary.lost:
-        typer.echo(
-            f"error: {len(summary.lost)} match(es) were being played by a referee worker that"
-            " died; they were not saved and the next run plays them:",
-            err=True,
-        )
-        for lost in summary.lost:
-            typer.echo(f"  {lost.match_id}", err=True)
-    if summary.aborted:
-        typer.echo(
-            f"error: the referee aborted {len(summary.aborted)} match(es); they are not rated"
-            " and the next run plays them again:",
-            err=True,
-        )
-        for aborted in summary.aborted:
-            typer.echo(f"  {aborted.match_id}: {aborted.error}", err=True)
-    if summary.interrupted:
-        raise typer.Exit(130)
-    if summary.aborted:
-        raise typer.Exit(3)
-    if summary.lost_workers:
-        raise typer.Exit(4)
+    _print_run(summary)
 
 
 @app.command("logs")

@@ -61,6 +61,32 @@ def _wait_for_key() -> bool:
     return bool(line) and line.strip().lower() != "q"
 
 
+def _verify(record: MatchRecord) -> None:
+    """Re-simulate ``record``: exit 1 listing the problems, else say what was checked."""
+    from referee.replay import verify
+
+    problems = verify(record)
+    if problems:
+        typer.echo(f"verification failed: {problems[0]}", err=True)
+        for problem in problems[1:]:
+            typer.echo(f"  also: {problem}", err=True)
+        raise typer.Exit(1)
+    typer.echo(
+        f"verified {record.match_id}: {len(record.events)} events, hash chain intact,"
+        f" observations, states and outcome reproduced"
+    )
+
+
+def _write_html(record: MatchRecord, html: Path) -> None:
+    from referee.html_replay import render_replay_html
+
+    try:
+        write_atomic(html, render_replay_html(record).encode())
+    except OSError as error:
+        raise fail(f"cannot write {html}: {error}") from None
+    typer.echo(f"wrote {html}")
+
+
 def replay_command(
     ctx: typer.Context,
     match: Annotated[str, typer.Argument(help="Match id LEAGUE-POSITION, or a record file.")],
@@ -81,30 +107,15 @@ def replay_command(
     from google.protobuf import json_format
 
     from referee.record import RecordError
-    from referee.replay import seat_messages, verify
+    from referee.replay import seat_messages
     from referee.transcript import result_lines, transcript_lines
 
     record = load_record(ctx, match)
     if check:
-        problems = verify(record)
-        if problems:
-            typer.echo(f"verification failed: {problems[0]}", err=True)
-            for problem in problems[1:]:
-                typer.echo(f"  also: {problem}", err=True)
-            raise typer.Exit(1)
-        typer.echo(
-            f"verified {record.match_id}: {len(record.events)} events, hash chain intact,"
-            f" observations, states and outcome reproduced"
-        )
+        _verify(record)
         return
     if html is not None:
-        from referee.html_replay import render_replay_html
-
-        try:
-            write_atomic(html, render_replay_html(record).encode())
-        except OSError as error:
-            raise fail(f"cannot write {html}: {error}") from None
-        typer.echo(f"wrote {html}")
+        _write_html(record, html)
         return
     try:
         header: list[str] = []

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from league.cli.common import context_of, fail
 from league.server.auth import KeyError_
+
+if TYPE_CHECKING:
+    from league.server.state import Server, Settings
 
 
 def serve_command(
@@ -61,26 +65,18 @@ def serve_command(
     Standings pages update by themselves as matches finish, also matches played by
     another process (`arena league run`) on the same database.
     """
-    import trio
-
-    from league.server.ladders import run_ladders
-    from league.server.run import make_server, serve
-    from league.server.state import Settings
+    from league.server.run import make_server
     from league.store.db import redact, resolve_url
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     engine = context_of(ctx).engine()
-    from league.services.submissions import SubmissionLimits
-
-    settings = Settings(
-        store=store.resolve(),
+    settings = _settings(
+        store,
         secure_cookies=secure_cookies,
-        limits=SubmissionLimits(
-            max_upload_bytes=int(max_upload_mb * (1 << 20)),
-            per_hour=submissions_per_hour,
-            min_interval_s=submission_interval,
-        ),
+        max_upload_bytes=int(max_upload_mb * (1 << 20)),
+        submissions_per_hour=submissions_per_hour,
+        submission_interval=submission_interval,
         check_matches=check_matches,
     )
     try:
@@ -96,6 +92,44 @@ def serve_command(
         typer.echo("Ctrl-C stops the server", err=False)
         sys.stdout.flush()
 
+    _serve(server, host, port, ready, ladders=ladders)
+    typer.echo("server stopped")
+
+
+def _settings(
+    store: Path,
+    *,
+    secure_cookies: bool,
+    max_upload_bytes: int,
+    submissions_per_hour: int,
+    submission_interval: float,
+    check_matches: int,
+) -> Settings:
+    from league.server.state import Settings
+    from league.services.submissions import SubmissionLimits
+
+    return Settings(
+        store=store.resolve(),
+        secure_cookies=secure_cookies,
+        limits=SubmissionLimits(
+            max_upload_bytes=max_upload_bytes,
+            per_hour=submissions_per_hour,
+            min_interval_s=submission_interval,
+        ),
+        check_matches=check_matches,
+    )
+
+
+def _serve(
+    server: Server, host: str, port: int, ready: Callable[[list[str]], None], *, ladders: bool
+) -> None:
+    """Serve until Ctrl-C, playing the rolling ladders too when ``ladders``; a bind
+    error (the port is taken) fails the command."""
+    import trio
+
+    from league.server.ladders import run_ladders
+    from league.server.run import serve
+
     try:
         trio.run(
             lambda: serve(
@@ -109,7 +143,6 @@ def serve_command(
     except* OSError as group:  # e.g. the port is taken (raised inside the server's nursery)
         first = _first_leaf(group)
         raise fail(f"cannot serve on {host}:{port}: {first}") from None
-    typer.echo("server stopped")
 
 
 def _first_leaf(group: BaseException) -> BaseException:

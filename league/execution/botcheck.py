@@ -264,42 +264,9 @@ def check_bot_matches(
     else:
         get_game(game_name).parse_rules(dict(rules or {}))  # a bad option fails here
         variants = [dict(rules or {}) for _ in range(matches)]
-    records: list[tuple[MatchRecord, int, str]] = []
-
-    async def main() -> MeasuringPool:
-        pool = MeasuringPool(WarmPool(sandbox=sandbox), spec)
-        try:
-            with trio.move_on_after(math.inf if budget_s is None else budget_s) as budget:
-                await play(pool)
-            over_budget[0] = budget.cancelled_caught
-        finally:
-            await pool.pool.aclose()
-        return pool
-
-    async def play(pool: MeasuringPool) -> None:
-        deal = new_secret()
-        for k in range(matches):
-            opponent = opponents[(k // 2) % len(opponents)]
-            seat = k % 2
-            if seat == 0:
-                deal = new_secret()  # one secret deal per pair, as a ladder's rotations
-            bots = (spec, opponent) if seat == 0 else (opponent, spec)
-            match = MatchSpec(
-                game=game_name,
-                bots=bots,
-                rules=variants[k],
-                match_id=f"check-{k + 1}",  # the report's name; the bot gets a token
-                deal_group=f"check-{k // 2}",
-                chance_key=deal,
-            )
-            seat_logs: dict[int, bytes] = {}
-            record = await run_match(match, limits, launcher=pool, logs=seat_logs)
-            records.append((record, seat, opponent.name))
-            if logs is not None:
-                logs.append(seat_logs.get(seat, b""))
-
-    over_budget = [False]
-    pool = trio.run(main)
+    pool, records, over_budget = trio.run(
+        _play_checks, spec, opponents, game_name, variants, limits, sandbox, budget_s, logs
+    )
     report = CheckReport(bot=spec.name, game=game_name, time_limit_ms=decision_s * 1000)
     report.startup_ms = pool.startup_ms
     report.peak_rss_kb = pool.peak_rss_kb
@@ -307,6 +274,74 @@ def check_bot_matches(
         report.peak_rss_note = "largest process of the bot, VmHWM from /proc"
     else:
         report.peak_rss_note = "not available: /proc did not show the bot's processes"
+    _judge(
+        report,
+        records,
+        variants,
+        matches=matches,
+        decision_s=decision_s,
+        over_budget=over_budget,
+        budget_s=budget_s,
+    )
+    report.verdict = "FAIL" if report.reasons else "PASS"
+    return report
+
+
+async def _play_checks(
+    spec: BotSpec,
+    opponents: list[BotSpec],
+    game_name: str,
+    variants: list[dict[str, str]],
+    limits: Limits,
+    sandbox: SandboxConfig,
+    budget_s: float | None,
+    logs: list[bytes] | None,
+) -> tuple[MeasuringPool, list[tuple[MatchRecord, int, str]], bool]:
+    """Play one check match per rule variant, the bot taking each seat against each
+    opponent in turn; return the pool (its measurements), ``(record, the bot's seat,
+    opponent)`` per finished match, and whether ``budget_s`` ran out first."""
+    records: list[tuple[MatchRecord, int, str]] = []
+    pool = MeasuringPool(WarmPool(sandbox=sandbox), spec)
+    try:
+        with trio.move_on_after(math.inf if budget_s is None else budget_s) as budget:
+            deal = new_secret()
+            for k in range(len(variants)):
+                opponent = opponents[(k // 2) % len(opponents)]
+                seat = k % 2
+                if seat == 0:
+                    deal = new_secret()  # one secret deal per pair, as a ladder's rotations
+                bots = (spec, opponent) if seat == 0 else (opponent, spec)
+                match = MatchSpec(
+                    game=game_name,
+                    bots=bots,
+                    rules=variants[k],
+                    match_id=f"check-{k + 1}",  # the report's name; the bot gets a token
+                    deal_group=f"check-{k // 2}",
+                    chance_key=deal,
+                )
+                seat_logs: dict[int, bytes] = {}
+                record = await run_match(match, limits, launcher=pool, logs=seat_logs)
+                records.append((record, seat, opponent.name))
+                if logs is not None:
+                    logs.append(seat_logs.get(seat, b""))
+        over_budget = budget.cancelled_caught
+    finally:
+        await pool.pool.aclose()
+    return pool, records, over_budget
+
+
+def _judge(
+    report: CheckReport,
+    records: list[tuple[MatchRecord, int, str]],
+    variants: list[dict[str, str]],
+    *,
+    matches: int,
+    decision_s: float,
+    over_budget: bool,
+    budget_s: float | None,
+) -> None:
+    """Fill ``report`` from the check's ``(record, the bot's seat, opponent)`` triples:
+    faults, latencies, each match, and the reasons it fails."""
     latencies: list[float] = []
     for record, seat, opponent in records:
         fault = record.fault_of(seat)
@@ -344,12 +379,10 @@ def check_bot_matches(
             f"slow: p99 decision time {report.latency_p99_ms:.0f} ms is at least"
             f" {SLOW_FRACTION:.0%} of the {limit_ms:.0f} ms limit"
         )
-    if over_budget[0]:
+    if over_budget:
         report.reasons.append(
             f"the check took longer than its {budget_s:.0f} s budget"
             f" ({len(records)} of {matches} matches finished)"
         )
     elif not latencies and not report.faults:
         report.reasons.append("made no decision in any match")
-    report.verdict = "FAIL" if report.reasons else "PASS"
-    return report

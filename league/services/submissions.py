@@ -37,7 +37,7 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
-from league.execution.botcheck import check_bot_matches
+from league.execution.botcheck import CheckReport, check_bot_matches
 from league.store.authors import AuthError, check_name
 from league.store.db import session_scope
 from league.store.models import AuthorRow, BotRow, SubmissionRow
@@ -294,14 +294,7 @@ async def submit_bot(
     :class:`RateLimited` from it refuses the submission with its message.
     ``check_budget_s``: the check's time limit.
     """
-    try:
-        check_name(name, "bot name")
-    except LeagueError as error:
-        raise BadSubmission(str(error)) from None
-    if game not in GAMES:
-        raise BadSubmission(f"unknown game {game[:50]!r} (known: {', '.join(sorted(GAMES))})")
-    if author.disabled:
-        raise AuthError(f"author {author.name!r} is disabled")
+    _check_request(author, name, game)
     store = store.resolve()  # the registered command must not depend on the server's cwd
     submission_id = await trio.to_thread.run_sync(
         _begin, engine, author, name, game, len(data), limits
@@ -327,16 +320,7 @@ async def submit_bot(
         startup_s=startup_s,
         budget_s=check_budget_s,
     )
-    if slot is None:
-        report = await trio.to_thread.run_sync(check)
-    else:
-        assert author.id is not None
-        try:
-            async with slot(author.id, submission_id):
-                report = await trio.to_thread.run_sync(check)
-        except RateLimited as error:
-            await trio.to_thread.run_sync(_refuse, engine, submission_id, (str(error),))
-            raise
+    report = await _run_check(check, engine, author, submission_id, slot)
     if not report.passed:
         raise await trio.to_thread.run_sync(_refuse, engine, submission_id, tuple(report.reasons))
     try:
@@ -353,6 +337,38 @@ async def submit_bot(
         command=command,
         check_lines=tuple(report.lines()),
     )
+
+
+def _check_request(author: AuthorRow, name: str, game: str) -> None:
+    """What can be refused before anything is stored: the name, the game, the author."""
+    try:
+        check_name(name, "bot name")
+    except LeagueError as error:
+        raise BadSubmission(str(error)) from None
+    if game not in GAMES:
+        raise BadSubmission(f"unknown game {game[:50]!r} (known: {', '.join(sorted(GAMES))})")
+    if author.disabled:
+        raise AuthError(f"author {author.name!r} is disabled")
+
+
+async def _run_check(
+    check: Callable[[], CheckReport],
+    engine: Engine,
+    author: AuthorRow,
+    submission_id: int,
+    slot: CheckSlot | None,
+) -> CheckReport:
+    """The check's matches, in a worker thread, holding ``slot`` (if any) meanwhile;
+    a :class:`RateLimited` from the slot refuses the submission and is raised."""
+    if slot is None:
+        return await trio.to_thread.run_sync(check)
+    assert author.id is not None
+    try:
+        async with slot(author.id, submission_id):
+            return await trio.to_thread.run_sync(check)
+    except RateLimited as error:
+        await trio.to_thread.run_sync(_refuse, engine, submission_id, (str(error),))
+        raise
 
 
 def ladder_look(engine: Engine, game: str) -> tuple[dict[str, str], float, float]:

@@ -453,6 +453,59 @@ def _groups(matches: list[MatchResult]) -> list[list[MatchResult]]:
     return sorted([*by_group.values(), *singles], key=key)
 
 
+def _resampled(
+    counts: list[int], group_pairs: list[_Aggregates], group_bots: list[set[int]]
+) -> tuple[list[int], _Aggregates]:
+    """The bots present in a resample (drawn ``counts[g]`` times each group ``g``) and
+    its pair totals, indexed by position among those bots."""
+    present = sorted({b for g, c in enumerate(counts) if c for b in group_bots[g]})
+    local = {bot: k for k, bot in enumerate(present)}
+    pairs: _Aggregates = {}
+    for g, c in enumerate(counts):
+        if not c:
+            continue
+        for (i, j), (s_i, s_j) in group_pairs[g].items():
+            key = (local[i], local[j])
+            old = pairs.get(key, (0.0, 0.0))
+            pairs[key] = (old[0] + c * s_i, old[1] + c * s_j)
+    return present, pairs
+
+
+def _count_order(
+    present: list[int], elo: list[float], together: list[list[int]], wins2: list[list[int]]
+) -> None:
+    """Add one resample's order of each pair present: ``wins2[a][b]`` gets 2 when ``a``
+    is rated above ``b``, 1 each on a tie."""
+    for x, a in enumerate(present):
+        for y in range(x + 1, len(present)):
+            b = present[y]
+            together[a][b] += 1
+            together[b][a] += 1
+            if elo[x] > elo[y]:
+                wins2[a][b] += 2
+            elif elo[x] < elo[y]:
+                wins2[b][a] += 2
+            else:
+                wins2[a][b] += 1
+                wins2[b][a] += 1
+
+
+def _intervals(
+    names: list[str], draws: list[list[float]], level: float
+) -> dict[str, tuple[float, float]]:
+    """Each bot's percentile interval over its resampled ratings; ``(-inf, inf)`` for a
+    bot in no resample."""
+    tail = (1.0 - level) / 2.0
+    intervals: dict[str, tuple[float, float]] = {}
+    for i, name in enumerate(names):
+        values = sorted(draws[i])
+        if values:
+            intervals[name] = (_percentile(values, tail), _percentile(values, 1.0 - tail))
+        else:
+            intervals[name] = (-math.inf, math.inf)
+    return intervals
+
+
 def bootstrap(
     results: Iterable[MatchResult],
     *,
@@ -502,42 +555,15 @@ def bootstrap(
         counts = [0] * len(groups)
         for _ in range(len(groups)):
             counts[rng.randrange(len(groups))] += 1
-        present = sorted({b for g, c in enumerate(counts) if c for b in group_bots[g]})
-        local = {bot: k for k, bot in enumerate(present)}
-        pairs: _Aggregates = {}
-        for g, c in enumerate(counts):
-            if not c:
-                continue
-            for (i, j), (s_i, s_j) in group_pairs[g].items():
-                key = (local[i], local[j])
-                old = pairs.get(key, (0.0, 0.0))
-                pairs[key] = (old[0] + c * s_i, old[1] + c * s_j)
+        present, pairs = _resampled(counts, group_pairs, group_bots)
         theta = _fit_strengths(len(present), pairs)
         elo = [t * _ELO_PER_NAT for t in theta]
         shift = mean - math.fsum(elo) / len(elo)
         for k, bot in enumerate(present):
             draws[bot].append(elo[k] + shift)
-        for x, a in enumerate(present):
-            for y in range(x + 1, len(present)):
-                b = present[y]
-                together[a][b] += 1
-                together[b][a] += 1
-                if elo[x] > elo[y]:
-                    wins2[a][b] += 2
-                elif elo[x] < elo[y]:
-                    wins2[b][a] += 2
-                else:
-                    wins2[a][b] += 1
-                    wins2[b][a] += 1
+        _count_order(present, elo, together, wins2)
 
-    tail = (1.0 - level) / 2.0
-    intervals: dict[str, tuple[float, float]] = {}
-    for i, name in enumerate(names):
-        values = sorted(draws[i])
-        if values:
-            intervals[name] = (_percentile(values, tail), _percentile(values, 1.0 - tail))
-        else:
-            intervals[name] = (-math.inf, math.inf)
+    intervals = _intervals(names, draws, level)
     los = {
         a: {
             b: (wins2[i][j] / (2 * together[i][j]) if together[i][j] else 0.5)

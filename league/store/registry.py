@@ -107,6 +107,60 @@ def check_bot(spec: BotSpec, startup_s: float = 15.0) -> bot_pb2.HealthResponse:
         ) from None
 
 
+def _service_options(
+    name: str, command: str, token_env: str, token_file: str, tls_ca: str
+) -> tuple[str, str, str]:
+    """``token_env``, ``token_file`` and ``tls_ca`` checked (only for a bot reached by
+    address), the paths made absolute: stored paths must not depend on where a later
+    run starts."""
+    if command.strip() and (token_env or token_file or tls_ca):
+        raise LeagueError(
+            f"bot {name!r}: --token-env, --token-file and --tls-ca are for a bot reached by"
+            " --address"
+        )
+    if token_env and token_file:
+        raise LeagueError(f"bot {name!r}: give --token-env or --token-file, not both")
+    if token_env and not token_env.replace("_", "a").isalnum():
+        raise LeagueError(f"bad --token-env {token_env!r}: give the name of a variable")
+    if tls_ca and not Path(tls_ca).is_file():
+        raise LeagueError(f"bot {name!r}: TLS CA file {tls_ca!r} does not exist")
+    tls_ca = str(Path(tls_ca).resolve()) if tls_ca else ""
+    token_file = str(Path(token_file).resolve()) if token_file else ""
+    return token_env, token_file, tls_ca
+
+
+def _new_spec(
+    name: str,
+    command: str,
+    address: str,
+    version: str,
+    token_env: str,
+    token_file: str,
+    tls_ca: str,
+) -> BotSpec:
+    """The spec of the version being added; ``version`` empty: the command's content
+    version (:func:`content_version`), or ``service`` for a bot reached by address."""
+    if command:
+        try:
+            argv = shlex.split(command)
+        except ValueError as error:
+            raise LeagueError(f"bad command line {command!r}: {error}") from None
+        if not argv:
+            raise LeagueError("empty command line")
+        version = version or content_version(argv)
+        return BotSpec(name=name, command=tuple(argv), version=version)
+    else:
+        version = version or "service"
+        return BotSpec(
+            name=name,
+            address=address.strip(),
+            version=version,
+            token_env=token_env,
+            token_file=token_file,
+            tls_ca=tls_ca,
+        )
+
+
 def add_bot(
     *,
     session: Session,
@@ -133,45 +187,16 @@ def add_bot(
         raise LeagueError(f"bad bot name {name!r}: use 1-100 characters without spaces")
     if bool(command.strip()) == bool(address.strip()):
         raise LeagueError("give exactly one of --cmd (a command line) or --address")
-    token_env, token_file, tls_ca = token_env.strip(), token_file.strip(), tls_ca.strip()
-    if command.strip() and (token_env or token_file or tls_ca):
-        raise LeagueError(
-            f"bot {name!r}: --token-env, --token-file and --tls-ca are for a bot reached by"
-            " --address"
-        )
-    if token_env and token_file:
-        raise LeagueError(f"bot {name!r}: give --token-env or --token-file, not both")
-    if token_env and not token_env.replace("_", "a").isalnum():
-        raise LeagueError(f"bad --token-env {token_env!r}: give the name of a variable")
-    if tls_ca and not Path(tls_ca).is_file():
-        raise LeagueError(f"bot {name!r}: TLS CA file {tls_ca!r} does not exist")
-    # Stored paths must not depend on where a later run starts.
-    tls_ca = str(Path(tls_ca).resolve()) if tls_ca else ""
-    token_file = str(Path(token_file).resolve()) if token_file else ""
+    token_env, token_file, tls_ca = _service_options(
+        name, command, token_env.strip(), token_file.strip(), tls_ca.strip()
+    )
     unknown = sorted(set(games) - set(GAMES))
     if unknown:
         raise LeagueError(
             f"unknown game(s) {', '.join(unknown)} (known: {', '.join(sorted(GAMES))})"
         )
-    if command:
-        try:
-            argv = shlex.split(command)
-        except ValueError as error:
-            raise LeagueError(f"bad command line {command!r}: {error}") from None
-        if not argv:
-            raise LeagueError("empty command line")
-        version = version or content_version(argv)
-        spec = BotSpec(name=name, command=tuple(argv), version=version)
-    else:
-        version = version or "service"
-        spec = BotSpec(
-            name=name,
-            address=address.strip(),
-            version=version,
-            token_env=token_env,
-            token_file=token_file,
-            tls_ca=tls_ca,
-        )
+    spec = _new_spec(name, command, address, version, token_env, token_file, tls_ca)
+    version = spec.version
     existing = session.exec(
         select(BotRow).where(BotRow.name == name, BotRow.version == version)
     ).first()

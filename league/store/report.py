@@ -427,6 +427,17 @@ def _nice_step(span: float, target: int) -> float:
     return 10 * magnitude
 
 
+def _elo_series(history: list[dict[str, float]], bot: str) -> list[tuple[int, float]]:
+    """``(matches finished, Elo)`` points of ``bot``, from 1500 just before its first match."""
+    points: list[tuple[int, float]] = []
+    for index, snapshot in enumerate(history, start=1):
+        if bot in snapshot:
+            if not points:
+                points.append((index - 1, 1500.0))
+            points.append((index, snapshot[bot]))
+    return points
+
+
 def _chart_html(
     history: list[dict[str, float]], order: list[str], colors: dict[str, str], k: float
 ) -> str:
@@ -437,15 +448,7 @@ def _chart_html(
     plot_w, plot_h = width - left - right, height - top - bottom
     count = len(history)
     bots = [b for b in order if any(b in snapshot for snapshot in history)]
-    series: dict[str, list[tuple[int, float]]] = {}
-    for bot in bots:
-        points: list[tuple[int, float]] = []
-        for index, snapshot in enumerate(history, start=1):
-            if bot in snapshot:
-                if not points:
-                    points.append((index - 1, 1500.0))
-                points.append((index, snapshot[bot]))
-        series[bot] = points
+    series = {bot: _elo_series(history, bot) for bot in bots}
     values = [v for points in series.values() for _, v in points] + [1500.0]
     low, high = min(values), max(values)
     if high - low < 20:
