@@ -23,9 +23,11 @@ from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
 from referee import messages
-from referee.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
 from referee.channel import Early, SeatStream
-from referee.driver import MatchDriver
+from referee.core.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
+from referee.core.digests import state_digester
+from referee.core.driver import MatchDriver
+from referee.core.protocol import NONCE_PROTOCOL, PROTOCOL_VERSION, seat_protocol
 from referee.faults import (
     BotFault,
     BotStartupError,
@@ -46,13 +48,7 @@ from referee.games.base import (
 )
 from referee.launcher import FreshLauncher, Launcher, Lease
 from referee.process import BotSpec
-from referee.record import (
-    MatchRecord,
-    RecordedEvent,
-    RecordedFault,
-    SeatInfo,
-    state_digester,
-)
+from referee.record import FORMAT_VERSION, MatchRecord, RecordedEvent, RecordedFault, SeatInfo
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec, get_codec
 
@@ -253,7 +249,7 @@ async def run_match(
     async def open_seat(seat: _Seat, lease: Lease) -> None:
         """Open the stream, confirm MatchStart, then hold it until the match ends."""
         health = lease.connection.health
-        seat.protocol = messages.seat_protocol(health.protocol_version if health else 0)
+        seat.protocol = seat_protocol(health.protocol_version if health else 0)
         stream = lease.connection.open_stream(on_early=watch.callback(seat.index))
         try:
             message = start_message[seat.index]
@@ -335,7 +331,7 @@ async def _play(
         len(seats),
         codec=codec,
         deltas=[seat.deltas for seat in seats],
-        digest=state_digester(),
+        digest=state_digester(FORMAT_VERSION),
     )
     events: list[RecordedEvent] = []
     faults: list[RecordedFault] = []
@@ -358,7 +354,7 @@ async def _play(
         decision = driver.decision()
         assert decision.message is not None
         turn = decision.turn
-        nonce = messages.new_nonce() if seat.protocol >= messages.NONCE_PROTOCOL else ""
+        nonce = messages.new_nonce() if seat.protocol >= NONCE_PROTOCOL else ""
         nonces.append(nonce)
         request = messages.turn_request(
             turn=turn, observation=decision.message, time_limit_ms=time_limit_ms, nonce=nonce
@@ -442,7 +438,7 @@ async def _play(
         events=tuple(events),
         faults=tuple(faults),
         time_limit_ms=time_limit_ms,
-        protocol_version=messages.PROTOCOL_VERSION,
+        protocol_version=PROTOCOL_VERSION,
         bot_match_id=bot_match_id,
         nonces=tuple(nonces) if any(nonces) else (),
         reason=reason,  # type: ignore[arg-type]

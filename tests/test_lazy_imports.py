@@ -61,7 +61,7 @@ def test_a_liars_dice_bot_loads_no_other_game() -> None:
 def test_listing_games_imports_no_engine() -> None:
     modules = _modules_after("import referee.games, referee.wire; sorted(referee.games.GAMES)")
     engines = [m for m in _loaded(modules, "referee.games") if m not in {"referee.games"}]
-    assert [m for m in engines if m not in {"referee.games.base", "referee.games.events"}] == []
+    assert [m for m in engines if m != "referee.games.base"] == []
 
 
 HEAVY_FOR_THE_CLI = (
