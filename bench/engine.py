@@ -78,7 +78,7 @@ class LongMatch:
 def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20) -> LongMatch:
     """Referee work per event (no transport) at event ~``early`` vs ~``late``.
 
-    Per event, exactly as :func:`referee.match._play` does it, with a
+    Per event, exactly as :meth:`referee.match._Table.play` does it, with a
     :class:`~referee.core.driver.MatchDriver` (both seats take observation deltas, as SDK
     bots do): the decision (observe, encode, observation digest) and its
     serialisation, decoding the answer, applying it (legality, transition, state

@@ -20,6 +20,11 @@ LAZY_IMPORTS: dict[str, str] = {
     # "path module": why the import waits until the function runs. Start-up speed is
     # the only accepted reason (tests/test_code_shape.py checks the list is exact);
     # an import that would close a cycle is a layering bug, not an entry here.
+    "referee/seccomp.py pyseccomp": (
+        "loads libseccomp through ctypes (~20 ms) and fails on a host without it: only a"
+        " sandboxed match compiles the filter (the CLI, the server and --no-sandbox runs"
+        " never do), and the failure becomes SeccompUnavailable there"
+    ),
 }
 
 
