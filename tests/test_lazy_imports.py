@@ -63,6 +63,18 @@ def test_a_liars_dice_bot_loads_no_other_game() -> None:
         assert f"referee.wire.{other}" not in modules
 
 
+def test_a_bot_loads_from_referee_only_the_games_the_codecs_and_the_play_core() -> None:
+    modules = _modules_after("import sdk, sdk.liars_dice, sdk.local")
+    layers = ("referee.games", "referee.wire", "referee.core")
+    rest = [
+        m
+        for m in _loaded(modules, "referee")
+        if m != "referee" and not any(m == layer or m.startswith(layer + ".") for layer in layers)
+    ]
+    assert [m for m in rest if m != "referee.lazy"] == []  # lazy: until the catalogue lands
+    assert _loaded(modules, "trio") == []
+
+
 def test_listing_games_imports_no_engine() -> None:
     modules = _modules_after("import referee.games, referee.wire; sorted(referee.games.GAMES)")
     engines = [m for m in _loaded(modules, "referee.games") if m not in {"referee.games"}]
