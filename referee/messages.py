@@ -1,7 +1,9 @@
 """Builders of the referee→bot messages, shared by the live match and the replays.
 
 ``arena replay --seat N`` regenerates what a seat was sent with these same
-functions, so the live bytes and the replayed bytes can be compared exactly.
+functions, so the live bytes and the replayed bytes can be compared exactly. The
+protocol's versions and the protobuf values of its names, which the SDK's bot
+server needs too, are in :mod:`referee.core.protocol`.
 """
 
 from __future__ import annotations
