@@ -368,7 +368,7 @@ def verify_command(
     """Check a finished league: the secret matches the published commitment and
     every match's chance outcomes are exactly the deal drawn from it."""
     from league.leagues import get_league, verify_league
-    from referee.chance import parse_secret
+    from referee.core.chance import parse_secret
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)

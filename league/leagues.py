@@ -25,7 +25,7 @@ from league.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchRow, Se
 from league.ratings import MatchResult, elo_update
 from league.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
 from league.schedule import ScheduleError, make_schedule
-from referee.chance import (
+from referee.core.chance import (
     ChanceKeyError,
     commitment,
     deal_key,

@@ -44,7 +44,7 @@ from league.worker_wire import (
     encode_result,
 )
 from league.workers import WorkerStartError, shares
-from referee.chance import ChanceStream, new_secret
+from referee.core.chance import ChanceStream, new_secret
 from referee.match import Limits, MatchSpec
 from referee.process import BotSpec
 from referee.record import MatchRecord

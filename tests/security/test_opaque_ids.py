@@ -32,7 +32,7 @@ from league.leagues import (
 from league.models import MatchRow
 from league.registry import add_bot
 from league.runner import run_league
-from referee.chance import new_secret
+from referee.core.chance import new_secret
 from referee.messages import new_match_token
 from referee.record import MatchRecord
 from referee.replay import seat_messages

@@ -22,7 +22,7 @@ from league.cli import app
 from league.db import open_database, session_scope
 from league.leagues import decompress_record, get_league
 from league.models import MatchRow
-from referee.chance import new_secret
+from referee.core.chance import new_secret
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.liars_dice import Challenge
