@@ -34,12 +34,12 @@ import trio
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
+from referee.core.digests import observation_digest, state_digest
+from referee.core.playout import match_rng
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
-from referee.games.events import match_rng
 from referee.match import Limits, MatchSpec, run_match
 from referee.process import BotSpec
-from referee.record import observation_digest, state_digest
 from referee.wire import get_codec
 
 RANDOM_BOTS = {

@@ -8,12 +8,13 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from referee.driver import MatchDriver
+from referee.core.digests import state_digester
+from referee.core.driver import MatchDriver
+from referee.core.playout import match_rng
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
-from referee.games.events import match_rng
 from referee.match import action_json
-from referee.record import RecordedEvent, state_digester
+from referee.record import FORMAT_VERSION, RecordedEvent
 from referee.wire import get_codec
 
 LONG_GAME = "liars_poker"
@@ -77,8 +78,8 @@ class LongMatch:
 def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20) -> LongMatch:
     """Referee work per event (no transport) at event ~``early`` vs ~``late``.
 
-    Per event, exactly as :func:`referee.match._play` does it, with a
-    :class:`~referee.driver.MatchDriver` (both seats take observation deltas, as SDK
+    Per event, exactly as :meth:`referee.match._Table.play` does it, with a
+    :class:`~referee.core.driver.MatchDriver` (both seats take observation deltas, as SDK
     bots do): the decision (observe, encode, observation digest) and its
     serialisation, decoding the answer, applying it (legality, transition, state
     digest) and the record entry; chance events: draw, apply, digest, record entry.
@@ -104,7 +105,7 @@ def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20
         chooser = random.Random(seed)
         rng = match_rng(seed)
         driver = MatchDriver(
-            game, rules, 2, codec=codec, deltas=(True, True), digest=state_digester()
+            game, rules, 2, codec=codec, deltas=(True, True), digest=state_digester(FORMAT_VERSION)
         )
         events: list[RecordedEvent] = []
         event_times: list[float] = []

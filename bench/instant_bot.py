@@ -37,9 +37,9 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2
+from referee.core.playout import match_rng
 from referee.games import GAMES, get_game
 from referee.games.base import CHANCE, draw_chance
-from referee.games.events import match_rng
 from referee.wire import get_codec
 
 SERVICE = "arena.v1.BotService"

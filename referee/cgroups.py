@@ -168,92 +168,125 @@ def _locked(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    """What :func:`create` bounds: memory in all, tasks, CPU bandwidth in cores."""
+
+    memory_mb: int
+    max_tasks: int
+    cpus: float
+
+
 def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
     """A fresh group limited to ``memory_mb`` in all and ``max_tasks`` tasks, with
     the CPU of :mod:`referee.cpu_share` (equal weight, a core of its own when one
     is free, at most ``cpus`` cores of bandwidth). :class:`CgroupError` when that
     cannot be done."""
     name = f"bot-{os.getpid()}-{secrets.token_hex(4)}"
-    made: list[Path] = []
+    made: list[Path] = []  # every directory made so far: removed if the group cannot be finished
+    limits = _Limits(memory_mb, max_tasks, cpus)
     try:
         v2 = _v2_parent()
         if v2 is not None:
             parent, can_pin = v2
-            with _locked(parent):
-                cores = _read(parent / "cpuset.cpus.effective") if can_pin else None
-                cpu = _cpu_plan(parent, cores, cpus) if CPU_SHARING == "fair" else None
-                _write(parent / "cpu.weight", str(cpu_share.parent_weight(cpu, v2=True)))
-                path = parent / (name + (_pin_suffix(cpu) if cpu and cpu.pinned else ""))
-                path.mkdir()
-            made.append(path)
-            _write(path / "memory.max", str(memory_mb << 20))
-            with contextlib.suppress(CgroupError):
-                _write(path / "memory.swap.max", "0")
-            _write(path / "pids.max", str(max_tasks))
-            _write(path / "cpu.max", f"{_quota(cpu, cpus)} {CFS_PERIOD_US}")
-            if cpu is not None:
-                _write_if_present(path / "cpu.max.burst", _quota(cpu, cpus))
-                _write(path / "cpu.weight", str(cpu_share.WEIGHT_V2))
-                if can_pin:
-                    _write(path / "cpuset.cpus", cpu.cpu_list)
-            return BotCgroup((path,))
-        for controller in ("memory", "pids", "cpu"):
-            if not (ROOT / controller / "cgroup.procs").exists():
-                raise CgroupError(f"no cgroup v1 {controller} hierarchy at {ROOT / controller}")
-        cpu_parent = ROOT / "cpu" / GROUP
-        cpu_parent.mkdir(exist_ok=True)
-        fair = CPU_SHARING == "fair"
-        cpuset_parent = _v1_cpuset_parent() if fair else None
-        with _locked(cpu_parent):
-            cores = _read(cpuset_parent / "cpuset.effective_cpus") if cpuset_parent else None
-            cpu = _cpu_plan(cpu_parent, cores, cpus) if fair else None
-            _write(cpu_parent / "cpu.shares", str(cpu_share.parent_weight(cpu, v2=False)))
-            if cpu is not None and cpu.pinned:
-                name += _pin_suffix(cpu)
-            if CPU_SHARING != "pooled":
-                (cpu_parent / name).mkdir()
-        if CPU_SHARING == "pooled":
-            made.append(cpu_parent)
-            shared = frozenset(made)
-        else:
-            made.append(cpu_parent / name)
-            shared = frozenset()
-        settings: dict[str, dict[str, str]] = {
-            "cpu": {"cpu.cfs_period_us": str(CFS_PERIOD_US), "cpu.cfs_quota_us": _quota(cpu, cpus)},
-            "memory": {
-                "memory.limit_in_bytes": str(memory_mb << 20),
-                "memory.memsw.limit_in_bytes": str(memory_mb << 20),
-            },
-            "pids": {"pids.max": str(max_tasks)},
-        }
-        if cpu is not None:
-            settings["cpu"]["cpu.shares"] = str(cpu_share.SHARES_V1)
-            settings["cpu"]["cpu.cfs_burst_us"] = _quota(cpu, cpus)
-            if cpuset_parent is not None:
-                mems = _read(cpuset_parent / "cpuset.mems")
-                settings["cpuset"] = {"cpuset.cpus": cpu.cpu_list, "cpuset.mems": mems}
-        if CPU_SHARING == "pooled":
-            del settings["cpu"]
-        for controller, files in settings.items():
-            path = ROOT / controller / GROUP / name
-            if controller != "cpu":
-                path.parent.mkdir(exist_ok=True)
-                path.mkdir()
-                made.append(path)
-            for file, value in files.items():
-                if file == "memory.memsw.limit_in_bytes" and not (path / file).exists():
-                    continue  # swap accounting off: memory.limit_in_bytes still holds
-                if file == "cpu.cfs_burst_us":
-                    _write_if_present(path / file, value)  # kernels before 5.14: none
-                    continue
-                _write(path / file, value)
-        return BotCgroup(tuple(made), shared)
+            return _create_v2(parent, can_pin, name, made, limits)
+        return _create_v1(name, made, limits)
     except (OSError, cpu_share.CpuListError) as error:
         BotCgroup(tuple(made), frozenset([ROOT / "cpu" / GROUP])).remove()
         raise CgroupError(f"cannot create a control group for a bot: {error}") from None
     except CgroupError:
         BotCgroup(tuple(made), frozenset([ROOT / "cpu" / GROUP])).remove()
         raise
+
+
+def _create_v2(
+    parent: Path, can_pin: bool, name: str, made: list[Path], limits: _Limits
+) -> BotCgroup:
+    """:func:`create` under cgroup v2: one group below ``parent``."""
+    with _locked(parent):
+        cores = _read(parent / "cpuset.cpus.effective") if can_pin else None
+        cpu = _cpu_plan(parent, cores, limits.cpus) if CPU_SHARING == "fair" else None
+        _write(parent / "cpu.weight", str(cpu_share.parent_weight(cpu, v2=True)))
+        path = parent / (name + (_pin_suffix(cpu) if cpu and cpu.pinned else ""))
+        path.mkdir()
+    made.append(path)
+    _write(path / "memory.max", str(limits.memory_mb << 20))
+    with contextlib.suppress(CgroupError):
+        _write(path / "memory.swap.max", "0")
+    _write(path / "pids.max", str(limits.max_tasks))
+    _write(path / "cpu.max", f"{_quota(cpu, limits.cpus)} {CFS_PERIOD_US}")
+    if cpu is not None:
+        _write_if_present(path / "cpu.max.burst", _quota(cpu, limits.cpus))
+        _write(path / "cpu.weight", str(cpu_share.WEIGHT_V2))
+        if can_pin:
+            _write(path / "cpuset.cpus", cpu.cpu_list)
+    return BotCgroup((path,))
+
+
+def _create_v1(name: str, made: list[Path], limits: _Limits) -> BotCgroup:
+    """:func:`create` under cgroup v1: a group per controller (the CPU one shared
+    by every bot when CPU sharing is ``pooled``)."""
+    for controller in ("memory", "pids", "cpu"):
+        if not (ROOT / controller / "cgroup.procs").exists():
+            raise CgroupError(f"no cgroup v1 {controller} hierarchy at {ROOT / controller}")
+    cpu_parent = ROOT / "cpu" / GROUP
+    cpu_parent.mkdir(exist_ok=True)
+    fair = CPU_SHARING == "fair"
+    cpuset_parent = _v1_cpuset_parent() if fair else None
+    with _locked(cpu_parent):
+        cores = _read(cpuset_parent / "cpuset.effective_cpus") if cpuset_parent else None
+        cpu = _cpu_plan(cpu_parent, cores, limits.cpus) if fair else None
+        _write(cpu_parent / "cpu.shares", str(cpu_share.parent_weight(cpu, v2=False)))
+        if cpu is not None and cpu.pinned:
+            name += _pin_suffix(cpu)
+        if CPU_SHARING != "pooled":
+            (cpu_parent / name).mkdir()
+    if CPU_SHARING == "pooled":
+        made.append(cpu_parent)
+        shared = frozenset(made)
+    else:
+        made.append(cpu_parent / name)
+        shared = frozenset()
+    for controller, files in _v1_settings(cpu, cpuset_parent, limits).items():
+        path = ROOT / controller / GROUP / name
+        if controller != "cpu":
+            path.parent.mkdir(exist_ok=True)
+            path.mkdir()
+            made.append(path)
+        for file, value in files.items():
+            if file == "memory.memsw.limit_in_bytes" and not (path / file).exists():
+                continue  # swap accounting off: memory.limit_in_bytes still holds
+            if file == "cpu.cfs_burst_us":
+                _write_if_present(path / file, value)  # kernels before 5.14: none
+                continue
+            _write(path / file, value)
+    return BotCgroup(tuple(made), shared)
+
+
+def _v1_settings(
+    cpu: cpu_share.CpuPlan | None, cpuset_parent: Path | None, limits: _Limits
+) -> dict[str, dict[str, str]]:
+    """The files to write in each v1 controller's group, by controller."""
+    settings: dict[str, dict[str, str]] = {
+        "cpu": {
+            "cpu.cfs_period_us": str(CFS_PERIOD_US),
+            "cpu.cfs_quota_us": _quota(cpu, limits.cpus),
+        },
+        "memory": {
+            "memory.limit_in_bytes": str(limits.memory_mb << 20),
+            "memory.memsw.limit_in_bytes": str(limits.memory_mb << 20),
+        },
+        "pids": {"pids.max": str(limits.max_tasks)},
+    }
+    if cpu is not None:
+        settings["cpu"]["cpu.shares"] = str(cpu_share.SHARES_V1)
+        settings["cpu"]["cpu.cfs_burst_us"] = _quota(cpu, limits.cpus)
+        if cpuset_parent is not None:
+            mems = _read(cpuset_parent / "cpuset.mems")
+            settings["cpuset"] = {"cpuset.cpus": cpu.cpu_list, "cpuset.mems": mems}
+    if CPU_SHARING == "pooled":
+        del settings["cpu"]
+    return settings
 
 
 def _quota(cpu: cpu_share.CpuPlan | None, cpus: float) -> str:

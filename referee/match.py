@@ -16,16 +16,18 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 import trio
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
 from referee import messages
-from referee.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
 from referee.channel import Early, SeatStream
-from referee.driver import MatchDriver
+from referee.core.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
+from referee.core.digests import state_digester
+from referee.core.driver import Decision, MatchDriver
+from referee.core.protocol import NONCE_PROTOCOL, PROTOCOL_VERSION, seat_protocol
 from referee.faults import (
     BotFault,
     BotStartupError,
@@ -46,13 +48,7 @@ from referee.games.base import (
 )
 from referee.launcher import FreshLauncher, Launcher, Lease
 from referee.process import BotSpec
-from referee.record import (
-    MatchRecord,
-    RecordedEvent,
-    RecordedFault,
-    SeatInfo,
-    state_digester,
-)
+from referee.record import FORMAT_VERSION, MatchRecord, RecordedEvent, RecordedFault, SeatInfo
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec, get_codec
 
@@ -200,45 +196,90 @@ async def run_match(
 
     ``logs``, if given, receives what each seat's process wrote during the match
     (capped; for the bot's author, never part of the public record)."""
-    limits = limits or Limits()
-    launcher = launcher or FreshLauncher()
-    game = get_game(spec.game)
-    rules = game.parse_rules(dict(spec.rules))
-    game.check_seats(rules, len(spec.bots))
-    codec = get_codec(spec.game)
-    match_id = spec.match_id or uuid.uuid4().hex[:12]
-    bot_match_id = spec.bot_match_id or messages.new_match_token(
-        match_id=match_id, seed=spec.seed, key=spec.chance_key
-    )
-    raw_rules = game.format_rules(rules)
-    seats = [_Seat(i, bot) for i, bot in enumerate(spec.bots)]
-    start_message = {
-        seat.index: messages.match_start(
-            match_id=bot_match_id,
-            game=spec.game,
-            rules=raw_rules,
-            seat=seat.index,
-            num_seats=len(seats),
-        )
-        for seat in seats
-    }
-    started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
-    clock_start = time.perf_counter()
-    done = trio.Event()
-    watch = EarlyWatch()
+    table = _Table(spec, limits or Limits(), launcher or FreshLauncher(), observer, logs)
+    return await table.run()
 
-    async def hold_seat(seat: _Seat) -> None:
+
+class _Table:
+    """One match being played: what its seat tasks and its decision loop share.
+
+    Each seat's task (:meth:`hold_seat`) leases the seat's bot, opens its stream and
+    holds it until the decision loop (:meth:`play`, in the parent task) is done.
+    """
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        limits: Limits,
+        launcher: Launcher,
+        observer: MessageLog | None,
+        logs: dict[int, bytes] | None,
+    ) -> None:
+        self.spec = spec
+        self.limits = limits
+        self.launcher = launcher
+        self.observer = observer
+        self.logs = logs
+        self.game = get_game(spec.game)
+        self.rules = self.game.parse_rules(dict(spec.rules))
+        self.game.check_seats(self.rules, len(spec.bots))
+        self.codec = get_codec(spec.game)
+        self.match_id = spec.match_id or uuid.uuid4().hex[:12]
+        self.bot_match_id = spec.bot_match_id or messages.new_match_token(
+            match_id=self.match_id, seed=spec.seed, key=spec.chance_key
+        )
+        self.raw_rules = self.game.format_rules(self.rules)
+        self.seats = [_Seat(i, bot) for i, bot in enumerate(spec.bots)]
+        self.start_message = {
+            seat.index: messages.match_start(
+                match_id=self.bot_match_id,
+                game=spec.game,
+                rules=self.raw_rules,
+                seat=seat.index,
+                num_seats=len(self.seats),
+            )
+            for seat in self.seats
+        }
+        self.started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        self.clock_start = time.perf_counter()
+        self.done = trio.Event()
+        """Set when the decision loop is over: the seat tasks then close their streams."""
+        self.watch = EarlyWatch()
+
+    async def run(self) -> MatchRecord:
+        """Start a task per seat, play once every seat is ready or failed, seal the record."""
+        record: MatchRecord | None = None
+        async with trio.open_nursery() as nursery:
+            for seat in self.seats:
+                nursery.start_soon(self.hold_seat, seat)
+            try:
+                for seat in self.seats:
+                    await seat.ready.wait()
+                record = await self.play()
+            finally:
+                self.done.set()
+        assert record is not None
+        duration_ms = _since(self.clock_start)
+        return replace(record, started_at=self.started_at, duration_ms=duration_ms).sealed()
+
+    # -- the seats ---------------------------------------------------------------
+
+    async def hold_seat(self, seat: _Seat) -> None:
+        """Lease the seat's bot and hold it until the match ends; whatever goes wrong
+        is the seat's fault, unless the host could not start the bot."""
         try:
-            async with launcher.lease(seat.bot, limits.startup_s, group=spec.deal_group) as lease:
+            async with self.launcher.lease(
+                seat.bot, self.limits.startup_s, group=self.spec.deal_group
+            ) as lease:
                 seat.lease = lease
                 try:
-                    await open_seat(seat, lease)
+                    await self.open_seat(seat, lease)
                 except Exception:
                     lease.faulty = True
                     raise
                 finally:
-                    if logs is not None:
-                        logs[seat.index] = lease.log()
+                    if self.logs is not None:
+                        self.logs[seat.index] = lease.log()
         except BotFault as fault:
             if seat.fault is None:
                 seat.fault = fault
@@ -250,205 +291,205 @@ async def run_match(
         finally:
             seat.ready.set()
 
-    async def open_seat(seat: _Seat, lease: Lease) -> None:
+    async def open_seat(self, seat: _Seat, lease: Lease) -> None:
         """Open the stream, confirm MatchStart, then hold it until the match ends."""
         health = lease.connection.health
-        seat.protocol = messages.seat_protocol(health.protocol_version if health else 0)
-        stream = lease.connection.open_stream(on_early=watch.callback(seat.index))
+        seat.protocol = seat_protocol(health.protocol_version if health else 0)
+        stream = lease.connection.open_stream(on_early=self.watch.callback(seat.index))
         try:
-            message = start_message[seat.index]
-            if observer:
-                observer.on_send(seat.index, message)
-            stream.send(message)
-            seat.start_sent = True
-            with trio.move_on_after(limits.startup_s) as scope:
-                try:
-                    reply = await stream.receive()
-                except BotFault as fault:  # closed, broke or garbled before Ready
-                    raise BotStartupError(f"no Ready: {fault.message}") from None
-            if scope.cancelled_caught:
-                raise BotStartupError(f"no Ready within {limits.startup_s:g} s of MatchStart")
-            if reply.WhichOneof("kind") != "ready":
-                raise BotStartupError(
-                    f"answered MatchStart with {reply.WhichOneof('kind') or 'nothing'}"
-                    " instead of Ready"
-                )
-            seat.deltas = reply.ready.observation_deltas
+            ready = await self._start(seat, stream)
+            seat.deltas = ready.observation_deltas
             seat.stream = stream
             seat.ready.set()
-            await done.wait()
-            if not await stream.finish(limits.finish_s):
+            await self.done.wait()
+            if not await stream.finish(self.limits.finish_s):
                 lease.faulty = True  # it did not close its side: do not reuse it
         finally:
             stream.cancel()
 
-    record: MatchRecord | None = None
-    async with trio.open_nursery() as nursery:
-        for seat in seats:
-            nursery.start_soon(hold_seat, seat)
-        try:
-            for seat in seats:
-                await seat.ready.wait()
-            record = await _play(
-                game,
-                codec,
-                rules,
-                raw_rules,
-                spec,
-                match_id,
-                bot_match_id,
-                seats,
-                limits,
-                observer,
-                clock_start,
-                watch,
-            )
-        finally:
-            done.set()
-    assert record is not None
-    return replace(record, started_at=started_at, duration_ms=_since(clock_start)).sealed()
-
-
-async def _play(
-    game: Game[Any, Any, Any, Any],
-    codec: Codec[Any, Any],
-    rules: Any,
-    raw_rules: dict[str, str],
-    spec: MatchSpec,
-    match_id: str,
-    bot_match_id: str,
-    seats: Sequence[_Seat],
-    limits: Limits,
-    observer: MessageLog | None,
-    clock_start: float,
-    watch: EarlyWatch,
-) -> MatchRecord:
-    """The decision loop. Returns the record; every bot failure becomes a fault.
-
-    An engine error on a well-formed action ends the match as ``aborted``: no
-    fault, the error text in ``meta["error"]``.
-    """
-    rng = spec.chance()
-    driver = MatchDriver(
-        game,
-        rules,
-        len(seats),
-        codec=codec,
-        deltas=[seat.deltas for seat in seats],
-        digest=state_digester(),
-    )
-    events: list[RecordedEvent] = []
-    faults: list[RecordedFault] = []
-    nonces: list[str] = []
-    # A host that could not start a seat's bot blames no bot, not even the others.
-    aborted = "; ".join(seat.host_error for seat in seats if seat.host_error)
-    for seat in seats:
-        if seat.fault is not None and not aborted:
-            faults.append(_fault_entry(seat, seat.fault, 0))
-    time_limit_ms = int(limits.decision_s * 1000)
-    while not faults and not aborted and (actor := driver.to_act()) is not None:
-        if actor == CHANCE:
-            drawn = driver.draw(rng)
-            digest = driver.apply_chance(drawn)
-            events.append(
-                RecordedEvent(seat=None, outcome=drawn, at_ms=_since(clock_start), state=digest)
-            )
-            continue
-        seat = seats[actor]
-        decision = driver.decision()
-        assert decision.message is not None
-        turn = decision.turn
-        nonce = messages.new_nonce() if seat.protocol >= messages.NONCE_PROTOCOL else ""
-        nonces.append(nonce)
-        request = messages.turn_request(
-            turn=turn, observation=decision.message, time_limit_ms=time_limit_ms, nonce=nonce
-        )
-        try:
-            action_message, elapsed = await _ask(seat, request, limits, observer, watch)
-            action = _decode(codec, action_message)
+    async def _start(self, seat: _Seat, stream: SeatStream) -> bot_pb2.Ready:
+        """Send the seat MatchStart; its Ready, or :class:`BotStartupError`."""
+        message = self.start_message[seat.index]
+        if self.observer:
+            self.observer.on_send(seat.index, message)
+        stream.send(message)
+        seat.start_sent = True
+        with trio.move_on_after(self.limits.startup_s) as scope:
             try:
-                # The seat's own view decides legality (as in the SDK helpers).
-                digest = driver.act(decision, action)
-            except IllegalActionError as error:
-                raise IllegalAction(
-                    f"illegal action {game.describe_action(action)}: {error}"
-                ) from None
-            except MalformedActionError as error:
-                raise ProtocolViolation(f"malformed action: {error}") from None
-            except GameError as error:
-                raise IllegalAction(f"action {action!r} rejected: {error}") from None
-            except Exception as error:  # the engine's bug, not the bot's fault
-                raise EngineFailure(
-                    f"the {spec.game} engine failed on seat {actor}'s action"
-                    f" {action!r} (turn {turn}): {error!r}"
-                ) from error
-        except (BotFault, SeatOffence) as error:
-            culprit, fault = (
-                (seats[error.seat], error.fault)
-                if isinstance(error, SeatOffence)
-                else (seat, error)
+                reply = await stream.receive()
+            except BotFault as fault:  # closed, broke or garbled before Ready
+                raise BotStartupError(f"no Ready: {fault.message}") from None
+        if scope.cancelled_caught:
+            raise BotStartupError(f"no Ready within {self.limits.startup_s:g} s of MatchStart")
+        if reply.WhichOneof("kind") != "ready":
+            raise BotStartupError(
+                f"answered MatchStart with {reply.WhichOneof('kind') or 'nothing'} instead of Ready"
             )
-            culprit.fault = fault
-            if culprit.lease is not None:
-                culprit.lease.faulty = True
-            faults.append(_fault_entry(culprit, fault, len(events)))
-            break
-        except EngineFailure as error:
-            aborted = str(error)
-            break
-        events.append(
-            RecordedEvent(
-                seat=actor,
-                action=action_json(action_message.SerializeToString(deterministic=True)),
-                elapsed_ms=round(elapsed * 1000, 3),
-                at_ms=_since(clock_start),
-                turn=turn,
-                obs=decision.digest,
-                state=digest,
-            )
+        return reply.ready
+
+    # -- the decision loop -----------------------------------------------------------
+
+    async def play(self) -> MatchRecord:
+        """The decision loop. Returns the record; every bot failure becomes a fault.
+
+        An engine error on a well-formed action ends the match as ``aborted``: no
+        fault, the error text in ``meta["error"]``.
+        """
+        rng = self.spec.chance()
+        driver = MatchDriver(
+            self.game,
+            self.rules,
+            len(self.seats),
+            codec=self.codec,
+            deltas=[seat.deltas for seat in self.seats],
+            digest=state_digester(FORMAT_VERSION),
+        )
+        events: list[RecordedEvent] = []
+        faults: list[RecordedFault] = []
+        nonces: list[str] = []
+        # A host that could not start a seat's bot blames no bot, not even the others.
+        aborted = "; ".join(seat.host_error for seat in self.seats if seat.host_error)
+        for seat in self.seats:
+            if seat.fault is not None and not aborted:
+                faults.append(_fault_entry(seat, seat.fault, 0))
+        while not faults and not aborted and (actor := driver.to_act()) is not None:
+            if actor == CHANCE:
+                drawn = driver.draw(rng)
+                digest = driver.apply_chance(drawn)
+                events.append(
+                    RecordedEvent(
+                        seat=None, outcome=drawn, at_ms=_since(self.clock_start), state=digest
+                    )
+                )
+                continue
+            seat = self.seats[actor]
+            decision = driver.decision()
+            nonce = messages.new_nonce() if seat.protocol >= NONCE_PROTOCOL else ""
+            nonces.append(nonce)
+            try:
+                events.append(await self._turn(driver, decision, nonce))
+            except (BotFault, SeatOffence) as error:
+                faults.append(self._blame(seat, error, len(events)))
+                break
+            except EngineFailure as error:
+                aborted = str(error)
+                break
+        return self._record(driver, events, faults, nonces, aborted)
+
+    @property
+    def time_limit_ms(self) -> int:
+        """The per-decision time limit sent to the bots."""
+        return int(self.limits.decision_s * 1000)
+
+    async def _turn(self, driver: MatchDriver, decision: Decision, nonce: str) -> RecordedEvent:
+        """Ask the seat to act, apply its answer, and return the event to record."""
+        assert decision.message is not None
+        seat = self.seats[decision.seat]
+        request = messages.turn_request(
+            turn=decision.turn,
+            observation=decision.message,
+            time_limit_ms=self.time_limit_ms,
+            nonce=nonce,
+        )
+        action_message, elapsed = await _ask(seat, request, self.limits, self.observer, self.watch)
+        action = _decode(self.codec, action_message)
+        digest = self._act(driver, decision, action)
+        return RecordedEvent(
+            seat=decision.seat,
+            action=action_json(action_message.SerializeToString(deterministic=True)),
+            elapsed_ms=round(elapsed * 1000, 3),
+            at_ms=_since(self.clock_start),
+            turn=decision.turn,
+            obs=decision.digest,
+            state=digest,
         )
 
-    state = driver.state
+    def _act(self, driver: MatchDriver, decision: Decision, action: Any) -> str:
+        """Apply a decoded action; the engine's refusal becomes the seat's fault, and
+        any other engine error an :class:`EngineFailure`."""
+        try:
+            # The seat's own view decides legality (as in the SDK helpers).
+            return driver.act(decision, action)
+        except IllegalActionError as error:
+            raise IllegalAction(
+                f"illegal action {self.game.describe_action(action)}: {error}"
+            ) from None
+        except MalformedActionError as error:
+            raise ProtocolViolation(f"malformed action: {error}") from None
+        except GameError as error:
+            raise IllegalAction(f"action {action!r} rejected: {error}") from None
+        except Exception as error:  # the engine's bug, not the bot's fault
+            raise EngineFailure(
+                f"the {self.spec.game} engine failed on seat {decision.seat}'s action"
+                f" {action!r} (turn {decision.turn}): {error!r}"
+            ) from error
+
+    def _blame(self, asked: _Seat, error: BotFault | SeatOffence, at_event: int) -> RecordedFault:
+        """Record the fault against its seat (the asked seat, or the one that spoke
+        out of turn) and never reuse that seat's process."""
+        culprit, fault = (
+            (self.seats[error.seat], error.fault)
+            if isinstance(error, SeatOffence)
+            else (asked, error)
+        )
+        culprit.fault = fault
+        if culprit.lease is not None:
+            culprit.lease.faulty = True
+        return _fault_entry(culprit, fault, at_event)
+
+    def _record(
+        self,
+        driver: MatchDriver,
+        events: list[RecordedEvent],
+        faults: list[RecordedFault],
+        nonces: list[str],
+        aborted: str,
+    ) -> MatchRecord:
+        """End the match (MatchEnd to every seat still there) and build its record."""
+        reason, outcome = _ending(self.game, driver.state, faults, aborted)
+        _announce_end(driver, self.seats, reason, outcome, self.observer)
+        return MatchRecord(
+            match_id=self.match_id,
+            game=self.spec.game,
+            rules=self.raw_rules,
+            num_seats=len(self.seats),
+            seed=self.spec.seed,
+            seats=tuple(_seat_info(s) for s in self.seats),
+            events=tuple(events),
+            faults=tuple(faults),
+            time_limit_ms=self.time_limit_ms,
+            protocol_version=PROTOCOL_VERSION,
+            bot_match_id=self.bot_match_id,
+            nonces=tuple(nonces) if any(nonces) else (),
+            reason=reason,
+            places=outcome.places,
+            scores=outcome.scores,
+            meta={"error": aborted} if aborted else {},
+        )
+
+
+def _ending(
+    game: Game[Any, Any, Any, Any], state: Any, faults: Sequence[RecordedFault], aborted: str
+) -> tuple[Literal["completed", "forfeit", "aborted"], Outcome]:
+    """How the match ended and its outcome: a faulting seat forfeits."""
     if faults:
-        reason = "forfeit"
-        outcome = forfeit(game.standings(state), {f.seat for f in faults})
-    elif aborted:
-        reason = "aborted"
-        outcome = game.standings(state)  # informative only: an aborted match rates nobody
-    else:
-        reason = "completed"
-        outcome = game.outcome(state)
-    _announce_end(driver, seats, reason, outcome, observer)
-    return MatchRecord(
-        match_id=match_id,
-        game=spec.game,
-        rules=raw_rules,
-        num_seats=len(seats),
-        seed=spec.seed,
-        seats=tuple(
-            SeatInfo(
-                seat=s.index,
-                bot=s.bot.name,
-                version=s.bot.version,
-                command=s.bot.command,
-                address=s.bot.address,
-                start_sent=s.start_sent,
-                ready=s.stream is not None,
-                deltas=s.deltas,
-                protocol=s.protocol,
-            )
-            for s in seats
-        ),
-        events=tuple(events),
-        faults=tuple(faults),
-        time_limit_ms=time_limit_ms,
-        protocol_version=messages.PROTOCOL_VERSION,
-        bot_match_id=bot_match_id,
-        nonces=tuple(nonces) if any(nonces) else (),
-        reason=reason,  # type: ignore[arg-type]
-        places=outcome.places,
-        scores=outcome.scores,
-        meta={"error": aborted} if aborted else {},
+        return "forfeit", forfeit(game.standings(state), {f.seat for f in faults})
+    if aborted:
+        return "aborted", game.standings(state)  # informative only: an aborted match rates nobody
+    return "completed", game.outcome(state)
+
+
+def _seat_info(seat: _Seat) -> SeatInfo:
+    return SeatInfo(
+        seat=seat.index,
+        bot=seat.bot.name,
+        version=seat.bot.version,
+        command=seat.bot.command,
+        address=seat.bot.address,
+        start_sent=seat.start_sent,
+        ready=seat.stream is not None,
+        deltas=seat.deltas,
+        protocol=seat.protocol,
     )
 
 

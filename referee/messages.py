@@ -1,7 +1,9 @@
 """Builders of the referee→bot messages, shared by the live match and the replays.
 
 ``arena replay --seat N`` regenerates what a seat was sent with these same
-functions, so the live bytes and the replayed bytes can be compared exactly.
+functions, so the live bytes and the replayed bytes can be compared exactly. The
+protocol's versions and the protobuf values of its names, which the SDK's bot
+server needs too, are in :mod:`referee.core.protocol`.
 """
 
 from __future__ import annotations
@@ -13,28 +15,12 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from arena.v1 import bot_pb2
+from referee.core.protocol import PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
 from referee.faults import FaultKind
 from referee.games.base import Outcome
 
-PROTOCOL_VERSION = 3
-"""Version 3 adds a nonce to every TurnRequest that the answer must echo
-(``TurnRequest.nonce``, ``TurnResponse.nonce``), so an answer sent before its
-request arrived is refused. Version 2 added observation deltas
-(``Ready.observation_deltas``, ``Observation.kept``), which a bot asks for. Each seat
-speaks the lower of its own version (from Health) and this one: bots of versions 1
-and 2 keep playing, without the nonce."""
-READABLE_PROTOCOLS = (1, 2, 3)
-"""Protocol versions a stored record may name (replays of older matches)."""
-NONCE_PROTOCOL = 3
-"""The first protocol version whose answers must echo the request's nonce."""
 NONCE_BYTES = 12
 """Random bytes per nonce (16 URL-safe characters): guessing one is hopeless."""
-
-
-def seat_protocol(announced: int) -> int:
-    """The protocol a seat speaks, from the version its Health announced: the
-    lower of that and :data:`PROTOCOL_VERSION` (0, proto3's unset value, is 1)."""
-    return max(1, min(announced, PROTOCOL_VERSION))
 
 
 def new_nonce() -> str:
@@ -65,22 +51,6 @@ def new_match_token(*, match_id: str, seed: int | None = None, key: bytes | None
     else:
         return secrets.token_urlsafe(MATCH_TOKEN_BYTES)
     return base64.urlsafe_b64encode(digest[:MATCH_TOKEN_BYTES]).decode()
-
-
-PROTO_FAULTS: dict[FaultKind | None, bot_pb2.FaultKind.ValueType] = {
-    None: bot_pb2.FAULT_KIND_UNSPECIFIED,
-    FaultKind.STARTUP: bot_pb2.FAULT_KIND_STARTUP,
-    FaultKind.TIMEOUT: bot_pb2.FAULT_KIND_TIMEOUT,
-    FaultKind.CRASH: bot_pb2.FAULT_KIND_CRASH,
-    FaultKind.STALL: bot_pb2.FAULT_KIND_STALL,
-    FaultKind.ILLEGAL_ACTION: bot_pb2.FAULT_KIND_ILLEGAL_ACTION,
-    FaultKind.MALFORMED_MESSAGE: bot_pb2.FAULT_KIND_MALFORMED_MESSAGE,
-}
-PROTO_REASONS: dict[str, bot_pb2.EndReason.ValueType] = {
-    "completed": bot_pb2.END_REASON_COMPLETED,
-    "forfeit": bot_pb2.END_REASON_FORFEIT,
-    "aborted": bot_pb2.END_REASON_ABORTED,
-}
 
 
 def match_start(

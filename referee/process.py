@@ -96,6 +96,103 @@ def resolve_argv(command: Sequence[str]) -> list[str]:
     return argv
 
 
+@dataclass
+class _Launch:
+    """How to fork one bot (argv, environment, inherited descriptors), and what its
+    start holds that a failed start must release (control group, lifeline, uid)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    pass_fds: tuple[int, ...] = ()
+    uid: int | None = None
+    group: cgroups.BotCgroup | None = None
+    lifeline: tuple[int, int] | None = None
+    """The sandboxed bot's lifeline pipe (read end passed to it, write end kept)."""
+    command: SandboxedCommand | None = None
+    """The sandbox's command, whose descriptors are closed once the bot is forked."""
+
+    @classmethod
+    def in_sandbox(cls, spec: BotSpec, sandbox: SandboxConfig, argv: list[str]) -> _Launch:
+        """``argv`` inside the bot sandbox: its control group (if the host allows
+        one), its lifeline and bubblewrap's command line."""
+        group: cgroups.BotCgroup | None = None
+        lifeline = os.pipe()  # both ends close-on-exec; the read end is passed
+        try:
+            if sandbox.cgroup and cgroups.available() is None:
+                group = cgroups.create(
+                    memory_mb=sandbox.memory_mb, max_tasks=sandbox.max_procs, cpus=sandbox.cpus
+                )
+            command = build_command(
+                sandbox,
+                argv,
+                socket_name=SOCKET_NAME,
+                cgroup_paths=group.paths if group else (),
+                lifeline_fd=lifeline[0],
+            )
+        except (SandboxError, cgroups.CgroupError) as error:
+            if group is not None:
+                group.remove()
+            _close(*lifeline)
+            if isinstance(error, BotFilesError):
+                raise BotStartupError(f"cannot start bot {spec.name!r}: {error}") from None
+            raise HostUnavailable(f"cannot start bot {spec.name!r}: {error}") from None
+        return cls(
+            argv=command.argv,
+            env={},  # bubblewrap sets the allow-listed environment inside
+            pass_fds=(lifeline[0], *command.fds),
+            uid=command.uid,
+            group=group,
+            lifeline=lifeline,
+            command=command,
+        )
+
+    @classmethod
+    def plain(cls, argv: list[str], workdir: Path) -> _Launch:
+        """``argv`` unsandboxed, in the referee's environment, its socket in ``workdir``."""
+        socket_dir = workdir / SOCKET_DIR
+        socket_dir.mkdir(mode=0o700)
+        env = dict(os.environ)
+        env["ARENA_LISTEN"] = f"unix:{socket_dir / SOCKET_NAME}"
+        env["PYTHONUNBUFFERED"] = "1"
+        # Bots built on the SDK exit when their parent is no longer this process
+        # (the referee was killed): no orphaned bots after a SIGKILL.
+        env["ARENA_REFEREE_PID"] = str(os.getpid())
+        return cls(argv=argv, env=env)
+
+    async def start(self, spec: BotSpec, workdir: Path, sandbox: SandboxConfig) -> Child:
+        """Fork the bot, its output to its log; on failure release what the start held."""
+        # 0600 and owned by the referee: a sandboxed bot cannot reopen it for reading.
+        fd = os.open(
+            workdir / LOG_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
+        )
+        try:
+            with open(fd, "wb") as log:
+                return await spawn(
+                    self.argv,
+                    fresh_keyring=sandbox.enabled and sandbox.fresh_keyring,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    env=self.env,
+                    start_new_session=True,
+                    pass_fds=self.pass_fds,
+                )
+        except OSError as error:
+            if self.group is not None:
+                self.group.remove()
+            if self.lifeline is not None:
+                _close(*self.lifeline)
+            if self.uid is not None:
+                release_bot_uid(self.uid)
+            message = f"cannot start bot {spec.name!r} ({shlex.join(spec.command)}): {error}"
+            if error.errno in HOST_ERRNOS:
+                raise HostUnavailable(message) from None
+            raise BotStartupError(message) from None
+        finally:
+            if self.command is not None:
+                self.command.close()
+
+
 class BotProcess:
     """One started bot process; :meth:`stop` always reaps it and its children."""
 
@@ -146,84 +243,20 @@ class BotProcess:
                 f"cannot start bot {spec.name!r} ({shlex.join(argv)}):"
                 f" program {argv[0] if argv else ''!r} not found or not executable"
             )
-        uid: int | None = None
-        group: cgroups.BotCgroup | None = None
-        lifeline: tuple[int, int] | None = None
-        sandboxed: SandboxedCommand | None = None
-        pass_fds: tuple[int, ...] = ()
         if sandbox.enabled:
-            lifeline = os.pipe()  # both ends close-on-exec; the read end is passed
-            try:
-                if sandbox.cgroup and cgroups.available() is None:
-                    group = cgroups.create(
-                        memory_mb=sandbox.memory_mb, max_tasks=sandbox.max_procs, cpus=sandbox.cpus
-                    )
-                sandboxed = build_command(
-                    sandbox,
-                    argv,
-                    socket_name=SOCKET_NAME,
-                    cgroup_paths=group.paths if group else (),
-                    lifeline_fd=lifeline[0],
-                )
-            except (SandboxError, cgroups.CgroupError) as error:
-                if group is not None:
-                    group.remove()
-                _close(*lifeline)
-                if isinstance(error, BotFilesError):
-                    raise BotStartupError(f"cannot start bot {spec.name!r}: {error}") from None
-                raise HostUnavailable(f"cannot start bot {spec.name!r}: {error}") from None
-            uid = sandboxed.uid
-            pass_fds = (lifeline[0], *sandboxed.fds)
-            argv = sandboxed.argv
-            env = {}  # bubblewrap sets the allow-listed environment inside
+            launch = _Launch.in_sandbox(spec, sandbox, argv)
         else:
-            socket_dir = workdir / SOCKET_DIR
-            socket_dir.mkdir(mode=0o700)
-            env = dict(os.environ)
-            env["ARENA_LISTEN"] = f"unix:{socket_dir / SOCKET_NAME}"
-            env["PYTHONUNBUFFERED"] = "1"
-            # Bots built on the SDK exit when their parent is no longer this process
-            # (the referee was killed): no orphaned bots after a SIGKILL.
-            env["ARENA_REFEREE_PID"] = str(os.getpid())
-        # 0600 and owned by the referee: a sandboxed bot cannot reopen it for reading.
-        fd = os.open(
-            workdir / LOG_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
-        )
-        try:
-            with open(fd, "wb") as log:
-                process = await spawn(
-                    argv,
-                    fresh_keyring=sandbox.enabled and sandbox.fresh_keyring,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=log,
-                    env=env,
-                    start_new_session=True,
-                    pass_fds=pass_fds,
-                )
-        except OSError as error:
-            if group is not None:
-                group.remove()
-            if lifeline is not None:
-                _close(*lifeline)
-            if uid is not None:
-                release_bot_uid(uid)
-            message = f"cannot start bot {spec.name!r} ({shlex.join(spec.command)}): {error}"
-            if error.errno in HOST_ERRNOS:
-                raise HostUnavailable(message) from None
-            raise BotStartupError(message) from None
-        finally:
-            if sandboxed is not None:
-                sandboxed.close()
-        if lifeline is not None:
-            _close(lifeline[0])  # the referee keeps only the write end: its lifeline
+            launch = _Launch.plain(argv, workdir)
+        process = await launch.start(spec, workdir, sandbox)
+        if launch.lifeline is not None:
+            _close(launch.lifeline[0])  # the referee keeps only the write end: its lifeline
         return cls(
             process,
             workdir,
-            uid=uid,
+            uid=launch.uid,
             sandboxed=sandbox.enabled,
-            cgroup=group,
-            lifeline=lifeline[1] if lifeline else None,
+            cgroup=launch.group,
+            lifeline=launch.lifeline[1] if launch.lifeline else None,
         )
 
     def locate_socket(self) -> str | None:

@@ -17,13 +17,16 @@ from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
 from referee import messages
-from referee.chance import ChanceStream
-from referee.driver import Decision, MatchDriver
+from referee.core.chance import ChanceStream
+from referee.core.digests import state_digester
+from referee.core.driver import Decision, MatchDriver
+from referee.core.events import ActionEvent, describe_event
+from referee.core.playout import legacy_match_rng, match_rng
+from referee.core.protocol import NONCE_PROTOCOL, READABLE_PROTOCOLS
 from referee.faults import FaultKind
 from referee.games import get_game
 from referee.games.base import CHANCE, ChanceSource, GameError, Outcome, forfeit
-from referee.games.events import ActionEvent, describe_event, legacy_match_rng, match_rng
-from referee.record import MatchRecord, RecordError, chain_problems, state_digester
+from referee.record import MatchRecord, RecordError, chain_problems
 from referee.wire import get_codec
 
 DECISION_FAULTS = frozenset(
@@ -183,7 +186,7 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
 
 def _nonced(record: MatchRecord, seat: int) -> bool:
     """Whether ``seat``'s TurnRequests carried a nonce (it spoke protocol 3)."""
-    return record.seats[seat].protocol >= messages.NONCE_PROTOCOL
+    return record.seats[seat].protocol >= NONCE_PROTOCOL
 
 
 def _expected_chance(
@@ -223,10 +226,10 @@ def field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list
     """
     problems: list[str] = []
     header = "header"
-    if record.protocol_version not in messages.READABLE_PROTOCOLS:
+    if record.protocol_version not in READABLE_PROTOCOLS:
         problems.append(
             f"{header}: protocol_version {record.protocol_version!r}, but this referee"
-            f" reads {', '.join(map(str, messages.READABLE_PROTOCOLS))}"
+            f" reads {', '.join(map(str, READABLE_PROTOCOLS))}"
         )
     if record.rules != canonical_rules:
         problems.append(f"{header}: rules {record.rules} are not the canonical {canonical_rules}")
@@ -263,9 +266,9 @@ def field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list
         problems.append(f"{header}: bot_match_id needs record format 4 (format {record.format})")
     if record.nonces:
         actions = sum(1 for event in record.events if event.seat is not None)
-        if record.format < 4 or record.protocol_version < messages.NONCE_PROTOCOL:
+        if record.format < 4 or record.protocol_version < NONCE_PROTOCOL:
             problems.append(
-                f"outcome: nonces need record format 4 and protocol {messages.NONCE_PROTOCOL}"
+                f"outcome: nonces need record format 4 and protocol {NONCE_PROTOCOL}"
                 f" (format {record.format}, protocol {record.protocol_version})"
             )
         elif len(record.nonces) not in (actions, actions + 1):

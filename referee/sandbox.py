@@ -28,6 +28,7 @@ is util-linux ``setpriv``.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import importlib.util
 import os
@@ -295,8 +296,6 @@ def claim_uid_block(lock_dir: Path = UID_LOCK_DIR) -> int:
     frees itself. Tries the block of its pid first. Root only (an unprivileged
     referee runs bots in a user namespace instead); idempotent."""
     global _claimed_block
-    import fcntl
-
     pid = os.getpid()
     if _claimed_block is not None and _claimed_block[0] == pid:
         return _claimed_block[1]
@@ -488,6 +487,39 @@ def build_command(
     """
     tools = require_tools()
     as_root = os.geteuid() == 0
+    bwrap = _system_args(config, as_root)
+    # The runtime and the bot's own files, read-only, at their host paths.
+    own, pythonpath = bot_files(command)
+    bwrap += _bot_file_args(config, own, as_root)
+    bwrap += ["--perms", "0755", "--dir", "/run"]
+    # The socket directory: the bot's own, size-capped, invisible to the host
+    # but through the sandbox's root (the referee never follows a link there).
+    bwrap += ["--perms", "0777", "--size", str(SOCKET_DIR_BYTES), "--tmpfs", SOCKET_DIR_INSIDE]
+    bwrap += ["--chdir", "/tmp", "--clearenv"]
+    for key, value in _environment(socket_name, pythonpath, extra_env).items():
+        bwrap += ["--setenv", key, value]
+    if as_root:
+        # setpriv needs these two to switch user; it then drops every capability.
+        bwrap += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    limits = _limit_args(tools, config)
+    uid = next_bot_uid() if as_root else None
+    switch = _switch_user_args(tools, uid)
+    fds, args_fd, command_fd = _command_files(config, bwrap, [*limits, *switch, *command], uid)
+    # Dies with the referee from the first instruction on (see LAUNCH).
+    launch = [tools["setpriv"], "--pdeathsig", "KILL", "--", "/bin/bash", "-c", LAUNCH]
+    launch += ["arena-launch", str(os.getpid()), str(lifeline_fd), str(len(cgroup_paths))]
+    launch += [str(path) for path in cgroup_paths]
+    inside = ["/bin/bash", "-c", INSIDE, "arena-check", str(command_fd)]
+    return SandboxedCommand(
+        argv=[*launch, tools["bwrap"], "--args", str(args_fd), "--", *inside],
+        uid=uid,
+        fds=fds,
+    )
+
+
+def _system_args(config: SandboxConfig, as_root: bool) -> list[str]:
+    """bubblewrap's namespaces, and the system read-only: /usr, the top-level
+    library and binary directories, the allowed files of /etc, /proc, /dev, /tmp."""
     bwrap = ["--die-with-parent", "--new-session"]
     bwrap += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     bwrap += ["--unshare-cgroup-try", "--hostname", "arena-bot"]
@@ -510,9 +542,14 @@ def build_command(
         bwrap += ["--ro-bind-try", etc, etc]
     bwrap += ["--proc", "/proc", "--dev", "/dev"]
     bwrap += ["--perms", "1777", "--size", str(config.tmp_mb << 20), "--tmpfs", "/tmp"]
-    # The runtime and the bot's own files, read-only, at their host paths.
-    own, pythonpath = bot_files(command)
-    made: set[Path] = set()
+    return bwrap
+
+
+def _bot_file_args(config: SandboxConfig, own: Sequence[Path], as_root: bool) -> list[str]:
+    """The Python runtime, the bot's ``own`` files and ``config.readable``, bound
+    read-only; anything of ``config.protect`` under them hidden.
+
+    :class:`BotFilesError` if a root referee's bot could not read its own files."""
     if as_root:
         for path in own:
             if not os.stat(path).st_mode & 0o004:
@@ -521,6 +558,8 @@ def build_command(
                     f" (mode {os.stat(path).st_mode & 0o777:o}): sandboxed bots run as a user"
                     " of their own; make them readable (chmod o+rX) or use --no-sandbox"
                 )
+    bwrap: list[str] = []
+    made: set[Path] = set()
     bound = _minimal([*python_runtime(), *own, *(Path(p) for p in config.readable)])
     for path in bound:
         bwrap += _ancestors_args(path, made)
@@ -530,11 +569,13 @@ def build_command(
         target = Path(secret).resolve()
         if target.exists() and any(b == target or b in target.parents for b in bound):
             bwrap += ["--ro-bind", "/dev/null", str(target)]
-    bwrap += ["--perms", "0755", "--dir", "/run"]
-    # The socket directory: the bot's own, size-capped, invisible to the host
-    # but through the sandbox's root (the referee never follows a link there).
-    bwrap += ["--perms", "0777", "--size", str(SOCKET_DIR_BYTES), "--tmpfs", SOCKET_DIR_INSIDE]
-    bwrap += ["--chdir", "/tmp", "--clearenv"]
+    return bwrap
+
+
+def _environment(
+    socket_name: str, pythonpath: Sequence[Path], extra_env: dict[str, str] | None
+) -> dict[str, str]:
+    """The bot's whole environment inside the sandbox (bubblewrap clears the rest)."""
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp",
@@ -551,12 +592,12 @@ def build_command(
         if name in os.environ:
             env[name] = os.environ[name]
     env.update(extra_env or {})
-    for key, value in env.items():
-        bwrap += ["--setenv", key, value]
-    if as_root:
-        # setpriv needs these two to switch user; it then drops every capability.
-        bwrap += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    limits = [
+    return env
+
+
+def _limit_args(tools: Mapping[str, str], config: SandboxConfig) -> list[str]:
+    """prlimit's command line: the bot's resource limits."""
+    return [
         tools["prlimit"],
         f"--as={config.memory_mb << 20}",
         f"--cpu={config.cpu_s}",
@@ -566,27 +607,40 @@ def build_command(
         "--core=0",
         "--",
     ]
-    switch: list[str] = []
-    uid = next_bot_uid() if as_root else None
-    if uid is not None:
-        switch = [
-            tools["setpriv"],
-            f"--reuid={uid}",
-            f"--regid={uid}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--no-new-privs",
-            "--",
-        ]
+
+
+def _switch_user_args(tools: Mapping[str, str], uid: int | None) -> list[str]:
+    """setpriv's command line that runs the bot as ``uid`` without any capability
+    (nothing without a uid: the user namespace already made the bot nobody)."""
+    if uid is None:
+        return []
+    return [
+        tools["setpriv"],
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
+
+
+def _command_files(
+    config: SandboxConfig, bwrap: Sequence[str], command: Sequence[str], uid: int | None
+) -> tuple[tuple[int, ...], int, int]:
+    """The memory files the launch reads: the seccomp program (if enabled),
+    bubblewrap's options and the command. Returns every descriptor, and those of
+    the options and the command; on failure closes them and releases ``uid``."""
     fds: list[int] = []
+    bwrap = list(bwrap)
     try:
         if config.seccomp:
             fds.append(seccomp.program_fd())
             bwrap += ["--seccomp", str(fds[-1])]
         fds.append(_memory_file("arena-bwrap-args", bwrap))
         args_fd = fds[-1]
-        fds.append(_memory_file("arena-command", [*limits, *switch, *command]))
+        fds.append(_memory_file("arena-command", command))
         command_fd = fds[-1]
     except BaseException as error:
         SandboxedCommand([], None, tuple(fds)).close()
@@ -595,16 +649,7 @@ def build_command(
         if isinstance(error, seccomp.SeccompUnavailable):
             raise SandboxError(str(error)) from None
         raise
-    # Dies with the referee from the first instruction on (see LAUNCH).
-    launch = [tools["setpriv"], "--pdeathsig", "KILL", "--", "/bin/bash", "-c", LAUNCH]
-    launch += ["arena-launch", str(os.getpid()), str(lifeline_fd), str(len(cgroup_paths))]
-    launch += [str(path) for path in cgroup_paths]
-    inside = ["/bin/bash", "-c", INSIDE, "arena-check", str(command_fd)]
-    return SandboxedCommand(
-        argv=[*launch, tools["bwrap"], "--args", str(args_fd), "--", *inside],
-        uid=uid,
-        fds=tuple(fds),
-    )
+    return tuple(fds), args_fd, command_fd
 
 
 def _memory_file(name: str, words: Sequence[str]) -> int:

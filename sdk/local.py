@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from referee.chance import chance_stream
-from referee.driver import MatchDriver
+from referee.core.chance import chance_stream
+from referee.core.driver import MatchDriver
+from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.games import get_game
 from referee.games.base import CHANCE, Outcome
-from referee.games.events import ActionEvent, ChanceEvent, Event
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 BotFactory = Callable[[], Bot[Any, Any]]
@@ -113,7 +113,7 @@ def play_callables(
 
     Each callable gets the same typed observation a served bot gets in
     :meth:`Bot.act` and returns an engine action; the match runs through
-    :func:`play_local` (so the same :class:`~referee.driver.MatchDriver`, the same
+    :func:`play_local` (so the same :class:`~referee.core.driver.MatchDriver`, the same
     chance stream for ``seed`` and the same legality checks). A callable may keep
     state between calls (a closure or an object with ``__call__``).
     """

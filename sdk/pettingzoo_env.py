@@ -39,7 +39,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from referee.chance import chance_stream
+from referee.core.chance import chance_stream
 from referee.games import get_game
 from referee.games.base import CHANCE, Game, draw_chance
 from referee.games.dice import FACES

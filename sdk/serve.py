@@ -29,8 +29,8 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
+from referee.core.protocol import NONCE_PROTOCOL, PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
 from referee.games import get_game
-from referee.messages import NONCE_PROTOCOL, PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
 from referee.wire import get_codec
 from referee.wire.deltas import DeltaDecoder
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
@@ -43,7 +43,7 @@ SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.so_reuseport", 0),
 ]
 
-_FAULT_NAMES = {proto: (kind.value if kind else None) for kind, proto in PROTO_FAULTS.items()}
+_FAULT_NAMES = {proto: name for name, proto in PROTO_FAULTS.items()}
 _REASON_NAMES = {proto: name for name, proto in PROTO_REASONS.items()}
 
 BotFactory = Callable[[], Bot[Any, Any]]

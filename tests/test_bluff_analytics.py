@@ -23,6 +23,7 @@ from referee.analytics import (
     claim_rules,
     format_ratio,
 )
+from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.faults import FaultKind
 from referee.games import cockroach_poker as cp
 from referee.games import get_game
@@ -31,7 +32,6 @@ from referee.games import liars_poker as lp
 from referee.games import liars_poker_dice as lpd
 from referee.games.base import CHANCE, draw_chance
 from referee.games.cards import COCKROACH_DECK, POKER_DECK, Card, Kind, Suit
-from referee.games.events import ActionEvent, ChanceEvent, Event
 from referee.games.poker_dice import Category as DiceCategory
 from referee.games.poker_dice import Hand
 from referee.games.poker_hands import Announcement

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee import chance
-from referee.chance import (
+from referee.core import chance
+from referee.core.chance import (
     ChanceKeyError,
     ChanceStream,
     chance_stream,

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from referee.core.digests import observation_digest
+from referee.core.events import describe_event
+from referee.core.playout import random_playout
 from referee.games import GAMES
 from referee.games.base import CHANCE
-from referee.games.events import describe_event, random_playout
-from referee.record import observation_digest
 from referee.wire import get_codec
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

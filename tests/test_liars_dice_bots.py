@@ -8,7 +8,7 @@ import pytest
 
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from example_bots.liars_dice_random import RandomLiarsDiceBot
-from referee.games.events import ActionEvent
+from referee.core.events import ActionEvent
 from referee.games.liars_dice import Observation
 from sdk.bot import MatchResult
 from sdk.liars_dice import is_legal

@@ -24,7 +24,7 @@ from example_bots.liars_dice_cfr_solver import (
     openspiel_rules,
 )
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
-from referee.games.events import ActionEvent
+from referee.core.events import ActionEvent
 from referee.games.liars_dice import Bid, Challenge, Observation
 from sdk.bot import MatchInfo
 from sdk.liars_dice import is_legal

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
+from referee.core.digests import StateDigester, state_digest, state_digester
+from referee.core.playout import random_playout
 from referee.games import GAMES
-from referee.games.events import random_playout
-from referee.record import StateDigester, state_digest, state_digester
 
 GAME_NAMES = sorted(GAMES)
 

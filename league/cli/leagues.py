@@ -26,7 +26,7 @@ from league.cli.common import (
     sandbox_config,
     transaction,
 )
-from referee.chance import parse_secret
+from referee.core.chance import parse_secret
 from referee.faults import FaultKind
 from referee.sandbox import SandboxError
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import trio
 
-from referee.chance import new_secret
+from referee.core.chance import new_secret
 from referee.faults import FaultKind
 from referee.games import GAMES, get_game
 from referee.games.base import GameError

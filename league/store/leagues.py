@@ -25,7 +25,7 @@ from league.store.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchR
 from league.store.ratings import MatchResult, elo_update
 from league.store.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
 from league.store.schedule import ScheduleError, make_schedule
-from referee.chance import (
+from referee.core.chance import (
     ChanceKeyError,
     commitment,
     deal_key,

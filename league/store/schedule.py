@@ -9,7 +9,7 @@ luck of the deal between the bots of that table.  The group id is what
 :func:`league.store.ratings.bootstrap` resamples as a unit.
 
 The schedule says nothing about the deals themselves: the deal of group ``G`` is
-drawn from ``referee.chance.deal_key(league secret, G)`` and the secret stays
+drawn from ``referee.core.chance.deal_key(league secret, G)`` and the secret stays
 with the referee until the league is over (see ``docs/security-chance.md``).
 
 Numbering is zero-based throughout: ``index`` counts matches over the whole

@@ -3,7 +3,7 @@
 An engine is pure: no I/O, no clock, no global random state. A match is fully
 described by ``(game, rules, number of seats, events)``: the referee draws every
 chance outcome (dice rolls, shuffles) from the match's secret chance stream
-(:mod:`referee.chance`) and feeds it in with :meth:`Game.apply_chance`, exactly
+(:mod:`referee.core.chance`) and feeds it in with :meth:`Game.apply_chance`, exactly
 like a player's action, so re-applying the recorded events replays the match.
 
 States, actions and observations are frozen dataclasses: a transition returns a
@@ -76,7 +76,7 @@ ChanceOutcome = tuple[int, ...]
 
 class ChanceSource(Protocol):
     """What :func:`draw_chance` draws from: the referee's secret
-    :class:`referee.chance.ChanceStream`, or a :class:`random.Random` (tests,
+    :class:`referee.core.chance.ChanceStream`, or a :class:`random.Random` (tests,
     random playouts)."""
 
     def randint(self, a: int, b: int, /) -> int: ...

@@ -38,7 +38,7 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2
-from referee.messages import PROTOCOL_VERSION
+from referee.core.protocol import PROTOCOL_VERSION
 from referee.wire.deltas import DeltaDecoder
 from sdk import Bot, run
 from sdk.bot import MatchInfo

@@ -14,10 +14,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee.core.events import ActionEvent, replay
+from referee.core.playout import random_playout
 from referee.games.base import Game, GameError
 from referee.games.cards import Kind, parse_cards
 from referee.games.cockroach_poker import COCKROACH_POKER, Announce, Believe, Disbelieve
-from referee.games.events import ActionEvent, random_playout, replay
 from referee.games.liars_poker import LIARS_POKER, Accept, Challenge, exchanges
 from referee.games.liars_poker import Announce as LiarsPokerAnnounce
 from referee.games.poker_hands import ALL_ANNOUNCEMENTS

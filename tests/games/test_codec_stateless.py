@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from arena.v1 import bot_pb2
+from referee.core.playout import random_playout
 from referee.games import GAMES
-from referee.games.events import random_playout
 from referee.wire import get_codec
 from referee.wire.base import Codec
 

@@ -18,9 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee.core.events import replay
+from referee.core.playout import random_playout
 from referee.games import GAMES
 from referee.games.base import Game, Outcome, RuleOption
-from referee.games.events import random_playout, replay
 from referee.wire import get_codec
 
 MAX_TEST_SEATS = 5

@@ -20,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.v1 import bot_pb2
+from referee.core.playout import random_playout
 from referee.games import GAMES
 from referee.games.base import GameError, MalformedActionError
-from referee.games.events import random_playout
 from referee.wire import get_codec
 
 INTS = [0, 1, 2, 3, 5, 6, 7, 12, 13, 52, 64, -1, -(2**31), 2**31 - 1, 2**32 - 1, 2**63 - 1]

@@ -38,9 +38,10 @@ from typing import Any
 
 import pytest
 
+from referee.core.events import ChanceEvent, Event
+from referee.core.playout import random_playout
 from referee.games import GAMES
 from referee.games.base import ChanceRequest, DiceRoll, Game, GameError, Shuffle
-from referee.games.events import ChanceEvent, Event, random_playout
 from referee.wire import get_codec
 from referee.wire.base import Codec
 from tests.games.test_conformance import variants

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.core.events import ActionEvent, replay
+from referee.core.playout import Playout, random_playout
 from referee.games.base import CHANCE
-from referee.games.events import ActionEvent, Playout, random_playout, replay
 from referee.games.liars_dice import LIARS_DICE, RAISE_RULES, WILD_FACES, Rules, State
 from referee.wire.liars_dice import LiarsDiceCodec
 

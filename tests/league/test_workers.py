@@ -44,7 +44,7 @@ from league.store.leagues import LeagueSettings, create_league, decompress_recor
 from league.store.models import MatchLogRow, MatchRow, SeatRow
 from league.store.registry import add_bot
 from league.store.standings import standings
-from referee.chance import ChanceStream, new_secret
+from referee.core.chance import ChanceStream, new_secret
 from referee.match import Limits, MatchSpec
 from referee.process import BotSpec
 from referee.record import MatchRecord

@@ -36,9 +36,9 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
+from referee.core.playout import match_rng
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
-from referee.games.events import match_rng
 from referee.wire.deltas import DeltaDecoder
 from sdk import Bot
 from sdk.liars_dice import Action, Observation, legal_actions

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from referee.chance import (
+from referee.core.chance import (
     SEED_LABEL,
     ChanceStream,
     block,

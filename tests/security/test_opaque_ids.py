@@ -32,7 +32,7 @@ from league.store.leagues import (
 )
 from league.store.models import MatchRow
 from league.store.registry import add_bot
-from referee.chance import new_secret
+from referee.core.chance import new_secret
 from referee.messages import new_match_token
 from referee.record import MatchRecord
 from referee.replay import seat_messages

@@ -22,7 +22,7 @@ from league.cli import app
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, get_league
 from league.store.models import MatchRow
-from referee.chance import new_secret
+from referee.core.chance import new_secret
 from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.liars_dice import Challenge

@@ -1,69 +1,27 @@
-"""A match as a list of events, and replaying it.
+"""Random playouts and the chance of reproducible matches.
 
-A match is fully described by its game, rules, seat count and event list: every
-chance outcome the referee drew and every action a seat took, in order.
+A random playout steps a :class:`~referee.core.driver.MatchDriver` exactly as a
+live match does (same turn numbers, same observations, same legality checks), with
+uniformly random legal actions: the engine tests and the benchmarks use it.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.chance import ChanceStream, key_from_seed
-from referee.games.base import CHANCE, ChanceOutcome, Game, GameError
-
-
-@dataclass(frozen=True, slots=True)
-class ChanceEvent:
-    """The referee drew ``outcome`` at a chance node."""
-
-    outcome: ChanceOutcome
-
-
-@dataclass(frozen=True, slots=True)
-class ActionEvent:
-    """Seat ``seat`` took ``action``."""
-
-    seat: int
-    action: Any
-
-
-Event = ChanceEvent | ActionEvent
-
-
-def apply_event(game: Game[Any, Any, Any, Any], state: Any, event: Event) -> Any:
-    """Apply one event with full validation."""
-    if isinstance(event, ChanceEvent):
-        return game.apply_chance(state, event.outcome)
-    return game.apply_action(state, event.seat, event.action)
-
-
-def describe_event(
-    game: Game[Any, Any, Any, Any], before: Any, event: Event, *, who: str | None = None
-) -> str:
-    """One line for an event: ``seat N: <action>`` or ``chance: <outcome>``.
-
-    ``before`` is the state the event applies to; ``who`` replaces ``seat N``.
-    """
-    if isinstance(event, ActionEvent):
-        return f"{who or f'seat {event.seat}'}: {game.describe_action(event.action)}"
-    return f"chance: {game.describe_chance(before, event.outcome)}"
-
-
-def replay(
-    game: Game[Any, Any, Any, Any], rules: Any, num_seats: int, events: Iterable[Event]
-) -> list[Any]:
-    """Every state from the initial one through the last event (validated)."""
-    states = [game.new_game(rules, num_seats)]
-    for event in events:
-        states.append(apply_event(game, states[-1], event))
-    return states
+from referee.core.chance import ChanceStream, key_from_seed
+from referee.core.driver import MatchDriver
+from referee.core.events import ActionEvent, ChanceEvent, Event
+from referee.games.base import CHANCE, Game, GameError
 
 
 @dataclass(frozen=True, slots=True)
 class Playout:
+    """A finished playout: every event, and every state from the initial one on."""
+
     events: tuple[Event, ...]
     states: tuple[Any, ...]
 
@@ -81,8 +39,6 @@ def random_playout(
     max_events: int = 200_000,
 ) -> Playout:
     """Play uniformly random legal actions (and fair chance) to the end."""
-    from referee.driver import MatchDriver  # the driver builds on this module's events
-
     driver = MatchDriver(game, rules, num_seats)
     states: list[Any] = [driver.state]
     events: list[Event] = []
@@ -111,7 +67,7 @@ def match_rng(seed: int) -> ChanceStream:
     The referee and the in-process runner (``sdk.local``) both use it, so a seed
     deals the same dice and cards whichever of them runs the match. Guessable by
     design: a match without a seed draws from a fresh secret instead
-    (:func:`referee.chance.chance_stream`).
+    (:func:`referee.core.chance.chance_stream`).
     """
     return ChanceStream(key_from_seed(seed))
 

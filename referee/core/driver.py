@@ -1,7 +1,7 @@
 """The decision loop, once: a match as a sequence of chance draws and decisions.
 
 The live referee (:mod:`referee.match`), the in-process runner (:mod:`sdk.local`),
-random playouts (:mod:`referee.games.events`) and the replays
+random playouts (:mod:`referee.core.playout`) and the replays
 (:mod:`referee.replay`: verification and what each seat was sent) all step a
 :class:`MatchDriver`. It alone numbers the turns, builds what the acting seat is
 sent (observation deltas included, :mod:`referee.wire.deltas`) and digests
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.v1 import bot_pb2
+from referee.core.digests import observation_digest
+from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.games.base import CHANCE, ChanceOutcome, ChanceSource, Game, draw_chance
-from referee.games.events import ActionEvent, ChanceEvent, Event
-from referee.record import observation_digest
 from referee.wire.base import Codec
 from referee.wire.deltas import DeltaEncoder
 
@@ -43,7 +43,7 @@ class MatchDriver:
 
     ``codec`` (with ``deltas[seat]`` per seat) makes every decision carry the
     message the seat is sent and its digest; ``digest`` digests the state after
-    every event (:func:`referee.record.state_digester`). Both are optional: an
+    every event (:func:`referee.core.digests.state_digester`). Both are optional: an
     in-process playout needs neither.
     """
 

@@ -1,0 +1,176 @@
+"""The import graph keeps its layers: the import-linter contracts of ``make lint``.
+
+``lint-imports`` reads the contracts from pyproject.toml. These tests run it on the
+repository (it must pass) and on a copy with one planted violation per layer (it
+must fail, naming the broken contract), so a contract that checks nothing cannot
+slip in. A second, independent check reads the engines' syntax trees: every import
+in ``referee/games`` is of the standard library or of ``referee.games`` itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+PACKAGES = {
+    "referee": ROOT / "referee",
+    "sdk": ROOT / "sdk",
+    "example_bots": ROOT / "example_bots",
+    "league": ROOT / "league",
+    "bench": ROOT / "bench",
+    "arena": ROOT / "proto" / "arena",
+}
+"""Where each root package of ``[tool.importlinter]`` lives (the generated protobuf
+package ``arena`` is under proto/)."""
+
+GAMES_EXCEPTIONS = {
+    # Temporary, removed when the catalogue lands: the registries move into referee.core.
+    "referee/games/__init__.py referee.lazy",
+}
+"""``path module`` imports of referee/games allowed although they break the rule."""
+
+
+def lint_imports(root: Path, *, pythonpath: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``lint-imports`` on the contracts of ``root``/pyproject.toml."""
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(root / "pyproject.toml"), "--no-cache"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def contract_names() -> dict[str, str]:
+    """Each contract's name by its id."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return {c["id"]: c["name"] for c in config["tool"]["importlinter"]["contracts"] if "id" in c}
+
+
+def test_the_repository_keeps_every_contract() -> None:
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the root packages and pyproject.toml, to plant violations in."""
+    root = tmp_path_factory.mktemp("pristine")
+    for name, source in PACKAGES.items():
+        shutil.copytree(
+            source,
+            root / name,
+            ignore=shutil.ignore_patterns("__pycache__", "*.npz", "*.json", "node_modules"),
+        )
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def test_the_unplanted_copy_keeps_every_contract(pristine: Path) -> None:
+    """So each failure below comes from its plant, not from the copy."""
+    done = lint_imports(pristine, pythonpath=pristine)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+PLANTS = [
+    ("games-standard-library-only", "referee/games/dice.py", "import trio"),
+    ("games-standard-library-only", "referee/games/cards.py", "import arena.v1.bot_pb2"),
+    ("referee-layers", "referee/games/dice.py", "import referee.core.chance"),
+    ("referee-layers", "referee/wire/base.py", "import referee.record"),
+    ("referee-layers", "referee/core/events.py", "import referee.match"),
+    ("wire-codecs-only", "referee/wire/deltas.py", "import trio"),
+    ("core-no-runtime", "referee/core/chance.py", "import grpc"),
+    ("sdk-boundary", "sdk/bot.py", "import referee.messages"),
+    ("sdk-boundary", "sdk/local.py", "import trio"),
+    ("referee-below-the-league", "referee/match.py", "import league"),
+    # The cycle issue 20 found: the driver builds on events, playouts on the driver.
+    ("referee-sdk-acyclic", "referee/core/events.py", "import referee.core.playout"),
+    ("referee-sdk-acyclic", "referee/record.py", "import referee.replay"),
+]
+
+
+@pytest.mark.parametrize(("contract", "module", "line"), PLANTS)
+def test_a_planted_violation_breaks_its_contract(
+    pristine: Path, tmp_path: Path, contract: str, module: str, line: str
+) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(pristine, root)
+    planted = root / module
+    planted.write_text(planted.read_text(encoding="utf-8") + f"\n{line}  # planted\n")
+    done = lint_imports(root, pythonpath=root)
+    assert done.returncode != 0, done.stdout
+    name = contract_names()[contract]
+    broken = " ".join(done.stdout.split())  # the report wraps long names
+    assert f"{name} BROKEN" in broken, done.stdout
+
+
+def test_the_sdk_boundary_forbids_exactly_the_referees_rest() -> None:
+    """The SDK's forbidden list is the first layer of referee-layers (every referee
+    module outside games, wire and core), so a new referee module is covered."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = {c.get("id"): c for c in config["tool"]["importlinter"]["contracts"]}
+    rest_layer = contracts["referee-layers"]["layers"][0]
+    rest = {f"referee.{tail.strip().strip('()')}" for tail in rest_layer.split(":")}
+    forbidden = {
+        m for m in contracts["sdk-boundary"]["forbidden_modules"] if m.startswith("referee")
+    }
+    assert forbidden == rest
+
+
+def foreign_imports(root: Path) -> set[str]:
+    """``path module`` for each import in ``root``/referee/games that is neither of the
+    standard library nor of ``referee.games``."""
+    found = set()
+    for path in sorted((root / "referee" / "games").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:  # a relative import stays inside referee.games
+                continue
+            for name in names:
+                own = name == "referee.games" or name.startswith("referee.games.")
+                if not own and name.partition(".")[0] not in sys.stdlib_module_names:
+                    found.add(f"{rel} {name}")
+    return found
+
+
+def test_every_import_in_the_games_is_standard_library_or_the_games() -> None:
+    found = foreign_imports(ROOT)
+    assert sorted(found - GAMES_EXCEPTIONS) == []
+    assert sorted(GAMES_EXCEPTIONS - found) == [], "exceptions that no longer exist: remove them"
+
+
+def test_the_games_check_sees_planted_foreign_imports(tmp_path: Path) -> None:
+    games = tmp_path / "referee" / "games"
+    games.mkdir(parents=True)
+    (games / "toy.py").write_text(
+        "from __future__ import annotations\n"
+        "import json\n"
+        "from referee.games.base import Game\n"
+        "from . import cards\n"
+        "import numpy as np\n"
+        "def f():\n"
+        "    from referee.core.chance import ChanceStream\n"
+    )
+    assert foreign_imports(tmp_path) == {
+        "referee/games/toy.py numpy",
+        "referee/games/toy.py referee.core.chance",
+    }
