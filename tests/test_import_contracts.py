@@ -101,6 +101,12 @@ PLANTS = [
     # The cycle issue 20 found: the driver builds on events, playouts on the driver.
     ("referee-sdk-acyclic", "referee/core/events.py", "import referee.core.playout"),
     ("referee-sdk-acyclic", "referee/record.py", "import referee.replay"),
+    ("league-layers", "league/store/schedule.py", "import league.execution.run"),
+    ("league-layers", "league/execution/demo.py", "import league.services.submissions"),
+    ("league-server-never-cli", "league/server/views.py", "import league.cli.common"),
+    ("league-store-lowest", "league/store/models.py", "import league.server.state"),
+    ("league-acyclic", "league/server/state.py", "import league.server.pages"),
+    ("league-acyclic", "league/execution/workers.py", "import league.execution.run"),
 ]
 
 
