@@ -192,10 +192,10 @@ def choose_executor(
 ) -> Executor:
     """Ray if asked, else this process for one referee process, else worker processes."""
     slots = min(options.concurrency, max(1, capacity))
+    processes = worker_count(options.workers, options.concurrency, capacity)  # checks workers
     if options.ray is not None:
         bots = {bot_spec(bot) for pending in todo for bot in pending.bots}
         return RayExecutor(slots, sandbox, options.ray, sorted(bots, key=lambda b: b.name))
-    processes = worker_count(options.workers, options.concurrency, capacity)
     if processes == 1:
         return LocalExecutor(slots, sandbox)
     return RefereeWorkers(processes, slots, sandbox)
