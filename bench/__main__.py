@@ -25,9 +25,11 @@ from pathlib import Path
 
 from bench import cpu_fairness, engine, league, server_load, startup, wire
 from bench.report import Row, format_table, write_json
+from referee.core.catalogue import game_names
 from referee.sandbox import DEFAULT_SANDBOX
 
-GAMES = ("liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker")
+GAMES = game_names()
+"""Every game in the catalogue, in listing order."""
 SECTIONS = (
     "wire",
     "engine",

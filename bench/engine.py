@@ -8,13 +8,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from referee.core.catalogue import get_codec, get_game
 from referee.driver import MatchDriver
-from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.events import match_rng
 from referee.match import action_json
 from referee.record import RecordedEvent, state_digester
-from referee.wire import get_codec
 
 LONG_GAME = "liars_poker"
 LONG_RULES: Mapping[str, str] = {"chips_variant": "true", "starting_chips": "50"}

@@ -32,7 +32,7 @@ from referee.chance import (
     league_secret_from_seed,
     new_secret,
 )
-from referee.games import get_game
+from referee.core.catalogue import get_game
 from referee.games.base import GameError
 from referee.record import MatchRecord, RecordError
 from referee.replay import verify

@@ -38,8 +38,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from referee.core.catalogue import get_game
 from referee.driver import MatchDriver
-from referee.games import get_game
 from referee.games.base import GameError, IllegalActionError
 from referee.games.events import ActionEvent, Event
 from referee.record import MatchRecord

@@ -25,6 +25,7 @@ from arena.v1 import bot_pb2
 from referee import messages
 from referee.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
 from referee.channel import Early, SeatStream
+from referee.core.catalogue import get_codec, get_game
 from referee.driver import MatchDriver
 from referee.faults import (
     BotFault,
@@ -34,7 +35,6 @@ from referee.faults import (
     IllegalAction,
     ProtocolViolation,
 )
-from referee.games import get_game
 from referee.games.base import (
     CHANCE,
     Game,
@@ -54,7 +54,7 @@ from referee.record import (
     state_digester,
 )
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
-from referee.wire import Codec, get_codec
+from referee.wire import Codec
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,11 +22,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
+from referee.core.catalogue import get_codec, get_game
 from referee.faults import FaultKind
-from referee.games import get_game
 from referee.games.base import Outcome
 from referee.games.events import ActionEvent, ChanceEvent, Event
-from referee.wire import get_codec
 
 FORMAT_VERSION = 4
 """Version 2: ``seed`` may be null (the match drew its chance from a secret key).

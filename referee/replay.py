@@ -18,13 +18,12 @@ from google.protobuf import json_format
 from arena.v1 import bot_pb2
 from referee import messages
 from referee.chance import ChanceStream
+from referee.core.catalogue import get_codec, get_game
 from referee.driver import Decision, MatchDriver
 from referee.faults import FaultKind
-from referee.games import get_game
 from referee.games.base import CHANCE, ChanceSource, GameError, Outcome, forfeit
 from referee.games.events import ActionEvent, describe_event, legacy_match_rng, match_rng
 from referee.record import MatchRecord, RecordError, chain_problems, state_digester
-from referee.wire import get_codec
 
 DECISION_FAULTS = frozenset(
     {

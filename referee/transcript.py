@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.games import get_game
+from referee.core.catalogue import get_game
 from referee.games.events import ActionEvent, apply_event, describe_event
 from referee.record import MatchRecord
 

@@ -14,8 +14,8 @@ from functools import partial
 from typing import Any
 
 from referee.chance import chance_stream
+from referee.core.catalogue import get_game
 from referee.driver import MatchDriver
-from referee.games import get_game
 from referee.games.base import CHANCE, Outcome
 from referee.games.events import ActionEvent, ChanceEvent, Event
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult

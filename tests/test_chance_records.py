@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 
 from referee.chance import ChanceStream, new_secret
-from referee.games import get_game
+from referee.core.catalogue import get_codec, get_game
 from referee.games.base import CHANCE, ChanceSource, draw_chance
 from referee.games.events import legacy_match_rng, match_rng
 from referee.record import FORMAT_VERSION, MatchRecord, RecordedEvent, RecordError, SeatInfo
 from referee.replay import verify
-from referee.wire import get_codec
 from tests.forge import reforged
 
 

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.games import GAMES
+from referee.core.catalogue import game_names, get_codec, get_game
 from referee.games.base import CHANCE
 from referee.games.events import describe_event, random_playout
 from referee.record import observation_digest
-from referee.wire import get_codec
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SETUPS: dict[str, tuple[dict[str, str], int]] = {
@@ -31,7 +30,7 @@ SETUPS: dict[str, tuple[dict[str, str], int]] = {
 
 
 def playthrough(name: str) -> str:
-    game = GAMES[name]
+    game = get_game(name)
     codec = get_codec(name)
     raw, seats = SETUPS[name]
     rules = game.parse_rules(raw)
@@ -70,4 +69,4 @@ def test_playthrough_matches_golden_file(name: str) -> None:
 
 
 def test_every_game_has_a_playthrough() -> None:
-    assert set(SETUPS) == set(GAMES)
+    assert set(SETUPS) == set(game_names())

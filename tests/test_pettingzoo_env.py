@@ -11,7 +11,7 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test
 
-from referee.games import GAMES
+from referee.core.catalogue import game_names
 from sdk.pettingzoo_env import env
 
 CONFIGS: dict[str, tuple[dict[str, str], int]] = {
@@ -24,7 +24,7 @@ CONFIGS: dict[str, tuple[dict[str, str], int]] = {
 
 
 def test_every_game_has_a_config() -> None:
-    assert set(CONFIGS) == set(GAMES)
+    assert set(CONFIGS) == set(game_names())
 
 
 # PettingZoo warns about every Dict observation with an action mask (its classic

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.games import get_game
+from referee.core.catalogue import get_game
 from referee.games.liars_dice import Bid, Challenge, SumBid
 
 RULES = {"dice_per_player": "1", "sum_endgame": "false"}

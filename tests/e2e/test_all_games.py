@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games import get_game
+from referee.core.catalogue import get_game
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.replay import verify

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import trio
 
+from referee.core.catalogue import get_game
 from referee.faults import FaultKind
-from referee.games import get_game
 from referee.games.events import replay
 from referee.launcher import FreshLauncher
 from referee.match import Limits, MatchSpec, MessageLog, run_match

@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee.core.catalogue import get_codec
 from referee.games.base import Game, GameError
 from referee.games.cards import Kind, parse_cards
 from referee.games.cockroach_poker import COCKROACH_POKER, Announce, Believe, Disbelieve
@@ -21,7 +22,6 @@ from referee.games.events import ActionEvent, random_playout, replay
 from referee.games.liars_poker import LIARS_POKER, Accept, Challenge, exchanges
 from referee.games.liars_poker import Announce as LiarsPokerAnnounce
 from referee.games.poker_hands import ALL_ANNOUNCEMENTS
-from referee.wire import get_codec
 
 
 @st.composite

@@ -18,10 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.games import GAMES
+from referee.core.catalogue import game_names, get_codec, get_game
 from referee.games.base import Game, Outcome, RuleOption
 from referee.games.events import random_playout, replay
-from referee.wire import get_codec
 
 MAX_TEST_SEATS = 5
 """Seat counts tried: from the game's minimum up to this (or its maximum)."""
@@ -54,7 +53,7 @@ def variants(game: Game[Any, Any, Any, Any]) -> list[dict[str, str]]:
     return found
 
 
-GAME_NAMES = sorted(GAMES)
+GAME_NAMES = sorted(game_names())
 
 
 def check_outcome(outcome: Outcome, num_seats: int) -> None:
@@ -67,7 +66,7 @@ def check_outcome(outcome: Outcome, num_seats: int) -> None:
 
 @st.composite
 def matches(draw: st.DrawFn, name: str) -> tuple[dict[str, str], int, int]:
-    game = GAMES[name]
+    game = get_game(name)
     raw = draw(st.sampled_from(variants(game)))
     rules = game.parse_rules(raw)
     seats = [
@@ -90,7 +89,7 @@ def _seats_ok(game: Game[Any, Any, Any, Any], rules: Any, n: int) -> bool:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_every_game_has_variants_and_documented_options(name: str) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     assert variants(game), f"{name}: no valid option combination"
     for option in game.options:
         assert option.doc.strip(), f"{name}.{option.name} has no doc"
@@ -101,7 +100,7 @@ def test_every_game_has_variants_and_documented_options(name: str) -> None:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_play_terminates_and_replays_exactly(name: str, data: st.DataObject) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     raw, num_seats, seed = data.draw(matches(name))
     rules = game.parse_rules(raw)
     playout = random_playout(game, rules, num_seats, random.Random(seed))
@@ -118,7 +117,7 @@ def test_random_play_terminates_and_replays_exactly(name: str, data: st.DataObje
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_observations_do_not_leak_and_survive_the_wire(name: str, data: st.DataObject) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     codec = get_codec(name)
     raw, num_seats, seed = data.draw(matches(name))
     rules = game.parse_rules(raw)
@@ -146,11 +145,11 @@ def test_observations_do_not_leak_and_survive_the_wire(name: str, data: st.DataO
                 assert not legal
 
 
-@pytest.mark.parametrize("name", [n for n in GAME_NAMES if GAMES[n].hidden_information])
+@pytest.mark.parametrize("name", [n for n in GAME_NAMES if get_game(n).hidden_information])
 def test_perturbation_really_changes_hidden_information(name: str) -> None:
     """Guard for the leak test: if perturb_hidden never changed anything, the
     leak test above would pass vacuously."""
-    game = GAMES[name]
+    game = get_game(name)
     rules = game.default_rules()
     changed = 0
     for seed in range(5):

@@ -38,10 +38,9 @@ from typing import Any
 
 import pytest
 
-from referee.games import GAMES
+from referee.core.catalogue import game_names, get_codec, get_game
 from referee.games.base import ChanceRequest, DiceRoll, Game, GameError, Shuffle
 from referee.games.events import ChanceEvent, Event, random_playout
-from referee.wire import get_codec
 from referee.wire.base import Codec
 from tests.games.test_conformance import variants
 
@@ -360,8 +359,8 @@ def check_no_leak(
 
 def _cases() -> list[tuple[str, dict[str, str], int, int]]:
     cases: list[tuple[str, dict[str, str], int, int]] = []
-    for name in sorted(GAMES):
-        game = GAMES[name]
+    for name in sorted(game_names()):
+        game = get_game(name)
         rng = random.Random(name)
         options = variants(game)
         picked = rng.sample(options, min(4, len(options)))
@@ -386,7 +385,7 @@ CASES = _cases()
 
 
 def test_specs_cover_every_game() -> None:
-    assert sorted(SPECS) == sorted(GAMES)
+    assert sorted(SPECS) == sorted(game_names())
 
 
 @pytest.mark.parametrize(
@@ -400,7 +399,7 @@ def test_specs_cover_every_game() -> None:
 def test_no_seat_sees_what_the_rules_hide(
     name: str, raw: dict[str, str], num_seats: int, seed: int
 ) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     report = check_no_leak(
         game, get_codec(name), SPECS[name], game.parse_rules(raw), num_seats, seed
     )
@@ -409,11 +408,11 @@ def test_no_seat_sees_what_the_rules_hide(
     assert report.compared > 0 or not game.hidden_information
 
 
-@pytest.mark.parametrize("name", sorted(n for n in GAMES if GAMES[n].hidden_information))
+@pytest.mark.parametrize("name", sorted(n for n in game_names() if get_game(n).hidden_information))
 def test_alternatives_really_change_hidden_information(name: str) -> None:
     """Guard: if no alternative ever differed from the real match, the leak test
     above would pass by comparing a match with itself."""
-    game = GAMES[name]
+    game = get_game(name)
     compared = differs = 0
     for case_name, raw, num_seats, seed in CASES:
         if case_name != name:
@@ -478,7 +477,7 @@ PLANTED = [
 def test_a_planted_leak_is_reported(
     name: str, leak: Callable[[Any, Any, int], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     monkeypatch.setattr(type(game), "observe", _leaky(game, leak))
     found = []
     for case_name, raw, num_seats, seed in CASES:
@@ -493,7 +492,7 @@ def test_a_planted_leak_is_reported(
 def test_a_codec_carrying_one_seats_secret_to_the_next_is_reported() -> None:
     """Guard: the bytes compared come from the shared codec right after another
     seat's encoding, so a codec that remembers the last cup it encoded is caught."""
-    game = GAMES["liars_dice"]
+    game = get_game("liars_dice")
     real = type(get_codec("liars_dice"))
 
     class Remembering(real):  # type: ignore[valid-type,misc]

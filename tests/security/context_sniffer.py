@@ -36,7 +36,7 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from referee.games import get_game
+from referee.core.catalogue import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.events import match_rng
 from referee.wire.deltas import DeltaDecoder
