@@ -18,9 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.core.catalogue import game_names, get_codec, get_game
+from referee.core.catalogue import get_codec, get_game
 from referee.games.base import Game, Outcome, RuleOption
 from referee.games.events import random_playout, replay
+from tests.game_plugins import registered_games
 
 MAX_TEST_SEATS = 5
 """Seat counts tried: from the game's minimum up to this (or its maximum)."""
@@ -53,7 +54,8 @@ def variants(game: Game[Any, Any, Any, Any]) -> list[dict[str, str]]:
     return found
 
 
-GAME_NAMES = sorted(game_names())
+GAME_NAMES = registered_games()
+"""Every registered game, plugins included (tests/game_plugins)."""
 
 
 def check_outcome(outcome: Outcome, num_seats: int) -> None:

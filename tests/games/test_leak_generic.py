@@ -38,10 +38,11 @@ from typing import Any
 
 import pytest
 
-from referee.core.catalogue import game_names, get_codec, get_game
+from referee.core.catalogue import get_codec, get_game
 from referee.games.base import ChanceRequest, DiceRoll, Game, GameError, Shuffle
 from referee.games.events import ChanceEvent, Event, random_playout
 from referee.wire.base import Codec
+from tests.game_plugins import plugin_leak_rules, registered_games
 from tests.games.test_conformance import variants
 
 PUBLIC = "public"
@@ -170,6 +171,7 @@ SPECS: dict[str, Spec] = {
     "dice_poker": Spec(_all_public, lambda state, seat: None),
     "cockroach_poker": Spec(_cockroach_owners, _cockroach_knowledge, _cockroach_public),
     "liars_poker": Spec(_liars_poker_owners, _liars_poker_knowledge, _liars_poker_public),
+    **{name: Spec(*rules) for name, rules in plugin_leak_rules().items()},
 }
 
 
@@ -359,7 +361,7 @@ def check_no_leak(
 
 def _cases() -> list[tuple[str, dict[str, str], int, int]]:
     cases: list[tuple[str, dict[str, str], int, int]] = []
-    for name in sorted(game_names()):
+    for name in registered_games():
         game = get_game(name)
         rng = random.Random(name)
         options = variants(game)
@@ -385,7 +387,7 @@ CASES = _cases()
 
 
 def test_specs_cover_every_game() -> None:
-    assert sorted(SPECS) == sorted(game_names())
+    assert sorted(SPECS) == registered_games()
 
 
 @pytest.mark.parametrize(
@@ -408,7 +410,7 @@ def test_no_seat_sees_what_the_rules_hide(
     assert report.compared > 0 or not game.hidden_information
 
 
-@pytest.mark.parametrize("name", sorted(n for n in game_names() if get_game(n).hidden_information))
+@pytest.mark.parametrize("name", [n for n in registered_games() if get_game(n).hidden_information])
 def test_alternatives_really_change_hidden_information(name: str) -> None:
     """Guard: if no alternative ever differed from the real match, the leak test
     above would pass by comparing a match with itself."""

@@ -1,0 +1,95 @@
+"""The toy plugin game end to end: registered once, it plays everywhere a built-in game does.
+
+Its conformance, leak and PettingZoo ``api_test`` runs are in the generic suites
+(tests/games/test_conformance.py, tests/games/test_leak_generic.py,
+tests/test_pettingzoo_env.py), which iterate every registered game; this file checks
+that they see it, and plays it over real gRPC with sandboxed bot processes, in
+process through ``sdk.local``, in the HTML viewer and through analytics.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from referee import analytics
+from referee.core.catalogue import game_names, get_codec, get_entry, get_game
+from referee.games.base import Game, MalformedActionError
+from referee.games.events import ActionEvent, ChanceEvent
+from referee.games.liars_dice import Challenge as LiarsDiceChallenge
+from referee.html_replay import render_replay_html, replay_data
+from referee.match import Limits, MatchSpec, run_match
+from referee.pool import WarmPool
+from referee.record import MatchRecord
+from referee.replay import verify
+from sdk.local import play_local
+from tests.e2e.conftest import module_bot
+from tests.game_plugins import registered_games
+from tests.game_plugins.three_card_bluff import ENTRY
+from tests.game_plugins.three_card_bluff.engine import Believe, Call, Claim
+from tests.game_plugins.three_card_bluff.random_bot import RandomThreeCardBluffBot
+
+NAME = "three_card_bluff"
+BOT = module_bot("tests.game_plugins.three_card_bluff.random_bot")
+
+
+def test_one_registration_puts_it_in_the_catalogue_and_the_generic_suites() -> None:
+    assert NAME in registered_games()
+    assert NAME in game_names()
+    assert get_entry(NAME) is ENTRY
+    assert get_game(NAME).title == ENTRY.title
+    assert get_codec(NAME).game == NAME
+
+
+def test_its_actions_travel_in_the_extension_field() -> None:
+    codec = get_codec(NAME)
+    for action in (Claim(2), Believe(), Call()):
+        message = codec.encode_action(action)
+        assert message.WhichOneof("game") == "extension"
+        assert codec.decode_action(message) == action
+        assert codec.action_from_json(codec.action_to_json(action)) == action
+    with pytest.raises(MalformedActionError, match="expected a three_card_bluff action"):
+        codec.decode_action(get_codec("liars_dice").encode_action(LiarsDiceChallenge()))
+
+
+async def _play(seed: int) -> MatchRecord:
+    pool = WarmPool()  # the default sandbox
+    try:
+        return await run_match(MatchSpec(NAME, (BOT, BOT), seed=seed), Limits(), launcher=pool)
+    finally:
+        await pool.aclose()
+
+
+@pytest.mark.e2e
+async def test_it_plays_over_grpc_with_sandboxed_bots_and_verifies() -> None:
+    record = await _play(seed=3)
+    assert record.reason == "completed", record.faults
+    assert verify(record) == []
+    assert sorted(record.places) == [1, 2]
+    page = render_replay_html(record)
+    assert "Three-Card Bluff" in page
+    data = replay_data(record)
+    assert data["renderer"] is None  # the viewer's generic field renderer
+    assert len(data["steps"]) == len(record.events) + 1
+    shown = data["steps"][-1]["observations"][0]
+    assert len(shown["shown"]) == 2  # the showdown reaches the viewer
+
+
+def test_it_plays_in_process_through_the_sdk() -> None:
+    results = [
+        play_local(NAME, [RandomThreeCardBluffBot, RandomThreeCardBluffBot], seed=seed)
+        for seed in range(20)
+    ]
+    assert {r.outcome.places for r in results} == {(1, 2), (2, 1)}
+
+
+@pytest.mark.skipif(
+    not hasattr(Game, "claim_truth"),
+    reason="analytics judges claims through Game.claim_truth (helper visibility's change)",
+)
+def test_analytics_judges_its_claims() -> None:
+    # Seat 0 holds a 1 and claims a 3 (a bluff); seat 1 calls it: a correct challenge.
+    events = [ChanceEvent((0, 1, 2)), ActionEvent(0, Claim(3)), ActionEvent(1, Call())]
+    stats = analytics.analyse_events(NAME, {}, 2, events)
+    assert stats is not None
+    assert (stats[0].claims, stats[0].false_claims) == (1, 1)
+    assert (stats[1].opportunities, stats[1].challenges) == (1, 1)
