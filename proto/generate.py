@@ -29,6 +29,7 @@ REPO_ROOT = PROTO_ROOT.parent
 PLUGIN_ROOTS = (REPO_ROOT / "tests" / "game_plugins",)
 """Directories whose ``.proto`` files (at any depth) are plugin games' messages."""
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+"""What protoc writes; a plugin's messages get only the first two (no services)."""
 
 
 def proto_roots() -> list[Path]:
@@ -40,22 +41,27 @@ def proto_roots() -> list[Path]:
 def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
     from grpc_tools import protoc  # dev dependency: grpcio-tools
 
-    sources = sorted(str(p.relative_to(root)) for p in root.rglob("*.proto"))
-    if root != PROTO_ROOT:  # a plugin directory: only its own files, not nested ones
-        sources = sorted(str(p.relative_to(root)) for p in root.glob("*.proto"))
+    plugin = root != PROTO_ROOT
+    # A plugin directory: only its own files, not nested ones; messages only, no services.
+    found = root.glob("*.proto") if plugin else root.rglob("*.proto")
+    sources = sorted(str(p.relative_to(root)) for p in found)
     include = Path(protoc.__file__).resolve().parent / "_proto"
+    bin_dir = Path(sys.executable).parent
     args = [
         "protoc",
         f"-I{root}",
         f"-I{include}",
         f"--python_out={out_dir}",
-        f"--grpc_python_out={out_dir}",
-        f"--plugin=protoc-gen-mypy={Path(sys.executable).parent / 'protoc-gen-mypy'}",
-        f"--plugin=protoc-gen-mypy_grpc={Path(sys.executable).parent / 'protoc-gen-mypy_grpc'}",
+        f"--plugin=protoc-gen-mypy={bin_dir / 'protoc-gen-mypy'}",
         f"--mypy_out={out_dir}",
-        f"--mypy_grpc_out={out_dir}",
-        *sources,
     ]
+    if not plugin:
+        args += [
+            f"--grpc_python_out={out_dir}",
+            f"--plugin=protoc-gen-mypy_grpc={bin_dir / 'protoc-gen-mypy_grpc'}",
+            f"--mypy_grpc_out={out_dir}",
+        ]
+    args += sources
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.core.catalogue import game_names, get_codec, get_game
+from referee.core.catalogue import BUILTIN_GAMES, get_codec, get_game
 from referee.games.base import CHANCE
 from referee.games.events import describe_event, random_playout
 from referee.record import observation_digest
@@ -69,4 +69,4 @@ def test_playthrough_matches_golden_file(name: str) -> None:
 
 
 def test_every_game_has_a_playthrough() -> None:
-    assert set(SETUPS) == set(game_names())
+    assert set(SETUPS) == set(BUILTIN_GAMES)

@@ -12,11 +12,12 @@ from dataclasses import replace
 
 import pytest
 
-from referee.core.catalogue import game_names, get_game
+from referee.core.catalogue import get_game
 from referee.games.events import random_playout
 from referee.record import StateDigester, state_digest, state_digester
+from tests.game_plugins import registered_games
 
-GAME_NAMES = sorted(game_names())
+GAME_NAMES = registered_games()
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

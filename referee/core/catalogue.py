@@ -260,3 +260,6 @@ LIARS_POKER = _builtin(
     Roster("liars_poker_random", "liars_poker_heuristic", "liars_poker_strong"),
     ViewerSpec(renderer="liars_poker"),
 )
+
+BUILTIN_GAMES: tuple[str, ...] = tuple(_ENTRIES)
+"""The five games that ship with the platform (tests with per-game tables cover these)."""

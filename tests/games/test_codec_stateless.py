@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 
 from arena.v1 import bot_pb2
-from referee.core.catalogue import game_names, get_codec, get_game
+from referee.core.catalogue import get_codec, get_game
 from referee.games.events import random_playout
 from referee.wire.base import Codec
+from tests.game_plugins import registered_games
 
-GAME_NAMES = sorted(game_names())
+GAME_NAMES = registered_games()
 
 
 def _samples(name: str, seed: int) -> list[tuple[int, int, Any]]:

@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 
 from arena.v1 import bot_pb2
-from referee.core.catalogue import game_names, get_codec, get_game
+from referee.core.catalogue import get_codec, get_game
 from referee.games.base import CHANCE
 from referee.games.events import random_playout
 from referee.wire.base import MalformedObservationError
 from referee.wire.deltas import DeltaDecoder, DeltaEncoder
+from tests.game_plugins import registered_games
 
-GAME_NAMES = sorted(game_names())
+GAME_NAMES = registered_games()
 LONG_RULES = {"chips_variant": "true", "starting_chips": "30"}
 
 

@@ -2,7 +2,7 @@
 
 Everything else is in this directory: the engine (``engine.py``), its messages
 (``three_card_bluff.proto`` and the generated code), the codec, the SDK module,
-the random bot, the action universe and the leak rules the leak suite reads.
+the random bot and the leak rules the leak suite reads.
 """
 
 from __future__ import annotations
@@ -18,6 +18,6 @@ ENTRY = register(
         engine=f"{_HERE}.engine:THREE_CARD_BLUFF",
         codec=f"{_HERE}.codec:CODEC",
         sdk=f"{_HERE}.bot_sdk",
-        action_universe=f"{_HERE}.action_universe:actions",
+        action_universe=f"{_HERE}.engine:action_universe",
     )
 )

@@ -1,10 +1,11 @@
 """Three-Card Bluff: the toy plugin game that proves a game is one registration away.
 
-Two seats; the referee shuffles the cards 1, 2 and 3 and deals one to each seat
-(the third stays face down). Seat 0 claims a rank ("my card is a 2"); seat 1
-believes or calls. Believed: the claimed rank plays against seat 1's card, higher
-wins (a tie goes to seat 1). Called: seat 0 wins exactly when the claim was true.
-Both cards are shown at the end. The winner scores 1, the loser 0.
+Two seats; the referee deals one card of rank 1, 2 or 3 to each seat and one face
+down to the table, each from its own three-card deck (a roll of three 3-sided dice).
+Seat 0 claims a rank ("my card is a 2"); seat 1 believes or calls. Believed: the
+claimed rank plays against seat 1's card, higher wins (a tie goes to seat 1), and no
+card is shown. Called: both seats' cards are shown, and seat 0 wins exactly when the
+claim was true. The face-down card is never shown. The winner scores 1, the loser 0.
 
 Standard library and ``referee.games.base`` only, like every engine.
 """
@@ -20,12 +21,12 @@ from referee.games.base import (
     CHANCE,
     ChanceError,
     ChanceRequest,
+    DiceRoll,
     Game,
     IllegalActionError,
     MalformedActionError,
     Outcome,
     RuleOption,
-    Shuffle,
     check_chance,
 )
 
@@ -77,7 +78,7 @@ class Observation:
     claim: int | None
     response: str | None
     shown: tuple[int, ...]
-    """Both seats' cards once the game is over (the showdown); empty before."""
+    """Both seats' cards once seat 1 called; empty otherwise."""
 
 
 class ThreeCardBluff(Game[Rules, State, Action, Observation]):
@@ -107,11 +108,10 @@ class ThreeCardBluff(Game[Rules, State, Action, Observation]):
     def chance_request(self, state: State) -> ChanceRequest:
         if state.cards:
             raise ChanceError("three_card_bluff: no chance is due")
-        return Shuffle(len(RANKS))
+        return DiceRoll(count=3, sides=len(RANKS))
 
     def apply_chance(self, state: State, outcome: Sequence[int]) -> State:
-        order = check_chance(self.chance_request(state), outcome)
-        return replace(state, cards=tuple(RANKS[i] for i in order))
+        return replace(state, cards=check_chance(self.chance_request(state), outcome))
 
     def observe(self, state: State, seat: int) -> Observation:
         over = self.to_act(state) is None
@@ -122,7 +122,7 @@ class ThreeCardBluff(Game[Rules, State, Action, Observation]):
             card=state.cards[seat] if state.cards else None,
             claim=state.claim,
             response=state.response,
-            shown=state.cards[:2] if over else (),
+            shown=state.cards[:2] if state.response == "call" else (),
         )
 
     def check_action(self, observation: Observation, action: object) -> None:
@@ -164,12 +164,12 @@ class ThreeCardBluff(Game[Rules, State, Action, Observation]):
         )
 
     def perturb_hidden(self, state: State, seat: int, rng: random.Random) -> State:
-        if not state.cards or self.to_act(state) is None:
-            return state  # nothing dealt yet, or everything shown
-        others = [card for i, card in enumerate(state.cards) if i != seat]
-        rng.shuffle(others)
-        cards = list(others)
-        cards.insert(seat, state.cards[seat])
+        if not state.cards:
+            return state  # nothing dealt yet
+        cards = list(state.cards)
+        cards[2] = rng.choice(RANKS)  # the face-down card is never shown
+        if state.response != "call":  # the other seat's card, until a call shows it
+            cards[1 - seat] = rng.choice(RANKS)
         return replace(state, cards=tuple(cards))
 
     def describe_action(
@@ -184,7 +184,7 @@ class ThreeCardBluff(Game[Rules, State, Action, Observation]):
         self, state: State, outcome: Sequence[int], viewer: int | None = None
     ) -> str:
         """The deal; a seat reads only its own card."""
-        cards = [RANKS[i] for i in outcome]
+        cards = list(outcome)
         if viewer is None:
             return f"deal: seat 0 gets {cards[0]}, seat 1 gets {cards[1]}, {cards[2]} face down"
         return f"deal: seat {viewer} gets {cards[viewer]}"
@@ -197,3 +197,8 @@ class ThreeCardBluff(Game[Rules, State, Action, Observation]):
 
 
 THREE_CARD_BLUFF = ThreeCardBluff()
+
+
+def action_universe(rules: Rules, num_seats: int) -> list[Action]:
+    """Every action the game can take (its registration's RL action universe)."""
+    return [Believe(), Call(), *(Claim(rank) for rank in RANKS)]

@@ -1,8 +1,8 @@
 """What the rules let each seat see, for the leak suite (tests/games/test_leak_generic.py).
 
 Written from the rules in ``engine.py``'s docstring, not from the engine's code:
-the deal's first card is seat 0's, the second seat 1's, the third face down; every
-action is public; the showdown shows both seats' cards at the end.
+the deal's first card is seat 0's, the second seat 1's, the third face down (never
+shown); every action is public; a call shows both seats' cards.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ def owners(state: Any, request: Any) -> tuple[int | str, ...]:
 
 
 def knowledge(state: Any, seat: int) -> Any:
-    over = state.response is not None
-    return state.cards[:2] if over else None
+    return state.cards[:2] if state.response == "call" else None
 
 
 LEAK_RULES = (owners, knowledge)

@@ -48,7 +48,7 @@ Global___ThreeCardBluffResponse: _TypeAlias = ThreeCardBluffResponse  # noqa: Y0
 @_typing.final
 class ThreeCardBluffObservation(_message.Message):
     """What one seat knows: its own card, the claim and answer so far, and both
-    cards once the game is over (the showdown).
+    seats' cards once seat 1 called.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -74,7 +74,7 @@ class ThreeCardBluffObservation(_message.Message):
     """Seat 1's answer; UNSPECIFIED before it."""
     @_builtins.property
     def shown(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Both seats' cards, by seat, once the game is over; empty before."""
+        """Both seats' cards, by seat, once seat 1 called; empty otherwise."""
 
     def __init__(
         self,
