@@ -25,6 +25,7 @@ from pathlib import Path
 
 from bench import cpu_fairness, engine, league, server_load, startup, wire
 from bench.report import Row, format_table, write_json
+from referee import cgroups
 from referee.core.catalogue import game_names
 from referee.sandbox import DEFAULT_SANDBOX
 
@@ -396,8 +397,6 @@ def fairness_rows(sizes: Sizes) -> list[Row]:
     median decision time beside a spinning hog ÷ beside a sleeping one, with fair
     share, and (informational) with the groups of before and with no CPU group per
     seat."""
-    from referee import cgroups
-
     name = "opponent's median decision time: hog spinning ÷ hog sleeping"
     if why := cgroups.available():
         return [Row("fairness", name, None, detail=f"no control groups here: {why}")]

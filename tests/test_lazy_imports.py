@@ -19,6 +19,17 @@ LAZY_IMPORTS: dict[str, str] = {
     # "path module": why the import waits until the function runs. Start-up speed is
     # the only accepted reason (tests/test_code_shape.py checks the list is exact);
     # an import that would close a cycle is a layering bug, not an entry here.
+    "bench/__main__.py ray": "Ray (an optional extra) takes seconds to import; only the"
+    " ray section probes for it",
+    "bench/engine.py pyspiel": "OpenSpiel (optional) takes ~1 s to import; only the"
+    " side-by-side row needs it",
+    "bench/league.py league.ray_executor": "imports Ray (seconds); only the Ray rows use it",
+    "bench/server_load.py league.db": "the database stack (SQLAlchemy) loads only for the"
+    " server section, not for `python -m bench --only wire`",
+    "bench/server_load.py league.models": "SQLModel tables: only the server section",
+    "bench/server_load.py league.registry": "the database stack: only the server section",
+    "bench/server_load.py league.rolling": "the database stack: only the server section",
+    "bench/server_load.py sqlmodel": "SQLModel/SQLAlchemy: only the server section",
 }
 
 

@@ -14,7 +14,7 @@ import pytest
 from referee import analytics
 from referee.core.catalogue import game_names, get_codec, get_entry, get_game
 from referee.games.base import Game, MalformedActionError
-from referee.games.events import ActionEvent, ChanceEvent
+from referee.games.events import ActionEvent, ChanceEvent, Event
 from referee.games.liars_dice import Challenge as LiarsDiceChallenge
 from referee.html_replay import render_replay_html, replay_data
 from referee.match import Limits, MatchSpec, run_match
@@ -89,7 +89,7 @@ def test_it_plays_in_process_through_the_sdk() -> None:
 )
 def test_analytics_judges_its_claims() -> None:
     # Seat 0 holds a 1 and claims a 3 (a bluff); seat 1 calls it: a correct challenge.
-    events = [ChanceEvent((1, 2, 3)), ActionEvent(0, Claim(3)), ActionEvent(1, Call())]
+    events: list[Event] = [ChanceEvent((1, 2, 3)), ActionEvent(0, Claim(3)), ActionEvent(1, Call())]
     stats = analytics.analyse_events(NAME, {}, 2, events)
     assert stats is not None
     assert (stats[0].claims, stats[0].false_claims) == (1, 1)
