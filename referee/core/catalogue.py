@@ -138,9 +138,11 @@ def discover() -> None:
     if _DISCOVERED:
         return
     _DISCOVERED = True
-    for module in os.environ.get(PLUGINS_ENV, "").split(","):
-        if module.strip():
-            importlib.import_module(module.strip())
+    for module in filter(None, (m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(","))):
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            raise CatalogueError(f"${PLUGINS_ENV} names {module!r}: {error}") from error
 
 
 def load_plugin_package(package: str) -> list[str]:

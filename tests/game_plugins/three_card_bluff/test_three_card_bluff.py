@@ -9,6 +9,8 @@ process through ``sdk.local``, in the HTML viewer and through analytics.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from referee import analytics
@@ -25,8 +27,17 @@ from sdk.local import play_local
 from tests.e2e.conftest import module_bot
 from tests.game_plugins import registered_games
 from tests.game_plugins.three_card_bluff import ENTRY
-from tests.game_plugins.three_card_bluff.engine import Believe, Call, Claim
+from tests.game_plugins.three_card_bluff.engine import (
+    Believe,
+    Call,
+    Claim,
+    Observation,
+    State,
+    ThreeCardBluff,
+)
+from tests.game_plugins.three_card_bluff.leak_rules import LEAK_RULES
 from tests.game_plugins.three_card_bluff.random_bot import RandomThreeCardBluffBot
+from tests.games.test_leak_generic import Spec, check_no_leak
 
 NAME = "three_card_bluff"
 BOT = module_bot("tests.game_plugins.three_card_bluff.random_bot")
@@ -94,3 +105,24 @@ def test_analytics_judges_its_claims() -> None:
     assert stats is not None
     assert (stats[0].claims, stats[0].false_claims) == (1, 1)
     assert (stats[1].opportunities, stats[1].challenges) == (1, 1)
+
+
+class _PeekingThreeCardBluff(ThreeCardBluff):
+    """A planted leak: every seat's observation shows both seats' cards at once."""
+
+    def observe(self, state: State, seat: int) -> Observation:
+        view = super().observe(state, seat)
+        return dataclasses.replace(view, shown=state.cards[:2])
+
+
+def test_the_leak_suite_catches_a_planted_leak_in_it() -> None:
+    leaky = _PeekingThreeCardBluff()
+    reports = [
+        check_no_leak(leaky, get_codec(NAME), Spec(*LEAK_RULES), leaky.default_rules(), 2, seed)
+        for seed in range(3)
+    ]
+    assert any(report.problems for report in reports)
+    honest = get_game(NAME)
+    assert not check_no_leak(
+        honest, get_codec(NAME), Spec(*LEAK_RULES), honest.default_rules(), 2, 0
+    ).problems
