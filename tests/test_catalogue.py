@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import os
 import subprocess
@@ -20,6 +21,7 @@ from referee.core.catalogue import (
     get_entry,
     register,
 )
+from tests.game_plugins import registered_games
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,3 +95,12 @@ def test_a_plugin_package_is_found_by_scanning_its_parent() -> None:
     found = catalogue.load_plugin_package("tests.game_plugins")
     assert "tests.game_plugins.three_card_bluff" in found
     assert "three_card_bluff" in catalogue.game_names()
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_each_registration_names_an_sdk_module_with_the_bot_authors_surface(name: str) -> None:
+    module = importlib.import_module(get_entry(name).sdk)
+    for attribute in ("Action", "Observation", "legal_actions", "is_legal"):
+        assert hasattr(module, attribute), f"{module.__name__} has no {attribute}"
+    game = catalogue.get_game(name)
+    assert game.name == name
