@@ -17,12 +17,17 @@ from league.db import session_scope
 from league.leagues import LeagueSettings, create_league, get_league
 from league.registry import NotFoundError, ensure_example_bot
 from league.runner import ProgressCallback, RunSummary, run_league
-from referee.core.catalogue import entries
+from referee.core.catalogue import Roster, entries
+
+
+def rosters() -> dict[str, Roster]:
+    """Per game with example bots: its roster in the catalogue."""
+    return {entry.name: entry.roster for entry in entries() if entry.roster is not None}
 
 
 def example_bots() -> dict[str, tuple[str, ...]]:
     """Per game with a roster in the catalogue: its demo league's example bots."""
-    return {entry.name: entry.roster.demo for entry in entries() if entry.roster is not None}
+    return {game: roster.demo for game, roster in rosters().items()}
 
 
 def demo_games() -> list[str]:
@@ -39,8 +44,9 @@ def prepare_demo(engine: Engine, *, rounds: int, games: list[str]) -> list[str]:
     leagues = []
     with session_scope(engine) as session:
         for game in games:
+            roster = rosters()[game]
             names = []
-            for module in example_bots()[game]:
+            for module in roster.demo:
                 ensure_example_bot(session=session, module=module, game=game)
                 names.append(module)
             league = f"demo-{game}"
@@ -50,7 +56,13 @@ def prepare_demo(engine: Engine, *, rounds: int, games: list[str]) -> list[str]:
                 create_league(
                     session=session,
                     name=league,
-                    settings=LeagueSettings(game=game, bots=tuple(names), rounds=rounds),
+                    settings=LeagueSettings(
+                        game=game,
+                        bots=tuple(names),
+                        rounds=rounds,
+                        table_size=roster.table_size,
+                        rules=dict(roster.rules),
+                    ),
                 )
             leagues.append(league)
     return leagues

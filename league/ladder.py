@@ -46,14 +46,19 @@ from league.leagues import (
 from league.models import MatchRow
 from league.registry import NotFoundError, ensure_example_bot
 from league.standings import standings
-from referee.core.catalogue import entries
+from referee.core.catalogue import Roster, entries
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+
+
+def rosters() -> dict[str, Roster]:
+    """Per game with example bots: its roster in the catalogue."""
+    return {entry.name: entry.roster for entry in entries() if entry.roster is not None}
 
 
 def ladder_bots() -> dict[str, tuple[str, ...]]:
     """Per game with a roster in the catalogue: the ladder's bots (``example_bots``
     modules), weakest expected first."""
-    return {entry.name: entry.roster.ladder for entry in entries() if entry.roster is not None}
+    return {game: roster.ladder for game, roster in rosters().items()}
 
 
 QUICK_ROUNDS = 3
@@ -184,6 +189,7 @@ def prepare(
             for module in present:
                 ensure_example_bot(session=session, module=module, game=game)
             league = f"ladder-{game}"
+            roster = rosters()[game]
             try:
                 get_league(session=session, name=league)
             except NotFoundError:
@@ -193,6 +199,8 @@ def prepare(
                     settings=LeagueSettings(
                         game=game,
                         bots=tuple(present),
+                        rules=dict(roster.rules),
+                        table_size=roster.table_size,
                         rounds=rounds,
                         sandbox=sandbox,
                         reproducible_seed=reproducible_seed,

@@ -46,13 +46,18 @@ class Roster:
 
     The check plays ``random`` and ``heuristic``; the demo league adds the
     ``counters`` (counter-strategies) between them; the ladder adds ``strong``
-    last (weakest expected first).
+    last (weakest expected first). The demo and ladder leagues seat ``table_size``
+    bots per match under ``rules`` (option text; empty: the game's defaults); the
+    check always plays two seats, the checked bot against one example bot.
     """
 
     random: str
     heuristic: str
     strong: str | None = None
     counters: tuple[str, ...] = ()
+    table_size: int = 2
+    rules: tuple[tuple[str, str], ...] = ()
+    """``(option, value)`` pairs, a tuple so that a registration stays hashable."""
 
     @property
     def check(self) -> tuple[str, str]:
