@@ -85,12 +85,22 @@ def _number(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def _asset(name: str) -> str:
-    """A file of the viewer (``referee/viewer/``), shipped as package data."""
-    text = resources.files("referee").joinpath("viewer", name).read_text(encoding="utf-8")
+def _asset(name: str, package: str = "referee", folder: str = "viewer") -> str:
+    """A file of the viewer (``referee/viewer/``, or a plugin game's renderer script in
+    its own package), shipped as package data."""
+    text = resources.files(package).joinpath(folder, name).read_text(encoding="utf-8")
     if "</" in text and name.endswith(".js"):
-        raise ValueError(f"viewer/{name} must not contain '</' (it is inlined in <script>)")
+        raise ValueError(f"{package}/{folder}/{name} must not contain '</' (inlined in <script>)")
     return text
+
+
+def renderer_script(game: str) -> str:
+    """The plugin renderer the game's registration names (``ViewerSpec.script``), or ""."""
+    reference = get_entry(game).viewer.script
+    if reference is None:
+        return ""
+    package, _, name = reference.partition(":")
+    return _asset(name, package, folder="")
 
 
 BASE_CSS = _asset("base.css")
@@ -288,7 +298,7 @@ def render_replay_html(
         for seat in record.seats
     ]
     payload = json_for_script(replay_data(record) if data is None else data)
-    script = _asset("games.js") + _asset("viewer.js")
+    script = _asset("games.js") + renderer_script(record.game) + _asset("viewer.js")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

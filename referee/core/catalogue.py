@@ -79,14 +79,18 @@ class Roster:
 class ViewerSpec:
     """How the HTML replay viewer draws a seat's observation of this game.
 
-    ``renderer`` names a function of ``window.ArenaGames`` (``referee/viewer/games.js``);
-    ``None`` draws the observation's fields generically. ``count_keys`` are
+    ``renderer`` names a function of ``window.ArenaGames`` (``referee/viewer/games.js``
+    for the built-in games); ``None`` draws the observation's fields generically.
+    ``script`` (``"package:file"``, a package resource) is a plugin game's own
+    JavaScript that adds its renderer to ``window.ArenaGames``; the page inlines it
+    after ``games.js``. ``count_keys`` are
     observation fields whose lists are counts per kind, labelled by the sequence
     that ``count_labels`` (``"module:ATTRIBUTE"``) names: each item's ``label``
     attribute if it has one, else its text.
     """
 
     renderer: str | None = None
+    script: str | None = None
     count_keys: frozenset[str] = frozenset()
     count_labels: str | None = None
 

@@ -10,6 +10,7 @@ process through ``sdk.local``, in the HTML viewer and through analytics.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +25,10 @@ from referee.pool import WarmPool
 from referee.record import MatchRecord
 from referee.replay import verify
 from sdk.local import play_local
+from tests.browser import conftest as browser_fixtures
+from tests.browser.conftest import Watched
 from tests.e2e.conftest import module_bot
+from tests.forge import record_of
 from tests.game_plugins import registered_games
 from tests.game_plugins.three_card_bluff import ENTRY
 from tests.game_plugins.three_card_bluff.engine import (
@@ -78,8 +82,9 @@ async def test_it_plays_over_grpc_with_sandboxed_bots_and_verifies() -> None:
     assert sorted(record.places) == [1, 2]
     page = render_replay_html(record)
     assert "Three-Card Bluff" in page
+    assert "window.ArenaGames.three_card_bluff" in page  # its own renderer, inlined
     data = replay_data(record)
-    assert data["renderer"] is None  # the viewer's generic field renderer
+    assert data["renderer"] == "three_card_bluff"
     assert len(data["steps"]) == len(record.events) + 1
     last = data["steps"][-1]
     called = last["event"].endswith("call")
@@ -126,3 +131,29 @@ def test_the_leak_suite_catches_a_planted_leak_in_it() -> None:
     assert not check_no_leak(
         honest, get_codec(NAME), Spec(*LEAK_RULES), honest.default_rules(), 2, 0
     ).problems
+
+
+# The browser fixtures (a headless Chromium; skipped without one) of tests/browser.
+browser = browser_fixtures.browser
+tab = browser_fixtures.tab
+
+
+@pytest.mark.e2e  # a real Chromium (tests/browser's fixtures skip without one)
+def test_its_renderer_draws_each_seats_view_in_a_browser(tab: Watched, tmp_path: Path) -> None:
+    # Seat 0 holds a 2 and claims a 3; seat 1 (holding a 1) calls: both cards are shown.
+    events: list[Event] = [ChanceEvent((2, 1, 3)), ActionEvent(0, Claim(3)), ActionEvent(1, Call())]
+    path = tmp_path / "replay.html"
+    path.write_text(render_replay_html(record_of(NAME, {}, events)), encoding="utf-8")
+    page = tab.page
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready=true]")
+    page.select_option("#seat-select", "1")
+    page.click("#next")  # after the deal: seat 1 sees its own card, not seat 0's
+    panel = page.locator(".seat-panel[data-seat='1'] .three-card-bluff")
+    assert panel.locator(".hand[data-private-of='1'] .card").get_attribute("data-v") == "1"
+    assert panel.locator(".hand.other .card").get_attribute("data-v") == "0"
+    assert "2" not in panel.inner_text()
+    page.click("#last")
+    assert "seat 0 claims a 3" in panel.inner_text()
+    assert panel.locator(".reveal .card").count() == 2  # the call showed both cards
+    assert tab.problems == []
