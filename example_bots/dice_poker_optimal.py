@@ -4,7 +4,7 @@
     python -m example_bots.dice_poker_optimal                  # serve (the referee runs this)
     python -m example_bots.dice_poker_optimal --simulate 20000 # check the table by play
 
-It plays from the value table of :mod:`sdk.dice_poker_solver` (every scorecard
+It plays from the value table of :mod:`example_bots.dice_poker_solver` (every scorecard
 state's optimal expected score still to come): each decision solves the current
 turn for its own state (a few milliseconds) and picks the re-roll or the line
 with the best expected final score. Needs numpy (the ``bots`` extra).
@@ -27,16 +27,27 @@ import os
 import sys
 import time
 from collections import OrderedDict
+from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
 
 from example_bots.dice_poker_heuristic import HeuristicDicePokerBot
-from referee.games.dice_poker import EXTRA_POKER_BONUS
+from example_bots.dice_poker_solver import (
+    KEEP_INDEX,
+    THROW_INDEX,
+    ScorecardSpec,
+    Solver,
+    Turn,
+    dice_poker_spec,
+    load,
+    solve_and_save,
+)
 from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.dice_poker import (
     ALL_REROLLS,
+    EXTRA_POKER_BONUS,
     MAX_ROLLS,
     Action,
     Line,
@@ -49,16 +60,7 @@ from sdk.dice_poker import (
     is_joker,
     score_options,
 )
-from sdk.dice_poker_solver import (
-    KEEP_INDEX,
-    THROW_INDEX,
-    ScorecardSpec,
-    Solver,
-    Turn,
-    dice_poker_spec,
-    load,
-    solve_and_save,
-)
+from sdk.local import play_local
 
 TABLES_ENV = "ARENA_DICE_POKER_TABLES"
 TURN_CACHE_SIZE = 4096
@@ -252,8 +254,6 @@ def _solve(rules: Rules) -> Policy:
 
 
 def _simulate_chunk(args: tuple[int, int, bool]) -> list[float]:
-    from sdk.local import play_local
-
     first, count, inclusive = args
     rules = {"upper_bonus_inclusive": "true" if inclusive else "false"}
     return [
@@ -273,8 +273,6 @@ def simulate(games: int, *, first_seed: int, inclusive: bool, jobs: int) -> None
         for s in range(first_seed, first_seed + games, chunk)
     ]
     if jobs > 1:
-        from multiprocessing import Pool
-
         with Pool(jobs) as pool:
             scores = [x for part in pool.map(_simulate_chunk, pieces) for x in part]
     else:
@@ -294,8 +292,6 @@ def simulate(games: int, *, first_seed: int, inclusive: bool, jobs: int) -> None
 
 
 def _duel_chunk(args: tuple[int, int]) -> list[tuple[float, float]]:
-    from sdk.local import play_local
-
     first, count = args
     pairs = []
     for seed in range(first, first + count):
@@ -315,8 +311,6 @@ def duel(games: int, *, first_seed: int, jobs: int) -> None:
     last = first_seed + games
     pieces = [(s, min(chunk, last - s)) for s in range(first_seed, last, chunk)]
     if jobs > 1:
-        from multiprocessing import Pool
-
         with Pool(jobs) as pool:
             pairs = [x for part in pool.map(_duel_chunk, pieces) for x in part]
     else:

@@ -57,8 +57,7 @@ from typing import Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
-from referee.games.base import GameError
-from referee.games.liars_dice import LIARS_DICE, Bid, Challenge, State, is_raise
+from sdk.liars_dice import LIARS_DICE, Bid, Challenge, GameError, State, is_raise
 
 Array = npt.NDArray[Any]
 Recall = Literal["full", "last-bid"]

@@ -50,7 +50,6 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.games.liars_dice import next_active
 from sdk import Bot, run
 from sdk.liars_dice import (
     Action,
@@ -60,6 +59,7 @@ from sdk.liars_dice import (
     RoundResult,
     SumBid,
     legal_actions,
+    next_active,
 )
 
 FloatArray = NDArray[np.float64]

@@ -41,11 +41,11 @@ from functools import cache
 from itertools import combinations_with_replacement
 
 from example_bots.rates import Rate
-from referee.games.liars_poker_dice import ALL_POSITION_SETS
-from referee.games.poker_dice import ALL_HANDS, roll_outcomes
 from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.liars_poker_dice import (
+    ALL_HANDS,
+    ALL_POSITION_SETS,
     TOP_HAND,
     Accept,
     Action,
@@ -60,6 +60,7 @@ from sdk.liars_poker_dice import (
     evaluate,
     rank,
     rank_distribution,
+    roll_outcomes,
 )
 
 NUM_HANDS = len(ALL_HANDS)

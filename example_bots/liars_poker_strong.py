@@ -41,8 +41,6 @@ from functools import cache
 from itertools import combinations
 
 from example_bots.rates import Rate
-from referee.games.cards import remove_cards
-from referee.games.poker_hands import index_of, required_ranks
 from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.liars_poker import (
@@ -64,7 +62,10 @@ from sdk.liars_poker import (
     contains,
     exchange_success_probability,
     exchanges,
+    index_of,
     lowest_contained_above,
+    remove_cards,
+    required_ranks,
 )
 
 SAMPLES = 150

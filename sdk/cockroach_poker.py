@@ -11,6 +11,21 @@
 
 The legality helpers run exactly the referee's code, so a bot that only plays
 actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
+
+Everything here is the engine's own code (``referee.games.cockroach_poker`` and
+the cards of ``referee.games.cards``) or built on it, re-exported so that a bot
+imports only the SDK:
+
+* Observation and its parts: ``Observation``, ``Rules``, ``Phase``, ``SeatView``,
+  ``PendingView``, ``PassView``, ``Counts`` (cards per kind, indexed by ``Kind``).
+* Actions: ``Action``, ``Announce``, ``Believe``, ``Disbelieve``.
+* Legality: :func:`legal_actions`, :func:`is_legal`.
+* Cards and counting: ``Kind``, ``KINDS``, ``CARDS_PER_KIND``, ``COCKROACH_DECK``,
+  ``DECK_SIZE``, ``NO_CARDS``, ``LOSING_COUNT`` (cards of one kind that lose),
+  ``kind_counts``, ``kinds_from_counts``, ``unseen_counts(observation)``.
+* Probabilities: :func:`claim_probability`.
+* Simulation, for solvers and search: the engine ``COCKROACH_POKER``, its
+  ``State``, and ``GameError`` (what the engine raises).
 """
 
 from __future__ import annotations
@@ -18,10 +33,19 @@ from __future__ import annotations
 from fractions import Fraction
 
 from referee.games.base import GameError
-from referee.games.cards import CARDS_PER_KIND, KINDS, Kind
+from referee.games.cards import (
+    CARDS_PER_KIND,
+    COCKROACH_DECK,
+    KINDS,
+    Kind,
+    kind_counts,
+    kinds_from_counts,
+)
 from referee.games.cockroach_poker import (
     COCKROACH_POKER,
+    DECK_SIZE,
     LOSING_COUNT,
+    NO_CARDS,
     Action,
     Announce,
     Believe,
@@ -30,28 +54,39 @@ from referee.games.cockroach_poker import (
     Observation,
     PassView,
     PendingView,
+    Phase,
     Rules,
     SeatView,
+    State,
     unseen_counts,
 )
 
 __all__ = [
     "CARDS_PER_KIND",
+    "COCKROACH_DECK",
+    "COCKROACH_POKER",
+    "DECK_SIZE",
     "KINDS",
     "LOSING_COUNT",
+    "NO_CARDS",
     "Action",
     "Announce",
     "Believe",
     "Counts",
     "Disbelieve",
+    "GameError",
     "Kind",
     "Observation",
     "PassView",
     "PendingView",
+    "Phase",
     "Rules",
     "SeatView",
+    "State",
     "claim_probability",
     "is_legal",
+    "kind_counts",
+    "kinds_from_counts",
     "legal_actions",
     "unseen_counts",
 ]

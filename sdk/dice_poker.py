@@ -15,6 +15,24 @@ actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
 :class:`TurnPlanner` computes, exactly, the expected value of the best way to
 play out the rest of a turn for any value of the final dice: with 252 sorted
 throws and 462 sets of kept dice, the whole table takes a few milliseconds.
+
+Everything else is the engine's own code (``referee.games.dice_poker``),
+re-exported so that a bot imports only the SDK:
+
+* Observation and its parts: ``Observation``, ``Rules``, ``Phase``, ``Scorecard``,
+  ``Line`` (the 15 lines), ``LINE_NAMES``, ``UPPER_LINES``, ``LOWER_LINES``.
+* Actions: ``Action``, ``Reroll``, ``Score``; ``ALL_REROLLS`` (every set of
+  positions a ``Reroll`` may name).
+* Legality: :func:`legal_actions`, :func:`is_legal`.
+* Scoring: ``line_points(line, dice, joker=...)``, ``score_options(card, dice)``,
+  ``is_joker(card, dice)`` and the numbers ``NUM_DICE``, ``MAX_ROLLS``,
+  ``NUM_TURNS``, ``UPPER_BONUS``, ``UPPER_BONUS_THRESHOLD``, ``POKER_POINTS``,
+  ``EXTRA_POKER_BONUS``, ``FULL_HOUSE_POINTS``, ``SMALL_STRAIGHT_POINTS``,
+  ``LARGE_STRAIGHT_POINTS``.
+* Planning: ``Throw``, ``ALL_THROWS`` (the 252 sorted throws), ``roll_outcomes(count)``
+  (every sorted roll of ``count`` dice with its chance), :class:`TurnPlanner`.
+* Simulation, for solvers and search: the engine ``DICE_POKER``, its ``State``,
+  and ``GameError`` (what the engine raises).
 """
 
 from __future__ import annotations
@@ -26,11 +44,18 @@ from referee.games.base import GameError
 from referee.games.dice_poker import (
     ALL_REROLLS,
     DICE_POKER,
+    EXTRA_POKER_BONUS,
+    FULL_HOUSE_POINTS,
+    LARGE_STRAIGHT_POINTS,
     LINE_NAMES,
     LOWER_LINES,
     MAX_ROLLS,
     NUM_DICE,
     NUM_TURNS,
+    POKER_POINTS,
+    SMALL_STRAIGHT_POINTS,
+    UPPER_BONUS,
+    UPPER_BONUS_THRESHOLD,
     UPPER_LINES,
     Action,
     Line,
@@ -40,6 +65,7 @@ from referee.games.dice_poker import (
     Rules,
     Score,
     Scorecard,
+    State,
     is_joker,
     line_points,
     score_options,
@@ -48,12 +74,23 @@ from referee.games.poker_dice import roll_outcomes
 
 __all__ = [
     "ALL_REROLLS",
+    "ALL_THROWS",
+    "DICE_POKER",
+    "EXTRA_POKER_BONUS",
+    "FULL_HOUSE_POINTS",
+    "LARGE_STRAIGHT_POINTS",
     "LINE_NAMES",
     "LOWER_LINES",
     "MAX_ROLLS",
+    "NUM_DICE",
     "NUM_TURNS",
+    "POKER_POINTS",
+    "SMALL_STRAIGHT_POINTS",
+    "UPPER_BONUS",
+    "UPPER_BONUS_THRESHOLD",
     "UPPER_LINES",
     "Action",
+    "GameError",
     "Line",
     "Observation",
     "Phase",
@@ -61,11 +98,14 @@ __all__ = [
     "Rules",
     "Score",
     "Scorecard",
+    "State",
+    "Throw",
     "TurnPlanner",
     "is_joker",
     "is_legal",
     "legal_actions",
     "line_points",
+    "roll_outcomes",
     "score_options",
 ]
 

@@ -11,22 +11,50 @@
 
 The legality helpers run exactly the referee's code, so a bot that only plays
 actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
+
+Everything here is the engine's own code (``referee.games.liars_dice`` and
+``referee.games.dice``), re-exported so that a bot imports only the SDK:
+
+* Observation and its parts: ``Observation``, ``Rules``, ``PlacedBid``,
+  ``RoundResult``, ``RollOffRoll``.
+* Actions: ``Action``, ``Bid``, ``SumBid``, ``Challenge``, ``AnyBid`` (a face or sum bid).
+* Legality: :func:`legal_actions`, :func:`is_legal`, ``is_raise(rule, previous, bid)``;
+  the rule values ``RAISE_RULES``, ``WILD_FACES``, ``WILD_OPENINGS`` and the limits
+  ``MAX_SEATS``, ``MAX_DICE_PER_PLAYER``.
+* Counting: ``count_matching``, ``counts_for``, ``bid_is_true``, ``next_active``
+  (the next seat with dice), ``SIDES``, ``FACES``.
+* Probabilities (exact fractions): :func:`bid_probability`, ``face_probability``,
+  ``binomial_pmf``, ``probability_at_least``, ``sum_distribution``,
+  ``probability_sum_at_least``.
+* Simulation, for solvers and search: the engine ``LIARS_DICE`` (``new_game``,
+  ``apply_chance``, ``apply_action``, ``observe``, ``outcome``...), its ``State``,
+  and ``GameError`` (what the engine raises; ``RulesError`` for bad rule options).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from referee.games.base import GameError
+from referee.games.base import GameError, RulesError
 from referee.games.dice import (
+    FACES,
+    SIDES,
+    binomial_pmf,
     count_matching,
     face_probability,
     probability_at_least,
     probability_sum_at_least,
+    sum_distribution,
 )
 from referee.games.liars_dice import (
     LIARS_DICE,
+    MAX_DICE_PER_PLAYER,
+    MAX_SEATS,
+    RAISE_RULES,
+    WILD_FACES,
+    WILD_OPENINGS,
     Action,
+    AnyBid,
     Bid,
     Challenge,
     Observation,
@@ -34,26 +62,49 @@ from referee.games.liars_dice import (
     RollOffRoll,
     RoundResult,
     Rules,
+    State,
     SumBid,
+    bid_is_true,
+    counts_for,
+    is_raise,
+    next_active,
 )
 
 __all__ = [
+    "FACES",
+    "LIARS_DICE",
+    "MAX_DICE_PER_PLAYER",
+    "MAX_SEATS",
+    "RAISE_RULES",
+    "SIDES",
+    "WILD_FACES",
+    "WILD_OPENINGS",
     "Action",
+    "AnyBid",
     "Bid",
     "Challenge",
+    "GameError",
     "Observation",
     "PlacedBid",
     "RollOffRoll",
     "RoundResult",
     "Rules",
+    "RulesError",
+    "State",
     "SumBid",
+    "bid_is_true",
     "bid_probability",
+    "binomial_pmf",
     "count_matching",
+    "counts_for",
     "face_probability",
     "is_legal",
+    "is_raise",
     "legal_actions",
+    "next_active",
     "probability_at_least",
     "probability_sum_at_least",
+    "sum_distribution",
 ]
 
 

@@ -11,6 +11,29 @@
 
 The legality helpers run exactly the referee's code, so a bot that only plays
 actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
+
+Everything here is the engine's own code (``referee.games.liars_poker``, the hand
+rules of ``referee.games.poker_hands`` and the cards of ``referee.games.cards``)
+or built on it, re-exported so that a bot imports only the SDK:
+
+* Observation and its parts: ``Observation``, ``Rules``, ``Phase``, ``Claim``,
+  ``DealResult``, ``HAND_SIZE``, ``MAX_EXCHANGE``.
+* Actions: ``Action``, ``Announce``, ``Accept``, ``Challenge``, ``Exchange``;
+  ``exchanges(hand)`` (every distinct exchange), ``announce_actions(last)``.
+* Legality: :func:`legal_actions`, :func:`is_legal`.
+* Cards: ``Card``, ``Suit``, ``SUITS``, ``RANKS``, ``ACE``, ``JOKER``,
+  ``STANDARD_DECK``, ``POKER_DECK`` (with two jokers), ``rank_label``,
+  ``parse_card``, ``parse_cards``, ``format_cards``, ``remove_cards``,
+  ``is_submultiset``.
+* Announcements (the hand ranking): ``Announcement``, ``Category``,
+  ``ALL_ANNOUNCEMENTS`` (lowest first, built on first use), ``all_announcements()``,
+  ``LOWEST``, ``HIGHEST``, ``index_of``, ``announcements_above``, ``contains(cards,
+  announcement)``, ``required_ranks``, ``best_announcement``, ``category_of``,
+  ``lowest_contained_above``, ``describe_announcement``.
+* Probabilities (Monte Carlo): :func:`containment_probability`,
+  :func:`exchange_success_probability`.
+* Simulation, for solvers and search: the engine ``LIARS_POKER``, its ``State``,
+  and ``GameError`` (what the engine raises).
 """
 
 from __future__ import annotations
@@ -21,17 +44,25 @@ from typing import TYPE_CHECKING
 
 from referee.games.base import GameError
 from referee.games.cards import (
+    ACE,
     JOKER,
     POKER_DECK,
+    RANKS,
+    STANDARD_DECK,
+    SUITS,
     Card,
     Suit,
     format_cards,
+    is_submultiset,
     parse_card,
     parse_cards,
+    rank_label,
     remove_cards,
 )
 from referee.games.liars_poker import (
+    HAND_SIZE,
     LIARS_POKER,
+    MAX_EXCHANGE,
     Accept,
     Action,
     Announce,
@@ -40,19 +71,26 @@ from referee.games.liars_poker import (
     DealResult,
     Exchange,
     Observation,
+    Phase,
     Rules,
+    State,
+    announce_actions,
     exchanges,
 )
 from referee.games.poker_hands import (
     HIGHEST,
+    LOWEST,
     Announcement,
     Category,
     all_announcements,
     announcements_above,
     best_announcement,
+    category_of,
     contains,
     describe_announcement,
+    index_of,
     lowest_contained_above,
+    required_ranks,
 )
 
 if TYPE_CHECKING:
@@ -67,10 +105,18 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "ACE",
     "ALL_ANNOUNCEMENTS",
+    "HAND_SIZE",
     "HIGHEST",
     "JOKER",
+    "LIARS_POKER",
+    "LOWEST",
+    "MAX_EXCHANGE",
     "POKER_DECK",
+    "RANKS",
+    "STANDARD_DECK",
+    "SUITS",
     "Accept",
     "Action",
     "Announce",
@@ -81,23 +127,33 @@ __all__ = [
     "Claim",
     "DealResult",
     "Exchange",
+    "GameError",
     "Observation",
+    "Phase",
     "Rules",
+    "State",
     "Suit",
     "all_announcements",
+    "announce_actions",
     "announcements_above",
     "best_announcement",
+    "category_of",
     "containment_probability",
     "contains",
     "describe_announcement",
     "exchange_success_probability",
     "exchanges",
     "format_cards",
+    "index_of",
     "is_legal",
+    "is_submultiset",
     "legal_actions",
     "lowest_contained_above",
     "parse_card",
     "parse_cards",
+    "rank_label",
+    "remove_cards",
+    "required_ranks",
 ]
 
 

@@ -15,6 +15,25 @@ actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
 The observation shows the dice only while the seat holds them. A bot that wants
 to reason about the dice it passed on should remember them itself (the SDK keeps
 one bot instance per match).
+
+Everything below is the engine's own code (``referee.games.liars_poker_dice`` and
+the hand rules of ``referee.games.poker_dice``) or built on it, re-exported so
+that a bot imports only the SDK:
+
+* Observation and its parts: ``Observation``, ``Rules``, ``Phase``, ``Step``,
+  ``StepKind``, ``RoundRecord``, ``last_declaration(steps)``.
+* Actions: ``Action``, ``Declare``, ``Challenge``, ``Accept``, ``Reroll``;
+  ``ALL_POSITION_SETS`` (every set of positions a ``Reroll`` may name, fewest first).
+* Legality: :func:`legal_actions`, :func:`is_legal`.
+* Hands: ``Hand``, ``Category``, ``CATEGORY_NAMES``, ``ALL_HANDS`` (lowest first),
+  ``HAND_INDEX``, ``BOTTOM_HAND``, ``TOP_HAND``, ``NUM_DICE``, ``FACES``,
+  ``is_valid_hand``, ``evaluate(dice)``, ``rank(hand)``, ``is_true(hand, dice)``,
+  ``hands_above``, ``describe_hand``.
+* Probabilities: ``roll_outcomes(count)`` (every sorted roll with its chance),
+  ``rank_distribution(kept)``, ``probability_at_least(kept, hand)``,
+  :func:`probability_above`, :func:`best_reroll`, :func:`claim_probability`.
+* Simulation, for solvers and search: the engine ``LIARS_POKER_DICE``, its
+  ``State``, and ``GameError`` (what the engine raises).
 """
 
 from __future__ import annotations
@@ -35,11 +54,17 @@ from referee.games.liars_poker_dice import (
     Reroll,
     RoundRecord,
     Rules,
+    State,
     Step,
     StepKind,
+    last_declaration,
 )
 from referee.games.poker_dice import (
     ALL_HANDS,
+    BOTTOM_HAND,
+    CATEGORY_NAMES,
+    FACES,
+    HAND_INDEX,
     NUM_DICE,
     TOP_HAND,
     Category,
@@ -48,25 +73,36 @@ from referee.games.poker_dice import (
     evaluate,
     hands_above,
     is_true,
+    is_valid_hand,
     probability_at_least,
     rank,
     rank_distribution,
+    roll_outcomes,
 )
 
 __all__ = [
     "ALL_HANDS",
+    "ALL_POSITION_SETS",
+    "BOTTOM_HAND",
+    "CATEGORY_NAMES",
+    "FACES",
+    "HAND_INDEX",
+    "LIARS_POKER_DICE",
+    "NUM_DICE",
     "TOP_HAND",
     "Accept",
     "Action",
     "Category",
     "Challenge",
     "Declare",
+    "GameError",
     "Hand",
     "Observation",
     "Phase",
     "Reroll",
     "RoundRecord",
     "Rules",
+    "State",
     "Step",
     "StepKind",
     "best_reroll",
@@ -76,11 +112,14 @@ __all__ = [
     "hands_above",
     "is_legal",
     "is_true",
+    "is_valid_hand",
+    "last_declaration",
     "legal_actions",
     "probability_above",
     "probability_at_least",
     "rank",
     "rank_distribution",
+    "roll_outcomes",
 ]
 
 

@@ -52,7 +52,7 @@ def long_functions(package: str, root: Path = ROOT) -> list[str]:
 
 def function_imports(package: str, root: Path = ROOT) -> set[str]:
     """``path module`` for every import statement inside a function body."""
-    found = set()
+    found: set[str] = set()
     for path in _sources(package, root):
         rel = path.relative_to(root).as_posix()
         for node in _functions(ast.parse(path.read_text(encoding="utf-8"))):

@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.core.catalogue import get_game
-from referee.games.liars_dice import Bid, Challenge, SumBid
+from sdk.liars_dice import LIARS_DICE, Bid, Challenge, SumBid
 
 RULES = {"dice_per_player": "1", "sum_endgame": "false"}
 """The small configuration the example trains on (two seats, one die each)."""
-TRAINED_RULES = get_game("liars_dice").parse_rules(RULES)
+TRAINED_RULES = LIARS_DICE.parse_rules(RULES)
 TRAINED_SEATS = 2
 POLICY_PATH = Path(__file__).with_name("policy.json")
 

@@ -17,8 +17,8 @@ from example_bots.dice_poker_optimal import (
     LastTurnWinDicePokerBot,
     OptimalDicePokerBot,
 )
+from example_bots.dice_poker_solver import cache_path, dice_poker_spec, load, solve_and_save
 from referee.games.dice_poker import Observation, Phase, Reroll, Scorecard
-from sdk.dice_poker_solver import cache_path, dice_poker_spec, load, solve_and_save
 from sdk.local import play_local
 
 

@@ -12,6 +12,16 @@ import numpy as np
 import pytest
 
 from example_bots.dice_poker_optimal import Policy
+from example_bots.dice_poker_solver import (
+    THROW_INDEX,
+    THROWS,
+    Solver,
+    SpecError,
+    TableError,
+    dice_poker_spec,
+    load,
+    yahtzee_spec,
+)
 from referee.games.dice_poker import (
     Line,
     Rules,
@@ -22,16 +32,6 @@ from referee.games.dice_poker import (
 )
 from referee.games.poker_dice import roll_outcomes
 from sdk.dice_poker import TurnPlanner
-from sdk.dice_poker_solver import (
-    THROW_INDEX,
-    THROWS,
-    Solver,
-    SpecError,
-    TableError,
-    dice_poker_spec,
-    load,
-    yahtzee_spec,
-)
 
 OURS = dice_poker_spec()
 

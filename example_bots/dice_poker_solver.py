@@ -6,7 +6,8 @@ of them are upper lines with the upper bonus threshold and amount, the
 five-of-a-kind line with its extra bonus, and the joker rule. Two specs ship:
 :func:`yahtzee_spec` (standard Yahtzee, to check the solver against the published
 optimum 254.5896) and :func:`dice_poker_spec` (our 15 lines, built from
-``referee.games.dice_poker``'s own scoring functions so the rules exist once).
+the engine's own scoring functions, through :mod:`sdk.dice_poker`, so the rules
+exist once).
 
 The state between turns is ``(used lines as a bitmask, upper total capped at the
 threshold, whether the five-of-a-kind line holds its points)``: everything else
@@ -34,7 +35,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from referee.games import dice_poker as dp
+from sdk import dice_poker as dp
 
 Throw = tuple[int, ...]
 """Dice as a sorted tuple."""
