@@ -53,6 +53,23 @@ def test_registering_again_is_harmless_but_a_taken_name_is_refused() -> None:
     assert get_entry("liars_dice") is entry
 
 
+def test_a_registration_naming_another_games_engine_or_codec_is_refused() -> None:
+    wrong = dataclasses.replace(
+        get_entry("liars_dice"),
+        name="not_liars_dice",
+        engine="referee.games.dice_poker:DICE_POKER",
+        codec="referee.wire.dice_poker:CODEC",
+    )
+    register(wrong)
+    try:
+        with pytest.raises(CatalogueError, match="registered with the engine of 'dice_poker'"):
+            catalogue.get_game("not_liars_dice")
+        with pytest.raises(CatalogueError, match="registered with the codec of 'dice_poker'"):
+            catalogue.get_codec("not_liars_dice")
+    finally:
+        catalogue._ENTRIES.pop("not_liars_dice")
+
+
 def test_every_builtin_registration_loads_what_it_names() -> None:
     for name in BUILTIN_GAMES:
         entry = get_entry(name)

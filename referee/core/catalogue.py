@@ -193,7 +193,10 @@ def get_game(name: str) -> Game[Any, Any, Any, Any]:
     """The engine registered as ``name``; :class:`RulesError` if there is none."""
     engine = _ENGINES.get(name)
     if engine is None:
-        engine = _ENGINES[name] = load(get_entry(name).engine)
+        engine = load(get_entry(name).engine)
+        if engine.name != name:
+            raise CatalogueError(f"game {name!r} is registered with the engine of {engine.name!r}")
+        _ENGINES[name] = engine
     return engine
 
 
@@ -205,7 +208,10 @@ def get_codec(game: str) -> Codec[Any, Any]:
             entry = get_entry(game)
         except RulesError:
             raise RulesError(f"no wire codec for game {game!r}") from None
-        codec = _CODECS[game] = load(entry.codec)
+        codec = load(entry.codec)
+        if codec.game != game:
+            raise CatalogueError(f"game {game!r} is registered with the codec of {codec.game!r}")
+        _CODECS[game] = codec
     return codec
 
 
