@@ -68,7 +68,7 @@ def games_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List the games with their seat counts and rule options (with defaults)."""
-    from referee.games import GAMES
+    from referee.core.catalogue import entries, get_game
 
     listing = [
         {
@@ -86,7 +86,7 @@ def games_command(
                 for option in game.options
             ],
         }
-        for game in GAMES.values()
+        for game in (get_game(entry.name) for entry in entries())
     ]
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
@@ -139,8 +139,8 @@ def match_command(
 
     Every bot runs in the sandbox (see docs/security.md) unless --no-sandbox.
     """
+    from referee.core.catalogue import get_game
     from referee.files import write_atomic
-    from referee.games import get_game
     from referee.games.base import GameError
     from referee.match import Limits, MatchSpec, play_match
     from referee.process import BotSpec

@@ -17,8 +17,8 @@ from sqlmodel import Session, col, select
 
 from arena.v1 import bot_pb2
 from league.models import BotRow, EntryRow, SeatRow
+from referee.core.catalogue import game_names
 from referee.faults import BotFault, HostUnavailable
-from referee.games import GAMES
 from referee.launcher import FreshLauncher
 from referee.process import BotSpec
 
@@ -148,10 +148,10 @@ def add_bot(
     # Stored paths must not depend on where a later run starts.
     tls_ca = str(Path(tls_ca).resolve()) if tls_ca else ""
     token_file = str(Path(token_file).resolve()) if token_file else ""
-    unknown = sorted(set(games) - set(GAMES))
+    unknown = sorted(set(games) - set(game_names()))
     if unknown:
         raise LeagueError(
-            f"unknown game(s) {', '.join(unknown)} (known: {', '.join(sorted(GAMES))})"
+            f"unknown game(s) {', '.join(unknown)} (known: {', '.join(sorted(game_names()))})"
         )
     if command:
         try:
@@ -188,7 +188,7 @@ def add_bot(
                     f" not {', '.join(missing)}"
                 )
         else:
-            played = [g for g in health.games if g in GAMES]
+            played = [g for g in health.games if g in game_names()]
     if not played:
         raise LeagueError(f"bot {name!r}: name the games it plays with --game")
     if existing is not None:

@@ -50,7 +50,7 @@ from league.uploads import (
     store_upload,
     unpack,
 )
-from referee.games import GAMES
+from referee.core.catalogue import game_names
 from referee.process import BotSpec
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
@@ -297,8 +297,9 @@ async def submit_bot(
         check_name(name, "bot name")
     except LeagueError as error:
         raise BadSubmission(str(error)) from None
-    if game not in GAMES:
-        raise BadSubmission(f"unknown game {game[:50]!r} (known: {', '.join(sorted(GAMES))})")
+    if game not in game_names():
+        known = ", ".join(sorted(game_names()))
+        raise BadSubmission(f"unknown game {game[:50]!r} (known: {known})")
     if author.disabled:
         raise AuthError(f"author {author.name!r} is disabled")
     store = store.resolve()  # the registered command must not depend on the server's cwd

@@ -38,9 +38,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from referee.core.catalogue import get_game
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, Event
-from referee.games import get_game
 from referee.games.base import GameError, IllegalActionError
 from referee.record import MatchRecord
 

@@ -41,17 +41,21 @@ from importlib import resources
 from typing import Any
 
 from arena.v1 import bot_pb2
-from referee.games import get_game
-from referee.games.cards import KINDS
+from referee.core.catalogue import get_entry, get_game, load
 from referee.record import MatchRecord
 from referee.replay import ReplayStep, replay_steps
 
 __all__ = ["BASE_CSS", "json_for_script", "public_event", "render_replay_html", "replay_data"]
 
-COUNT_LABELS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
-    "cockroach_poker": (frozenset({"hand", "face_up"}), tuple(kind.label for kind in KINDS)),
-}
-"""Per game: observation keys whose lists are counts per kind, and the kind names."""
+
+def count_labels(game: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The game's observation keys whose lists are counts per kind, and the kind names
+    (its catalogue registration's :class:`~referee.core.catalogue.ViewerSpec`)."""
+    viewer = get_entry(game).viewer
+    if viewer.count_labels is None:
+        return viewer.count_keys, ()
+    kinds = load(viewer.count_labels)
+    return viewer.count_keys, tuple(str(getattr(kind, "label", kind)) for kind in kinds)
 
 
 def json_for_script(data: Any) -> str:
@@ -81,12 +85,22 @@ def _number(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def _asset(name: str) -> str:
-    """A file of the viewer (``referee/viewer/``), shipped as package data."""
-    text = resources.files("referee").joinpath("viewer", name).read_text(encoding="utf-8")
+def _asset(name: str, package: str = "referee", folder: str = "viewer") -> str:
+    """A file of the viewer (``referee/viewer/``, or a plugin game's renderer script in
+    its own package), shipped as package data."""
+    text = resources.files(package).joinpath(folder, name).read_text(encoding="utf-8")
     if "</" in text and name.endswith(".js"):
-        raise ValueError(f"viewer/{name} must not contain '</' (it is inlined in <script>)")
+        raise ValueError(f"{package}/{folder}/{name} must not contain '</' (inlined in <script>)")
     return text
+
+
+def renderer_script(game: str) -> str:
+    """The plugin renderer the game's registration names (``ViewerSpec.script``), or ""."""
+    reference = get_entry(game).viewer.script
+    if reference is None:
+        return ""
+    package, _, name = reference.partition(":")
+    return _asset(name, package, folder="")
 
 
 BASE_CSS = _asset("base.css")
@@ -153,7 +167,7 @@ def _finite(value: float) -> float | None:
 
 def replay_data(record: MatchRecord) -> dict[str, Any]:
     """What the page embeds: header, seats with results, and every step."""
-    count_keys, count_labels = COUNT_LABELS.get(record.game, (frozenset(), ()))
+    count_keys, labels = count_labels(record.game)
     faults = {fault.seat: fault for fault in record.faults}
     return {
         "match_id": record.match_id,
@@ -176,7 +190,8 @@ def replay_data(record: MatchRecord) -> dict[str, Any]:
         ],
         "enumPrefixes": list(_enum_prefixes()),
         "countKeys": sorted(count_keys),
-        "countLabels": list(count_labels),
+        "countLabels": list(labels),
+        "renderer": get_entry(record.game).viewer.renderer,
         "steps": [_step_json(record.game, step) for step in replay_steps(record)],
     }
 
@@ -283,7 +298,7 @@ def render_replay_html(
         for seat in record.seats
     ]
     payload = json_for_script(replay_data(record) if data is None else data)
-    script = _asset("games.js") + _asset("viewer.js")
+    script = _asset("games.js") + renderer_script(record.game) + _asset("viewer.js")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

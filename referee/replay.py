@@ -17,6 +17,7 @@ from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
 from referee import messages
+from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceStream
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
@@ -24,10 +25,8 @@ from referee.core.events import ActionEvent, describe_event
 from referee.core.playout import legacy_match_rng, match_rng
 from referee.core.protocol import NONCE_PROTOCOL, READABLE_PROTOCOLS
 from referee.faults import FaultKind
-from referee.games import get_game
 from referee.games.base import CHANCE, ChanceSource, GameError, Outcome, forfeit
 from referee.record import MatchRecord, RecordError, chain_problems
-from referee.wire import get_codec
 
 DECISION_FAULTS = frozenset(
     {

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from referee.core.catalogue import get_game
 from referee.core.events import ActionEvent, apply_event, describe_event
-from referee.games import get_game
 from referee.record import MatchRecord
 
 

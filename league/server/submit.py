@@ -258,7 +258,7 @@ def _submissions(session: Session, author_id: int) -> list[dict[str, Any]]:
 async def submit_page(request: Request) -> Response:
     """The upload form (GET) and its submission (POST), for a logged-in author."""
     from league.server.pages import render
-    from referee.games import GAMES
+    from referee.core.catalogue import game_names
 
     server = server_of(request)
     session = server.session_of(request)
@@ -286,7 +286,7 @@ async def submit_page(request: Request) -> Response:
         "submit.html",
         status=status,
         author_row=author,
-        games=sorted(GAMES),
+        games=sorted(game_names()),
         outcome=outcome,
         submissions=submissions,
         notices=notices,

@@ -139,7 +139,7 @@
   }
   function eventText(step) { return textFor(step, view); }
   function board(seat, step) {
-    var draw = window.ArenaGames && window.ArenaGames[data.game];
+    var draw = window.ArenaGames && window.ArenaGames[data.renderer || data.game];
     if (!draw) { return null; }
     var prev = step.index > 0 ? steps[step.index - 1].observations[seat] : null;
     var ctx = {

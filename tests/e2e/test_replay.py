@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from arena.v1 import bot_pb2
 from league.cli import app
 from league.cli_replay import seat_message_text
+from referee.core.catalogue import entries
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.process import BotSpec
 from referee.record import MatchRecord, RecordError
@@ -21,13 +22,8 @@ from tests.e2e.conftest import misbehaving, module_bot
 
 pytestmark = pytest.mark.e2e
 
-GAMES = {
-    "liars_dice": ("liars_dice_random", "liars_dice_probability"),
-    "liars_poker_dice": ("liars_poker_dice_random", "liars_poker_dice_heuristic"),
-    "dice_poker": ("dice_poker_random", "dice_poker_heuristic"),
-    "cockroach_poker": ("cockroach_poker_random", "cockroach_poker_heuristic"),
-    "liars_poker": ("liars_poker_random", "liars_poker_heuristic"),
-}
+GAMES = {e.name: e.roster.check for e in entries() if e.roster is not None}
+"""Per game with example bots: its random and heuristic bot (the catalogue's roster)."""
 
 
 def example(module: str) -> BotSpec:

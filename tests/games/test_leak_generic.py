@@ -38,12 +38,12 @@ from typing import Any
 
 import pytest
 
+from referee.core.catalogue import get_codec, get_game
 from referee.core.events import ChanceEvent, Event
 from referee.core.playout import random_playout
-from referee.games import GAMES
 from referee.games.base import ChanceRequest, DiceRoll, Game, GameError, Shuffle
-from referee.wire import get_codec
 from referee.wire.base import Codec
+from tests.game_plugins import plugin_leak_rules, registered_games
 from tests.games.test_conformance import variants
 
 PUBLIC = "public"
@@ -172,6 +172,7 @@ SPECS: dict[str, Spec] = {
     "dice_poker": Spec(_all_public, lambda state, seat: None),
     "cockroach_poker": Spec(_cockroach_owners, _cockroach_knowledge, _cockroach_public),
     "liars_poker": Spec(_liars_poker_owners, _liars_poker_knowledge, _liars_poker_public),
+    **{name: Spec(*rules) for name, rules in plugin_leak_rules().items()},
 }
 
 
@@ -361,8 +362,8 @@ def check_no_leak(
 
 def _cases() -> list[tuple[str, dict[str, str], int, int]]:
     cases: list[tuple[str, dict[str, str], int, int]] = []
-    for name in sorted(GAMES):
-        game = GAMES[name]
+    for name in registered_games():
+        game = get_game(name)
         rng = random.Random(name)
         options = variants(game)
         picked = rng.sample(options, min(4, len(options)))
@@ -387,7 +388,7 @@ CASES = _cases()
 
 
 def test_specs_cover_every_game() -> None:
-    assert sorted(SPECS) == sorted(GAMES)
+    assert sorted(SPECS) == registered_games()
 
 
 @pytest.mark.parametrize(
@@ -401,7 +402,7 @@ def test_specs_cover_every_game() -> None:
 def test_no_seat_sees_what_the_rules_hide(
     name: str, raw: dict[str, str], num_seats: int, seed: int
 ) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     report = check_no_leak(
         game, get_codec(name), SPECS[name], game.parse_rules(raw), num_seats, seed
     )
@@ -410,11 +411,11 @@ def test_no_seat_sees_what_the_rules_hide(
     assert report.compared > 0 or not game.hidden_information
 
 
-@pytest.mark.parametrize("name", sorted(n for n in GAMES if GAMES[n].hidden_information))
+@pytest.mark.parametrize("name", [n for n in registered_games() if get_game(n).hidden_information])
 def test_alternatives_really_change_hidden_information(name: str) -> None:
     """Guard: if no alternative ever differed from the real match, the leak test
     above would pass by comparing a match with itself."""
-    game = GAMES[name]
+    game = get_game(name)
     compared = differs = 0
     for case_name, raw, num_seats, seed in CASES:
         if case_name != name:
@@ -479,7 +480,7 @@ PLANTED = [
 def test_a_planted_leak_is_reported(
     name: str, leak: Callable[[Any, Any, int], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     monkeypatch.setattr(type(game), "observe", _leaky(game, leak))
     found = []
     for case_name, raw, num_seats, seed in CASES:
@@ -494,7 +495,7 @@ def test_a_planted_leak_is_reported(
 def test_a_codec_carrying_one_seats_secret_to_the_next_is_reported() -> None:
     """Guard: the bytes compared come from the shared codec right after another
     seat's encoding, so a codec that remembers the last cup it encoded is caught."""
-    game = GAMES["liars_dice"]
+    game = get_game("liars_dice")
     real = type(get_codec("liars_dice"))
 
     class Remembering(real):  # type: ignore[valid-type,misc]
