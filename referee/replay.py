@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +30,7 @@ from referee.record import (
     chain_problems,
     state_digester,
 )
+from referee.transcript import event_text
 from referee.wire import get_codec
 
 DECISION_FAULTS = frozenset(
@@ -497,6 +498,12 @@ class ReplayStep:
     """Who acts next: ``seat N``, ``chance`` or ``over``."""
     observations: tuple[dict[str, Any], ...]
     """Each seat's observation after this step (protobuf JSON of the game's message)."""
+    seen: tuple[str | None, ...] = ()
+    """What happened in this step as each seat may read it, by seat (the engine's
+    per-seat text; ``None`` where the seat sees nothing of a chance outcome; empty
+    texts for step 0)."""
+    state: Any = field(default=None, compare=False, repr=False)
+    """The omniscient engine state after this step (for views computed from it)."""
 
 
 def replay_steps(record: MatchRecord) -> list[ReplayStep]:
@@ -504,14 +511,17 @@ def replay_steps(record: MatchRecord) -> list[ReplayStep]:
     codec = get_codec(record.game)
     states = replay_states(record)
     engine_events = record.engine_events()
+    seats = range(record.num_seats)
     steps = []
+    seen: tuple[str | None, ...]
     for index, state in enumerate(states):
         if index == 0:
-            text, actor = "", None
+            text, actor, seen = "", None, tuple("" for _ in seats)
         else:
-            event = engine_events[index - 1]
-            text = describe_event(game, states[index - 1], event)
+            event, before = engine_events[index - 1], states[index - 1]
+            text = describe_event(game, before, event)
             actor = event.seat if isinstance(event, ActionEvent) else None
+            seen = tuple(event_text(game, before, event, seat) for seat in seats)
         next_actor = game.to_act(state)
         steps.append(
             ReplayStep(
@@ -520,9 +530,10 @@ def replay_steps(record: MatchRecord) -> list[ReplayStep]:
                 actor=actor,
                 to_act="over" if next_actor is None else _who(next_actor),
                 observations=tuple(
-                    _observation_json(codec, game.observe(state, seat))
-                    for seat in range(record.num_seats)
+                    _observation_json(codec, game.observe(state, seat)) for seat in seats
                 ),
+                seen=seen,
+                state=state,
             )
         )
     return steps
