@@ -584,7 +584,8 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
             deck = [POKER_DECK[i] for i in order]
             return f"deal {format_cards(deck[:HAND_SIZE])} to seat {state.starter}"
         if viewer is not None and viewer != state.holder:
-            return f"shuffle the stock; seat {state.holder} draws {len(state.discards)} cards"
+            count = len(state.discards)
+            return f"shuffle the stock; seat {state.holder} draws {count} card{'s' * (count != 1)}"
         drawn = [state.stock[i] for i in order[: len(state.discards)]]
         return f"shuffle the stock; seat {state.holder} draws {format_cards(drawn)}"
 

@@ -528,7 +528,8 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
                 return "re-roll nothing"
             if viewer is not None and viewer != actor:
                 # Only how many dice are re-rolled is public, not which.
-                return f"re-roll {len(action.positions)} dice"
+                count = len(action.positions)
+                return f"re-roll {count} {'die' if count == 1 else 'dice'}"
             return "re-roll positions " + ",".join(str(p) for p in action.positions)
         return repr(action)
 

@@ -133,6 +133,7 @@ def test_liars_poker_dice_a_reroll_shows_its_positions_to_the_holder_alone() -> 
     assert game.describe_action(reroll, viewer=1, actor=1) == "re-roll positions 0,2"
     assert game.describe_action(reroll, viewer=0, actor=1) == "re-roll 2 dice"
     assert game.describe_action(reroll, viewer=0) == "re-roll 2 dice"  # actor unknown
+    assert game.describe_action(lpd.Reroll((4,)), viewer=0, actor=1) == "re-roll 1 die"
     for viewer in (None, 0, 1):
         assert game.describe_action(lpd.Reroll(()), viewer, 1) == "re-roll nothing"
     state = game.apply_action(state, 1, reroll)
@@ -242,6 +243,19 @@ def test_liars_poker_deal_and_draw_are_seen_by_the_taker_alone() -> None:
         assert game.describe_chance(state, range(49), viewer=viewer) == (
             "shuffle the stock; seat 1 draws 2 cards"
         )
+
+
+def test_liars_poker_a_single_card_drawn() -> None:
+    game = lp.LIARS_POKER
+    state = game.apply_action(
+        _lp_dealt(), 0, lp.Announce(Announcement(CardCategory.HIGH_CARD, (9,)))
+    )
+    state = game.apply_action(state, 1, lp.Accept())
+    state = game.apply_action(state, 1, lp.Exchange(parse_cards("3c")))
+    assert game.describe_chance(state, range(49), viewer=2) == (
+        "shuffle the stock; seat 1 draws 1 card"
+    )
+    assert game.describe_chance(state, range(49), viewer=1) == "shuffle the stock; seat 1 draws 3d"
 
 
 def test_liars_poker_exchange_shows_the_discards_to_the_exchanger_alone() -> None:
