@@ -10,6 +10,9 @@ seat what it may not know) is in ``test_leak_generic.py``.
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import pytest
 
 from referee.games import GAMES
@@ -19,6 +22,7 @@ from referee.games import liars_dice as ld
 from referee.games import liars_poker as lp
 from referee.games import liars_poker_dice as lpd
 from referee.games.cards import Kind, parse_cards
+from referee.games.events import ActionEvent, Event, random_playout
 from referee.games.poker_dice import Category, Hand
 from referee.games.poker_hands import Announcement
 from referee.games.poker_hands import Category as CardCategory
@@ -286,3 +290,41 @@ def test_liars_poker_claims() -> None:
 def test_every_engine_has_a_claim_judge_or_none(name: str) -> None:
     game = GAMES[name]
     assert (game.challenge_action is None) == (name == "dice_poker")
+
+
+# -- Every engine, over random matches: the contract's generic part.
+
+
+def _playout(name: str, seed: int) -> tuple[int, list[tuple[Any, Event]]]:
+    """The seat count and every ``(state before, event)`` of one random match."""
+    game = GAMES[name]
+    seats = min(3, game.max_seats)
+    playout = random_playout(game, game.default_rules(), seats, random.Random(seed))
+    return seats, list(zip(playout.states, playout.events, strict=False))
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_seat_gets_a_text_and_the_omniscient_one_is_the_default(name: str) -> None:
+    """``viewer=None`` is the one-argument text; every seat gets a text for every
+    action (``None`` only for chance it sees nothing of); a game without hidden
+    information shows every seat the omniscient text."""
+    game = GAMES[name]
+    num_seats, history = _playout(name, 5)
+    for before, event in history:
+        if isinstance(event, ActionEvent):
+            everything = game.describe_action(event.action)
+            assert game.describe_action(event.action, None, event.seat) == everything
+            for seat in range(num_seats):
+                text = game.describe_action(event.action, seat, event.seat)
+                assert isinstance(text, str) and text
+                if not game.hidden_information:
+                    assert text == everything
+        else:
+            omniscient = game.describe_chance(before, event.outcome)
+            assert isinstance(omniscient, str)
+            assert game.describe_chance(before, event.outcome, None) == omniscient
+            for seat in range(num_seats):
+                seen = game.describe_chance(before, event.outcome, seat)
+                assert seen is None or (isinstance(seen, str) and seen)
+                if not game.hidden_information:
+                    assert seen == omniscient
