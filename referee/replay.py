@@ -507,6 +507,8 @@ class ReplayStep:
 
 
 def replay_steps(record: MatchRecord) -> list[ReplayStep]:
+    """Every step of the match: the omniscient text, each seat's text (the engine's
+    per-seat description) and each seat's observation after it."""
     game = get_game(record.game)
     codec = get_codec(record.game)
     states = replay_states(record)
