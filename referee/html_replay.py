@@ -12,8 +12,7 @@ view is drawn by the script:
 * ``#event-text`` is what happened in the current step, ``#to-act`` who acts next;
 * ``#seat-select`` chooses the view: ``all`` (omniscient: every seat's
   ``.seat-panel[data-seat=N]``) or a seat number (only that seat's panel is in
-  the DOM, and chance events — which show every seat's dice or cards — are
-  replaced by a placeholder);
+  the DOM, and every event reads as that seat may read it);
 * ``#event-list`` lists every step (``li[data-step=i]``); clicking one jumps to it;
 * ``#step-slider`` is a range input over the steps.
 
@@ -21,8 +20,12 @@ Each ``.seat-panel`` draws its seat's observation as that seat sees the table
 (``referee/viewer/games.js``, one renderer per game): its own hidden dice or cards
 face up in ``.hand[data-private-of=N]``, other seats' face down, the bid or claim
 history, the last challenge and reveal; the raw fields stay under a ``<details>``.
-In a seat's view other seats' actions read as their public text
-(:func:`public_event`), so no discarded card or re-rolled position shows.
+In a seat's view every event reads as the engine describes it to that seat
+(``step.seen[seat]``: :meth:`~referee.games.base.Game.describe_action` and
+:meth:`~referee.games.base.Game.describe_chance` with ``viewer``), so no other
+cup, discarded card or re-rolled position shows; a chance outcome the seat sees
+nothing of reads as a placeholder. What a renderer needs computed by the engine
+(Liar's Dice: which faces count) comes in ``step.facts[seat]``.
 
 The script and style are package files in ``referee/viewer/`` inlined at build time.
 
@@ -36,16 +39,18 @@ import html
 import json
 import math
 import os
-import re
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
 from arena.v1 import bot_pb2
 from referee.core.catalogue import get_entry, get_game, load
+from referee.games import liars_dice
+from referee.games.base import Game
 from referee.record import MatchRecord
 from referee.replay import ReplayStep, replay_steps
 
-__all__ = ["BASE_CSS", "json_for_script", "public_event", "render_replay_html", "replay_data"]
+__all__ = ["BASE_CSS", "json_for_script", "render_replay_html", "replay_data"]
 
 
 def count_labels(game: str) -> tuple[frozenset[str], tuple[str, ...]]:
@@ -124,41 +129,50 @@ def _enum_prefixes() -> tuple[str, ...]:
     return tuple(sorted(prefixes, key=lambda p: (-len(p), p)))
 
 
-_PRIVATE_IN_ACTION_TEXT = {
-    # Liar's Poker: the discarded cards are the exchanging seat's secret.
-    "liars_poker": (re.compile(r"^(seat \d+: exchange \d+) \(.*\)$"), lambda m: m[1]),
-    # Liar's Poker Dice: only how many dice were re-rolled is public, not which.
-    "liars_poker_dice": (
-        re.compile(r"^(seat \d+: )re-roll positions ([\d,]*)$"),
-        lambda m: f"{m[1]}re-roll {len([p for p in m[2].split(',') if p])} dice",
-    ),
+def _liars_dice_facts(observation: liars_dice.Observation) -> dict[str, Any]:
+    """The faces whose dice count, by the engine's own count
+    (:func:`~referee.games.liars_dice.counting_faces`): for the bid to beat (marks
+    the seat's own dice) and for the last challenged bid (marks the revealed dice;
+    ``None`` after a sum bid). The page never restates the wild rule."""
+    wild = observation.rules.wild
+    facts: dict[str, Any] = {
+        "bid_counts": list(
+            liars_dice.counting_faces(observation.last_bid, observation.wilds_active, wild)
+        ),
+        "reveal_counts": None,
+    }
+    if observation.history:
+        last = observation.history[-1]
+        challenged = last.bids[-1].bid if last.bids else None
+        if isinstance(challenged, liars_dice.Bid):
+            facts["reveal_counts"] = list(
+                liars_dice.counting_faces(challenged, last.wilds_active, wild)
+            )
+    return facts
+
+
+STEP_FACTS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "liars_dice": _liars_dice_facts,
 }
+"""Per game: what its renderer in ``viewer/games.js`` needs computed by the engine,
+from one seat's observation (``step.facts[seat]`` in the page)."""
 
 
-PUBLIC_CHANCE = frozenset({"dice_poker"})
-"""Games whose chance outcomes every seat sees (Dice Poker's dice are on the table)."""
-
-
-def public_event(game: str, step: ReplayStep) -> str | None:
-    """The step's text as the other seats may read it; None for hidden chance."""
-    if step.index > 0 and step.actor is None:
-        return step.event if game in PUBLIC_CHANCE else None
-    rule = _PRIVATE_IN_ACTION_TEXT.get(game)
-    if rule is None:
-        return step.event
-    pattern, public = rule
-    return pattern.sub(public, step.event)
-
-
-def _step_json(game: str, step: ReplayStep) -> dict[str, Any]:
-    return {
+def _step_json(game: Game[Any, Any, Any, Any], step: ReplayStep) -> dict[str, Any]:
+    data: dict[str, Any] = {
         "index": step.index,
         "event": step.event,
-        "public": public_event(game, step),
+        "seen": list(step.seen),
         "actor": step.actor,
         "to_act": step.to_act,
         "observations": list(step.observations),
     }
+    facts = STEP_FACTS.get(game.name)
+    if facts is not None:
+        data["facts"] = [
+            facts(game.observe(step.state, seat)) for seat in range(len(step.observations))
+        ]
+    return data
 
 
 def _finite(value: float) -> float | None:
@@ -169,6 +183,7 @@ def replay_data(record: MatchRecord) -> dict[str, Any]:
     """What the page embeds: header, seats with results, and every step."""
     count_keys, labels = count_labels(record.game)
     faults = {fault.seat: fault for fault in record.faults}
+    game = get_game(record.game)
     return {
         "match_id": record.match_id,
         "game": record.game,
@@ -192,13 +207,12 @@ def replay_data(record: MatchRecord) -> dict[str, Any]:
         "countKeys": sorted(count_keys),
         "countLabels": list(labels),
         "renderer": get_entry(record.game).viewer.renderer,
-        "steps": [_step_json(record.game, step) for step in replay_steps(record)],
+        "steps": [_step_json(game, step) for step in replay_steps(record)],
     }
 
 
 def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) -> str:
     game = get_game(record.game)
-    faults = {fault.seat: fault for fault in record.faults}
     parts = []
     if back is not None:
         parts.append(f'<p><a id="back-link" href="{_esc(back[0])}">&larr; {_esc(back[1])}</a></p>')
@@ -228,6 +242,14 @@ def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) 
         + "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in info)
         + "</dl>"
     )
+    parts.extend(_seat_tables_html(record))
+    return "\n".join(parts)
+
+
+def _seat_tables_html(record: MatchRecord) -> list[str]:
+    """The header's result table, seats table and fault list."""
+    faults = {fault.seat: fault for fault in record.faults}
+    parts = []
     order = sorted(
         record.seats,
         key=lambda s: (record.places[s.seat] if s.seat < len(record.places) else 0, s.seat),
@@ -276,7 +298,7 @@ def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) 
             if f.seat < len(record.seats)
         )
         parts.append(f'<h2>Faults</h2><ul id="faults" class="box">{items}</ul>')
-    return "\n".join(parts)
+    return parts
 
 
 def render_replay_html(

@@ -17,7 +17,7 @@ import pytest
 from referee import analytics
 from referee.core.catalogue import game_names, get_codec, get_entry, get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.games.base import Game, MalformedActionError
+from referee.games.base import MalformedActionError
 from referee.games.liars_dice import Challenge as LiarsDiceChallenge
 from referee.html_replay import render_replay_html, replay_data
 from referee.match import Limits, MatchSpec, run_match
@@ -99,10 +99,6 @@ def test_it_plays_in_process_through_the_sdk() -> None:
     assert {r.outcome.places for r in results} == {(1, 2), (2, 1)}
 
 
-@pytest.mark.skipif(
-    not hasattr(Game, "claim_truth"),
-    reason="analytics judges claims through Game.claim_truth (helper visibility's change)",
-)
 def test_analytics_judges_its_claims() -> None:
     # Seat 0 holds a 1 and claims a 3 (a bluff); seat 1 calls it: a correct challenge.
     events: list[Event] = [ChanceEvent((1, 2, 3)), ActionEvent(0, Claim(3)), ActionEvent(1, Call())]
