@@ -39,13 +39,11 @@ import html
 import json
 import math
 import os
-from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
 from arena.v1 import bot_pb2
 from referee.core.catalogue import get_entry, get_game, load
-from referee.games import liars_dice
 from referee.games.base import Game
 from referee.record import MatchRecord
 from referee.replay import ReplayStep, replay_steps
@@ -129,35 +127,6 @@ def _enum_prefixes() -> tuple[str, ...]:
     return tuple(sorted(prefixes, key=lambda p: (-len(p), p)))
 
 
-def _liars_dice_facts(observation: liars_dice.Observation) -> dict[str, Any]:
-    """The faces whose dice count, by the engine's own count
-    (:func:`~referee.games.liars_dice.counting_faces`): for the bid to beat (marks
-    the seat's own dice) and for the last challenged bid (marks the revealed dice;
-    ``None`` after a sum bid). The page never restates the wild rule."""
-    wild = observation.rules.wild
-    facts: dict[str, Any] = {
-        "bid_counts": list(
-            liars_dice.counting_faces(observation.last_bid, observation.wilds_active, wild)
-        ),
-        "reveal_counts": None,
-    }
-    if observation.history:
-        last = observation.history[-1]
-        challenged = last.bids[-1].bid if last.bids else None
-        if isinstance(challenged, liars_dice.Bid):
-            facts["reveal_counts"] = list(
-                liars_dice.counting_faces(challenged, last.wilds_active, wild)
-            )
-    return facts
-
-
-STEP_FACTS: dict[str, Callable[[Any], dict[str, Any]]] = {
-    "liars_dice": _liars_dice_facts,
-}
-"""Per game: what its renderer in ``viewer/games.js`` needs computed by the engine,
-from one seat's observation (``step.facts[seat]`` in the page)."""
-
-
 def _step_json(game: Game[Any, Any, Any, Any], step: ReplayStep) -> dict[str, Any]:
     data: dict[str, Any] = {
         "index": step.index,
@@ -167,8 +136,9 @@ def _step_json(game: Game[Any, Any, Any, Any], step: ReplayStep) -> dict[str, An
         "to_act": step.to_act,
         "observations": list(step.observations),
     }
-    facts = STEP_FACTS.get(game.name)
-    if facts is not None:
+    facts_of = get_entry(game.name).viewer.facts
+    if facts_of is not None:
+        facts = load(facts_of)
         data["facts"] = [
             facts(game.observe(step.state, seat)) for seat in range(len(step.observations))
         ]

@@ -93,6 +93,10 @@ class ViewerSpec:
     script: str | None = None
     count_keys: frozenset[str] = frozenset()
     count_labels: str | None = None
+    facts: str | None = None
+    """``"module:function"``: what the renderer needs computed by the rules, from one
+    seat's observation (``step.facts[seat]`` in the page), so the page never restates
+    a rule; None when the renderer needs nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +250,7 @@ LIARS_DICE = _builtin(
         strong="liars_dice_posterior",
         counters=("liars_dice_counting",),
     ),
-    ViewerSpec(renderer="liars_dice"),
+    ViewerSpec(renderer="liars_dice", facts="referee.games.liars_dice:viewer_facts"),
 )
 """The CFR bot (``liars_dice_cfr``) is not in the roster: it plays only tiny configurations."""
 LIARS_POKER_DICE = _builtin(

@@ -58,7 +58,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from referee.games.base import (
     CHANCE,
@@ -718,3 +718,22 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
 
 LIARS_DICE: Final = LiarsDice()
 """The registered engine instance."""
+
+
+def viewer_facts(observation: Observation) -> dict[str, Any]:
+    """What the replay viewer marks, computed here so the page never restates the
+    wild rule: the faces whose dice count, by the engine's own count
+    (:func:`counting_faces`): for the bid to beat (marks
+    the seat's own dice) and for the last challenged bid (marks the revealed dice;
+    ``None`` after a sum bid)."""
+    wild = observation.rules.wild
+    facts: dict[str, Any] = {
+        "bid_counts": list(counting_faces(observation.last_bid, observation.wilds_active, wild)),
+        "reveal_counts": None,
+    }
+    if observation.history:
+        last = observation.history[-1]
+        challenged = last.bids[-1].bid if last.bids else None
+        if isinstance(challenged, Bid):
+            facts["reveal_counts"] = list(counting_faces(challenged, last.wilds_active, wild))
+    return facts
