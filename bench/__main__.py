@@ -25,9 +25,12 @@ from pathlib import Path
 
 from bench import cpu_fairness, engine, league, server_load, startup, wire
 from bench.report import Row, format_table, write_json
+from referee import cgroups
+from referee.core.catalogue import game_names
 from referee.sandbox import DEFAULT_SANDBOX
 
-GAMES = ("liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker")
+GAMES = game_names()
+"""Every game in the catalogue, in listing order."""
 SECTIONS = (
     "wire",
     "engine",
@@ -394,8 +397,6 @@ def fairness_rows(sizes: Sizes) -> list[Row]:
     median decision time beside a spinning hog ÷ beside a sleeping one, with fair
     share, and (informational) with the groups of before and with no CPU group per
     seat."""
-    from referee import cgroups
-
     name = "opponent's median decision time: hog spinning ÷ hog sleeping"
     if why := cgroups.available():
         return [Row("fairness", name, None, detail=f"no control groups here: {why}")]

@@ -18,17 +18,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from example_bots.cockroach_poker_heuristic import HeuristicCockroachPokerBot
-from example_bots.cockroach_poker_random import RandomCockroachPokerBot
-from example_bots.liars_poker_heuristic import HeuristicLiarsPokerBot
-from example_bots.liars_poker_random import RandomLiarsPokerBot
+from bench.roster import bot_class, roster
 from sdk.bot import Bot
 from sdk.local import BotFactory, play_local
 
-PAIRS: dict[str, tuple[type[Bot[Any, Any]], type[Bot[Any, Any]]]] = {
-    "cockroach_poker": (HeuristicCockroachPokerBot, RandomCockroachPokerBot),
-    "liars_poker": (HeuristicLiarsPokerBot, RandomLiarsPokerBot),
-}
+CARD_GAMES = ("cockroach_poker", "liars_poker")
+"""The games measured; their heuristic and random bots come from the catalogue."""
 SEAT_COUNTS = (2, 4)
 
 
@@ -52,7 +47,8 @@ class Line:
 
 
 def measure(game: str, seats: int, matches: int, first_seed: int) -> Line:
-    heuristic, random_bot = PAIRS[game]
+    heuristic: type[Bot[Any, Any]] = bot_class(roster(game).heuristic)
+    random_bot: type[Bot[Any, Any]] = bot_class(roster(game).random)
     wins = 0
     places = 0
     start = time.perf_counter()
@@ -72,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match")
     options = parser.parse_args(argv)
     seed = options.seed
-    for game in PAIRS:
+    for game in CARD_GAMES:
         for seats in SEAT_COUNTS:
             line = measure(game, seats, options.matches, seed)
             seed += options.matches

@@ -34,21 +34,15 @@ import trio
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
+from referee.core.catalogue import entries, get_codec, get_game
 from referee.core.digests import observation_digest, state_digest
 from referee.core.playout import match_rng
-from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.match import Limits, MatchSpec, run_match
 from referee.process import BotSpec
-from referee.wire import get_codec
 
-RANDOM_BOTS = {
-    "liars_dice": "liars_dice_random",
-    "liars_poker_dice": "liars_poker_dice_random",
-    "dice_poker": "dice_poker_random",
-    "cockroach_poker": "cockroach_poker_random",
-    "liars_poker": "liars_poker_random",
-}
+RANDOM_BOTS = {e.name: e.roster.random for e in entries() if e.roster is not None}
+"""Per game with example bots: its random bot (from the catalogue's rosters)."""
 
 
 def engine_and_referee_work(game_name: str, matches: int) -> tuple[float, float, int]:

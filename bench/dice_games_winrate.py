@@ -16,17 +16,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from example_bots.dice_poker_heuristic import HeuristicDicePokerBot
-from example_bots.dice_poker_random import RandomDicePokerBot
-from example_bots.liars_poker_dice_heuristic import HeuristicLiarsPokerDiceBot
-from example_bots.liars_poker_dice_random import RandomLiarsPokerDiceBot
+from bench.roster import bot_class, roster
 from sdk.local import BotFactory, play_local
 
-PAIRINGS: dict[str, tuple[BotFactory, BotFactory]] = {
-    "liars_poker_dice": (HeuristicLiarsPokerDiceBot, RandomLiarsPokerDiceBot),
-    "dice_poker": (HeuristicDicePokerBot, RandomDicePokerBot),
-}
-"""Game -> (heuristic bot, random bot)."""
+DICE_GAMES = ("liars_poker_dice", "dice_poker")
+"""The games measured; their heuristic and random bots come from the catalogue."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +36,8 @@ class Result:
 
 def measure(game: str, matches: int, seed: int) -> Result:
     """Play ``matches`` two-seat matches of ``game``, heuristic vs random."""
-    heuristic, random_bot = PAIRINGS[game]
+    heuristic: BotFactory = bot_class(roster(game).heuristic)
+    random_bot: BotFactory = bot_class(roster(game).random)
     wins = ties = 0
     scores = [0.0, 0.0]
     started = time.perf_counter()
@@ -77,12 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=200, help="matches per game (default 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first match")
     parser.add_argument(
-        "--game", choices=sorted(PAIRINGS), action="append", help="only this game (repeatable)"
+        "--game", choices=sorted(DICE_GAMES), action="append", help="only this game (repeatable)"
     )
     options = parser.parse_args(argv)
     if options.matches < 1:
         parser.error("--matches must be at least 1")
-    for game in options.game or list(PAIRINGS):
+    for game in options.game or list(DICE_GAMES):
         r = measure(game, options.matches, options.seed)
         print(
             f"{r.game}: heuristic vs random: {r.wins}/{r.matches} wins, {r.ties} ties"

@@ -8,14 +8,13 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from referee.core.catalogue import get_codec, get_game
 from referee.core.digests import state_digester
 from referee.core.driver import MatchDriver
 from referee.core.playout import match_rng
-from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.match import action_json
 from referee.record import FORMAT_VERSION, RecordedEvent
-from referee.wire import get_codec
 
 LONG_GAME = "liars_poker"
 LONG_RULES: Mapping[str, str] = {"chips_variant": "true", "starting_chips": "50"}

@@ -37,10 +37,9 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2
+from referee.core.catalogue import game_names, get_codec, get_game
 from referee.core.playout import match_rng
-from referee.games import GAMES, get_game
 from referee.games.base import CHANCE, draw_chance
-from referee.wire import get_codec
 
 SERVICE = "arena.v1.BotService"
 # First byte of a serialized PlayRequest: field number << 3 | wire type 2.
@@ -96,7 +95,7 @@ READY = bot_pb2.PlayResponse(ready=bot_pb2.Ready(observation_deltas=True)).Seria
 PROTOCOL_VERSION = 2
 """Before nonces (see the module docstring)."""
 HEALTH = bot_pb2.HealthResponse(
-    name="instant", games=sorted(GAMES), protocol_version=PROTOCOL_VERSION
+    name="instant", games=sorted(game_names()), protocol_version=PROTOCOL_VERSION
 ).SerializeToString()
 
 

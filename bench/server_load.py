@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.sandbox import NO_SANDBOX
+
 ROOT = Path(__file__).resolve().parent.parent
 LEAGUE = "bench"
 URLS = (f"/leagues/{LEAGUE}", f"/api/leagues/{LEAGUE}/standings")
@@ -61,7 +63,6 @@ def _prepare(db: str, bots: int) -> None:
     from league.store.db import open_database, session_scope
     from league.store.registry import add_bot, get_bot
     from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
-    from referee.sandbox import NO_SANDBOX
 
     engine = open_database(db)
     modules = ("liars_dice_probability", "liars_dice_random", "liars_dice_heuristic")

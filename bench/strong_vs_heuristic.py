@@ -16,22 +16,21 @@ p99, max), measured around each ``act`` call.
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
 import time
 from collections.abc import Mapping
 from typing import Any
 
+from bench.roster import bot_class, roster
 from league.store.ratings import head_to_head
+from referee.core.catalogue import entries
 from sdk.bot import Bot
 from sdk.local import play_local
 
-BOTS: dict[str, tuple[str, str]] = {
-    "cockroach_poker": ("StrongCockroachPokerBot", "HeuristicCockroachPokerBot"),
-    "liars_poker": ("StrongLiarsPokerBot", "HeuristicLiarsPokerBot"),
-    "liars_poker_dice": ("StrongLiarsPokerDiceBot", "HeuristicLiarsPokerDiceBot"),
-}
-"""Per game: the class names in ``example_bots.<game>_strong`` and ``<game>_heuristic``."""
+
+def strong_games() -> list[str]:
+    """The games whose catalogue roster has a strong bot."""
+    return [e.name for e in entries() if e.roster is not None and e.roster.strong is not None]
 
 
 def pair(game: str, opponent: str = "heuristic") -> tuple[type[Bot[Any, Any]], type[Bot[Any, Any]]]:
@@ -40,13 +39,11 @@ def pair(game: str, opponent: str = "heuristic") -> tuple[type[Bot[Any, Any]], t
     ``opponent`` is ``"heuristic"`` (the acceptance pairing) or ``"random"`` (a
     sanity check that the strong bot's opponent model copes with noise).
     """
-    strong_name, heuristic_name = BOTS[game]
-    strong = getattr(importlib.import_module(f"example_bots.{game}_strong"), strong_name)
-    module = importlib.import_module(f"example_bots.{game}_{opponent}")
-    other_name = (
-        heuristic_name.replace("Heuristic", "Random") if opponent == "random" else heuristic_name
-    )
-    return strong, getattr(module, other_name)
+    bots = roster(game)
+    if bots.strong is None:
+        raise ValueError(f"game {game!r} has no strong example bot")
+    other = bots.random if opponent == "random" else bots.heuristic
+    return bot_class(bots.strong), bot_class(other)
 
 
 def timed(cls: type[Bot[Any, Any]], sink: list[float]) -> type[Bot[Any, Any]]:
@@ -86,7 +83,7 @@ def evaluate(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=sorted(BOTS))
+    parser.add_argument("game", choices=sorted(strong_games()))
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rules", action="append", default=[], help="option=value")

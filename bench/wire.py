@@ -25,6 +25,7 @@ from pathlib import Path
 import grpc
 import trio
 
+from bench import instant_bot
 from bench.instant_bot import SERVICE, match_id_for
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.pool import WarmPool
@@ -49,8 +50,6 @@ def instant_spec(
         extra = (*extra, "--prepare", spec)
     program: tuple[str, ...] = INSTANT
     if sandbox.enabled:
-        from bench import instant_bot
-
         program = (os.path.abspath(instant_bot.__file__),)
     return BotSpec(name, command=(sys.executable, *program, *extra))
 

@@ -6,6 +6,13 @@
 Generated files (``*_pb2.py``, ``*_pb2_grpc.py`` and their ``.pyi`` stubs) sit next to their
 ``.proto`` so that ``import arena.v1.bot_pb2`` mirrors the proto package.
 Never edit them by hand.
+
+Games registered outside the built-in five (plugins, such as the toy game in
+``tests/game_plugins``) keep their ``.proto`` in their own directory: every ``.proto``
+under a directory of :data:`PLUGIN_ROOTS` is generated (and drift-checked) next to
+itself, compiled with its own directory as the include root, so a new plugin game
+needs no edit here. Its messages travel in the ``extension`` (``google.protobuf.Any``)
+field of ``Observation``/``Action`` (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -18,67 +25,90 @@ import tempfile
 from pathlib import Path
 
 PROTO_ROOT = Path(__file__).resolve().parent
+REPO_ROOT = PROTO_ROOT.parent
+PLUGIN_ROOTS = (REPO_ROOT / "tests" / "game_plugins",)
+"""Directories whose ``.proto`` files (at any depth) are plugin games' messages."""
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+"""What protoc writes; a plugin's messages get only the first two (no services)."""
 
 
-def generate(out_dir: Path) -> None:
+def proto_roots() -> list[Path]:
+    """Every include root: ``proto/`` and the directory of each plugin ``.proto``."""
+    plugin_dirs = {p.parent for root in PLUGIN_ROOTS for p in root.rglob("*.proto")}
+    return [PROTO_ROOT, *sorted(plugin_dirs)]
+
+
+def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
     from grpc_tools import protoc  # dev dependency: grpcio-tools
 
-    sources = sorted(str(p.relative_to(PROTO_ROOT)) for p in PROTO_ROOT.rglob("*.proto"))
+    plugin = root != PROTO_ROOT
+    # A plugin directory: only its own files, not nested ones; messages only, no services.
+    found = root.glob("*.proto") if plugin else root.rglob("*.proto")
+    sources = sorted(str(p.relative_to(root)) for p in found)
     include = Path(protoc.__file__).resolve().parent / "_proto"
+    bin_dir = Path(sys.executable).parent
     args = [
         "protoc",
-        f"-I{PROTO_ROOT}",
+        f"-I{root}",
         f"-I{include}",
         f"--python_out={out_dir}",
-        f"--grpc_python_out={out_dir}",
-        f"--plugin=protoc-gen-mypy={Path(sys.executable).parent / 'protoc-gen-mypy'}",
-        f"--plugin=protoc-gen-mypy_grpc={Path(sys.executable).parent / 'protoc-gen-mypy_grpc'}",
+        f"--plugin=protoc-gen-mypy={bin_dir / 'protoc-gen-mypy'}",
         f"--mypy_out={out_dir}",
-        f"--mypy_grpc_out={out_dir}",
-        *sources,
     ]
+    if not plugin:
+        args += [
+            f"--grpc_python_out={out_dir}",
+            f"--plugin=protoc-gen-mypy_grpc={bin_dir / 'protoc-gen-mypy_grpc'}",
+            f"--mypy_grpc_out={out_dir}",
+        ]
+    args += sources
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
 
 
-def generated_files(root: Path) -> set[Path]:
+def generated_files(root: Path, *, nested: bool = True) -> set[Path]:
+    found = root.rglob("*") if nested else root.glob("*")
     return {
-        p.relative_to(root)
-        for p in root.rglob("*")
-        if p.is_file() and p.name.endswith(GENERATED_SUFFIXES)
+        p.relative_to(root) for p in found if p.is_file() and p.name.endswith(GENERATED_SUFFIXES)
     }
+
+
+def process(root: Path, *, check: bool) -> bool:
+    """Generate ``root``'s code (or only compare it); False if ``check`` found drift."""
+    nested = root == PROTO_ROOT
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        generate(out, root)
+        fresh = generated_files(out)
+        if check:
+            current = generated_files(root, nested=nested)
+            drift = sorted(
+                str(root / p)
+                for p in fresh | current
+                if p not in fresh
+                or p not in current
+                or not filecmp.cmp(out / p, root / p, shallow=False)
+            )
+            if drift:
+                print("generated protobuf code is out of date: " + ", ".join(drift))
+                print("run: python proto/generate.py")
+                return False
+            print(f"generated protobuf code is up to date ({len(fresh)} files in {root})")
+            return True
+        for stale in generated_files(root, nested=nested) - fresh:
+            (root / stale).unlink()
+        for path in sorted(fresh):
+            shutil.copyfile(out / path, root / path)
+        print(f"wrote {len(fresh)} files under {root}")
+    return True
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check for drift")
     options = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp)
-        generate(out)
-        fresh = generated_files(out)
-        if options.check:
-            current = generated_files(PROTO_ROOT)
-            drift = sorted(
-                str(p)
-                for p in fresh | current
-                if p not in fresh
-                or p not in current
-                or not filecmp.cmp(out / p, PROTO_ROOT / p, shallow=False)
-            )
-            if drift:
-                print("generated protobuf code is out of date: " + ", ".join(drift))
-                print("run: python proto/generate.py")
-                return 1
-            print(f"generated protobuf code is up to date ({len(fresh)} files)")
-            return 0
-        for stale in generated_files(PROTO_ROOT) - fresh:
-            (PROTO_ROOT / stale).unlink()
-        for path in sorted(fresh):
-            shutil.copyfile(out / path, PROTO_ROOT / path)
-        print(f"wrote {len(fresh)} files under {PROTO_ROOT}")
-    return 0
+    results = [process(root, check=options.check) for root in proto_roots()]
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":

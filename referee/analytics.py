@@ -12,9 +12,8 @@ challenge, whether it hit a lie. The definitions (also in ``docs/bots.md``,
   rule, applied to the full state right then, would find it true: wilds (as they
   stand once the bid is placed: an opening bid on the wild face cancels them), the
   sum endgame, poker-hand containment with jokers, the passed card's true kind.
-  The judgement calls the engines' own functions (``bid_is_true``/``counts_for``,
-  ``poker_dice.is_true``, ``poker_hands.contains``); Cockroach Poker's rule is the
-  card equal to the claim, as in its engine.
+  The engine judges it (:meth:`~referee.games.base.Game.claim_truth`), so the rule
+  is written once, next to the challenge that applies it.
 * A **challenge** disputes the last claim: ``Challenge`` in the dice games and in
   Liar's Poker, ``Disbelieve`` in Cockroach Poker (turning the card up is calling
   the claim false). Accepting or believing is not a challenge. An **opportunity**
@@ -26,10 +25,8 @@ challenge, whether it hit a lie. The definitions (also in ``docs/bots.md``,
 
 A forfeited record counts every decision made before the fault (the faulty answer
 is not in the record); aborted matches are for the caller to skip. Dice Poker has
-no claims: :func:`claim_rules` returns ``None`` for it.
-
-Each game's judgement lives in one small adapter (:data:`ADAPTERS`); the engine
-modules are imported only when their game is analysed, like the game registry.
+no claims (its engine has no ``challenge_action``): :func:`claim_rules` returns
+``None`` for it.
 """
 
 from __future__ import annotations
@@ -38,9 +35,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from referee.core.catalogue import get_game
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, Event
-from referee.games import get_game
 from referee.games.base import GameError, IllegalActionError
 from referee.record import MatchRecord
 
@@ -125,85 +122,26 @@ def format_ratio(part: int, whole: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ClaimRules:
-    """How one game's claims and challenges are recognised and judged."""
+    """How one game's claims and challenges are recognised and judged: the engine's
+    own :attr:`~referee.games.base.Game.challenge_action` and
+    :meth:`~referee.games.base.Game.claim_truth`."""
 
     challenge: object
     """The action that challenges the last claim."""
-    judge: Callable[[Any, Any, Any], bool | None]
-    """``judge(before, after, action)``: for a claim, whether it is true in the full
-    state ``before`` it (``after`` is the state once it is placed: the claim as the
-    challenge rule will read it); ``None`` for an action that is not a claim."""
-
-
-def _liars_dice() -> ClaimRules:
-    from referee.games import liars_dice as ld
-
-    def judge(before: ld.State, after: ld.State, action: object) -> bool | None:
-        if not isinstance(action, ld.Bid | ld.SumBid):
-            return None
-        # ``after.wilds_active``: an opening bid on the wild face turns wilds off,
-        # and the challenge counts with the round's wilds as they then stand.
-        actual = ld.counts_for(action, before.hands, after.wilds_active, before.rules.wild)
-        return ld.bid_is_true(action, actual)
-
-    return ClaimRules(ld.Challenge(), judge)
-
-
-def _liars_poker_dice() -> ClaimRules:
-    from referee.games import liars_poker_dice as lpd
-    from referee.games.poker_dice import is_true
-
-    def judge(before: lpd.State, after: lpd.State, action: object) -> bool | None:
-        if not isinstance(action, lpd.Declare):
-            return None
-        return is_true(action.hand, before.dice)
-
-    return ClaimRules(lpd.Challenge(), judge)
-
-
-def _cockroach_poker() -> ClaimRules:
-    from referee.games import cockroach_poker as cp
-
-    def judge(before: cp.State, after: cp.State, action: object) -> bool | None:
-        if not isinstance(action, cp.Announce):
-            return None
-        return bool(action.card == action.claim)  # the engine's own test on disbelief
-
-    return ClaimRules(cp.Disbelieve(), judge)
-
-
-def _liars_poker() -> ClaimRules:
-    from referee.games import liars_poker as lp
-    from referee.games.poker_hands import contains
-
-    def judge(before: lp.State, after: lp.State, action: object) -> bool | None:
-        if not isinstance(action, lp.Announce):
-            return None
-        return contains(before.hand, action.announcement)
-
-    return ClaimRules(lp.Challenge(), judge)
-
-
-ADAPTERS: Mapping[str, Callable[[], ClaimRules]] = {
-    "liars_dice": _liars_dice,
-    "liars_poker_dice": _liars_poker_dice,
-    "cockroach_poker": _cockroach_poker,
-    "liars_poker": _liars_poker,
-}
-"""Games with claims; a game not listed (Dice Poker) has none."""
-
-_LOADED: dict[str, ClaimRules] = {}
+    judge: Callable[[Any, Any], bool | None]
+    """``judge(before, action)``: for a claim, whether it is true in the full state
+    ``before`` it; ``None`` for an action that is not a claim."""
 
 
 def claim_rules(game: str) -> ClaimRules | None:
-    """The claim rules of ``game``, or ``None`` for a game without claims."""
-    if game not in ADAPTERS:
-        get_game(game)  # an unknown name is an error, not "no claims"
+    """The claim rules of ``game``, or ``None`` for a game without claims.
+
+    An unknown name raises :class:`~referee.games.base.RulesError`, not "no claims".
+    """
+    engine = get_game(game)
+    if engine.challenge_action is None:
         return None
-    rules = _LOADED.get(game)
-    if rules is None:
-        rules = _LOADED[game] = ADAPTERS[game]()
-    return rules
+    return ClaimRules(engine.challenge_action, engine.claim_truth)
 
 
 def analyse_events(
@@ -259,7 +197,7 @@ def analyse_events(
             else:
                 counts[seat][correct_i] += 1
             continue
-        verdict = claims.judge(before, driver.state, event.action)
+        verdict = claims.judge(before, event.action)
         if verdict is not None:
             counts[seat][claims_i] += 1
             if not verdict:

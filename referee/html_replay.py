@@ -12,8 +12,7 @@ view is drawn by the script:
 * ``#event-text`` is what happened in the current step, ``#to-act`` who acts next;
 * ``#seat-select`` chooses the view: ``all`` (omniscient: every seat's
   ``.seat-panel[data-seat=N]``) or a seat number (only that seat's panel is in
-  the DOM, and chance events — which show every seat's dice or cards — are
-  replaced by a placeholder);
+  the DOM, and every event reads as that seat may read it);
 * ``#event-list`` lists every step (``li[data-step=i]``); clicking one jumps to it;
 * ``#step-slider`` is a range input over the steps.
 
@@ -21,8 +20,12 @@ Each ``.seat-panel`` draws its seat's observation as that seat sees the table
 (``referee/viewer/games.js``, one renderer per game): its own hidden dice or cards
 face up in ``.hand[data-private-of=N]``, other seats' face down, the bid or claim
 history, the last challenge and reveal; the raw fields stay under a ``<details>``.
-In a seat's view other seats' actions read as their public text
-(:func:`public_event`), so no discarded card or re-rolled position shows.
+In a seat's view every event reads as the engine describes it to that seat
+(``step.seen[seat]``: :meth:`~referee.games.base.Game.describe_action` and
+:meth:`~referee.games.base.Game.describe_chance` with ``viewer``), so no other
+cup, discarded card or re-rolled position shows; a chance outcome the seat sees
+nothing of reads as a placeholder. What a renderer needs computed by the engine
+(Liar's Dice: which faces count) comes in ``step.facts[seat]``.
 
 The script and style are package files in ``referee/viewer/`` inlined at build time.
 
@@ -36,22 +39,26 @@ import html
 import json
 import math
 import os
-import re
 from importlib import resources
 from typing import Any
 
 from arena.v1 import bot_pb2
-from referee.games import get_game
-from referee.games.cards import KINDS
+from referee.core.catalogue import get_entry, get_game, load
+from referee.games.base import Game
 from referee.record import MatchRecord
 from referee.replay import ReplayStep, replay_steps
 
-__all__ = ["BASE_CSS", "json_for_script", "public_event", "render_replay_html", "replay_data"]
+__all__ = ["BASE_CSS", "json_for_script", "render_replay_html", "replay_data"]
 
-COUNT_LABELS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
-    "cockroach_poker": (frozenset({"hand", "face_up"}), tuple(kind.label for kind in KINDS)),
-}
-"""Per game: observation keys whose lists are counts per kind, and the kind names."""
+
+def count_labels(game: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The game's observation keys whose lists are counts per kind, and the kind names
+    (its catalogue registration's :class:`~referee.core.catalogue.ViewerSpec`)."""
+    viewer = get_entry(game).viewer
+    if viewer.count_labels is None:
+        return viewer.count_keys, ()
+    kinds = load(viewer.count_labels)
+    return viewer.count_keys, tuple(str(getattr(kind, "label", kind)) for kind in kinds)
 
 
 def json_for_script(data: Any) -> str:
@@ -81,12 +88,22 @@ def _number(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def _asset(name: str) -> str:
-    """A file of the viewer (``referee/viewer/``), shipped as package data."""
-    text = resources.files("referee").joinpath("viewer", name).read_text(encoding="utf-8")
+def _asset(name: str, package: str = "referee", folder: str = "viewer") -> str:
+    """A file of the viewer (``referee/viewer/``, or a plugin game's renderer script in
+    its own package), shipped as package data."""
+    text = resources.files(package).joinpath(folder, name).read_text(encoding="utf-8")
     if "</" in text and name.endswith(".js"):
-        raise ValueError(f"viewer/{name} must not contain '</' (it is inlined in <script>)")
+        raise ValueError(f"{package}/{folder}/{name} must not contain '</' (inlined in <script>)")
     return text
+
+
+def renderer_script(game: str) -> str:
+    """The plugin renderer the game's registration names (``ViewerSpec.script``), or ""."""
+    reference = get_entry(game).viewer.script
+    if reference is None:
+        return ""
+    package, _, name = reference.partition(":")
+    return _asset(name, package, folder="")
 
 
 BASE_CSS = _asset("base.css")
@@ -110,41 +127,22 @@ def _enum_prefixes() -> tuple[str, ...]:
     return tuple(sorted(prefixes, key=lambda p: (-len(p), p)))
 
 
-_PRIVATE_IN_ACTION_TEXT = {
-    # Liar's Poker: the discarded cards are the exchanging seat's secret.
-    "liars_poker": (re.compile(r"^(seat \d+: exchange \d+) \(.*\)$"), lambda m: m[1]),
-    # Liar's Poker Dice: only how many dice were re-rolled is public, not which.
-    "liars_poker_dice": (
-        re.compile(r"^(seat \d+: )re-roll positions ([\d,]*)$"),
-        lambda m: f"{m[1]}re-roll {len([p for p in m[2].split(',') if p])} dice",
-    ),
-}
-
-
-PUBLIC_CHANCE = frozenset({"dice_poker"})
-"""Games whose chance outcomes every seat sees (Dice Poker's dice are on the table)."""
-
-
-def public_event(game: str, step: ReplayStep) -> str | None:
-    """The step's text as the other seats may read it; None for hidden chance."""
-    if step.index > 0 and step.actor is None:
-        return step.event if game in PUBLIC_CHANCE else None
-    rule = _PRIVATE_IN_ACTION_TEXT.get(game)
-    if rule is None:
-        return step.event
-    pattern, public = rule
-    return pattern.sub(public, step.event)
-
-
-def _step_json(game: str, step: ReplayStep) -> dict[str, Any]:
-    return {
+def _step_json(game: Game[Any, Any, Any, Any], step: ReplayStep) -> dict[str, Any]:
+    data: dict[str, Any] = {
         "index": step.index,
         "event": step.event,
-        "public": public_event(game, step),
+        "seen": list(step.seen),
         "actor": step.actor,
         "to_act": step.to_act,
         "observations": list(step.observations),
     }
+    facts_of = get_entry(game.name).viewer.facts
+    if facts_of is not None:
+        facts = load(facts_of)
+        data["facts"] = [
+            facts(game.observe(step.state, seat)) for seat in range(len(step.observations))
+        ]
+    return data
 
 
 def _finite(value: float) -> float | None:
@@ -153,8 +151,9 @@ def _finite(value: float) -> float | None:
 
 def replay_data(record: MatchRecord) -> dict[str, Any]:
     """What the page embeds: header, seats with results, and every step."""
-    count_keys, count_labels = COUNT_LABELS.get(record.game, (frozenset(), ()))
+    count_keys, labels = count_labels(record.game)
     faults = {fault.seat: fault for fault in record.faults}
+    game = get_game(record.game)
     return {
         "match_id": record.match_id,
         "game": record.game,
@@ -176,14 +175,14 @@ def replay_data(record: MatchRecord) -> dict[str, Any]:
         ],
         "enumPrefixes": list(_enum_prefixes()),
         "countKeys": sorted(count_keys),
-        "countLabels": list(count_labels),
-        "steps": [_step_json(record.game, step) for step in replay_steps(record)],
+        "countLabels": list(labels),
+        "renderer": get_entry(record.game).viewer.renderer,
+        "steps": [_step_json(game, step) for step in replay_steps(record)],
     }
 
 
 def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) -> str:
     game = get_game(record.game)
-    faults = {fault.seat: fault for fault in record.faults}
     parts = []
     if back is not None:
         parts.append(f'<p><a id="back-link" href="{_esc(back[0])}">&larr; {_esc(back[1])}</a></p>')
@@ -213,6 +212,14 @@ def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) 
         + "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in info)
         + "</dl>"
     )
+    parts.extend(_seat_tables_html(record))
+    return "\n".join(parts)
+
+
+def _seat_tables_html(record: MatchRecord) -> list[str]:
+    """The header's result table, seats table and fault list."""
+    faults = {fault.seat: fault for fault in record.faults}
+    parts = []
     order = sorted(
         record.seats,
         key=lambda s: (record.places[s.seat] if s.seat < len(record.places) else 0, s.seat),
@@ -261,7 +268,7 @@ def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) 
             if f.seat < len(record.seats)
         )
         parts.append(f'<h2>Faults</h2><ul id="faults" class="box">{items}</ul>')
-    return "\n".join(parts)
+    return parts
 
 
 def render_replay_html(
@@ -283,7 +290,7 @@ def render_replay_html(
         for seat in record.seats
     ]
     payload = json_for_script(replay_data(record) if data is None else data)
-    script = _asset("games.js") + _asset("viewer.js")
+    script = _asset("games.js") + renderer_script(record.game) + _asset("viewer.js")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -24,6 +24,7 @@ from google.protobuf import json_format
 from arena.v1 import bot_pb2
 from referee import messages
 from referee.channel import Early, SeatStream
+from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
@@ -36,7 +37,6 @@ from referee.faults import (
     IllegalAction,
     ProtocolViolation,
 )
-from referee.games import get_game
 from referee.games.base import (
     CHANCE,
     Game,
@@ -50,7 +50,7 @@ from referee.launcher import FreshLauncher, Launcher, Lease
 from referee.process import BotSpec
 from referee.record import FORMAT_VERSION, MatchRecord, RecordedEvent, RecordedFault, SeatInfo
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
-from referee.wire import Codec, get_codec
+from referee.wire import Codec
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,12 +20,11 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
+from referee.core.catalogue import get_codec, get_game
 from referee.core.digests import sha256_hex
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.faults import FaultKind
-from referee.games import get_game
 from referee.games.base import Outcome
-from referee.wire import get_codec
 
 FORMAT_VERSION = 4
 """Version 2: ``seed`` may be null (the match drew its chance from a secret key).

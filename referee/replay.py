@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +17,7 @@ from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
 from referee import messages
+from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceStream
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
@@ -24,10 +25,9 @@ from referee.core.events import ActionEvent, describe_event
 from referee.core.playout import legacy_match_rng, match_rng
 from referee.core.protocol import NONCE_PROTOCOL, READABLE_PROTOCOLS
 from referee.faults import FaultKind
-from referee.games import get_game
-from referee.games.base import CHANCE, ChanceSource, GameError, Outcome, forfeit
-from referee.record import MatchRecord, RecordError, chain_problems
-from referee.wire import get_codec
+from referee.games.base import CHANCE, ChanceSource, Game, GameError, Outcome, forfeit
+from referee.record import MatchRecord, RecordedEvent, RecordError, chain_problems
+from referee.transcript import event_text
 
 DECISION_FAULTS = frozenset(
     {
@@ -95,6 +95,16 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
     problems = field_problems(record, game.format_rules(rules))
     if problems:
         return problems
+    problems = _event_problems(record, driver, chance_key)
+    if problems:
+        return problems
+    return _outcome_problems(record, game, driver.state)
+
+
+def _event_problems(
+    record: MatchRecord, driver: MatchDriver, chance_key: bytes | None
+) -> list[str]:
+    """Re-simulate every event with ``driver``: the first one that does not fit."""
     codec = get_codec(record.game)
     rng, source = _expected_chance(record, chance_key)
     for index, event in enumerate(record.events, start=1):
@@ -135,7 +145,11 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
                 return [f"{where}: action {event.action} is not legal here: {error}"]
         if event.state != digest:
             return [f"{where}: the state after it differs from the recorded one"]
-    state = driver.state
+    return []
+
+
+def _outcome_problems(record: MatchRecord, game: Game[Any, Any, Any, Any], state: Any) -> list[str]:
+    """The faults and the outcome checked against the final ``state`` of the replay."""
     faulted = {fault.seat for fault in record.faults}
     for fault in record.faults:
         if fault.at_event != len(record.events):
@@ -224,6 +238,26 @@ def field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list
     field: header against seats, every event's fields for its kind, monotonic
     times, faults where faults can happen, and a reason that fits the faults.
     """
+    problems = _header_field_problems(record, canonical_rules)
+    if problems:
+        return problems
+    previous_at = 0.0
+    for index, event in enumerate(record.events, start=1):
+        problems = _event_field_problems(record, f"event {index}", event, previous_at)
+        if problems:
+            return problems
+        previous_at = float(event.at_ms)  # type: ignore[arg-type]
+    if not _is_number(record.duration_ms) or record.duration_ms < previous_at:
+        problems.append(
+            f"outcome: duration_ms {record.duration_ms!r} ends before the last event"
+            f" ({previous_at})"
+        )
+    problems.extend(_fault_field_problems(record))
+    return problems
+
+
+def _header_field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list[str]:
+    """The header and seat fields (see :func:`field_problems`)."""
     problems: list[str] = []
     header = "header"
     if record.protocol_version not in READABLE_PROTOCOLS:
@@ -283,57 +317,56 @@ def field_problems(record: MatchRecord, canonical_rules: dict[str, str]) -> list
             datetime.fromisoformat(record.started_at)
         except (TypeError, ValueError):
             problems.append(f"{header}: started_at {record.started_at!r} is not ISO 8601")
-    if problems:
-        return problems
+    return problems
 
-    previous_at = 0.0
-    for index, event in enumerate(record.events, start=1):
-        where = f"event {index}"
-        if event.seat is None:
-            if event.outcome is None or not all(_is_int(v) for v in event.outcome):
-                problems.append(f"{where}: a chance event without a list of integers as outcome")
-            for name in ("action", "elapsed_ms", "turn", "obs"):
-                if getattr(event, name) is not None:
-                    problems.append(f"{where}: a chance event has a {name} field")
-        else:
-            if not _is_int(event.seat) or not 0 <= event.seat < record.num_seats:
-                problems.append(f"{where}: seat {event.seat!r} is not a seat of this match")
-            if event.outcome is not None:
-                problems.append(f"{where}: an action event has an outcome field")
-            if not isinstance(event.action, dict):
-                problems.append(f"{where}: an action event without an action")
-            if not _is_int(event.turn):
-                problems.append(f"{where}: turn {event.turn!r} is not an integer")
-            if not isinstance(event.obs, str) or not _DIGEST.fullmatch(event.obs):
-                problems.append(f"{where}: obs {event.obs!r} is not an observation digest")
-            if not _is_number(event.elapsed_ms) or event.elapsed_ms < 0:  # type: ignore[operator]
-                problems.append(f"{where}: elapsed_ms {event.elapsed_ms!r} is not a duration")
-        if not _is_number(event.at_ms) or event.at_ms < 0:  # type: ignore[operator]
-            problems.append(f"{where}: at_ms {event.at_ms!r} is not a time")
-        elif event.at_ms < previous_at:  # type: ignore[operator]
-            problems.append(
-                f"{where}: at_ms {event.at_ms} is before the previous event's {previous_at}"
-            )
-        elif (
-            event.seat is not None
-            and _is_number(event.elapsed_ms)
-            and event.elapsed_ms > event.at_ms - previous_at + _CLOCK_SLACK_MS  # type: ignore[operator]
-        ):
-            problems.append(
-                f"{where}: elapsed_ms {event.elapsed_ms} is longer than the"
-                f" {event.at_ms - previous_at:.3f} ms since the previous event"  # type: ignore[operator]
-            )
-        if not isinstance(event.state, str) or not _DIGEST.fullmatch(event.state):
-            problems.append(f"{where}: state {event.state!r} is not a state digest")
-        if problems:
-            return problems
-        previous_at = float(event.at_ms)  # type: ignore[arg-type]
-    if not _is_number(record.duration_ms) or record.duration_ms < previous_at:
+
+def _event_field_problems(
+    record: MatchRecord, where: str, event: RecordedEvent, previous_at: float
+) -> list[str]:
+    """One event's fields for its kind, and its time after ``previous_at``."""
+    problems: list[str] = []
+    if event.seat is None:
+        if event.outcome is None or not all(_is_int(v) for v in event.outcome):
+            problems.append(f"{where}: a chance event without a list of integers as outcome")
+        for name in ("action", "elapsed_ms", "turn", "obs"):
+            if getattr(event, name) is not None:
+                problems.append(f"{where}: a chance event has a {name} field")
+    else:
+        if not _is_int(event.seat) or not 0 <= event.seat < record.num_seats:
+            problems.append(f"{where}: seat {event.seat!r} is not a seat of this match")
+        if event.outcome is not None:
+            problems.append(f"{where}: an action event has an outcome field")
+        if not isinstance(event.action, dict):
+            problems.append(f"{where}: an action event without an action")
+        if not _is_int(event.turn):
+            problems.append(f"{where}: turn {event.turn!r} is not an integer")
+        if not isinstance(event.obs, str) or not _DIGEST.fullmatch(event.obs):
+            problems.append(f"{where}: obs {event.obs!r} is not an observation digest")
+        if not _is_number(event.elapsed_ms) or event.elapsed_ms < 0:  # type: ignore[operator]
+            problems.append(f"{where}: elapsed_ms {event.elapsed_ms!r} is not a duration")
+    if not _is_number(event.at_ms) or event.at_ms < 0:  # type: ignore[operator]
+        problems.append(f"{where}: at_ms {event.at_ms!r} is not a time")
+    elif event.at_ms < previous_at:  # type: ignore[operator]
         problems.append(
-            f"outcome: duration_ms {record.duration_ms!r} ends before the last event"
-            f" ({previous_at})"
+            f"{where}: at_ms {event.at_ms} is before the previous event's {previous_at}"
         )
+    elif (
+        event.seat is not None
+        and _is_number(event.elapsed_ms)
+        and event.elapsed_ms > event.at_ms - previous_at + _CLOCK_SLACK_MS  # type: ignore[operator]
+    ):
+        problems.append(
+            f"{where}: elapsed_ms {event.elapsed_ms} is longer than the"
+            f" {event.at_ms - previous_at:.3f} ms since the previous event"  # type: ignore[operator]
+        )
+    if not isinstance(event.state, str) or not _DIGEST.fullmatch(event.state):
+        problems.append(f"{where}: state {event.state!r} is not a state digest")
+    return problems
 
+
+def _fault_field_problems(record: MatchRecord) -> list[str]:
+    """The faults, the readiness of seats and the reason and outcome sizes."""
+    problems: list[str] = []
     seen: set[int] = set()
     for fault in record.faults:
         where = f"fault of seat {fault.seat}"
@@ -461,21 +494,32 @@ class ReplayStep:
     """Who acts next: ``seat N``, ``chance`` or ``over``."""
     observations: tuple[dict[str, Any], ...]
     """Each seat's observation after this step (protobuf JSON of the game's message)."""
+    seen: tuple[str | None, ...] = ()
+    """What happened in this step as each seat may read it, by seat (the engine's
+    per-seat text; ``None`` where the seat sees nothing of a chance outcome; empty
+    texts for step 0)."""
+    state: Any = field(default=None, compare=False, repr=False)
+    """The omniscient engine state after this step (for views computed from it)."""
 
 
 def replay_steps(record: MatchRecord) -> list[ReplayStep]:
+    """Every step of the match: the omniscient text, each seat's text (the engine's
+    per-seat description) and each seat's observation after it."""
     game = get_game(record.game)
     codec = get_codec(record.game)
     states = replay_states(record)
     engine_events = record.engine_events()
+    seats = range(record.num_seats)
     steps = []
+    seen: tuple[str | None, ...]
     for index, state in enumerate(states):
         if index == 0:
-            text, actor = "", None
+            text, actor, seen = "", None, tuple("" for _ in seats)
         else:
-            event = engine_events[index - 1]
-            text = describe_event(game, states[index - 1], event)
+            event, before = engine_events[index - 1], states[index - 1]
+            text = describe_event(game, before, event)
             actor = event.seat if isinstance(event, ActionEvent) else None
+            seen = tuple(event_text(game, before, event, seat) for seat in seats)
         next_actor = game.to_act(state)
         steps.append(
             ReplayStep(
@@ -484,9 +528,10 @@ def replay_steps(record: MatchRecord) -> list[ReplayStep]:
                 actor=actor,
                 to_act="over" if next_actor is None else _who(next_actor),
                 observations=tuple(
-                    _observation_json(codec, game.observe(state, seat))
-                    for seat in range(record.num_seats)
+                    _observation_json(codec, game.observe(state, seat)) for seat in seats
                 ),
+                seen=seen,
+                state=state,
             )
         )
     return steps

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from referee.core.catalogue import get_game
 from referee.core.chance import chance_stream
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.games import get_game
 from referee.games.base import CHANCE, Outcome
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 

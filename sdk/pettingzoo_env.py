@@ -29,7 +29,6 @@ Rewards
 from __future__ import annotations
 
 import enum
-import itertools
 import zlib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import fields, is_dataclass
@@ -39,10 +38,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from referee.core import catalogue
+from referee.core.action_universes import EXCHANGE
+from referee.core.catalogue import get_game
 from referee.core.chance import chance_stream
-from referee.games import get_game
 from referee.games.base import CHANCE, Game, draw_chance
-from referee.games.dice import FACES
 
 DEFAULT_OBS_SIZE = 256
 """Length of the flat observation vector (longer encodings are truncated)."""
@@ -51,12 +51,6 @@ DEFAULT_SEQUENCE_CAP = 16
 SKIPPED_FIELDS = frozenset({"rules", "history", "results", "rounds", "roll_offs", "roll_off"})
 """Observation fields left out of the flat vector (constant, or past rounds)."""
 
-_POSITION_SUBSETS = tuple(
-    subset for size in range(6) for subset in itertools.combinations(range(5), size)
-)
-"""Every set of positions in a five-die or five-card hand (32 of them)."""
-
-
 # ---------------------------------------------------------------------------
 # Actions
 
@@ -64,57 +58,12 @@ _POSITION_SUBSETS = tuple(
 def action_universe(game: Game[Any, Any, Any, Any], rules: Any, num_seats: int) -> list[Hashable]:
     """Every action key the game can produce under ``rules`` with ``num_seats``.
 
-    A key is the action itself, except for actions that name cards or dice by
-    value (Liar's Poker exchanges): those are ``("exchange", positions)``.
+    The game's catalogue registration names the function
+    (:attr:`referee.core.catalogue.GameEntry.action_universe`). A key is the action
+    itself, except for actions that name cards or dice by value (Liar's Poker
+    exchanges): those are ``("exchange", positions)``.
     """
-    name = game.name
-    if name == "liars_dice":
-        from referee.games import liars_dice as ld
-
-        bids: list[Hashable] = [
-            ld.Bid(quantity, face)
-            for quantity in range(1, rules.dice_per_player * num_seats + 1)
-            for face in FACES
-        ]
-        sums: list[Hashable] = [ld.SumBid(t) for t in range(ld.MIN_TOTAL, ld.MAX_TOTAL + 1)]
-        return [ld.Challenge(), *bids, *sums]
-    if name == "liars_poker_dice":
-        from referee.games import liars_poker_dice as lpd
-        from referee.games.poker_dice import ALL_HANDS
-
-        return [
-            lpd.Challenge(),
-            lpd.Accept(),
-            *(lpd.Declare(hand) for hand in ALL_HANDS),
-            *(lpd.Reroll(positions) for positions in _POSITION_SUBSETS),
-        ]
-    if name == "dice_poker":
-        from referee.games import dice_poker as dp
-
-        return [
-            *(dp.Reroll(positions) for positions in _POSITION_SUBSETS),
-            *(dp.Score(line) for line in dp.Line),
-        ]
-    if name == "cockroach_poker":
-        from referee.games import cockroach_poker as cp
-        from referee.games.cards import KINDS
-
-        return [
-            cp.Believe(),
-            cp.Disbelieve(),
-            *(cp.Announce(card, claim) for card in KINDS for claim in KINDS),
-        ]
-    if name == "liars_poker":
-        from referee.games import liars_poker as lp
-        from referee.games.poker_hands import all_announcements
-
-        return [
-            lp.Challenge(),
-            lp.Accept(),
-            *(("exchange", positions) for positions in _POSITION_SUBSETS),
-            *(lp.Announce(a) for a in all_announcements()),
-        ]
-    raise ValueError(f"no action encoding for game {name!r}")
+    return catalogue.action_universe(game.name)(rules, num_seats)
 
 
 def action_key(action: Any, observation: Any) -> Hashable:
@@ -127,7 +76,7 @@ def action_key(action: Any, observation: Any) -> Hashable:
     for card in discards:
         index = next(i for i, held in enumerate(hand) if held == card and i not in used)
         used.add(index)
-    return ("exchange", tuple(sorted(used)))
+    return (EXCHANGE, tuple(sorted(used)))
 
 
 # ---------------------------------------------------------------------------

@@ -29,9 +29,8 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
+from referee.core.catalogue import get_codec, get_game
 from referee.core.protocol import NONCE_PROTOCOL, PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
-from referee.games import get_game
-from referee.wire import get_codec
 from referee.wire.deltas import DeltaDecoder
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 

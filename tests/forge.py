@@ -10,13 +10,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
+from referee.core.catalogue import get_codec, get_game
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, Event
-from referee.games import get_game
 from referee.games.base import GameError, forfeit
 from referee.record import MatchRecord, RecordedEvent, RecordedFault, SeatInfo
 from referee.replay import record_driver
-from referee.wire import get_codec
 
 
 def reforged(record: MatchRecord, events: Sequence[RecordedEvent]) -> MatchRecord:

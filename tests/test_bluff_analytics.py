@@ -23,10 +23,10 @@ from referee.analytics import (
     claim_rules,
     format_ratio,
 )
+from referee.core.catalogue import get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.faults import FaultKind
 from referee.games import cockroach_poker as cp
-from referee.games import get_game
 from referee.games import liars_dice as ld
 from referee.games import liars_poker as lp
 from referee.games import liars_poker_dice as lpd

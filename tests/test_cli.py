@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from referee.games import GAMES
+from referee.core.catalogue import game_names
 from referee.record import MatchRecord
 
 runner = CliRunner()
@@ -21,7 +21,7 @@ PROBABILITY = f"{sys.executable} -m example_bots.liars_dice_probability"
 def test_games_lists_every_game_with_options_and_defaults() -> None:
     result = runner.invoke(app, ["games"])
     assert result.exit_code == 0, result.output
-    for name in GAMES:
+    for name in game_names():
         assert name in result.output
     assert "dice_per_player = 5" in result.output
 

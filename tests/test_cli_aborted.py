@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from league.store.db import open_database, session_scope
 from league.store.models import EntryRow, MatchRow, SeatRow
-from referee.games import get_game
+from referee.core.catalogue import get_game
 from referee.games.liars_dice import Challenge
 from tests.test_cli_league import arena, db  # noqa: F401 (the db fixture)
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from referee.games import GAMES
+from referee.core.catalogue import BUILTIN_GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +26,7 @@ def arena(db: Path, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", sorted(BUILTIN_GAMES))
 def test_new_project_passes_its_own_test(tmp_path: Path, game: str) -> None:
     code, out = arena(
         tmp_path / "a.db", "bot", "new", "my_bot", "--game", game, "--dir", str(tmp_path / "p")
@@ -118,7 +118,7 @@ def example_bots() -> list[tuple[str, str]]:
     checked without editing this list."""
     found = [("example_bots.rl_selfplay.bot", "liars_dice")]
     for path in sorted((ROOT / "example_bots").glob("*_*.py")):
-        games = [g for g in GAMES if path.stem.startswith(g + "_")]
+        games = [g for g in BUILTIN_GAMES if path.stem.startswith(g + "_")]
         if games and not path.stem.endswith("_solver"):
             found.append((f"example_bots.{path.stem}", max(games, key=len)))
     return found

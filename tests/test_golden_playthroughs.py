@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from referee.core.catalogue import BUILTIN_GAMES, get_codec, get_game
 from referee.core.digests import observation_digest
 from referee.core.events import describe_event
 from referee.core.playout import random_playout
-from referee.games import GAMES
 from referee.games.base import CHANCE
-from referee.wire import get_codec
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SETUPS: dict[str, tuple[dict[str, str], int]] = {
@@ -32,7 +31,7 @@ SETUPS: dict[str, tuple[dict[str, str], int]] = {
 
 
 def playthrough(name: str) -> str:
-    game = GAMES[name]
+    game = get_game(name)
     codec = get_codec(name)
     raw, seats = SETUPS[name]
     rules = game.parse_rules(raw)
@@ -71,4 +70,4 @@ def test_playthrough_matches_golden_file(name: str) -> None:
 
 
 def test_every_game_has_a_playthrough() -> None:
-    assert set(SETUPS) == set(GAMES)
+    assert set(SETUPS) == set(BUILTIN_GAMES)

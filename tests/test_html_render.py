@@ -33,11 +33,18 @@ from league.store.models import MatchRow
 from league.store.registry import add_bot
 from league.store.report import match_file_name, write_league_report
 from league.store.standings import crosstable, standings
-from referee.html_replay import json_for_script, render_replay_html
+from referee.core.events import ActionEvent, ChanceEvent, Event
+from referee.games import liars_dice as ld
+from referee.games import liars_poker as lp
+from referee.games.cards import parse_cards
+from referee.games.poker_hands import Announcement
+from referee.games.poker_hands import Category as CardCategory
+from referee.html_replay import json_for_script, render_replay_html, replay_data
 from referee.match import MatchSpec, run_match
 from referee.process import BotSpec
 from referee.record import MatchRecord
 from referee.replay import replay_steps
+from tests.forge import record_of
 
 EVIL = "</script><script>alert(1)</script>"
 """A bot name that would end the data script element if it were not escaped."""
@@ -299,22 +306,72 @@ def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def test_public_event_texts_hide_other_seats_secrets() -> None:
-    from referee.html_replay import public_event
-    from referee.replay import ReplayStep
+def test_each_seat_reads_the_engines_text_for_it() -> None:
+    """``step.seen[seat]`` is the engine's text for that seat: the cards a seat takes
+    are its own to read, another seat's discards are not."""
+    announce = lp.Announce(Announcement(CardCategory.HIGH_CARD, (9,)))
+    higher = lp.Announce(Announcement(CardCategory.PAIR, (2,)))
+    events: list[Event] = [
+        ChanceEvent(tuple(range(54))),
+        ActionEvent(0, announce),
+        ActionEvent(1, lp.Accept()),
+        ActionEvent(1, lp.Exchange(parse_cards("2c 3c"))),
+        ChanceEvent(tuple(range(49))),
+        ActionEvent(1, higher),
+        ActionEvent(2, lp.Challenge()),
+    ]
+    record = record_of("liars_poker", {"penalty_limit": "1"}, events, bots=("a", "b", "c"))
+    steps = replay_data(record)["steps"]
+    assert steps[0]["seen"] == ["", "", ""]
+    assert steps[1]["event"] == "chance: deal 2c 2d 2h 2s 3c to seat 0"
+    assert steps[1]["seen"] == [
+        "chance: deal 2c 2d 2h 2s 3c to seat 0",
+        "chance: deal 5 cards to seat 0",
+        "chance: deal 5 cards to seat 0",
+    ]
+    assert steps[2]["seen"] == ["seat 0: announce high card 9"] * 3
+    assert steps[4]["event"] == "seat 1: exchange 2 (2c 3c)"
+    assert steps[4]["seen"] == [
+        "seat 1: exchange 2",
+        "seat 1: exchange 2 (2c 3c)",
+        "seat 1: exchange 2",
+    ]
+    assert steps[5]["seen"] == [
+        "chance: shuffle the stock; seat 1 draws 2 cards",
+        "chance: shuffle the stock; seat 1 draws 3d 3h",
+        "chance: shuffle the stock; seat 1 draws 2 cards",
+    ]
+    assert steps[7]["seen"] == ["seat 2: challenge"] * 3
+    assert "facts" not in steps[1]  # only Liar's Dice's renderer needs engine facts
 
-    def step(event: str, actor: int | None) -> ReplayStep:
-        return ReplayStep(index=3, event=event, actor=actor, to_act="seat 0", observations=())
 
-    exchange = step("seat 1: exchange 2 (2c 10h)", 1)
-    assert public_event("liars_poker", exchange) == "seat 1: exchange 2"
-    reroll = step("seat 0: re-roll positions 0,2,3", 0)
-    assert public_event("liars_poker_dice", reroll) == "seat 0: re-roll 3 dice"
-    assert public_event("dice_poker", reroll) == reroll.event  # Dice Poker dice are public
-    roll = step("chance: seat 0 rolls 6 5 1 2 3 (round 1)", None)
-    assert public_event("dice_poker", roll) == roll.event
-    assert public_event("liars_dice", step("chance: round 1 roll: seat 0 3 1", None)) is None
-    assert public_event("liars_dice", step("seat 0: bid 2 x 5s", 0)) == "seat 0: bid 2 x 5s"
+def test_liars_dice_steps_carry_the_faces_that_count() -> None:
+    """The viewer marks counting dice from ``step.facts``, computed by the engine's
+    count: with wild 1s, a bid on 5s counts 5s and 1s; an opening bid on 1s cancels
+    the wilds for the round."""
+    rules = {
+        "wild_face": "1",
+        "roll_off": "false",
+        "dice_per_player": "2",
+        "raise_rule": "reset-face",
+    }
+    events: list[Event] = [
+        ChanceEvent((3, 1, 2, 5)),
+        ActionEvent(0, ld.Bid(1, 5)),
+        ActionEvent(1, ld.Challenge()),  # a 5 and a wild 1: true, seat 1 loses a die
+        ChanceEvent((1, 1, 4)),
+        ActionEvent(1, ld.Bid(1, 1)),
+        ActionEvent(0, ld.Bid(2, 4)),
+    ]
+    record = record_of("liars_dice", rules, events, reason="aborted", meta={"error": "stopped"})
+    steps = replay_data(record)["steps"]
+    none: dict[str, Any] = {"bid_counts": [], "reveal_counts": None}
+    assert steps[1]["facts"] == [none, none]
+    assert steps[2]["facts"] == [{"bid_counts": [1, 5], "reveal_counts": None}] * 2
+    revealed = {"bid_counts": [], "reveal_counts": [1, 5]}
+    assert steps[3]["facts"] == [revealed, revealed]
+    assert steps[5]["facts"][0] == {"bid_counts": [1], "reveal_counts": [1, 5]}
+    assert steps[6]["facts"][1] == {"bid_counts": [4], "reveal_counts": [1, 5]}  # no wilds
 
 
 def test_the_viewer_files_are_inlined(record: MatchRecord) -> None:

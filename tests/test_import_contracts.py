@@ -32,10 +32,7 @@ PACKAGES = {
 """Where each root package of ``[tool.importlinter]`` lives (the generated protobuf
 package ``arena`` is under proto/)."""
 
-GAMES_EXCEPTIONS = {
-    # Temporary, removed when the catalogue lands: the registries move into referee.core.
-    "referee/games/__init__.py referee.lazy",
-}
+GAMES_EXCEPTIONS: set[str] = set()
 """``path module`` imports of referee/games allowed although they break the rule."""
 
 

@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from league.cli import app as arena_app
 from league.execution.ladder import (
-    LADDER_BOTS,
     GameLadder,
     LadderRow,
     app,
     available,
+    ladder_bots,
     percentile,
     render_markdown,
 )
@@ -68,7 +68,7 @@ def test_percentile_is_nearest_rank() -> None:
 
 
 def test_every_game_has_its_random_and_heuristic_bots() -> None:
-    for game in LADDER_BOTS:
+    for game in ladder_bots():
         present, _ = available(game)
         assert len(present) >= 2, game
 

@@ -12,9 +12,8 @@ import sys
 
 import pytest
 
-from referee.games import GAMES, get_game
+from referee.core.catalogue import entries, game_names, get_codec, get_game
 from referee.games.base import RulesError
-from referee.wire import CODECS, get_codec
 
 LAZY_IMPORTS: dict[str, str] = {
     # "path module": why the import waits until the function runs. Start-up speed is
@@ -26,9 +25,6 @@ LAZY_IMPORTS: dict[str, str] = {
     ),
     "league/cli/__init__.py league.store.db": (
         "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
-    ),
-    "league/cli/__init__.py referee.games": (
-        "in `arena games`, whose lines helper 'catalogue' rewrites (GAMES → catalogue); light"
     ),
     "league/cli/authors.py league.store.authors": (
         "SQLModel and the referee stack: only commands that read the database"
@@ -137,6 +133,19 @@ LAZY_IMPORTS: dict[str, str] = {
         " sandboxed match compiles the filter (the CLI, the server and --no-sandbox runs"
         " never do), and the failure becomes SeccompUnavailable there"
     ),
+    "bench/__main__.py ray": "Ray (an optional extra) takes seconds to import; only the"
+    " ray section probes for it",
+    "bench/engine.py pyspiel": "OpenSpiel (optional) takes ~1 s to import; only the"
+    " side-by-side row needs it",
+    "bench/league.py league.execution.ray_executor": (
+        "imports Ray (seconds); only the Ray rows use it"
+    ),
+    "bench/server_load.py league.store.db": "the database stack (SQLAlchemy) loads only for the"
+    " server section, not for `python -m bench --only wire`",
+    "bench/server_load.py league.store.models": "SQLModel tables: only the server section",
+    "bench/server_load.py league.store.registry": "the database stack: only the server section",
+    "bench/server_load.py league.store.rolling": "the database stack: only the server section",
+    "bench/server_load.py sqlmodel": "SQLModel/SQLAlchemy: only the server section",
 }
 
 
@@ -152,15 +161,15 @@ def _loaded(modules: set[str], package: str) -> list[str]:
     return sorted(m for m in modules if m == package or m.startswith(package + "."))
 
 
-def test_registries_name_each_engine_and_codec_by_its_own_name() -> None:
-    assert list(GAMES) == list(CODECS)
-    for name in GAMES:
-        assert get_game(name).name == name
-        assert get_codec(name).game == name
+def test_the_catalogue_names_each_engine_and_codec_by_its_own_name() -> None:
+    for entry in entries():
+        assert get_game(entry.name).name == entry.name
+        assert get_game(entry.name).title == entry.title
+        assert get_codec(entry.name).game == entry.name
 
 
 def test_unknown_names_are_rules_errors() -> None:
-    assert "chess" not in GAMES
+    assert "chess" not in game_names()
     with pytest.raises(RulesError, match="unknown game 'chess'"):
         get_game("chess")
     with pytest.raises(RulesError, match="no wire codec"):
@@ -183,14 +192,16 @@ def test_a_bot_loads_from_referee_only_the_games_the_codecs_and_the_play_core() 
         for m in _loaded(modules, "referee")
         if m != "referee" and not any(m == layer or m.startswith(layer + ".") for layer in layers)
     ]
-    assert [m for m in rest if m != "referee.lazy"] == []  # lazy: until the catalogue lands
+    assert rest == []
     assert _loaded(modules, "trio") == []
 
 
 def test_listing_games_imports_no_engine() -> None:
-    modules = _modules_after("import referee.games, referee.wire; sorted(referee.games.GAMES)")
+    modules = _modules_after("import referee.core.catalogue as c; sorted(c.game_names())")
     engines = [m for m in _loaded(modules, "referee.games") if m not in {"referee.games"}]
     assert [m for m in engines if m != "referee.games.base"] == []
+    assert _loaded(modules, "referee.wire") == []
+    assert _loaded(modules, "google.protobuf") == []
 
 
 HEAVY_FOR_THE_CLI = (

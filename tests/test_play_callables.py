@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.games import get_game
+from referee.core.catalogue import get_game
 from sdk.local import play_callables
 
 

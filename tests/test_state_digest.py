@@ -12,17 +12,18 @@ from dataclasses import replace
 
 import pytest
 
+from referee.core.catalogue import get_game
 from referee.core.digests import StateDigester, state_digest, state_digester
 from referee.core.playout import random_playout
-from referee.games import GAMES
+from tests.game_plugins import registered_games
 
-GAME_NAMES = sorted(GAMES)
+GAME_NAMES = registered_games()
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 @pytest.mark.parametrize("seed", range(3))
 def test_incremental_digests_equal_fresh_ones(name: str, seed: int) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     seats = min(game.max_seats, max(game.min_seats, 3))
     playout = random_playout(game, game.default_rules(), seats, random.Random(seed))
     following = StateDigester()
@@ -32,7 +33,7 @@ def test_incremental_digests_equal_fresh_ones(name: str, seed: int) -> None:
 
 
 def _long_state() -> object:
-    game = GAMES["liars_poker"]
+    game = get_game("liars_poker")
     rules = game.parse_rules({"chips_variant": "true", "starting_chips": "20"})
     playout = random_playout(game, rules, 2, random.Random(5))
     return next(s for s in reversed(playout.states) if len(s.results) > 5)

@@ -10,6 +10,7 @@ import typer
 
 from league.cli import authors, bots, leagues, match, replay, rolling, serve
 from league.cli.common import Context, context_of
+from referee.core.catalogue import entries, get_game
 
 app = typer.Typer(
     name="arena",
@@ -53,8 +54,6 @@ def games_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List the games with their seat counts and rule options (with defaults)."""
-    from referee.games import GAMES
-
     listing = [
         {
             "name": game.name,
@@ -71,7 +70,7 @@ def games_command(
                 for option in game.options
             ],
         }
-        for game in GAMES.values()
+        for game in (get_game(entry.name) for entry in entries())
     ]
     if as_json:
         typer.echo(json.dumps(listing, indent=2))

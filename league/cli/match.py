@@ -20,8 +20,8 @@ from league.cli.common import (
     parse_rule_options,
     sandbox_config,
 )
+from referee.core.catalogue import get_game
 from referee.files import write_atomic
-from referee.games import get_game
 from referee.games.base import GameError
 
 if TYPE_CHECKING:

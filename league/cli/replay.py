@@ -108,7 +108,7 @@ def replay_command(
 
     from referee.record import RecordError
     from referee.replay import seat_messages
-    from referee.transcript import result_lines, transcript_lines
+    from referee.transcript import result_lines, seat_transcript, transcript_lines
 
     record = load_record(ctx, match)
     if check:
@@ -133,7 +133,7 @@ def replay_command(
                     )
                 )
                 return
-            pages = seat_message_text(messages)
+            pages = seat_transcript(record, seat, seat_message_text(messages))
         elif as_json:
             typer.echo(record.to_json(indent=2))
             return

@@ -14,7 +14,7 @@ import keyword
 import re
 from pathlib import Path
 
-from referee.games import GAMES
+from referee.core.catalogue import game_names, get_game
 
 
 class ScaffoldError(ValueError):
@@ -123,8 +123,8 @@ Register it, then enter it in a league (`arena league create ... --bot {name}`):
 def write_project(name: str, game: str, directory: Path, *, force: bool = False) -> list[Path]:
     """Write the bot, its test and its README into ``directory``; return the files."""
     check_name(name)
-    if game not in GAMES:
-        raise ScaffoldError(f"unknown game {game!r} (known: {', '.join(sorted(GAMES))})")
+    if game not in game_names():
+        raise ScaffoldError(f"unknown game {game!r} (known: {', '.join(sorted(game_names()))})")
     if directory.exists() and not directory.is_dir():
         raise ScaffoldError(f"{directory} exists and is not a directory")
     if directory.is_dir() and any(directory.iterdir()) and not force:
@@ -138,7 +138,7 @@ def write_project(name: str, game: str, directory: Path, *, force: bool = False)
     values = {
         "name": name,
         "game": game,
-        "title": GAMES[game].title,
+        "title": get_game(game).title,
         "cls": class_name(name),
         "random_cls": _random_class(game),
         "test_file": test_file.name,

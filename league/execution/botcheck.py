@@ -34,9 +34,9 @@ from typing import Any
 
 import trio
 
+from referee.core.catalogue import game_names, get_entry, get_game
 from referee.core.chance import new_secret
 from referee.faults import FaultKind
-from referee.games import GAMES, get_game
 from referee.games.base import GameError
 from referee.launcher import Lease
 from referee.match import Limits, MatchSpec, run_match
@@ -49,14 +49,12 @@ SLOW_FRACTION = 0.75
 """A p99 decision time at or above this share of the limit fails the check: a bot
 that close to the limit times out in a league on a busier machine."""
 
-OPPONENTS: dict[str, tuple[str, str]] = {
-    "liars_dice": ("liars_dice_random", "liars_dice_probability"),
-    "liars_poker_dice": ("liars_poker_dice_random", "liars_poker_dice_heuristic"),
-    "dice_poker": ("dice_poker_random", "dice_poker_heuristic"),
-    "cockroach_poker": ("cockroach_poker_random", "cockroach_poker_heuristic"),
-    "liars_poker": ("liars_poker_random", "liars_poker_heuristic"),
-}
-"""Per game: its random and its heuristic example bot (modules of ``example_bots``)."""
+
+def check_opponents(game_name: str) -> tuple[str, str] | None:
+    """The game's random and heuristic example bots (modules of ``example_bots``), from
+    its catalogue roster; ``None`` for a game without example bots."""
+    roster = get_entry(game_name).roster
+    return None if roster is None else roster.check
 
 
 class BotCheckInputError(ValueError):
@@ -248,15 +246,17 @@ def check_bot_matches(
     limit (the server's check queue sets it); a check still playing then is
     stopped, its bots ended, and it fails saying so.
     """
-    if game_name not in GAMES:
-        raise BotCheckInputError(f"unknown game {game_name!r} (known: {', '.join(sorted(GAMES))})")
-    if game_name not in OPPONENTS:
+    if game_name not in game_names():
+        known = ", ".join(sorted(game_names()))
+        raise BotCheckInputError(f"unknown game {game_name!r} (known: {known})")
+    modules = check_opponents(game_name)
+    if modules is None:
         raise BotCheckInputError(f"game {game_name!r} has no example bots to check against")
     if matches < 1:
         raise BotCheckInputError(f"matches must be at least 1, got {matches}")
     opponents = [
         BotSpec(name=module, command=(sys.executable, "-m", f"example_bots.{module}"))
-        for module in OPPONENTS[game_name]
+        for module in modules
     ]
     limits = Limits(decision_s=decision_s, startup_s=startup_s)
     if vary_rules:

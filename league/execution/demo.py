@@ -16,24 +16,25 @@ from league.execution.run import LeagueRun, ProgressCallback, RunOptions, RunSum
 from league.store.db import session_scope
 from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.registry import NotFoundError, ensure_example_bot
-from referee.games import GAMES
+from referee.core.catalogue import Roster, entries
 
-EXAMPLE_BOTS: dict[str, tuple[str, ...]] = {
-    "liars_dice": ("liars_dice_random", "liars_dice_counting", "liars_dice_probability"),
-    "liars_poker_dice": ("liars_poker_dice_random", "liars_poker_dice_heuristic"),
-    "dice_poker": ("dice_poker_random", "dice_poker_heuristic"),
-    "cockroach_poker": ("cockroach_poker_random", "cockroach_poker_heuristic"),
-    "liars_poker": ("liars_poker_random", "liars_poker_heuristic"),
-}
+
+def rosters() -> dict[str, Roster]:
+    """Per game with example bots: its roster in the catalogue."""
+    return {entry.name: entry.roster for entry in entries() if entry.roster is not None}
+
+
+def example_bots() -> dict[str, tuple[str, ...]]:
+    """Per game with a roster in the catalogue: its demo league's example bots."""
+    return {game: roster.demo for game, roster in rosters().items()}
 
 
 def demo_games() -> list[str]:
     """Games that are registered and have their example bots in this checkout."""
     return [
         game
-        for game, modules in EXAMPLE_BOTS.items()
-        if game in GAMES
-        and all(importlib.util.find_spec(f"example_bots.{m}") is not None for m in modules)
+        for game, modules in example_bots().items()
+        if all(importlib.util.find_spec(f"example_bots.{m}") is not None for m in modules)
     ]
 
 
@@ -42,8 +43,9 @@ def prepare_demo(engine: Engine, *, rounds: int, games: list[str]) -> list[str]:
     leagues = []
     with session_scope(engine) as session:
         for game in games:
+            roster = rosters()[game]
             names = []
-            for module in EXAMPLE_BOTS[game]:
+            for module in roster.demo:
                 ensure_example_bot(session=session, module=module, game=game)
                 names.append(module)
             league = f"demo-{game}"
@@ -53,7 +55,13 @@ def prepare_demo(engine: Engine, *, rounds: int, games: list[str]) -> list[str]:
                 create_league(
                     session=session,
                     name=league,
-                    settings=LeagueSettings(game=game, bots=tuple(names), rounds=rounds),
+                    settings=LeagueSettings(
+                        game=game,
+                        bots=tuple(names),
+                        rounds=rounds,
+                        table_size=roster.table_size,
+                        rules=dict(roster.rules),
+                    ),
                 )
             leagues.append(league)
     return leagues

@@ -47,30 +47,20 @@ from league.store.leagues import (
 from league.store.models import MatchRow
 from league.store.registry import NotFoundError, ensure_example_bot
 from league.store.standings import standings
+from referee.core.catalogue import Roster, entries
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
-LADDER_BOTS: dict[str, tuple[str, ...]] = {
-    "liars_dice": (
-        "liars_dice_random",
-        "liars_dice_counting",
-        "liars_dice_probability",
-        "liars_dice_posterior",
-    ),
-    "liars_poker_dice": (
-        "liars_poker_dice_random",
-        "liars_poker_dice_heuristic",
-        "liars_poker_dice_strong",
-    ),
-    "dice_poker": ("dice_poker_random", "dice_poker_heuristic", "dice_poker_optimal"),
-    "cockroach_poker": (
-        "cockroach_poker_random",
-        "cockroach_poker_heuristic",
-        "cockroach_poker_strong",
-    ),
-    "liars_poker": ("liars_poker_random", "liars_poker_heuristic", "liars_poker_strong"),
-}
-"""Per game, the ladder's bots (``example_bots`` modules), weakest expected first.
-The CFR Liar's Dice bot is left out: it plays only tiny configurations."""
+
+def rosters() -> dict[str, Roster]:
+    """Per game with example bots: its roster in the catalogue."""
+    return {entry.name: entry.roster for entry in entries() if entry.roster is not None}
+
+
+def ladder_bots() -> dict[str, tuple[str, ...]]:
+    """Per game with a roster in the catalogue: the ladder's bots (``example_bots``
+    modules), weakest expected first."""
+    return {game: roster.ladder for game, roster in rosters().items()}
+
 
 QUICK_ROUNDS = 3
 DEFAULT_ROUNDS = 10
@@ -83,8 +73,9 @@ def module_exists(module: str) -> bool:
 
 def available(game: str) -> tuple[list[str], list[str]]:
     """The ladder bots of ``game`` present in this checkout, and those missing."""
-    present = [m for m in LADDER_BOTS[game] if module_exists(m)]
-    missing = [m for m in LADDER_BOTS[game] if m not in present]
+    bots = ladder_bots()[game]
+    present = [m for m in bots if module_exists(m)]
+    missing = [m for m in bots if m not in present]
     return present, missing
 
 
@@ -199,6 +190,7 @@ def prepare(
             for module in present:
                 ensure_example_bot(session=session, module=module, game=game)
             league = f"ladder-{game}"
+            roster = rosters()[game]
             try:
                 get_league(session=session, name=league)
             except NotFoundError:
@@ -208,6 +200,8 @@ def prepare(
                     settings=LeagueSettings(
                         game=game,
                         bots=tuple(present),
+                        rules=dict(roster.rules),
+                        table_size=roster.table_size,
                         rounds=rounds,
                         sandbox=sandbox,
                         reproducible_seed=reproducible_seed,
@@ -351,8 +345,9 @@ def main(
     ] = False,
 ) -> None:
     """Play the reference-bot ladder of every game and print it as Markdown."""
-    games = list(game) if game else list(LADDER_BOTS)
-    unknown = [g for g in games if g not in LADDER_BOTS]
+    known = ladder_bots()
+    games = list(game) if game else list(known)
+    unknown = [g for g in games if g not in known]
     if unknown:
         raise typer.BadParameter(f"no ladder for {', '.join(unknown)}", param_hint="--game")
     played_rounds = rounds if rounds is not None else QUICK_ROUNDS if quick else DEFAULT_ROUNDS

@@ -43,7 +43,7 @@ from league.services.submissions import (
 from league.store.authors import AuthError, authenticate
 from league.store.models import AuthorRow
 from league.store.suspension import notices
-from referee.games import GAMES
+from referee.core.catalogue import game_names
 
 FORM_OVERHEAD = 64 << 10
 """Bytes allowed beyond the file for the multipart boundaries and the other fields."""
@@ -284,7 +284,7 @@ async def submit_page(request: Request) -> Response:
         "submit.html",
         status=status,
         author_row=author,
-        games=sorted(GAMES),
+        games=sorted(game_names()),
         outcome=outcome,
         submissions=submissions,
         notices=notices,

@@ -51,7 +51,7 @@ from league.store.uploads import (
     store_upload,
     unpack,
 )
-from referee.games import GAMES
+from referee.core.catalogue import game_names
 from referee.process import BotSpec
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
@@ -345,8 +345,9 @@ def _check_request(author: AuthorRow, name: str, game: str) -> None:
         check_name(name, "bot name")
     except LeagueError as error:
         raise BadSubmission(str(error)) from None
-    if game not in GAMES:
-        raise BadSubmission(f"unknown game {game[:50]!r} (known: {', '.join(sorted(GAMES))})")
+    if game not in game_names():
+        known = ", ".join(sorted(game_names()))
+        raise BadSubmission(f"unknown game {game[:50]!r} (known: {known})")
     if author.disabled:
         raise AuthError(f"author {author.name!r} is disabled")
 

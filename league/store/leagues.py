@@ -25,6 +25,7 @@ from league.store.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchR
 from league.store.ratings import MatchResult, elo_update
 from league.store.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
 from league.store.schedule import ScheduleError, make_schedule
+from referee.core.catalogue import get_game
 from referee.core.chance import (
     ChanceKeyError,
     commitment,
@@ -32,7 +33,6 @@ from referee.core.chance import (
     league_secret_from_seed,
     new_secret,
 )
-from referee.games import get_game
 from referee.games.base import GameError
 from referee.record import MatchRecord, RecordError
 from referee.replay import verify

@@ -17,8 +17,8 @@ from sqlmodel import Session, col, select
 
 from arena.v1 import bot_pb2
 from league.store.models import BotRow, EntryRow, SeatRow
+from referee.core.catalogue import game_names
 from referee.faults import BotFault, HostUnavailable
-from referee.games import GAMES
 from referee.launcher import FreshLauncher
 from referee.process import BotSpec
 
@@ -190,10 +190,10 @@ def add_bot(
     token_env, token_file, tls_ca = _service_options(
         name, command, token_env.strip(), token_file.strip(), tls_ca.strip()
     )
-    unknown = sorted(set(games) - set(GAMES))
+    unknown = sorted(set(games) - set(game_names()))
     if unknown:
         raise LeagueError(
-            f"unknown game(s) {', '.join(unknown)} (known: {', '.join(sorted(GAMES))})"
+            f"unknown game(s) {', '.join(unknown)} (known: {', '.join(sorted(game_names()))})"
         )
     spec = _new_spec(name, command, address, version, token_env, token_file, tls_ca)
     version = spec.version
@@ -213,7 +213,7 @@ def add_bot(
                     f" not {', '.join(missing)}"
                 )
         else:
-            played = [g for g in health.games if g in GAMES]
+            played = [g for g in health.games if g in game_names()]
     if not played:
         raise LeagueError(f"bot {name!r}: name the games it plays with --game")
     if existing is not None:

@@ -43,8 +43,8 @@ from league.store.models import BotRow, LeagueRow, MatchRow, SeatRow
 from league.store.ratings import HeadToHead, elo_history
 from league.store.standings import Standing, crosstable, standings
 from referee.analytics import BluffStats, format_ratio
+from referee.core.catalogue import get_game
 from referee.files import write_atomic
-from referee.games import get_game
 from referee.games.base import GameError
 from referee.html_replay import BASE_CSS, render_replay_html
 from referee.record import RecordError

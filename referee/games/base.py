@@ -330,13 +330,53 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
         (other seats' hidden dice, the stock order, face-down cards, ...).
         """
 
-    @abstractmethod
-    def describe_action(self, action: ActionT) -> str:
-        """A short human description, e.g. ``"bid 3 x 4s"``."""
+    # -- what a seat may read --------------------------------------------------
+    #
+    # Who may know what is decided here, in the engine, and nowhere else: the
+    # replay viewer, the text replays and the analytics ask these methods instead
+    # of reading the texts with patterns. ``viewer=None`` is the omniscient text
+    # that records and transcripts have always shown; for a seat, a text must
+    # never hold what that seat's observation would not let it know (the generic
+    # leak test, ``tests/games/test_leak_generic.py``, checks it).
 
     @abstractmethod
-    def describe_chance(self, state: StateT, outcome: Sequence[int]) -> str:
-        """A short omniscient description of a chance outcome about to be applied."""
+    def describe_action(
+        self, action: ActionT, viewer: int | None = None, actor: int | None = None
+    ) -> str:
+        """A short description of ``actor``'s ``action`` as seat ``viewer`` may read it.
+
+        ``viewer=None`` is the omniscient text (e.g. ``"bid 3 x 4s"``, or Liar's
+        Poker's ``"exchange 2 (Ah Jk)"``). For a seat, the private part of another
+        seat's action is left out (``"exchange 2"``); the acting seat reads its own
+        action in full. ``actor=None`` with a ``viewer`` means the actor is not
+        known, so the text is the one any other seat reads.
+        """
+
+    @abstractmethod
+    def describe_chance(
+        self, state: StateT, outcome: Sequence[int], viewer: int | None = None
+    ) -> str | None:
+        """A short description of a chance outcome about to be applied to ``state``.
+
+        ``viewer=None`` is the omniscient text (every die and card); for a seat it
+        shows what that seat sees of the outcome (its own dice, the public count of
+        the others), or ``None`` when the seat sees nothing of it at all.
+        """
+
+    # -- claims, for the bluff analytics ----------------------------------------
+
+    challenge_action: ClassVar[object | None] = None
+    """The action that calls the last claim a lie (``Challenge()``, Cockroach
+    Poker's ``Disbelieve()``); ``None`` for a game without claims."""
+
+    def claim_truth(self, before: StateT, action: ActionT) -> bool | None:
+        """Whether ``action``, taken in the full state ``before``, is a true claim.
+
+        ``None`` when the action is not a claim. "True" is what the game's own
+        challenge rule would find if the claim were challenged right after it was
+        made. Default: a game without claims.
+        """
+        return None
 
     # -- conveniences built on the contract ---------------------------------
 

@@ -571,21 +571,44 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
 
     # -- text ------------------------------------------------------------------
 
-    def describe_action(self, action: Action) -> str:
+    def describe_action(
+        self, action: Action, viewer: int | None = None, actor: int | None = None
+    ) -> str:
         if isinstance(action, Announce):
-            return f"pass a card: 'it is a {Kind(action.claim).label}'"
+            claim = Kind(action.claim).label
+            if viewer is not None and viewer == actor:
+                # The passer alone knows the card it passed; everyone reads the claim.
+                return f"pass a {Kind(action.card).label}: 'it is a {claim}'"
+            return f"pass a card: 'it is a {claim}'"
         return "believe" if isinstance(action, Believe) else "disbelieve"
 
-    def describe_chance(self, state: State, outcome: Sequence[int]) -> str:
+    def describe_chance(
+        self, state: State, outcome: Sequence[int], viewer: int | None = None
+    ) -> str | None:
+        # A seat sees its own hand; other hands and the set-aside cards only by number.
         order = check_chance(self.chance_request(state), outcome)
         n = state.num_seats
         dealt = (DECK_SIZE // n) * n
         deck = [COCKROACH_DECK[i] for i in order]
+        shown = range(n) if viewer is None else [s for s in range(n) if s == viewer]
         hands = "; ".join(
-            f"seat {s}: " + " ".join(k.label for k in sorted(deck[s:dealt:n])) for s in range(n)
+            f"seat {s}: " + " ".join(k.label for k in sorted(deck[s:dealt:n])) for s in shown
         )
-        aside = " ".join(k.label for k in deck[dealt:]) or "none"
+        if viewer is None:
+            aside = " ".join(k.label for k in deck[dealt:]) or "none"
+        else:
+            aside = f"{DECK_SIZE - dealt} unseen" if dealt < DECK_SIZE else "none"
         return f"deal {DECK_SIZE // n} cards each ({hands}); set aside: {aside}"
+
+    # -- claims ------------------------------------------------------------------
+
+    challenge_action: ClassVar[object | None] = Disbelieve()
+
+    def claim_truth(self, before: State, action: Action) -> bool | None:
+        # The engine's own test on disbelief: the card is the kind claimed.
+        if not isinstance(action, Announce):
+            return None
+        return bool(action.card == action.claim)
 
 
 def _kinds(counts: Counts) -> list[Kind]:

@@ -473,7 +473,11 @@ class DicePoker(Game[Rules, State, Action, Observation]):
         totals = [card.total(state.rules.upper_bonus_inclusive) for card in state.cards]
         return Outcome(places=places_from_keys(totals), scores=tuple(float(t) for t in totals))
 
-    def describe_action(self, action: Action) -> str:
+    # Everything in Dice Poker is public: every seat reads the omniscient text.
+
+    def describe_action(
+        self, action: Action, viewer: int | None = None, actor: int | None = None
+    ) -> str:
         if isinstance(action, Reroll):
             return "re-roll positions " + ",".join(str(p) for p in action.positions)
         if isinstance(action, Score):
@@ -481,7 +485,9 @@ class DicePoker(Game[Rules, State, Action, Observation]):
             return f"score {name}"
         return repr(action)
 
-    def describe_chance(self, state: State, outcome: Sequence[int]) -> str:
+    def describe_chance(
+        self, state: State, outcome: Sequence[int], viewer: int | None = None
+    ) -> str:
         values = " ".join(str(v) for v in outcome)
         if state.pending:
             return f"seat {state.current} re-rolls {len(state.pending)} dice: {values}"

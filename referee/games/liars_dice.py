@@ -58,7 +58,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from referee.games.base import (
     CHANCE,
@@ -327,6 +327,34 @@ def next_active(dice_counts: Sequence[int], seat: int) -> int:
     raise GameError("no seat has dice left")
 
 
+def wilds_after(state: State, bid: AnyBid) -> bool:
+    """Whether wilds count in the round once ``bid`` is placed in ``state``.
+
+    An opening bid on the wild face cancels them under ``wild_opening=cancel``;
+    a challenge counts with the wilds as they then stand.
+    """
+    rules = state.rules
+    if (
+        not state.bids
+        and isinstance(bid, Bid)
+        and bid.face == rules.wild
+        and rules.wild_opening == "cancel"
+    ):
+        return False
+    return state.wilds_active
+
+
+def counting_faces(bid: AnyBid | None, wilds_active: bool, wild: int | None) -> tuple[int, ...]:
+    """The die faces that count for ``bid`` (by :func:`counts_for`, the challenge's own
+    count): its face, and the wild face while wilds count; none for a sum bid.
+
+    The replay viewer marks dice with it, so the page never restates the wild rule.
+    """
+    if not isinstance(bid, Bid):
+        return ()
+    return tuple(face for face in FACES if counts_for(bid, ((face,),), wilds_active, wild))
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -581,19 +609,10 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
     def transition(self, state: State, seat: int, action: Action) -> State:
         if isinstance(action, Challenge):
             return self._challenge(state, seat)
-        bids = (*state.bids, PlacedBid(seat, action))
-        wilds_active = state.wilds_active
-        if (
-            not state.bids
-            and isinstance(action, Bid)
-            and action.face == state.rules.wild
-            and state.rules.wild_opening == "cancel"
-        ):
-            wilds_active = False
         return replace(
             state,
-            bids=bids,
-            wilds_active=wilds_active,
+            bids=(*state.bids, PlacedBid(seat, action)),
+            wilds_active=wilds_after(state, action),
             to_move=next_active(state.dice_counts, seat),
         )
 
@@ -651,12 +670,31 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
         )
         return replace(state, hands=hands)
 
-    def describe_action(self, action: Action) -> str:
+    # -- claims -------------------------------------------------------------
+
+    challenge_action: ClassVar[object | None] = Challenge()
+
+    def claim_truth(self, before: State, action: Action) -> bool | None:
+        if not isinstance(action, Bid | SumBid):
+            return None
+        wilds = wilds_after(before, action)
+        return bid_is_true(action, counts_for(action, before.hands, wilds, before.rules.wild))
+
+    # -- text ---------------------------------------------------------------
+
+    def describe_action(
+        self, action: Action, viewer: int | None = None, actor: int | None = None
+    ) -> str:
+        # Bids and challenges are public: every seat reads the same text.
         if isinstance(action, Challenge):
             return "challenge"
         return _describe_bid(action)
 
-    def describe_chance(self, state: State, outcome: Sequence[int]) -> str:
+    def describe_chance(
+        self, state: State, outcome: Sequence[int], viewer: int | None = None
+    ) -> str | None:
+        # The roll-off is thrown in the open; a round's roll shows each seat its
+        # own cup and only how many dice the others rolled.
         values = tuple(outcome)
         if state.phase == "roll-off":
             parts = [
@@ -670,10 +708,32 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
         for seat, count in enumerate(state.dice_counts):
             if count:
                 hand = values[position : position + count]
-                parts.append(f"seat {seat} {' '.join(map(str, hand))}")
+                if viewer is None or viewer == seat:
+                    parts.append(f"seat {seat} {' '.join(map(str, hand))}")
+                else:
+                    parts.append(f"seat {seat} ({count} {'die' if count == 1 else 'dice'})")
                 position += count
         return f"round {state.round_number} roll: " + "; ".join(parts)
 
 
 LIARS_DICE: Final = LiarsDice()
 """The registered engine instance."""
+
+
+def viewer_facts(observation: Observation) -> dict[str, Any]:
+    """What the replay viewer marks, computed here so the page never restates the
+    wild rule: the faces whose dice count, by the engine's own count
+    (:func:`counting_faces`): for the bid to beat (marks
+    the seat's own dice) and for the last challenged bid (marks the revealed dice;
+    ``None`` after a sum bid)."""
+    wild = observation.rules.wild
+    facts: dict[str, Any] = {
+        "bid_counts": list(counting_faces(observation.last_bid, observation.wilds_active, wild)),
+        "reveal_counts": None,
+    }
+    if observation.history:
+        last = observation.history[-1]
+        challenged = last.bids[-1].bid if last.bids else None
+        if isinstance(challenged, Bid):
+            facts["reveal_counts"] = list(counting_faces(challenged, last.wilds_active, wild))
+    return facts

@@ -559,22 +559,44 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
 
     # -- text ------------------------------------------------------------------
 
-    def describe_action(self, action: Action) -> str:
+    def describe_action(
+        self, action: Action, viewer: int | None = None, actor: int | None = None
+    ) -> str:
         if isinstance(action, Announce):
             return f"announce {describe_announcement(action.announcement)}"
         if isinstance(action, Exchange):
             if not action.discards:
                 return "exchange nothing"
+            if viewer is not None and viewer != actor:
+                # How many cards were exchanged is public; which is not.
+                return f"exchange {len(action.discards)}"
             return f"exchange {len(action.discards)} ({format_cards(action.discards)})"
         return "accept" if isinstance(action, Accept) else "challenge"
 
-    def describe_chance(self, state: State, outcome: Sequence[int]) -> str:
+    def describe_chance(
+        self, state: State, outcome: Sequence[int], viewer: int | None = None
+    ) -> str | None:
+        # The cards dealt or drawn are seen by the seat that takes them alone.
         order = check_chance(self.chance_request(state), outcome)
         if state.phase == "deal":
+            if viewer is not None and viewer != state.starter:
+                return f"deal {HAND_SIZE} cards to seat {state.starter}"
             deck = [POKER_DECK[i] for i in order]
             return f"deal {format_cards(deck[:HAND_SIZE])} to seat {state.starter}"
+        if viewer is not None and viewer != state.holder:
+            count = len(state.discards)
+            return f"shuffle the stock; seat {state.holder} draws {count} card{'s' * (count != 1)}"
         drawn = [state.stock[i] for i in order[: len(state.discards)]]
         return f"shuffle the stock; seat {state.holder} draws {format_cards(drawn)}"
+
+    # -- claims ------------------------------------------------------------------
+
+    challenge_action: ClassVar[object | None] = Challenge()
+
+    def claim_truth(self, before: State, action: Action) -> bool | None:
+        if not isinstance(action, Announce):
+            return None
+        return contains(before.hand, action.announcement)
 
 
 def _pay(chips: tuple[int, ...], payer: int, creditors: list[int]) -> tuple[tuple[int, ...], bool]:

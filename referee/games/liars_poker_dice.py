@@ -514,7 +514,9 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
 
     # -- descriptions -----------------------------------------------------------
 
-    def describe_action(self, action: Action) -> str:
+    def describe_action(
+        self, action: Action, viewer: int | None = None, actor: int | None = None
+    ) -> str:
         if isinstance(action, Declare):
             return f"declare {describe_hand(action.hand)}"
         if isinstance(action, Challenge):
@@ -524,16 +526,37 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
         if isinstance(action, Reroll):
             if not action.positions:
                 return "re-roll nothing"
+            if viewer is not None and viewer != actor:
+                # Only how many dice are re-rolled is public, not which.
+                count = len(action.positions)
+                return f"re-roll {count} {'die' if count == 1 else 'dice'}"
             return "re-roll positions " + ",".join(str(p) for p in action.positions)
         return repr(action)
 
-    def describe_chance(self, state: State, outcome: Sequence[int]) -> str:
+    def describe_chance(
+        self, state: State, outcome: Sequence[int], viewer: int | None = None
+    ) -> str | None:
         values = " ".join(str(v) for v in outcome)
         if state.phase is Phase.ROLL_OFF:
             return f"seat {len(state.roll_off) % 2} rolls {values} for the start"
+        # A round's throw and a re-roll are seen by the holder of the dice alone.
+        hidden = viewer is not None and viewer != state.holder
         if state.phase is Phase.ROLL:
+            if hidden:
+                return f"seat {state.holder} rolls {len(outcome)} hidden dice"
             return f"seat {state.holder} rolls {values}"
+        if hidden:
+            return f"seat {state.holder} re-rolls {len(state.pending)} dice"
         return f"seat {state.holder} re-rolls {len(state.pending)} dice: {values}"
+
+    # -- claims ---------------------------------------------------------------
+
+    challenge_action: ClassVar[object | None] = Challenge()
+
+    def claim_truth(self, before: State, action: Action) -> bool | None:
+        if not isinstance(action, Declare):
+            return None
+        return is_true(action.hand, before.dice)
 
 
 ALL_POSITION_SETS: Final[tuple[tuple[int, ...], ...]] = tuple(

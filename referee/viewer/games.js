@@ -184,6 +184,10 @@
     add(out, facts);
     var counts = obs.dice_counts || [];
     var bid = last(obs.bids);
+    /* Which faces count for the bid to beat and for the last challenged bid: computed
+       by the engine (step.facts), so this page never restates the wild rule. */
+    var facts = ctx.facts || {};
+    var bidCounts = facts.bid_counts || [], revealCounts = facts.reveal_counts || null;
     var felt = el("div", "felt-main");
     if (bid) {
       add(felt, el("span", "muted", "bid to beat: "), add(el("span", "big"), ...diceBid(bid)),
@@ -200,10 +204,7 @@
       });
       if (s === ctx.me && (obs.own_dice || []).length) {
         add(box, privateHand(s, obs.own_dice, diceRow(obs.own_dice, {
-          mark: function (v) {
-            return bid && bid.face_bid && (v === bid.face_bid.face ||
-              (obs.wilds_active && wild && v === wild)) ? "counts" : "";
-          }
+          mark: function (v) { return bidCounts.indexOf(v) >= 0 ? "counts" : ""; }
         })));
       } else if (c) {
         add(box, hiddenDice(c, s === ctx.me ? "not rolled yet" : null));
@@ -229,16 +230,14 @@
         return {seat: b.seat, what: diceBid(b), cls: ch ? "challenged" : null,
           note: ch ? "challenged by seat " + r.challenger : null};
       })));
-      var cb = last(r.bids || []);
       var shown = el("div", "revealed");
       (r.dice || []).forEach(function (hand, s) {
         if (!(hand.dice || []).length) { return; }
         add(shown, add(el("div", "revealed-seat"), el("span", "who", "seat " + s),
           diceRow(hand.dice, {
             mark: function (v) {
-              if (!cb || !cb.face_bid) { return ""; }
-              return v === cb.face_bid.face || (r.wilds_active && wild && v === wild)
-                ? "counts" : "dim";
+              if (!revealCounts) { return ""; }
+              return revealCounts.indexOf(v) >= 0 ? "counts" : "dim";
             }
           })));
       });

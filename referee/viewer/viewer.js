@@ -127,23 +127,29 @@
     });
     return dl;
   }
-  function hidden(step) { return step.public === null && view !== "all"; }
-  /* What seat `seat` (or everyone, for "all") may read about a step: chance is hidden
-     and another seat's action is its public text (no discarded cards or positions). */
+  /* The step's text as the engine describes it to seat `seat` (null: it sees nothing). */
+  function seenBy(step, seat) {
+    var text = (step.seen || [])[Number(seat)];
+    return text === undefined ? null : text;
+  }
+  function hidden(step) { return view !== "all" && step.index > 0 && seenBy(step, view) === null; }
+  /* What seat `seat` (or everyone, for "all") may read about a step: the engine's
+     text for that seat (no other cup, discarded card or re-rolled position). */
   function textFor(step, seat) {
     if (step.index === 0) { return "start of the match"; }
     if (seat === "all") { return step.event; }
-    if (String(step.actor) === String(seat)) { return step.event; }
-    if (step.public === null) { return "chance (hidden in seat " + seat + "'s view)"; }
-    return step.public;
+    var text = seenBy(step, seat);
+    if (text === null) { return "chance (hidden in seat " + seat + "'s view)"; }
+    return text;
   }
   function eventText(step) { return textFor(step, view); }
   function board(seat, step) {
-    var draw = window.ArenaGames && window.ArenaGames[data.game];
+    var draw = window.ArenaGames && window.ArenaGames[data.renderer || data.game];
     if (!draw) { return null; }
     var prev = step.index > 0 ? steps[step.index - 1].observations[seat] : null;
     var ctx = {
       me: seat, seats: data.seats, prevObs: prev,
+      facts: step.facts ? step.facts[seat] : null,
       step: {index: step.index, event_public: textFor(step, String(seat))}
     };
     return draw(step.observations[seat], ctx);

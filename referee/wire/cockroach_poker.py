@@ -203,4 +203,4 @@ class CockroachPokerCodec(Codec[Observation, Action]):
 
 
 CODEC: Final = CockroachPokerCodec()
-"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""
+"""The codec instance the registry (:func:`referee.core.catalogue.get_codec`) hands out."""

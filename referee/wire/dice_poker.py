@@ -124,4 +124,4 @@ class DicePokerCodec(Codec[Observation, Action]):
 
 
 CODEC: Final = DicePokerCodec()
-"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""
+"""The codec instance the registry (:func:`referee.core.catalogue.get_codec`) hands out."""

@@ -233,4 +233,4 @@ def _decode_result(message: liars_dice_pb2.LiarsDiceRoundResult) -> RoundResult:
 
 
 CODEC: Final = LiarsDiceCodec()
-"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""
+"""The codec instance the registry (:func:`referee.core.catalogue.get_codec`) hands out."""

@@ -240,4 +240,4 @@ class LiarsPokerCodec(Codec[Observation, Action]):
 
 
 CODEC: Final = LiarsPokerCodec()
-"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""
+"""The codec instance the registry (:func:`referee.core.catalogue.get_codec`) hands out."""

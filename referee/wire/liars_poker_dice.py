@@ -191,4 +191,4 @@ class LiarsPokerDiceCodec(Codec[Observation, Action]):
 
 
 CODEC: Final = LiarsPokerDiceCodec()
-"""The codec instance the registry (:data:`referee.wire.CODECS`) hands out."""
+"""The codec instance the registry (:func:`referee.core.catalogue.get_codec`) hands out."""

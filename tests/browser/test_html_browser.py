@@ -142,7 +142,12 @@ def test_a_seat_view_shows_only_that_seats_hidden_information(
     body = page.inner_text("body")
     assert "Seat 1's view" not in body
     assert secret not in body and dice[1] not in body
-    assert page.inner_text("#event-text") == "chance (hidden in seat 0's view)"
+    # The engine's text for seat 0: its own cup, and how many dice seat 1 rolled.
+    assert page.inner_text("#event-text") == step.seen[0]
+    assert step.seen[0] == (
+        f"chance: round {step.event.split()[2]} roll: seat 0 {dice[0]};"
+        f" seat 1 ({len(dice[1].split())} dice)"
+    )
 
     page.select_option("#seat-select", "1")
     assert panels[0].count() == 0 and panels[1].is_visible()

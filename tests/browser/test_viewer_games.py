@@ -9,8 +9,8 @@ no console error, and a seat's view is checked two ways:
   are that seat's own, equal to the private fields of its observation, and no other
   seat's secret action text (Liar's Poker discards) appears;
 * by construction: the view renders the same with every other seat's observation
-  blanked and every other seat's event text replaced by its public text, so it
-  depends on nothing but the seat's own observation and public events.
+  and text blanked and the omniscient event texts replaced by the engine's texts
+  for the seat, so it depends on nothing but what the seat may know.
 
 ``ARENA_SCREENSHOTS=docs/screenshots`` also writes one screenshot per game there.
 """
@@ -125,15 +125,17 @@ def open_page(tab: Watched, path: Path, view: str) -> Page:
 
 
 def seat_only(data: dict[str, Any], seat: int) -> dict[str, Any]:
-    """``data`` as far as ``seat`` may know it: other observations blank, other
-    seats' event texts public (chance texts gone)."""
+    """``data`` as far as ``seat`` may know it: other observations, engine facts and
+    texts blank, the omniscient event text replaced by the engine's text for ``seat``."""
     out = copy.deepcopy(data)
     for step in out["steps"]:
         step["observations"] = [
             obs if index == seat else {} for index, obs in enumerate(step["observations"])
         ]
-        if step["actor"] != seat:
-            step["event"] = step["public"] or ""
+        step["seen"] = [text if index == seat else None for index, text in enumerate(step["seen"])]
+        if "facts" in step:
+            step["facts"] = [f if index == seat else {} for index, f in enumerate(step["facts"])]
+        step["event"] = step["seen"][seat] or ""
     return out
 
 
@@ -164,11 +166,9 @@ def test_every_step_of_every_view_without_errors_or_leaks(
         assert view["faceUpInOthersBoxes"] == 0
 
     for seat in range(record.num_seats):
-        # Chance texts (every seat's dice or cards) and other seats' secret action
-        # texts (Liar's Poker discards) must not appear anywhere in this view.
-        secrets = {
-            s["event"] for s in steps[1:] if s["actor"] != seat and s["event"] != s["public"]
-        }
+        # Omniscient texts the engine tells this seat otherwise (every seat's dice
+        # or cards, Liar's Poker discards) must not appear anywhere in this view.
+        secrets = {s["event"] for s in steps[1:] if s["event"] != s["seen"][seat]}
         collected = open_page(tab, page_file, str(seat)).evaluate(COLLECT)
         shown, listed = collected["steps"], collected["list"]
         assert [s["step"] for s in shown] == list(range(len(steps)))

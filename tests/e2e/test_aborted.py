@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from referee.games import get_game
+from referee.core.catalogue import get_game
 from referee.games.liars_dice import Challenge
 from referee.html_replay import render_replay_html
 from referee.match import Limits, MatchSpec, MessageLog, run_match

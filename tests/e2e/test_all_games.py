@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games import get_game
+from referee.core.catalogue import get_entry, get_game
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.replay import verify
@@ -15,9 +15,9 @@ pytestmark = pytest.mark.e2e
 
 
 def bots(game: str, kinds: str) -> tuple[object, ...]:
-    names = {"r": f"{game}_random", "h": f"{game}_heuristic"}
-    if game == "liars_dice":
-        names["h"] = "liars_dice_probability"
+    roster = get_entry(game).roster
+    assert roster is not None
+    names = {"r": roster.random, "h": roster.heuristic}
     return tuple(module_bot(f"example_bots.{names[k]}") for k in kinds)
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import trio
 
+from referee.core.catalogue import get_game
 from referee.core.events import replay
 from referee.faults import FaultKind
-from referee.games import get_game
 from referee.launcher import FreshLauncher
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.process import BotSpec

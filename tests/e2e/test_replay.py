@@ -13,21 +13,18 @@ from typer.testing import CliRunner
 from arena.v1 import bot_pb2
 from league.cli import app
 from league.cli.replay import seat_message_text
+from referee.core.catalogue import entries
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.process import BotSpec
 from referee.record import MatchRecord, RecordError
 from referee.replay import replay_steps, seat_messages, verify
+from referee.transcript import seat_transcript, transcript_lines
 from tests.e2e.conftest import misbehaving, module_bot
 
 pytestmark = pytest.mark.e2e
 
-GAMES = {
-    "liars_dice": ("liars_dice_random", "liars_dice_probability"),
-    "liars_poker_dice": ("liars_poker_dice_random", "liars_poker_dice_heuristic"),
-    "dice_poker": ("dice_poker_random", "dice_poker_heuristic"),
-    "cockroach_poker": ("cockroach_poker_random", "cockroach_poker_heuristic"),
-    "liars_poker": ("liars_poker_random", "liars_poker_heuristic"),
-}
+GAMES = {e.name: e.roster.check for e in entries() if e.roster is not None}
+"""Per game with example bots: its random and heuristic bot (the catalogue's roster)."""
 
 
 def example(module: str) -> BotSpec:
@@ -133,7 +130,8 @@ def test_replay_command_reads_files_and_verifies(liars_record: MatchRecord, tmp_
     result = runner.invoke(app, ["replay", str(path), "--json"])
     assert MatchRecord.from_json(result.output) == liars_record
     result = runner.invoke(app, ["replay", str(path), "--seat", "1"])
-    expected = "\n".join(seat_message_text(seat_messages(liars_record, 1))) + "\n"
+    pages = seat_message_text(seat_messages(liars_record, 1))
+    expected = "\n".join(seat_transcript(liars_record, 1, pages)) + "\n"
     assert result.output == expected
     result = runner.invoke(app, ["replay", str(path), "--seat", "7"])
     assert result.exit_code == 2 and "seat 7 is not in this 2-seat match" in result.output
@@ -150,6 +148,33 @@ def test_replay_command_reads_files_and_verifies(liars_record: MatchRecord, tmp_
     path.write_text("{not json")
     result = runner.invoke(app, ["replay", str(path)])
     assert result.exit_code == 2 and "not JSON" in result.output
+
+
+def test_seat_output_puts_each_event_as_the_seat_read_it_between_its_messages(
+    liars_record: MatchRecord,
+) -> None:
+    """``--seat N``: every message the seat was sent, in order and unchanged, and
+    between them every event as the engine describes it to that seat: its own cup,
+    only the number of the other seat's dice."""
+    seat = 1
+    messages = seat_messages(liars_record, seat)
+    pages = seat_message_text(messages)
+    shown = seat_transcript(liars_record, seat, pages)
+    assert [page for page in shown if page.startswith("--- message")] == pages
+    events = [page for page in shown if not page.startswith("--- message")]
+    assert events == transcript_lines(liars_record, viewer=seat)[: len(liars_record.events)]
+    assert len(events) == len(liars_record.events)
+    # Each TurnRequest comes right before the seat's own action.
+    for index, page in enumerate(shown):
+        if ": turn ---" in page and index + 1 < len(shown):
+            assert shown[index + 1].split()[1:3] == ["seat", f"{seat}"], shown[index + 1]
+    everything = transcript_lines(liars_record)
+    rolls = [i for i, line in enumerate(everything) if "chance: round" in line]
+    assert rolls
+    for i in rolls:
+        omniscient, mine = everything[i], events[i]
+        assert omniscient != mine and "seat 0 (" in mine, mine
+        assert omniscient.split("; seat 1 ")[1] == mine.split("; seat 1 ")[1]  # own cup
 
 
 def test_seat_output_is_exactly_what_the_seat_received() -> None:

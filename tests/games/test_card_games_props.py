@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee.core.catalogue import get_codec
 from referee.core.events import ActionEvent, replay
 from referee.core.playout import random_playout
 from referee.games.base import Game, GameError
@@ -22,7 +23,6 @@ from referee.games.cockroach_poker import COCKROACH_POKER, Announce, Believe, Di
 from referee.games.liars_poker import LIARS_POKER, Accept, Challenge, exchanges
 from referee.games.liars_poker import Announce as LiarsPokerAnnounce
 from referee.games.poker_hands import ALL_ANNOUNCEMENTS
-from referee.wire import get_codec
 
 
 @st.composite

@@ -18,17 +18,17 @@ from typing import Any
 import pytest
 
 from arena.v1 import bot_pb2
+from referee.core.catalogue import get_codec, get_game
 from referee.core.playout import random_playout
-from referee.games import GAMES
-from referee.wire import get_codec
 from referee.wire.base import Codec
+from tests.game_plugins import registered_games
 
-GAME_NAMES = sorted(GAMES)
+GAME_NAMES = registered_games()
 
 
 def _samples(name: str, seed: int) -> list[tuple[int, int, Any]]:
     """``(step, seat, observation)`` for every seat at up to 30 steps of a random match."""
-    game = GAMES[name]
+    game = get_game(name)
     rules = game.default_rules()
     num_seats = min(game.max_seats, max(game.min_seats, 3))
     playout = random_playout(game, rules, num_seats, random.Random(seed))
@@ -84,7 +84,7 @@ def test_codecs_keep_no_state_between_seats(name: str, seed: int) -> None:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_action_codecs_keep_no_state(name: str) -> None:
-    game, codec = GAMES[name], get_codec(name)
+    game, codec = get_game(name), get_codec(name)
     rules = game.default_rules()
     num_seats = min(game.max_seats, max(game.min_seats, 3))
     playout = random_playout(game, rules, num_seats, random.Random(5))

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee.core.catalogue import get_codec, get_game
 from referee.core.events import replay
 from referee.core.playout import random_playout
-from referee.games import GAMES
 from referee.games.base import Game, Outcome, RuleOption
-from referee.wire import get_codec
+from tests.game_plugins import registered_games
 
 MAX_TEST_SEATS = 5
 """Seat counts tried: from the game's minimum up to this (or its maximum)."""
@@ -55,7 +55,8 @@ def variants(game: Game[Any, Any, Any, Any]) -> list[dict[str, str]]:
     return found
 
 
-GAME_NAMES = sorted(GAMES)
+GAME_NAMES = registered_games()
+"""Every registered game, plugins included (tests/game_plugins)."""
 
 
 def check_outcome(outcome: Outcome, num_seats: int) -> None:
@@ -68,7 +69,7 @@ def check_outcome(outcome: Outcome, num_seats: int) -> None:
 
 @st.composite
 def matches(draw: st.DrawFn, name: str) -> tuple[dict[str, str], int, int]:
-    game = GAMES[name]
+    game = get_game(name)
     raw = draw(st.sampled_from(variants(game)))
     rules = game.parse_rules(raw)
     seats = [
@@ -91,7 +92,7 @@ def _seats_ok(game: Game[Any, Any, Any, Any], rules: Any, n: int) -> bool:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_every_game_has_variants_and_documented_options(name: str) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     assert variants(game), f"{name}: no valid option combination"
     for option in game.options:
         assert option.doc.strip(), f"{name}.{option.name} has no doc"
@@ -102,7 +103,7 @@ def test_every_game_has_variants_and_documented_options(name: str) -> None:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_play_terminates_and_replays_exactly(name: str, data: st.DataObject) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     raw, num_seats, seed = data.draw(matches(name))
     rules = game.parse_rules(raw)
     playout = random_playout(game, rules, num_seats, random.Random(seed))
@@ -119,7 +120,7 @@ def test_random_play_terminates_and_replays_exactly(name: str, data: st.DataObje
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_observations_do_not_leak_and_survive_the_wire(name: str, data: st.DataObject) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     codec = get_codec(name)
     raw, num_seats, seed = data.draw(matches(name))
     rules = game.parse_rules(raw)
@@ -147,11 +148,11 @@ def test_observations_do_not_leak_and_survive_the_wire(name: str, data: st.DataO
                 assert not legal
 
 
-@pytest.mark.parametrize("name", [n for n in GAME_NAMES if GAMES[n].hidden_information])
+@pytest.mark.parametrize("name", [n for n in GAME_NAMES if get_game(n).hidden_information])
 def test_perturbation_really_changes_hidden_information(name: str) -> None:
     """Guard for the leak test: if perturb_hidden never changed anything, the
     leak test above would pass vacuously."""
-    game = GAMES[name]
+    game = get_game(name)
     rules = game.default_rules()
     changed = 0
     for seed in range(5):

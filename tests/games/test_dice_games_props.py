@@ -8,12 +8,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.core.catalogue import get_codec
 from referee.core.events import ActionEvent, replay
 from referee.core.playout import random_playout
 from referee.games.base import Game, MalformedActionError
 from referee.games.dice_poker import DICE_POKER
 from referee.games.liars_poker_dice import LIARS_POKER_DICE
-from referee.wire import get_codec
 from referee.wire.base import Codec
 
 PROPS = settings(max_examples=25, deadline=None)

@@ -22,8 +22,15 @@ still pass. This test builds the alternative worlds itself, from the *rules*:
   ``s`` something different (a challenge revealing a redrawn die) ends the comparison
   for that alternative.
 
-So an engine or codec that puts anything in a seat's observation that the rules do
-not show it is caught, whatever its ``perturb_hidden`` does. The bytes come from the
+* At every step compared, the engine's text of the step's event for ``s``
+  (``describe_action(action, viewer=s, actor=...)`` or ``describe_chance(state,
+  outcome, viewer=s)``) must be the same in both histories too: what a replay
+  shows ``s`` of other seats' actions and of chance is a function of what ``s``
+  may know.
+
+So an engine or codec that puts anything in a seat's observation, or in the text a
+seat reads of an event, that the rules do not show it is caught, whatever its
+``perturb_hidden`` does. The bytes come from the
 shared codec right after it encoded another seat, as in the referee, so a codec that
 carries one seat's secret into the next seat's message is caught as well. The guard tests at the
 bottom plant such leaks and require the checker to report them.
@@ -38,12 +45,12 @@ from typing import Any
 
 import pytest
 
-from referee.core.events import ChanceEvent, Event
+from referee.core.catalogue import get_codec, get_game
+from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.playout import random_playout
-from referee.games import GAMES
 from referee.games.base import ChanceRequest, DiceRoll, Game, GameError, Shuffle
-from referee.wire import get_codec
 from referee.wire.base import Codec
+from tests.game_plugins import plugin_leak_rules, registered_games
 from tests.games.test_conformance import variants
 
 PUBLIC = "public"
@@ -172,6 +179,7 @@ SPECS: dict[str, Spec] = {
     "dice_poker": Spec(_all_public, lambda state, seat: None),
     "cockroach_poker": Spec(_cockroach_owners, _cockroach_knowledge, _cockroach_public),
     "liars_poker": Spec(_liars_poker_owners, _liars_poker_knowledge, _liars_poker_public),
+    **{name: Spec(*rules) for name, rules in plugin_leak_rules().items()},
 }
 
 
@@ -185,6 +193,8 @@ class LeakReport:
     """Observations compared."""
     hidden_differs: int = 0
     """Of those, how many came from an alternative state that really differs."""
+    texts_compared: int = 0
+    """Event texts (``describe_action``/``describe_chance`` for the seat) compared."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -246,16 +256,19 @@ def _alternative(
     seat: int,
     start: int,
     rng: random.Random,
-) -> Iterator[tuple[int, Any]]:
-    """``(step, alternative state)`` for every step at which ``seat`` was shown the same.
+) -> Iterator[tuple[int, Any, str | None]]:
+    """``(step, alternative state, seat's text of the step's event)`` for every step.
 
     Events before ``start`` are kept; from ``start`` on, chance components ``seat``
-    does not own are redrawn and other seats' private action parts re-chosen.
+    does not own are redrawn and other seats' private action parts re-chosen. The
+    text is the engine's description of the alternative event for ``seat``
+    (:func:`_seat_text`; ``None`` for step 0).
     """
     intensity = rng.choice((0.2, 0.5, 1.0))
     alt = game.new_game(rules, num_seats)
-    yield 0, alt
+    yield 0, alt, None
     for index, event in enumerate(events):
+        before = alt
         if isinstance(event, ChanceEvent):
             outcome = event.outcome
             if index >= start:
@@ -267,6 +280,7 @@ def _alternative(
                 alt = game.apply_chance(alt, outcome)
             except GameError:
                 return
+            happened: Event = ChanceEvent(outcome)
         else:
             action = event.action
             public = spec.public_part(action)
@@ -284,7 +298,15 @@ def _alternative(
                 alt = game.apply_action(alt, event.seat, action)
             except GameError:
                 return
-        yield index + 1, alt
+            happened = ActionEvent(event.seat, action)
+        yield index + 1, alt, _seat_text(game, before, happened, seat)
+
+
+def _seat_text(game: Game[Any, Any, Any, Any], before: Any, event: Event, seat: int) -> str | None:
+    """What the engine tells ``seat`` of ``event`` (applied to ``before``)."""
+    if isinstance(event, ActionEvent):
+        return game.describe_action(event.action, viewer=seat, actor=event.seat)
+    return game.describe_chance(before, event.outcome, viewer=seat)
 
 
 def _bytes_after_neighbour(
@@ -318,6 +340,10 @@ def check_no_leak(
     for seat in range(num_seats):
         truth: dict[int, bytes] = {}
         knows = [spec.knowledge(state, seat) for state in states]
+        texts = [None] + [
+            _seat_text(game, before, event, seat)
+            for before, event in zip(states, events, strict=False)
+        ]
         # Start redrawing at a chance node that holds something this seat does not see.
         starts = [
             i
@@ -332,13 +358,23 @@ def check_no_leak(
             if attempt >= alternatives and report.compared - seat_compared >= min_compared:
                 break
             start = rng.choice(starts)
-            for step, alt in _alternative(game, spec, rules, num_seats, events, seat, start, rng):
+            alternative = _alternative(game, spec, rules, num_seats, events, seat, start, rng)
+            for step, alt, text in alternative:
                 if step > start + window:
                     break
                 if step < start:
                     continue  # identical prefix
                 if spec.knowledge(alt, seat) != knows[step]:
                     break  # the rules now show this seat something different
+                # The step's event, as the engine tells this seat, must read the same.
+                report.texts_compared += 1
+                if text != texts[step]:
+                    report.problems.append(
+                        f"{game.name} seed {seed}, {num_seats} seats: seat {seat} reads"
+                        f" event {step} as {texts[step]!r}, but as {text!r} in a match that"
+                        " differs only in what it was not shown"
+                    )
+                    break
                 if step not in truth:
                     truth[step] = _bytes_after_neighbour(game, codec, states[step], seat, num_seats)
                 observed = _bytes_after_neighbour(game, codec, alt, seat, num_seats)
@@ -361,8 +397,8 @@ def check_no_leak(
 
 def _cases() -> list[tuple[str, dict[str, str], int, int]]:
     cases: list[tuple[str, dict[str, str], int, int]] = []
-    for name in sorted(GAMES):
-        game = GAMES[name]
+    for name in registered_games():
+        game = get_game(name)
         rng = random.Random(name)
         options = variants(game)
         picked = rng.sample(options, min(4, len(options)))
@@ -387,7 +423,7 @@ CASES = _cases()
 
 
 def test_specs_cover_every_game() -> None:
-    assert sorted(SPECS) == sorted(GAMES)
+    assert sorted(SPECS) == registered_games()
 
 
 @pytest.mark.parametrize(
@@ -401,20 +437,21 @@ def test_specs_cover_every_game() -> None:
 def test_no_seat_sees_what_the_rules_hide(
     name: str, raw: dict[str, str], num_seats: int, seed: int
 ) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     report = check_no_leak(
         game, get_codec(name), SPECS[name], game.parse_rules(raw), num_seats, seed
     )
     assert not report.problems, "\n".join(report.problems[:5])
     # Dice Poker shows everything to everyone: nothing to redraw, nothing to compare.
     assert report.compared > 0 or not game.hidden_information
+    assert report.texts_compared == report.compared
 
 
-@pytest.mark.parametrize("name", sorted(n for n in GAMES if GAMES[n].hidden_information))
+@pytest.mark.parametrize("name", [n for n in registered_games() if get_game(n).hidden_information])
 def test_alternatives_really_change_hidden_information(name: str) -> None:
     """Guard: if no alternative ever differed from the real match, the leak test
     above would pass by comparing a match with itself."""
-    game = GAMES[name]
+    game = get_game(name)
     compared = differs = 0
     for case_name, raw, num_seats, seed in CASES:
         if case_name != name:
@@ -479,7 +516,7 @@ PLANTED = [
 def test_a_planted_leak_is_reported(
     name: str, leak: Callable[[Any, Any, int], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game = GAMES[name]
+    game = get_game(name)
     monkeypatch.setattr(type(game), "observe", _leaky(game, leak))
     found = []
     for case_name, raw, num_seats, seed in CASES:
@@ -491,10 +528,65 @@ def test_a_planted_leak_is_reported(
     assert found, f"{name}: the planted leak went unnoticed"
 
 
+def _everyone_reads_as_the_actor(game: Game[Any, Any, Any, Any]) -> Any:
+    """A planted text leak: every seat reads an action as the seat that took it."""
+    original = type(game).describe_action
+
+    def describe_action(self: Any, action: Any, viewer: Any = None, actor: Any = None) -> str:
+        return original(self, action, actor, actor)
+
+    return describe_action
+
+
+def _everyone_reads_the_omniscient_chance(game: Game[Any, Any, Any, Any]) -> Any:
+    """A planted text leak: every seat reads the omniscient chance text."""
+    original = type(game).describe_chance
+
+    def describe_chance(self: Any, state: Any, outcome: Any, viewer: Any = None) -> str | None:
+        return original(self, state, outcome)
+
+    return describe_chance
+
+
+PLANTED_TEXTS = [
+    ("liars_dice", "describe_chance", _everyone_reads_the_omniscient_chance),
+    ("liars_poker_dice", "describe_chance", _everyone_reads_the_omniscient_chance),
+    ("liars_poker_dice", "describe_action", _everyone_reads_as_the_actor),
+    ("cockroach_poker", "describe_chance", _everyone_reads_the_omniscient_chance),
+    ("cockroach_poker", "describe_action", _everyone_reads_as_the_actor),
+    ("liars_poker", "describe_chance", _everyone_reads_the_omniscient_chance),
+    ("liars_poker", "describe_action", _everyone_reads_as_the_actor),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "method", "leak"), PLANTED_TEXTS, ids=[f"{p[0]}-{p[1]}" for p in PLANTED_TEXTS]
+)
+def test_a_planted_text_leak_is_reported(
+    name: str,
+    method: str,
+    leak: Callable[[Game[Any, Any, Any, Any]], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Guard: an engine whose per-seat text tells a seat another seat's secret
+    (its dice or cards, its discards, its re-rolled positions, the card it passed)
+    is caught by the text comparison, whatever its observations say."""
+    game = get_game(name)
+    monkeypatch.setattr(type(game), method, leak(game))
+    found: list[str] = []
+    for case_name, raw, num_seats, seed in CASES:
+        if case_name == name:
+            report = check_no_leak(
+                game, get_codec(name), SPECS[name], game.parse_rules(raw), num_seats, seed
+            )
+            found.extend(p for p in report.problems if " reads event " in p)
+    assert found, f"{name}: the planted {method} leak went unnoticed"
+
+
 def test_a_codec_carrying_one_seats_secret_to_the_next_is_reported() -> None:
     """Guard: the bytes compared come from the shared codec right after another
     seat's encoding, so a codec that remembers the last cup it encoded is caught."""
-    game = GAMES["liars_dice"]
+    game = get_game("liars_dice")
     real = type(get_codec("liars_dice"))
 
     class Remembering(real):  # type: ignore[valid-type,misc]

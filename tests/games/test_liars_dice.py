@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from arena.v1 import bot_pb2, liars_dice_pb2
-from referee.games import get_game
+from referee.core.catalogue import get_codec, get_game
 from referee.games.base import (
     CHANCE,
     ChanceError,
@@ -31,7 +31,6 @@ from referee.games.liars_dice import (
     State,
     SumBid,
 )
-from referee.wire import get_codec
 from referee.wire.base import MalformedObservationError
 from referee.wire.liars_dice import LiarsDiceCodec
 from sdk.liars_dice import bid_probability, is_legal, legal_actions

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 from arena.v1 import bot_pb2
+from referee.core.catalogue import get_codec, get_game
 from referee.core.playout import random_playout
-from referee.games import GAMES
 from referee.games.base import CHANCE
-from referee.wire import get_codec
 from referee.wire.base import MalformedObservationError
 from referee.wire.deltas import DeltaDecoder, DeltaEncoder
+from tests.game_plugins import registered_games
 
-GAME_NAMES = sorted(GAMES)
+GAME_NAMES = registered_games()
 LONG_RULES = {"chips_variant": "true", "starting_chips": "30"}
 
 
@@ -31,7 +31,7 @@ def _seat_views(
     name: str, seed: int, rules: dict[str, str] | None = None, seats: int = 3
 ) -> list[list[Any]]:
     """Per seat, the observations it is sent: one per decision, then the final one."""
-    game = GAMES[name]
+    game = get_game(name)
     parsed = game.parse_rules(rules or {})
     seats = min(game.max_seats, max(game.min_seats, seats))
     playout = random_playout(game, parsed, seats, random.Random(seed))

@@ -30,7 +30,7 @@ import pytest
 import trio
 from sqlmodel import select
 
-from league.execution.botcheck import OPPONENTS, check_bot_matches, rule_variants
+from league.execution.botcheck import check_bot_matches, check_opponents, rule_variants
 from league.execution.rolling import run_rolling
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, get_league, match_log
@@ -54,7 +54,7 @@ MATCHES = 4
 SNIFFER = module_bot("tests.security.context_sniffer", name="sniffer")
 OPPONENT_SPECS = [
     BotSpec(name=module, command=(sys.executable, "-m", f"example_bots.{module}"))
-    for module in OPPONENTS[GAME]
+    for module in check_opponents(GAME) or ()
 ]
 SAME_EVERYWHERE = (
     "id_shape",

@@ -22,14 +22,13 @@ from league.cli import app
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, get_league
 from league.store.models import MatchRow
+from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import new_secret
-from referee.games import get_game
 from referee.games.base import CHANCE, draw_chance
 from referee.games.liars_dice import Challenge
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.record import MatchRecord
 from referee.replay import replay_states, verify
-from referee.wire import get_codec
 from sdk.bot import MatchInfo
 from tests.e2e.conftest import module_bot
 from tests.security.seed_guesser import (

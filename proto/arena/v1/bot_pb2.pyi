@@ -9,6 +9,7 @@ from arena.v1 import liars_dice_pb2 as _liars_dice_pb2
 from arena.v1 import liars_poker_dice_pb2 as _liars_poker_dice_pb2
 from arena.v1 import liars_poker_pb2 as _liars_poker_pb2
 from collections import abc as _abc
+from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
@@ -495,6 +496,7 @@ class Observation(_message.Message):
     DICE_POKER_FIELD_NUMBER: _builtins.int
     COCKROACH_POKER_FIELD_NUMBER: _builtins.int
     LIARS_POKER_FIELD_NUMBER: _builtins.int
+    EXTENSION_FIELD_NUMBER: _builtins.int
     KEPT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def liars_dice(self) -> _liars_dice_pb2.LiarsDiceObservation:
@@ -517,6 +519,13 @@ class Observation(_message.Message):
         """Liar's Poker with cards."""
 
     @_builtins.property
+    def extension(self) -> _any_pb2.Any:
+        """A game registered outside the five built-in games (a plugin): its own
+        observation message, packed. Its codec checks the type URL. Observation
+        deltas are not supported for such games: `kept` is always empty.
+        """
+
+    @_builtins.property
     def kept(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """Protocol 2, only to a seat whose Ready set observation_deltas: for each
         entry (field name -> n), the repeated field of that name in the game's
@@ -533,13 +542,14 @@ class Observation(_message.Message):
         dice_poker: _dice_poker_pb2.DicePokerObservation | None = ...,
         cockroach_poker: _cockroach_poker_pb2.CockroachPokerObservation | None = ...,
         liars_poker: _liars_poker_pb2.LiarsPokerObservation | None = ...,
+        extension: _any_pb2.Any | None = ...,
         kept: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "game", b"game", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "extension", b"extension", "game", b"game", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "game", b"game", "kept", b"kept", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "extension", b"extension", "game", b"game", "kept", b"kept", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker", "extension"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -556,6 +566,7 @@ class Action(_message.Message):
     DICE_POKER_FIELD_NUMBER: _builtins.int
     COCKROACH_POKER_FIELD_NUMBER: _builtins.int
     LIARS_POKER_FIELD_NUMBER: _builtins.int
+    EXTENSION_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def liars_dice(self) -> _liars_dice_pb2.LiarsDiceAction:
         """Liar's Dice."""
@@ -576,6 +587,12 @@ class Action(_message.Message):
     def liars_poker(self) -> _liars_poker_pb2.LiarsPokerAction:
         """Liar's Poker with cards."""
 
+    @_builtins.property
+    def extension(self) -> _any_pb2.Any:
+        """A game registered outside the five built-in games (a plugin): its own
+        action message, packed. Its codec checks the type URL.
+        """
+
     def __init__(
         self,
         *,
@@ -584,12 +601,13 @@ class Action(_message.Message):
         dice_poker: _dice_poker_pb2.DicePokerAction | None = ...,
         cockroach_poker: _cockroach_poker_pb2.CockroachPokerAction | None = ...,
         liars_poker: _liars_poker_pb2.LiarsPokerAction | None = ...,
+        extension: _any_pb2.Any | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "game", b"game", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "extension", b"extension", "game", b"game", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "game", b"game", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cockroach_poker", b"cockroach_poker", "dice_poker", b"dice_poker", "extension", b"extension", "game", b"game", "liars_dice", b"liars_dice", "liars_poker", b"liars_poker", "liars_poker_dice", b"liars_poker_dice"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["liars_dice", "liars_poker_dice", "dice_poker", "cockroach_poker", "liars_poker", "extension"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
