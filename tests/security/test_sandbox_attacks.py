@@ -503,7 +503,7 @@ async def test_escape_guard_child_outlives_the_match_without_sandbox(
 
 PROJECT_FILES = [
     str(PROJECT / "pyproject.toml"),
-    str(PROJECT / "league" / "db.py"),
+    str(PROJECT / "league" / "store" / "db.py"),
     str(PROJECT / ".git" / "HEAD"),
 ]
 
