@@ -5,13 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := referee sdk example_bots league bench tests proto/generate.py
 
-.PHONY: help venv sandbox-tools demo ladder ladder-quick match test pytest lint typecheck proto proto-check clean
+.PHONY: help venv sandbox-tools demo ladder ladder-quick match test pytest lint typecheck proto proto-check docs clean
 
 help:
 	@echo "make demo   - example bots of every game play a league over real gRPC (arena.db)"
 	@echo "make ladder - random < heuristic < strong per game: a league each, Elo, LOS, latency (docs/ladder.md)"
 	@echo "make test   - lint, type-check, protobuf drift check and the test suite"
 	@echo "make proto  - regenerate the Python code for proto/arena/v1/*.proto"
+	@echo "make docs   - regenerate docs/games/<game>.md, each game's observation and action fields"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +70,9 @@ proto: venv
 
 proto-check: venv
 	$(BIN)/python proto/generate.py --check
+
+docs: venv
+	$(BIN)/arena games --write-docs docs/games
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

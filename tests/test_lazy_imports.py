@@ -29,6 +29,9 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/authors.py league.store.authors": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
+    "league/cli/__init__.py sdk": (
+        "the SDK and every game's engine: `arena games --describe/--write-docs` only"
+    ),
     "league/cli/bots.py league.execution.botcheck": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
