@@ -138,16 +138,15 @@ def open_database(url: str | None = None, *, create: bool = True) -> Engine:
         raise DatabaseError(f"cannot open database {redact(resolved)}: {reason}") from None
     except SQLAlchemyError as error:
         engine.dispose()
-        if resolved.startswith("sqlite") and _is_corrupt(error):
+        reason = " ".join(str(getattr(error, "orig", None) or error).split())
+        if resolved.startswith("sqlite") and _is_corrupt(reason):
             raise DatabaseError(
                 f"{resolved.removeprefix('sqlite:///')} is not a SQLite database or is"
-                f" damaged ({error.orig}): restore it from a backup, or move it aside to"
+                f" damaged ({reason}): restore it from a backup, or move it aside to"
                 " start a new one (it holds every bot and league), or choose another"
                 " with --db"
             ) from None
-        raise DatabaseError(
-            f"database {redact(resolved)} failed: {getattr(error, 'orig', None) or error}"
-        ) from None
+        raise DatabaseError(f"database {redact(resolved)} failed: {reason}") from None
     return engine
 
 
@@ -155,8 +154,8 @@ CORRUPTION = ("file is not a database", "database disk image is malformed")
 """SQLite's words for a file that is not (or no longer) a readable database."""
 
 
-def _is_corrupt(error: SQLAlchemyError) -> bool:
-    return any(words in str(getattr(error, "orig", error)) for words in CORRUPTION)
+def _is_corrupt(reason: str) -> bool:
+    return any(words in reason for words in CORRUPTION)
 
 
 def _private_sqlite_file(path: str) -> None:
