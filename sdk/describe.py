@@ -251,23 +251,28 @@ def describe_game(name: str) -> GameDoc:
     )
 
 
+def _cell(text: str) -> str:
+    """``text`` as code in a table cell: GitHub splits cells at every ``|``, even in code."""
+    return "`" + text.replace("|", "\\|") + "`"
+
+
 def _field_table(doc: ClassDoc) -> list[str]:
     if not doc.fields:
         return ["No fields."]
     if doc.is_enum:  # members are named for what they mean; a docstring is optional
         if not any(f.meaning for f in doc.fields):
             return ["| member | value |", "|---|---|"] + [
-                f"| `{f.name}` | `{f.type}` |" for f in doc.fields
+                f"| `{f.name}` | {_cell(f.type)} |" for f in doc.fields
             ]
         lines = ["| member | value | meaning |", "|---|---|---|"]
-        lines += [f"| `{f.name}` | `{f.type}` | {f.meaning} |" for f in doc.fields]
+        lines += [f"| `{f.name}` | {_cell(f.type)} | {f.meaning} |" for f in doc.fields]
         return lines
     lines = ["| field | type | meaning |", "|---|---|---|"]
     for f in doc.fields:
         meaning = f.meaning or NO_MEANING
         if f.derived:
             meaning = f"*(property)* {meaning}"
-        lines.append(f"| `{f.name}` | `{f.type}` | {meaning} |")
+        lines.append(f"| `{f.name}` | {_cell(f.type)} | {meaning} |")
     return lines
 
 

@@ -51,7 +51,7 @@ def test_every_field_of_a_builtin_game_has_a_meaning(game: str) -> None:
 def test_a_plugin_game_is_described_from_its_own_sdk_module() -> None:
     load_plugin_package("tests.game_plugins")
     page = expected_docs(["three_card_bluff"])["three_card_bluff.md"]
-    assert "`card` | `int | None` | The observer's own card" in page
+    assert "`card` | `int \\| None` | The observer's own card" in page
     assert "`Action` is `Claim | Believe | Call`." in page
 
 
