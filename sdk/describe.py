@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.core.catalogue import entries, get_entry, get_game
+from referee.core.catalogue import BUILTIN_GAMES, entries, get_entry, get_game
 from sdk.local import play_callables
 
 EXAMPLE_SEED = 7
@@ -283,6 +283,13 @@ def _section(heading: str, doc: ClassDoc) -> list[str]:
     return [*lines, *_field_table(doc), ""]
 
 
+def _rules_link(name: str) -> str:
+    """The built-in games' rules are in docs/rules/; a plugin game ships its own."""
+    if name in BUILTIN_GAMES:
+        return f"[docs/rules/{name}.md](../rules/{name}.md)"
+    return "see the game's package"
+
+
 def render_markdown(doc: GameDoc) -> str:
     """The reference page of one game (what ``docs/games/<game>.md`` holds)."""
     lines = [
@@ -292,7 +299,7 @@ def render_markdown(doc: GameDoc) -> str:
         "     `make docs` rewrites it, tests/test_game_docs.py checks it. -->",
         "",
         f"A bot imports these from `{doc.sdk}` (`from {doc.sdk} import Action, Observation`)."
-        f" Rules: [docs/rules/](../rules/); every helper: `python -m pydoc {doc.sdk}`;"
+        f" Rules: {_rules_link(doc.name)}; every helper: `python -m pydoc {doc.sdk}`;"
         f" the same text: `arena games {doc.name} --describe`.",
         "",
         "## Observation",
