@@ -53,7 +53,7 @@ app.add_typer(rolling.app, name="rolling")
 @app.command("games")
 def games_command(
     game: Annotated[
-        str | None, typer.Argument(help="A game to describe (with --describe).")
+        str | None, typer.Argument(metavar="GAME", help="A game to describe (with --describe).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     describe: Annotated[
