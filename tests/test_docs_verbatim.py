@@ -145,6 +145,8 @@ def test_the_document_runs_verbatim(document: str, tmp_path: Path) -> None:
     home = tmp_path
     cwd = tmp_path / "session"
     cwd.mkdir()
+    for directory in (tmp_path, cwd):  # sandboxed bots run as a user of their own
+        directory.chmod(0o755)
     # The session stands where a user stands: beside the checkout's .venv, so
     # `. .venv/bin/activate` works as the README writes it.
     (cwd / ".venv").symlink_to(Path(sys.prefix))
