@@ -112,6 +112,8 @@ class MissingTableError(RuntimeError):
 
 
 def missing_table_message(rules: Rules, reason: str) -> str:
+    """The refusal's one line; the referee puts it into the fault's message, so it is
+    what a league's replay and ``arena bot check`` show."""
     spec = dice_poker_spec(rules)
     return (
         f"dice-poker-optimal: no usable value table for {spec.name} in {table_dir()}"
