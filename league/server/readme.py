@@ -30,10 +30,10 @@ SAFE_LINK: Final = re.compile(r"(?:https?:|mailto:|#)", re.IGNORECASE)
 
 _PATHISH: Final = re.compile(
     r"(?P<url>\b(?!file:)[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]\"']*)"
-    r"|(?P<path>(?<![\w.~:-])(?:[A-Za-z]:|~)?(?:[/\\][\w.@+-]+){2,}[/\\]?)"
+    r"|(?P<path>(?:\bfile://|(?<![\w.~:-]))(?:[A-Za-z]:|~)?(?:[/\\][\w.@+-]+){2,}[/\\]?)"
 )
 """A web address (kept as it is), or an absolute local path of two or more components
-(POSIX, home-relative or a Windows drive; ``file://`` addresses fall to this branch)."""
+(POSIX, home-relative or a Windows drive, or a ``file://`` address of one)."""
 
 
 def strip_local_paths(text: str) -> str:
