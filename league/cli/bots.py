@@ -227,7 +227,7 @@ def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
     """A registered bot's name (one word, not a file) is looked up in the database;
     anything else is a command line, as in ``arena match --bot``."""
     from league.store.registry import LeagueError, bot_spec, get_bot
-    from referee.process import BotSpec
+    from referee.process import BotSpec, absolute_command
 
     word = bot.strip()
     if word and not any(c.isspace() for c in word) and not Path(word).exists():
@@ -247,7 +247,10 @@ def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
         argv = tuple(shlex.split(bot))
         if not argv:
             raise ValueError("empty command line")
-        return BotSpec(name="candidate", command=argv, version="check")
+        # Relative paths are the caller's: the sandbox runs the bot elsewhere.
+        return BotSpec(
+            name="candidate", command=absolute_command(argv, Path.cwd()), version="check"
+        )
     except ValueError as error:
         raise fail(f"bad command line {bot!r}: {error}") from None
 

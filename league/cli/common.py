@@ -19,6 +19,20 @@ if TYPE_CHECKING:
     from sqlmodel import Session
 
 
+EXIT_OK = 0
+EXIT_BOT_FAULT = 1
+"""``arena match``: a bot faulted; ``bot check``, ``replay --verify``, ``league
+verify``, ``submit``: the check said no."""
+EXIT_USAGE = 2
+"""Bad input: typer's own usage errors and every :func:`fail` by default."""
+EXIT_ABORTED = 3
+"""The referee aborted a match (host trouble or a referee bug; nobody is blamed)."""
+EXIT_LOST_WORKER = 4
+"""``league run``: a referee worker process died (its matches are played next run)."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (or SIGTERM for ``rolling run``): stopped before the end."""
+
+
 @dataclass
 class Context:
     """What the root callback parsed (``--db``) for the subcommands."""
@@ -37,7 +51,7 @@ class Context:
         return self._engine
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
+def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     """Print ``error: message`` to stderr and return the exit to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)

@@ -20,7 +20,7 @@ from league.store.models import BotRow, EntryRow, SeatRow
 from referee.core.catalogue import game_names
 from referee.faults import BotFault, HostUnavailable
 from referee.launcher import FreshLauncher
-from referee.process import BotSpec
+from referee.process import BotSpec, absolute_command
 
 
 class LeagueError(Exception):
@@ -147,6 +147,8 @@ def _new_spec(
             raise LeagueError(f"bad command line {command!r}: {error}") from None
         if not argv:
             raise LeagueError("empty command line")
+        # Stored absolute: a league runs the bot from elsewhere (and sandboxed).
+        argv = list(absolute_command(argv, Path.cwd()))
         version = version or content_version(argv)
         return BotSpec(name=name, command=tuple(argv), version=version)
     else:
@@ -159,6 +161,13 @@ def _new_spec(
             token_file=token_file,
             tls_ca=tls_ca,
         )
+
+
+def _stored_command(typed: str, argv: Sequence[str]) -> str:
+    """The command line as typed, or re-joined when a relative path was made absolute."""
+    if not argv:
+        return ""
+    return typed.strip() if tuple(shlex.split(typed)) == tuple(argv) else shlex.join(argv)
 
 
 def add_bot(
@@ -226,7 +235,7 @@ def add_bot(
             name=name,
             version=version,
             games=",".join(played),
-            command=command.strip(),
+            command=_stored_command(command, spec.command),
             address=address.strip(),
             token_env=token_env,
             token_file=token_file,
