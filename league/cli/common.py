@@ -57,6 +57,17 @@ def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
+def sole_error(error: BaseException) -> BaseException:
+    """The one exception inside (nested) exception groups of one member, else ``error``.
+
+    trio's nurseries wrap what a task raised in an exception group, so an expected
+    error (a busy league) raised under one arrives wrapped; unwrapped, the command
+    prints it as one line instead of a traceback."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
 def context_of(ctx: typer.Context) -> Context:
     obj = ctx.find_root().obj
     if not isinstance(obj, Context):
