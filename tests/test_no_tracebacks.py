@@ -68,7 +68,12 @@ def with_league(cwd: Path) -> None:
 
 
 def write(name: str, text: str) -> Callable[[Path], None]:
-    return lambda cwd: (cwd / name).write_text(text) and None
+    """Setup: a file ``name`` holding ``text``."""
+
+    def setup(cwd: Path) -> None:
+        (cwd / name).write_text(text)
+
+    return setup
 
 
 CASES: dict[str, Case] = {
