@@ -89,6 +89,9 @@ def add_command(
 ) -> None:
     """Register a bot (a new version if its files changed).
 
+    A relative path in --cmd (an existing file or directory, or a program
+    containing a slash) is stored absolute, taken from the directory you run this in.
+
     Unless --no-check, it first plays the `arena bot check` matches (sandboxed)
     for each game it plays, and a failing bot is refused unless --force.
     """
