@@ -95,6 +95,21 @@ def test_the_readme_bot_plays_sandboxed_by_its_relative_path(home: Path) -> None
 
 
 @pytest.mark.e2e
+def test_a_package_in_the_callers_directory_plays_sandboxed_by_module(home: Path) -> None:
+    (home / "mine").mkdir(mode=0o755)
+    (home / "mine" / "__init__.py").write_text("")
+    (home / "mine" / "bot.py").write_text(readme_bot_source())
+    code, out = match(home, "python -m mine.bot", RANDOM)
+    assert code == 0, out
+    assert "mine-bot" in out and "startup" not in out, out
+    # Registered, it would not import where a league runs it: refused, with the fix.
+    code, out = run_arena(
+        home, "bot", "add", "m", "--cmd", "python -m mine.bot", "--no-check", "-g", "liars_dice"
+    )
+    assert code == 2 and "only found in this directory" in out and "pip install -e" in out, out
+
+
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("bot", "code"),
     [

@@ -17,13 +17,16 @@ from league.store.leagues import get_league
 from league.store.runlock import league_lock
 
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
+ARENA = str(Path(sys.executable).with_name("arena"))
+"""The installed script, as users run it (``python -m league.cli`` would put the
+current directory on the module path, which ``arena`` does not)."""
 
 
 def run_arena(cwd: Path, *args: str, stdin: int | None = subprocess.DEVNULL) -> tuple[int, str]:
     """``arena ARGS`` in ``cwd`` as its own process: exit code, stdout and stderr."""
     env = {**os.environ, "ARENA_DB": f"sqlite:///{cwd / 'arena.db'}", "ARENA_TOKEN": "t0ken"}
     done = subprocess.run(
-        [sys.executable, "-m", "league.cli", *args],
+        [ARENA, *args],
         cwd=cwd,
         env=env,
         stdin=stdin,

@@ -16,6 +16,7 @@ from league.cli.common import (
     echo_json,
     echo_table,
     fail,
+    find_modules_here,
     sandbox_config,
     transaction,
 )
@@ -251,6 +252,7 @@ def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
         argv = tuple(shlex.split(bot))
         if not argv:
             raise ValueError("empty command line")
+        find_modules_here([argv])
         # Relative paths are the caller's: the sandbox runs the bot elsewhere.
         return BotSpec(
             name="candidate", command=absolute_command(argv, Path.cwd()), version="check"

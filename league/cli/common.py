@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
-from collections.abc import Iterator
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
@@ -89,6 +92,31 @@ def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]
             yield session
     except (LeagueError, GameError, DatabaseError, SandboxError, ValueError) as error:
         raise fail(str(error)) from None
+
+
+def find_modules_here(commands: Iterable[Sequence[str]]) -> None:
+    """Let ``python -m pkg.bot`` typed in a directory holding ``pkg`` run sandboxed.
+
+    Python puts the current directory on a ``-m`` module's path, but the sandbox
+    runs the bot in a private /tmp and binds only the module the referee finds
+    (``referee.sandbox.bot_files``). So the current directory goes at the *end* of
+    this process's module path (it never shadows an installed module) when a
+    command's ``-m`` names a module found nowhere else."""
+    here = os.getcwd()
+    if here in sys.path:
+        return
+    for argv in commands:
+        modules = [argv[i + 1] for i, word in enumerate(argv[:-1]) if word == "-m"]
+        for module in modules:
+            top = module.split(".", 1)[0]
+            if not top.isidentifier() or importlib.util.find_spec(top) is not None:
+                continue
+            if os.path.isdir(os.path.join(here, top)) or os.path.isfile(
+                os.path.join(here, f"{top}.py")
+            ):
+                sys.path.append(here)
+                importlib.invalidate_caches()
+                return
 
 
 def parse_rule_options(pairs: list[str]) -> dict[str, str]:

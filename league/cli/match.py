@@ -20,6 +20,7 @@ from league.cli.common import (
     ProcsOption,
     check_sandbox,
     fail,
+    find_modules_here,
     parse_rule_options,
     sandbox_config,
 )
@@ -66,7 +67,8 @@ def match_command(
 
     Every bot runs in the sandbox (see docs/security.md) unless --no-sandbox. A
     relative path in a bot's command (an existing file or directory, or a program
-    containing a slash such as ./bot.sh) is taken from the directory you run this in.
+    containing a slash such as ./bot.sh) is taken from the directory you run this in,
+    and so is the module of `python -m pkg.bot` when it is not installed.
 
     \b
     Exit codes:
@@ -85,6 +87,7 @@ def match_command(
         engine.check_seats(parsed, len(bot))
         here = Path.cwd()
         bots = tuple(BotSpec.from_command_line(command, cwd=here) for command in bot)
+        find_modules_here(spec.command for spec in bots)
     except (GameError, ValueError) as error:
         raise fail(str(error)) from None
     spec = MatchSpec(game=game, bots=bots, seed=seed, rules=rules)

@@ -129,6 +129,26 @@ def _service_options(
     return token_env, token_file, tls_ca
 
 
+def _refuse_local_modules(name: str, argv: Sequence[str]) -> None:
+    """:class:`LeagueError` when ``-m`` names a module found only in the current
+    directory: a league starts the bot from elsewhere, where it would not import."""
+    for index, word in enumerate(argv[:-1]):
+        if word != "-m":
+            continue
+        top = argv[index + 1].split(".", 1)[0]
+        try:
+            found = importlib.util.find_spec(top) is not None
+        except (ImportError, ValueError):
+            found = False
+        here = Path.cwd()
+        if not found and ((here / top).is_dir() or (here / f"{top}.py").is_file()):
+            raise LeagueError(
+                f"bot {name!r}: module {top!r} is only found in this directory, and a league"
+                f" starts bots from anywhere: give its file's path (python {top}/...py) or"
+                " install it (pip install -e .)"
+            )
+
+
 def _new_spec(
     name: str,
     command: str,
@@ -149,6 +169,7 @@ def _new_spec(
             raise LeagueError("empty command line")
         # Stored absolute: a league runs the bot from elsewhere (and sandboxed).
         argv = list(absolute_command(argv, Path.cwd()))
+        _refuse_local_modules(name, argv)
         version = version or content_version(argv)
         return BotSpec(name=name, command=tuple(argv), version=version)
     else:
