@@ -25,6 +25,23 @@ app = typer.Typer(
 )
 
 
+DISTRIBUTION = "bluff-arena"
+"""The installed distribution whose version ``arena --version`` prints."""
+
+
+def print_version(value: bool) -> None:
+    """``--version``: print the installed package's version and exit."""
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        typer.echo(f"arena (bluff-arena) {version(DISTRIBUTION)}")
+    except PackageNotFoundError:
+        typer.echo("arena (bluff-arena) unknown version: the package is not installed")
+    raise typer.Exit(0)
+
+
 @app.callback()
 def root(
     ctx: typer.Context,
@@ -36,6 +53,15 @@ def root(
             help="Database URL (default: SQLite file arena.db here; or postgresql+psycopg://...).",
         ),
     ] = None,
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=print_version,
+            is_eager=True,
+            help="Print the installed version and exit.",
+        ),
+    ] = False,
 ) -> None:
     """Bluff Arena: a referee and league runner for bluffing-game bots."""
     ctx.obj = Context(db_url=db)
