@@ -140,9 +140,15 @@ CASES: dict[str, Case] = {
         "127.0.0.1:9",
         write("my_bot.py", "print()\n"),
     ),
+    "postgres:// URL": Case(
+        ("--db", "postgres://u:secret@localhost/arena", "bot", "list"), "postgresql+psycopg://"
+    ),
+    "damaged database file": Case(
+        ("--db", "sqlite:///broken.db", "bot", "list"),
+        "restore it from a backup",
+        write("broken.db", "this is not a database " * 100),
+    ),
 }
-# TODO(after merging helper "docs"): a postgres:// URL (the psycopg hint) and a
-# corrupt database file (the what-to-do hint) belong here too.
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
