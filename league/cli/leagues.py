@@ -26,6 +26,7 @@ from league.cli.common import (
     sandbox_config,
     transaction,
 )
+from league.store.ratings import PRIOR_DRAWS, PairElo, pair_elo
 from referee.core.chance import parse_secret
 from referee.faults import FaultKind
 from referee.sandbox import SandboxError
@@ -310,14 +311,101 @@ def logs_command(
     sys.stdout.write(output.decode("utf-8", "replace"))
 
 
+def _rules_text(rules: object) -> str:
+    """``key=value, ...`` (``-`` for none): never a Python dict."""
+    if not isinstance(rules, dict) or not rules:
+        return "-"
+    return ", ".join(f"{key}={value}" for key, value in sorted(rules.items()))
+
+
+def _sandbox_text(sandbox: object) -> str:
+    """The league's sandbox limits in words."""
+    if not isinstance(sandbox, dict) or not sandbox.get("enabled"):
+        return "off (bots run as you, in your directory)"
+    parts = [
+        f"{sandbox.get('memory_mb')} MB memory",
+        f"{sandbox.get('cpu_s')} s CPU",
+        f"{sandbox.get('cpus')} CPUs",
+        f"{sandbox.get('max_procs')} processes",
+        f"{sandbox.get('max_files')} open files",
+        f"{sandbox.get('file_mb')} MB per file",
+        f"{sandbox.get('tmp_mb')} MB /tmp",
+    ]
+    readable = sandbox.get("readable") or []
+    if readable:
+        parts.append("reads " + ", ".join(map(str, readable)))
+    return "on: " + ", ".join(parts)
+
+
+def _faults_text(faults: dict[str, dict[str, int]]) -> str:
+    """``bot: kind N, ...; bot: ...`` (``none``)."""
+    if not faults:
+        return "none"
+    return "; ".join(
+        f"{bot}: " + ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        for bot, kinds in sorted(faults.items())
+    )
+
+
+def _echo_fields(fields: list[tuple[str, object]]) -> None:
+    width = max(len(key) for key, _ in fields)
+    for key, value in fields:
+        typer.echo(f"{key:>{width}}: {value}")
+
+
+@app.command("show")
+def show_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """What a league is: game, rules, bots, schedule, limits, sandbox, the deal
+    commitment and (once no match is pending) the secret. Progress: `league status`;
+    ratings: `league standings`."""
+    from league.store.leagues import get_league, league_bots, league_json, revealed_secret
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        secret = revealed_secret(session=session, league=league)
+        bots = [bot.name for _, bot in league_bots(session=session, league=league)]
+        data = {
+            **league_json(league),
+            "secret": secret.hex() if secret is not None else None,
+            "bots": bots,
+        }
+    if as_json:
+        echo_json(data)
+        return
+    seed = data["reproducible_seed"]
+    _echo_fields(
+        [
+            ("league", f"{data['name']} ({data['mode']}, created {data['created_at']})"),
+            ("game", data["game"]),
+            ("rules", _rules_text(data["rules"])),
+            ("bots", ", ".join(bots) or "-"),
+            ("schedule", f"{data['table_size']} seats a table, {data['rounds']} round(s)"),
+            (
+                "time limits",
+                f"{data['time_limit']} s a decision, {data['startup_timeout']} s to start",
+            ),
+            ("sandbox", _sandbox_text(data["sandbox"])),
+            ("Elo history K", data["k_factor"]),
+            ("deal commitment", data["commitment"]),
+            ("secret", data["secret"] or "(revealed when no match is pending)"),
+            *([("UNSAFE seed", seed)] if seed is not None else []),
+        ]
+    )
+
+
 @app.command("status")
 def status_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="League name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Progress of a league: matches done and pending, forfeits, faults; the deal
-    commitment, and the secret once every match is played."""
+    """How far a league has got: matches done, pending and aborted, forfeits and
+    faults per bot. The league's settings: `league show`; ratings: `league standings`.
+    (--json also holds the settings, as `league show --json` does.)"""
     from league.store.leagues import (
         get_league,
         league_bots,
@@ -344,13 +432,19 @@ def status_command(
     if as_json:
         echo_json(data)
         return
-    for key, value in data.items():
-        if key == "secret" and value is None:
-            value = "(revealed when no match is pending)"
-        typer.echo(f"{key:>17}: {value}")
-
-
-app.command("show")(status_command)
+    _echo_fields(
+        [
+            ("league", f"{league.name} ({league.game})"),
+            ("played", f"{status.done} of {status.total} matches"),
+            ("pending", f"{status.pending} (aborted and to be played again: {status.aborted})"),
+            ("forfeits", status.forfeits),
+            ("faults", _faults_text(status.faults)),
+        ]
+    )
+    if status.pending:
+        typer.echo(f"next: arena league run {league.name}")
+    else:
+        typer.echo(f"finished: arena league standings {league.name}")
 
 
 @app.command("verify")
@@ -403,7 +497,8 @@ def standings_command(
         bool, typer.Option("--all", help="Also list retired versions (rolling ladders).")
     ] = False,
 ) -> None:
-    """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals, and LOS."""
+    """The ratings table: Elo (a Bradley–Terry fit with a weak prior) with its 95%
+    interval, and the likelihood of superiority (LOS)."""
     from league.store.bluff import league_bluff
     from league.store.leagues import get_league
     from league.store.standings import standings
@@ -421,7 +516,7 @@ def standings_command(
         [
             "rank",
             "bot",
-            "elo",
+            "Elo",
             "95% interval",
             "matches",
             "wins",
@@ -446,8 +541,9 @@ def standings_command(
         right={0, 2, 4, 5, 6, 7},
     )
     typer.echo(
-        "elo: batch Bradley-Terry fit, mean 1500, order-independent;"
-        " interval: bootstrap over duplicate groups"
+        f"Elo: Bradley-Terry fit of all matches (mean 1500, order-independent), with a prior"
+        f" of {PRIOR_DRAWS:g} virtual draws per bot against 1500; 95% interval: bootstrap over"
+        " duplicate deals, at least the fit's own ± 1.96 sd (docs/ratings.md)"
     )
     if bluff is not None:
         _echo_bluff(rows, bluff)
@@ -492,19 +588,26 @@ BLUFF_COLUMNS: Final = {
 """The four rates (keys of :meth:`BluffStats.ratios`) and their column titles."""
 
 
+def _rounded(diff: PairElo | None, name: str) -> float | None:
+    """One field of a crosstable pair's Elo difference, for JSON (None: no games)."""
+    return None if diff is None else round(float(getattr(diff, name)), 2)
+
+
 @app.command("crosstable")
 def crosstable_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="League name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Head-to-head scores: row bot's wins-draws-losses against the column bot."""
+    """Head-to-head scores: row bot's wins-draws-losses against the column bot, and
+    each pair's Elo difference (with the table's weak prior: never infinite)."""
     from league.store.leagues import get_league
     from league.store.standings import crosstable
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         table = crosstable(session=session, league=league)
+    shown = {a: {b: pair_elo(h) for b, h in row.items()} for a, row in table.items()}
     if as_json:
         echo_json(
             {
@@ -514,10 +617,8 @@ def crosstable_command(
                         "draws": h.draws,
                         "losses": h.losses,
                         "score": h.score,
-                        "elo": h.elo if h.elo is None or math.isfinite(h.elo) else str(h.elo),
-                        "margin": h.margin
-                        if h.margin is None or math.isfinite(h.margin)
-                        else str(h.margin),
+                        "elo": _rounded(shown[a][b], "elo"),
+                        "margin": _rounded(shown[a][b], "margin"),
                         "los": h.los,
                     }
                     for b, h in row.items()
@@ -543,13 +644,17 @@ def crosstable_command(
         ],
     )
     typer.echo("")
-    pairs = [
-        [a, b, _fmt(h.score, 3), f"{_fmt(h.elo, 1)} ± {_fmt(h.margin, 1)}", f"{h.los:.1%}"]
-        for i, a in enumerate(names)
-        for b in names[i + 1 :]
-        for h in [table[a][b]]
-    ]
-    echo_table(["bot", "vs", "score", "elo diff", "LOS"], pairs, right={2, 3, 4})
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            h, diff = table[a][b], shown[a][b]
+            elo = "-" if diff is None else f"{diff.elo:+.1f} ± {diff.margin:.1f}"
+            pairs.append([a, b, _fmt(h.score, 3), elo, f"{h.los:.1%}"])
+    echo_table(["bot", "vs", "score", "Elo diff", "LOS"], pairs, right={2, 3, 4})
+    typer.echo(
+        f"Elo diff: the pair's score with {PRIOR_DRAWS:g} virtual draws added (so a"
+        " clean sweep is finite), ± its 95% margin; LOS: cutechess-cli's formula"
+    )
 
 
 @app.command("list")
