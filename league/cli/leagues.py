@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final, TextIO
 
 import typer
 
@@ -32,8 +35,10 @@ from referee.faults import FaultKind
 from referee.sandbox import SandboxError
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from league.execution.ray_executor import RayOptions
-    from league.execution.run import Progress, RunSummary
+    from league.execution.run import FinishedMatch, Progress, RunOptions, RunSummary
     from league.store.bluff import LeagueBluff
     from league.store.standings import Standing
 
@@ -113,38 +118,109 @@ def _format_eta(seconds: float | None) -> str:
 
 
 class ProgressPrinter:
-    """A one-line progress bar on a terminal; a line per ~5% otherwise."""
+    """``league run``'s progress on stderr.
 
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.last_step = -1
+    On a terminal: a one-line bar, redrawn at every update. Piped (a log file, CI):
+    a score summary line every ``every_n`` finished matches (default: a tenth of the
+    league, at least 10) or ``every_s`` seconds, whichever comes first, and at the
+    end — never a line per update.
+    """
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        tty: bool | None = None,
+        every_s: float = 30.0,
+        every_n: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.every_s = every_s
+        self.every_n = every_n
+        self.clock = clock
+        self.last: Progress | None = None
+        self.printed_at = clock()
+        self.unprinted = 0
+        """Matches finished since the last summary line."""
+        self.stopping_said = False
+        self.tally: dict[str, list[int]] = {}
+        """bot → [seats played, first places, sum of places, faults], this run."""
+
+    def match(self, finished: FinishedMatch) -> None:
+        """Count one finished match into the summary."""
+        self.unprinted += 1
+        if finished.reason == "aborted":
+            return
+        for bot, place, fault in zip(finished.bots, finished.places, finished.faults, strict=True):
+            counts = self.tally.setdefault(bot, [0, 0, 0, 0])
+            counts[0] += 1
+            counts[1] += place == 1
+            counts[2] += place
+            counts[3] += fault is not None
 
     def __call__(self, progress: Progress) -> None:
-        width = 24
-        fraction = progress.done / progress.total if progress.total else 1.0
-        bar = "#" * int(width * fraction) + "-" * (width - int(width * fraction))
-        text = (
-            f"[{bar}] {progress.done}/{progress.total}  {progress.rate:.2f} matches/s"
-            f"  ETA {_format_eta(progress.eta_s)}"
-            f"  leader {progress.leader} ({progress.leader_elo:.0f})"
-            + (
-                "  stopping after running matches (Ctrl-C again to abandon them)"
-                if progress.stopping
-                else ""
-            )
-        )
+        self.last = progress
         if self.tty:
-            sys.stderr.write("\r" + text.ljust(110))
-            sys.stderr.flush()
+            self.stream.write("\r" + _bar_text(progress).ljust(110))
+            self.stream.flush()
             return
-        step = int(fraction * 20)
-        if step != self.last_step or progress.stopping:
-            self.last_step = step
-            sys.stderr.write(text + "\n")
+        if progress.stopping and not self.stopping_said:
+            self.stopping_said = True
+            self.stream.write("stopping after the running matches (Ctrl-C again abandons them)\n")
+        every_n = self.every_n or max(10, math.ceil(progress.total / 10))
+        due = self.unprinted >= every_n or (
+            self.unprinted and self.clock() - self.printed_at >= self.every_s
+        )
+        if progress.played_now == 0 or due:
+            self._summary(progress)
+
+    def _summary(self, progress: Progress) -> None:
+        self.stream.write(_summary_text(progress, self.tally) + "\n")
+        self.stream.flush()
+        self.printed_at = self.clock()
+        self.unprinted = 0
 
     def close(self) -> None:
         if self.tty:
-            sys.stderr.write("\n")
+            self.stream.write("\n")
+        elif self.last is not None and self.unprinted:
+            self._summary(self.last)
+
+
+def _bar_text(progress: Progress) -> str:
+    width = 24
+    fraction = progress.done / progress.total if progress.total else 1.0
+    bar = "#" * int(width * fraction) + "-" * (width - int(width * fraction))
+    return (
+        f"[{bar}] {progress.done}/{progress.total}  {progress.rate:.2f} matches/s"
+        f"  ETA {_format_eta(progress.eta_s)}"
+        f"  leader {progress.leader} (Elo history {progress.leader_elo:.0f})"
+        + (
+            "  stopping after running matches (Ctrl-C again to abandon them)"
+            if progress.stopping
+            else ""
+        )
+    )
+
+
+def _summary_text(progress: Progress, tally: dict[str, list[int]]) -> str:
+    """``done/total (pct), rate, ETA; this run: bot wins/played (mean place), ...``"""
+    percent = progress.done / progress.total if progress.total else 1.0
+    head = (
+        f"{progress.done}/{progress.total} matches ({percent:.0%}),"
+        f" {progress.rate:.2f}/s, ETA {_format_eta(progress.eta_s)}"
+    )
+    if not tally:
+        return head
+    order = sorted(tally, key=lambda bot: (tally[bot][2] / tally[bot][0], -tally[bot][1], bot))
+    scores = ", ".join(
+        f"{bot} {tally[bot][1]}/{tally[bot][0]} ({tally[bot][2] / tally[bot][0]:.2f})"
+        + (f" faults {tally[bot][3]}" if tally[bot][3] else "")
+        for bot in order
+    )
+    return f"{head}; this run, wins/played (mean place): {scores}"
 
 
 def _ray_options(
@@ -171,15 +247,17 @@ def _ray_options(
     return RayOptions(address=address, cpus_per_match=cpus_per_match, runtime_env=env)
 
 
-def _print_run(summary: RunSummary) -> None:
-    """The run's one-line summary; what was lost or aborted on stderr; the exit code:
-    130 interrupted, 3 aborted matches, 4 lost referee workers."""
+def _print_run(summary: RunSummary, *, err: bool = False) -> None:
+    """The run's one-line summary (on stderr if ``err``: stdout holds JSON lines);
+    what was lost or aborted on stderr; the exit code: 130 interrupted, 3 aborted
+    matches, 4 lost referee workers."""
     state = "interrupted" if summary.interrupted else "finished"
     typer.echo(
         f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"
         f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
         f" reused {summary.processes_reused}"
-        + (f"; referee processes {summary.workers}" if summary.workers != 1 else "")
+        + (f"; referee processes {summary.workers}" if summary.workers != 1 else ""),
+        err=err,
     )
     for why in summary.lost_workers:
         typer.echo(f"error: {why}", err=True)
@@ -207,6 +285,51 @@ def _print_run(summary: RunSummary) -> None:
         raise typer.Exit(4)
 
 
+ProgressOption = Annotated[
+    bool,
+    typer.Option(
+        help="Show progress on stderr: on a terminal a progress bar; piped, a score"
+        " summary line every 10% of the matches (at least 10) or 30 s, and at the end."
+    ),
+]
+JsonlOption = Annotated[
+    bool,
+    typer.Option(
+        "--jsonl",
+        help="Print one JSON object per finished match on stdout, as it finishes"
+        " (match, reason, bots, versions, places, scores, faults by seat, duration_ms,"
+        " deal, done, total); the run's summary then goes to stderr.",
+    ),
+]
+
+
+def _play(
+    engine: Engine, name: str, options: RunOptions, *, progress: bool, jsonl: bool
+) -> RunSummary:
+    """Run the league with the progress display and the JSON lines asked for."""
+    import trio
+
+    from league.execution.run import LeagueRun
+    from league.store.registry import LeagueError
+
+    printer = ProgressPrinter() if progress else None
+
+    def on_match(finished: FinishedMatch) -> None:
+        if jsonl:
+            typer.echo(json.dumps(finished.as_json()))  # echo flushes: one line per match
+        if printer is not None:
+            printer.match(finished)
+
+    try:
+        run = LeagueRun(engine, name, options, on_progress=printer, on_match=on_match)
+        return trio.run(run.play)
+    except (LeagueError, SandboxError) as error:
+        raise fail(str(error)) from None
+    finally:
+        if printer:
+            printer.close()
+
+
 @app.command("run")
 def run_command(
     ctx: typer.Context,
@@ -228,7 +351,8 @@ def run_command(
     max_matches: Annotated[
         int | None, typer.Option(min=1, help="Stop after this many matches.")
     ] = None,
-    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    progress: ProgressOption = True,
+    jsonl: JsonlOption = False,
     executor: Annotated[
         str,
         typer.Option(
@@ -265,28 +389,16 @@ def run_command(
     ] = False,
 ) -> None:
     """Play the league's pending matches (resumes where a previous run stopped)."""
-    import trio
-
-    from league.execution.run import LeagueRun, RunOptions
+    from league.execution.run import RunOptions
     from league.store.leagues import get_league, league_sandbox
-    from league.store.registry import LeagueError
 
     ray = _ray_options(executor, ray_address, ray_cpus_per_match, ray_runtime_env, ray_ship_bots)
     engine = context_of(ctx).engine()
     with transaction(ctx) as session:
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
-    printer = ProgressPrinter() if progress else None
-    try:
-        options = RunOptions(
-            concurrency=concurrency, workers=workers, max_matches=max_matches, ray=ray
-        )
-        summary = trio.run(LeagueRun(engine, name, options, on_progress=printer).play)
-    except (LeagueError, SandboxError) as error:
-        raise fail(str(error)) from None
-    finally:
-        if printer:
-            printer.close()
-    _print_run(summary)
+    options = RunOptions(concurrency=concurrency, workers=workers, max_matches=max_matches, ray=ray)
+    summary = _play(engine, name, options, progress=progress, jsonl=jsonl)
+    _print_run(summary, err=jsonl)
 
 
 @app.command("logs")
