@@ -146,3 +146,21 @@ def test_terminal_progress_bar_labels_the_elo_history() -> None:
     printer.close()
     assert out.getvalue().startswith("\r[#")
     assert "leader a (Elo history 1510)" in out.getvalue()
+
+
+def test_a_finished_league_prints_no_start_line_and_counts_come_from_progress() -> None:
+    out = io.StringIO()
+    printer = ProgressPrinter(out, tty=False, every_n=2)
+    printer(progress(10, total=10, played_now=0))  # nothing to play: say nothing
+    printer.close()
+    assert out.getvalue() == ""
+    # Without match() calls (the demo) the summary still follows the progress.
+    printer = ProgressPrinter(out, tty=False, every_n=2)
+    for done in range(5):
+        printer(progress(done, total=10))
+    printer.close()
+    assert [line.split(" ")[0] for line in out.getvalue().splitlines()] == [
+        "0/10",
+        "2/10",
+        "4/10",
+    ]

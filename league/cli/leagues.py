@@ -142,15 +142,15 @@ class ProgressPrinter:
         self.clock = clock
         self.last: Progress | None = None
         self.printed_at = clock()
-        self.unprinted = 0
-        """Matches finished since the last summary line."""
+        self.printed_played = 0
+        """This run's matches when the last summary line was printed."""
         self.stopping_said = False
+        self.last_printed: Progress | None = None
         self.tally: dict[str, list[int]] = {}
         """bot → [seats played, first places, sum of places, faults], this run."""
 
     def match(self, finished: FinishedMatch) -> None:
-        """Count one finished match into the summary."""
-        self.unprinted += 1
+        """Count one finished match into the summary's scores."""
         if finished.reason == "aborted":
             return
         for bot, place, fault in zip(finished.bots, finished.places, finished.faults, strict=True):
@@ -170,22 +170,23 @@ class ProgressPrinter:
             self.stopping_said = True
             self.stream.write("stopping after the running matches (Ctrl-C again abandons them)\n")
         every_n = self.every_n or max(10, math.ceil(progress.total / 10))
-        due = self.unprinted >= every_n or (
-            self.unprinted and self.clock() - self.printed_at >= self.every_s
-        )
-        if progress.played_now == 0 or due:
+        new = progress.played_now - self.printed_played
+        due = new >= every_n or (new > 0 and self.clock() - self.printed_at >= self.every_s)
+        starting = progress.played_now == 0 and progress.done < progress.total
+        if due or (starting and self.last_printed is None):
             self._summary(progress)
 
     def _summary(self, progress: Progress) -> None:
         self.stream.write(_summary_text(progress, self.tally) + "\n")
         self.stream.flush()
         self.printed_at = self.clock()
-        self.unprinted = 0
+        self.printed_played = progress.played_now
+        self.last_printed = progress
 
     def close(self) -> None:
         if self.tty:
             self.stream.write("\n")
-        elif self.last is not None and self.unprinted:
+        elif self.last is not None and self.last.played_now > self.printed_played:
             self._summary(self.last)
 
 
