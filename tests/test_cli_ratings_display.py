@@ -111,3 +111,13 @@ def test_show_and_status_say_different_things(sweep: Path) -> None:
     # --json keeps the fields scripts read.
     _, out = arena(sweep, "league", "status", "sweep", "--json")
     assert json.loads(out)["done"] == 4
+
+
+def test_the_static_report_shows_one_elo_and_no_infinity(sweep: Path, tmp_path: Path) -> None:
+    page = tmp_path / "sweep.html"
+    code, out = arena(sweep, "league", "report", "sweep", "--html", str(page), "--samples", "50")
+    assert code == 0, out
+    text = page.read_text()
+    assert "∞" not in text and not re.search(r"\binf\b", text)
+    assert "incr. Elo" not in text and ">Elo history</th>" in text
+    assert re.search(r'<div class="diff"[^>]*>\+\d+ ± \d+<', text), "finite Elo difference"
