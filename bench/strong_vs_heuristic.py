@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -91,7 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rules = dict(item.split("=", 1) for item in args.rules)
     start = time.perf_counter()
-    wins, draws, losses, times = evaluate(args.game, args.matches, args.seed, rules, args.opponent)
+    try:
+        wins, draws, losses, times = evaluate(
+            args.game, args.matches, args.seed, rules, args.opponent
+        )
+    except RuntimeError as error:  # a bot that refuses to play, e.g. a missing value table
+        print(f"{args.game}: a bot refused to play: {error}", file=sys.stderr)
+        return 1
     elapsed = time.perf_counter() - start
     h2h = head_to_head(wins, draws, losses)
     times.sort()

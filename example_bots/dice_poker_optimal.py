@@ -1,6 +1,7 @@
 """A Dice Poker bot that maximises its expected final score exactly.
 
-    python -m example_bots.dice_poker_optimal --solve          # build the table once
+    make dice-poker-table                                      # build the table once
+    python -m example_bots.dice_poker_optimal --solve          # the same, without make
     python -m example_bots.dice_poker_optimal                  # serve (the referee runs this)
     python -m example_bots.dice_poker_optimal --simulate 20000 # check the table by play
 
@@ -10,10 +11,15 @@ turn for its own state (a few milliseconds) and picks the re-roll or the line
 with the best expected final score. Needs numpy (the ``bots`` extra).
 
 The table takes minutes to solve, longer than the referee's start-up budget, so
-the bot never solves while serving: ``--solve`` writes it into
-``example_bots/tables/`` (visible to the bot inside the sandbox, which binds the
-bot's package read-only; ``ARENA_DICE_POKER_TABLES`` names another directory).
-Without a table the bot says so on stderr and plays the heuristic bot's moves.
+the bot never solves while serving: ``make dice-poker-table`` (``--solve``) writes
+it into ``example_bots/tables/`` (visible to the bot inside the sandbox, which
+binds the bot's package read-only; ``--tables DIR`` or ``ARENA_DICE_POKER_TABLES``
+names another directory, and only ``--tables`` crosses into the sandbox).
+
+Without a table the bot refuses to play rather than play something weaker under
+the name "optimal": with no usable table at all it exits before it is ready (one
+line on stderr, so the referee records a ``startup`` fault whose message is that
+line), and a match whose rules have no table fails at ``MatchStart`` the same way.
 
 It maximises the expected *score*, not the chance of placing first: in multi-seat
 games it ignores the opponents' cards (see docs/bots.md for what that costs).
@@ -39,6 +45,7 @@ from example_bots.dice_poker_solver import (
     ScorecardSpec,
     Solver,
     Turn,
+    cache_path,
     dice_poker_spec,
     load,
     solve_and_save,
@@ -66,11 +73,52 @@ TABLES_ENV = "ARENA_DICE_POKER_TABLES"
 TURN_CACHE_SIZE = 4096
 """Solved turns kept per table (states repeat a lot across a match and across matches)."""
 
+_tables_option: Path | None = None
+"""``--tables DIR`` of this process (command-line arguments reach a sandboxed bot;
+environment variables other than a few locale ones do not)."""
+
 
 def table_dir() -> Path:
-    """Where the value tables live: ``$ARENA_DICE_POKER_TABLES`` or ``example_bots/tables``."""
+    """Where the value tables live: ``--tables``, ``$ARENA_DICE_POKER_TABLES`` or
+    ``example_bots/tables``."""
+    if _tables_option is not None:
+        return _tables_option
     configured = os.environ.get(TABLES_ENV)
     return Path(configured) if configured else Path(__file__).resolve().parent / "tables"
+
+
+def use_tables(directory: Path | None) -> None:
+    """Look for the tables in ``directory`` (``None``: the default places)."""
+    global _tables_option
+    _tables_option = directory
+    _POLICIES.clear()
+
+
+def build_command(rules: Rules) -> str:
+    """The command that builds the table of ``rules`` (what the refusal tells the user)."""
+    if rules.upper_bonus_inclusive:
+        return "make dice-poker-table (or: python -m example_bots.dice_poker_optimal --solve)"
+    return "python -m example_bots.dice_poker_optimal --solve --exclusive"
+
+
+class MissingTableError(RuntimeError):
+    """No usable value table for the match's rules: the bot refuses to play.
+
+    Playing the heuristic's moves instead would put heuristic results in a
+    league under the name "optimal" (issue 21), so the refusal is the result.
+    The message is one line: where the table was looked for, why it is not
+    usable, and the command that builds it.
+    """
+
+
+def missing_table_message(rules: Rules, reason: str) -> str:
+    """The refusal's one line; the referee puts it into the fault's message, so it is
+    what a league's replay and ``arena bot check`` show."""
+    spec = dice_poker_spec(rules)
+    return (
+        f"dice-poker-optimal: no usable value table for {spec.name} in {table_dir()}"
+        f" ({reason}); build it with: {build_command(rules)}"
+    )
 
 
 class Policy:
@@ -150,26 +198,57 @@ class Policy:
         return Score(self.best_line(card, dice)[0])
 
 
-_POLICIES: dict[str, Policy | None] = {}
+_POLICIES: dict[str, Policy] = {}
 """Loaded tables by spec digest (the SDK makes one bot instance per match)."""
 
 
-def policy_for(rules: Rules) -> Policy | None:
-    """The policy of these rules from the table directory, or ``None`` if not solved."""
+def policy_for(rules: Rules) -> Policy:
+    """The policy of these rules from the table directory.
+
+    Raises :class:`MissingTableError` when the table is not there or cannot be read.
+    """
     spec = dice_poker_spec(rules)
     key = spec.key()
     if key not in _POLICIES:
         try:
             solver = load(spec, table_dir())
         except (OSError, ValueError, KeyError) as error:  # unreadable or damaged file
-            print(f"dice-poker-optimal: cannot load the table: {error!r}", file=sys.stderr)
-            solver = None
-        _POLICIES[key] = Policy(solver) if solver is not None else None
+            reason = f"cannot load {cache_path(spec, table_dir()).name}: {error}"
+            raise MissingTableError(missing_table_message(rules, reason)) from None
+        if solver is None:
+            reason = f"{cache_path(spec, table_dir()).name} is not there"
+            raise MissingTableError(missing_table_message(rules, reason))
+        _POLICIES[key] = Policy(solver)
     return _POLICIES[key]
 
 
+RULE_VARIANTS: tuple[Rules, ...] = (
+    Rules(upper_bonus_inclusive=True),
+    Rules(upper_bonus_inclusive=False),
+)
+"""Every rules setting of Dice Poker, default first (one boolean option)."""
+
+
+def preload() -> None:
+    """Load every table there is, before serving; exit with one line if there is none.
+
+    A bot process is started before it learns a match's rules, so it can only
+    refuse to start when no rules setting at all has a table. Loading here also
+    moves the ~0.7 s load into the start-up budget, away from the first decision.
+    """
+    errors = []
+    for rules in RULE_VARIANTS:
+        try:
+            policy_for(rules)
+        except MissingTableError as error:
+            errors.append(str(error))
+    if len(errors) == len(RULE_VARIANTS):
+        print(errors[0], file=sys.stderr, flush=True)
+        raise SystemExit(2)
+
+
 class OptimalDicePokerBot(Bot[Observation, Action]):
-    """Maximises the expected final score from the solved table (heuristic without one)."""
+    """Maximises the expected final score from the solved table; refuses without one."""
 
     game = "dice_poker"
     name = "dice-poker-optimal"
@@ -177,31 +256,21 @@ class OptimalDicePokerBot(Bot[Observation, Action]):
     def __init__(self) -> None:
         super().__init__()
         self._policy: Policy | None = None
-        self._fallback: HeuristicDicePokerBot | None = None
 
     def start(self, match: MatchInfo) -> None:
+        """Find the table of the match's rules; :class:`MissingTableError` if there is none
+        (the referee records it as a ``startup`` fault with this message)."""
         super().start(match)
         rules = match.rules if isinstance(match.rules, Rules) else Rules()
-        self._policy = policy_for(rules)
-        if self._policy is None:
-            print(
-                f"{self.name}: no value table for {dice_poker_spec(rules).name} in "
-                f"{table_dir()} (run python -m example_bots.dice_poker_optimal --solve); "
-                "playing the heuristic bot's moves",
-                file=sys.stderr,
-            )
-            self._fallback = HeuristicDicePokerBot()
-            self._fallback.start(match)
+        try:
+            self._policy = policy_for(rules)
+        except MissingTableError as error:
+            print(error, file=sys.stderr, flush=True)
+            raise
 
     def act(self, observation: Observation) -> Action:
-        if self._policy is None:
-            if self._fallback is None:  # act() without start(): default rules
-                self._policy = policy_for(Rules(observation.upper_bonus_inclusive))
-                if self._policy is None:
-                    self._fallback = HeuristicDicePokerBot()
-                    return self._fallback.act(observation)
-            else:
-                return self._fallback.act(observation)
+        if self._policy is None:  # act() without start(): the observation's rules
+            self._policy = policy_for(Rules(observation.upper_bonus_inclusive))
         return self._policy.decide(observation.my_card, observation.dice, observation.rolls)
 
 
@@ -332,7 +401,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1, help="first seed of --simulate/--duel")
     parser.add_argument("--jobs", type=int, default=1, help="processes for --simulate")
     parser.add_argument("--exclusive", action="store_true", help="rule upper_bonus_inclusive=false")
+    parser.add_argument(
+        "--tables", type=Path, metavar="DIR", help=f"table directory (default {table_dir()})"
+    )
     args, rest = parser.parse_known_args(argv)
+    use_tables(args.tables)
     rules = Rules(upper_bonus_inclusive=not args.exclusive)
     if args.duel:
         duel(args.duel, first_seed=args.seed, jobs=args.jobs)
@@ -342,6 +415,7 @@ def main(argv: list[str] | None = None) -> None:
         policy = _solve(rules)
         print(f"{policy.spec.name}: expected score {policy.solver.expected_score():.6f}")
     else:
+        preload()
         run(OptimalDicePokerBot, rest)
 
 

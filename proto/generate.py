@@ -1,7 +1,7 @@
 """Regenerate (or check) the Python code for every .proto under proto/arena.
 
     python proto/generate.py          # rewrite the generated files
-    python proto/generate.py --check  # exit 1 if they differ from the .proto files
+    python proto/generate.py --check  # exit 1 if they differ from the .proto files (silent if not)
 
 Generated files (``*_pb2.py``, ``*_pb2_grpc.py`` and their ``.pyi`` stubs) sit next to their
 ``.proto`` so that ``import arena.v1.bot_pb2`` mirrors the proto package.
@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 PROTO_ROOT = Path(__file__).resolve().parent
@@ -62,8 +64,30 @@ def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
             f"--mypy_grpc_out={out_dir}",
         ]
     args += sources
-    if protoc.main(args) != 0:
+    status, messages = _quietly(lambda: protoc.main(args))
+    if status != 0:
+        sys.stderr.write(messages)
         raise SystemExit("protoc failed")
+
+
+def _quietly(call: Callable[[], int]) -> tuple[int, str]:
+    """Run ``call`` with file descriptor 2 captured: ``(its result, what it wrote there)``.
+
+    protoc's mypy plugins are child processes that announce every file on stderr
+    ("Writing mypy to ..."); a check that passes prints nothing, so that chatter is
+    kept and shown only when protoc fails.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+") as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            status = call()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        capture.seek(0)
+        return status, capture.read()
 
 
 def generated_files(root: Path, *, nested: bool = True) -> set[Path]:
@@ -90,11 +114,12 @@ def process(root: Path, *, check: bool) -> bool:
                 or not filecmp.cmp(out / p, root / p, shallow=False)
             )
             if drift:
-                print("generated protobuf code is out of date: " + ", ".join(drift))
-                print("run: python proto/generate.py")
+                print(
+                    "generated protobuf code is out of date: " + ", ".join(drift), file=sys.stderr
+                )
+                print("run: python proto/generate.py", file=sys.stderr)
                 return False
-            print(f"generated protobuf code is up to date ({len(fresh)} files in {root})")
-            return True
+            return True  # silent on success, like every check in `make test`
         for stale in generated_files(root, nested=nested) - fresh:
             (root / stale).unlink()
         for path in sorted(fresh):

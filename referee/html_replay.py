@@ -277,12 +277,16 @@ def render_replay_html(
     title: str | None = None,
     back: tuple[str, str] | None = None,
     data: dict[str, Any] | None = None,
+    site_nav: str | None = None,
 ) -> str:
     """The replay viewer page of ``record`` (see the module docstring).
 
     ``back`` is an optional ``(href, text)`` link shown above the title (the
     league report links each replay back to the league page). ``data`` replaces
     :func:`replay_data` (tests use it to check what a seat's view depends on).
+    ``site_nav`` is the menu bar of the site serving the page (``arena serve``
+    renders its own ``_nav.html``), trusted HTML placed above ``<main>`` as it is;
+    a standalone file has none, only its ``back`` link.
     """
     page_title = title or f"{get_game(record.game).title} — match {record.match_id}"
     options = ['<option value="all">all seats (omniscient)</option>'] + [
@@ -303,6 +307,7 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <style>{BASE_CSS}{_asset("viewer.css")}</style>
 </head>
 <body data-step="0" data-view="all">
+{site_nav or ""}
 <main>
 {_header_html(record, page_title, back)}
 <h2>Replay</h2>

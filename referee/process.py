@@ -73,19 +73,108 @@ class BotSpec:
             raise ValueError(f"bot {self.name!r}: give at most one of token_env and token_file")
 
     @classmethod
-    def from_command_line(cls, text: str, *, name: str | None = None) -> BotSpec:
-        """Parse a shell-style command line (``"python -m example_bots.x"``)."""
+    def from_command_line(
+        cls, text: str, *, name: str | None = None, cwd: Path | None = None
+    ) -> BotSpec:
+        """Parse a shell-style command line (``"python -m example_bots.x"``); with
+        ``cwd``, its relative paths made absolute against it (:func:`absolute_command`)."""
         argv = tuple(shlex.split(text))
         if not argv:
             raise ValueError("empty bot command")
-        return cls(name=name or default_bot_name(argv), command=argv)
+        # Named as typed: ``./bot.sh`` is "bot", not its absolute directory's.
+        name = name or default_bot_name(argv)
+        return cls(name=name, command=absolute_command(argv, cwd) if cwd else argv)
+
+
+NOT_PATH_AFTER = frozenset({"-m", "-c"})
+"""Python options whose value is a module or code, never a path."""
+
+
+def absolute_command(argv: Sequence[str], cwd: Path) -> tuple[str, ...]:
+    """``argv`` with its relative paths made absolute against ``cwd``.
+
+    The sandbox runs a bot in a private ``/tmp`` and binds only the files its
+    command names, so a path relative to where the user typed the command must be
+    made absolute before the bot leaves that directory. A word is a path when:
+
+    - it is the program and contains a slash (``./bot.sh``, ``bin/bot``);
+    - or it is a later word, not an option (``-...``), not the value of ``-m`` or
+      ``-c``, and ``cwd / word`` exists (a file or a directory).
+
+    Anything else (``python``, ``12``, ``--delay``, ``--data=x.bin``) is kept as given.
+    """
+    words = list(argv)
+    for index, word in enumerate(words):
+        if not word or os.path.isabs(word):
+            continue
+        if index == 0:
+            if "/" in word:
+                words[0] = os.path.normpath(cwd / word)
+            continue
+        if word.startswith("-") or words[index - 1] in NOT_PATH_AFTER:
+            continue
+        if _exists(cwd / word):
+            words[index] = os.path.normpath(cwd / word)
+    return tuple(words)
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists (a word too long or odd to be a path is not one)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
+SCRIPT_SUFFIXES = frozenset(
+    {".py", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".jar", ".pl", ".lua", ".php"}
+)
+"""Suffixes of the files interpreters run: such a word names the bot's script."""
+GENERIC_STEMS = frozenset({"bot", "main", "__main__", "index", "run", "app", "agent", "player"})
+"""Stems too common to tell bots apart: qualified by their directory or package."""
 
 
 def default_bot_name(argv: Sequence[str]) -> str:
-    """A readable name for a command: the module after ``-m``, else the file stem."""
-    if "-m" in argv[:-1]:
-        return argv[argv.index("-m") + 1].rsplit(".", 1)[-1]
-    return Path(argv[-1] if len(argv) > 1 else argv[0]).stem
+    """A readable name for a bot command: what it runs, never an option or a number.
+
+    What it runs is the module after ``-m`` (``python -m pkg.my_bot`` → ``my_bot``),
+    else the first later word that is an existing file or ends in a script suffix
+    (``python my_bot.py --delay 12`` → ``my_bot``), else the program
+    (``./bot.sh`` → ``bot``). A generic stem (``bot``, ``main``, ...) is qualified
+    by its package or directory: ``python -m pkg.bot`` → ``pkg-bot``,
+    ``node path/bot.js`` → ``path-bot``.
+    """
+    args = list(argv)
+    for index, word in enumerate(args[:-1]):
+        if word == "-m":
+            parts = [p for p in args[index + 1].split(".") if p]
+            return _qualified(parts) if parts else "bot"
+    script = next(
+        (w for w in args[1:] if not w.startswith("-") and _names_script(w)), args[0] if args else ""
+    )
+    path = Path(script)
+    parts = [p for p in (*path.parent.parts, path.stem) if p not in ("", ".", "..", "/")]
+    name = _qualified(parts) if parts else ""
+    return name if name and not name.startswith("-") else "bot"
+
+
+def _names_script(word: str) -> bool:
+    """Whether a command word names the file an interpreter runs."""
+    return Path(word).suffix.lower() in SCRIPT_SUFFIXES or _is_file(word)
+
+
+def _is_file(word: str) -> bool:
+    try:
+        return Path(word).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _qualified(parts: Sequence[str]) -> str:
+    """The last part, or ``parent-last`` when the last is a generic stem."""
+    if parts[-1] in GENERIC_STEMS and len(parts) > 1:
+        return f"{parts[-2]}-{parts[-1]}"
+    return parts[-1]
 
 
 def resolve_argv(command: Sequence[str]) -> list[str]:

@@ -104,7 +104,7 @@ def test_full_league_workflow(db: Path) -> None:
     assert code == 0 and "result (completed)" in out
     code, out = arena(db, "replay", "cup-99")
     assert code == 2 and "has no match 99" in out
-    code, out = arena(db, "bot", "remove", "random")
+    code, out = arena(db, "bot", "remove", "random", "--yes")
     assert code == 0
     code, out = arena(db, "league", "delete", "cup", "--yes")
     assert code == 0

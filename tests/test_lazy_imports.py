@@ -23,11 +23,17 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/__init__.py league.execution.demo": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
+    "league/cli/__init__.py importlib.metadata": (
+        "importlib.metadata (~25 ms, the email package): `arena --version` only"
+    ),
     "league/cli/__init__.py league.store.db": (
         "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
     ),
     "league/cli/authors.py league.store.authors": (
         "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/__init__.py sdk": (
+        "the SDK and every game's engine: `arena games --describe/--write-docs` only"
     ),
     "league/cli/bots.py league.execution.botcheck": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
@@ -36,6 +42,9 @@ LAZY_IMPORTS: dict[str, str] = {
         "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
     ),
     "league/cli/bots.py league.store.registry": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/bots.py league.store.rolling": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
     "league/cli/bots.py referee.process": "trio and gRPC: only commands that start bots",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -24,6 +25,23 @@ app = typer.Typer(
 )
 
 
+DISTRIBUTION = "bluff-arena"
+"""The installed distribution whose version ``arena --version`` prints."""
+
+
+def print_version(value: bool) -> None:
+    """``--version``: print the installed package's version and exit."""
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        typer.echo(f"arena (bluff-arena) {version(DISTRIBUTION)}")
+    except PackageNotFoundError:
+        typer.echo("arena (bluff-arena) unknown version: the package is not installed")
+    raise typer.Exit(0)
+
+
 @app.callback()
 def root(
     ctx: typer.Context,
@@ -35,6 +53,15 @@ def root(
             help="Database URL (default: SQLite file arena.db here; or postgresql+psycopg://...).",
         ),
     ] = None,
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=print_version,
+            is_eager=True,
+            help="Print the installed version and exit.",
+        ),
+    ] = False,
 ) -> None:
     """Bluff Arena: a referee and league runner for bluffing-game bots."""
     ctx.obj = Context(db_url=db)
@@ -51,9 +78,36 @@ app.add_typer(rolling.app, name="rolling")
 
 @app.command("games")
 def games_command(
+    game: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="A game to describe (with --describe).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    describe: Annotated[
+        bool,
+        typer.Option(
+            "--describe",
+            help="Print GAME's observation and action fields: types, meanings, an example.",
+        ),
+    ] = False,
+    write_docs: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-docs",
+            metavar="DIR",
+            help="Write every game's field reference to DIR/<game>.md (docs/games/).",
+        ),
+    ] = None,
 ) -> None:
-    """List the games with their seat counts and rule options (with defaults)."""
+    """List the games with their seat counts and rule options (with defaults).
+
+    With GAME --describe: the fields of GAME's observation and actions, as
+    docs/games/GAME.md has them.
+    """
+    if describe or write_docs is not None:
+        _describe_games(game, describe=describe, write_docs=write_docs)
+        return
+    if game is not None:
+        raise typer.BadParameter("a GAME goes with --describe", param_hint="GAME")
     listing = [
         {
             "name": game.name,
@@ -85,6 +139,23 @@ def games_command(
                 f"    {option['name']} = {option['default']}  [{option['values']}]\n"
                 f"        {option['doc']}"
             )
+
+
+def _describe_games(game: str | None, *, describe: bool, write_docs: Path | None) -> None:
+    """``--describe`` and ``--write-docs``: the field reference of sdk/describe.py."""
+    from sdk import describe as reference  # the SDK and its engines: only this option
+
+    if write_docs is not None:
+        for path in reference.write_docs(write_docs):
+            typer.echo(f"wrote {path}")
+    if not describe:
+        return
+    if game is None:
+        raise typer.BadParameter("--describe needs a GAME (arena games lists them)")
+    try:
+        typer.echo(reference.render_markdown(reference.describe_game(game)))
+    except reference.UnknownGameError as error:
+        raise typer.BadParameter(str(error), param_hint="GAME") from None
 
 
 app.command("match")(match.match_command)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,6 +16,7 @@ from league.cli.common import (
     echo_json,
     echo_table,
     fail,
+    find_modules_here,
     sandbox_config,
     transaction,
 )
@@ -87,6 +89,9 @@ def add_command(
     ] = "",
 ) -> None:
     """Register a bot (a new version if its files changed).
+
+    A relative path in --cmd (an existing file or directory, or a program
+    containing a slash) is stored absolute, taken from the directory you run this in.
 
     Unless --no-check, it first plays the `arena bot check` matches (sandboxed)
     for each game it plays, and a failing bot is refused unless --force.
@@ -227,7 +232,7 @@ def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
     """A registered bot's name (one word, not a file) is looked up in the database;
     anything else is a command line, as in ``arena match --bot``."""
     from league.store.registry import LeagueError, bot_spec, get_bot
-    from referee.process import BotSpec
+    from referee.process import BotSpec, absolute_command
 
     word = bot.strip()
     if word and not any(c.isspace() for c in word) and not Path(word).exists():
@@ -247,7 +252,11 @@ def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
         argv = tuple(shlex.split(bot))
         if not argv:
             raise ValueError("empty command line")
-        return BotSpec(name="candidate", command=argv, version="check")
+        find_modules_here([argv])
+        # Relative paths are the caller's: the sandbox runs the bot elsewhere.
+        return BotSpec(
+            name="candidate", command=absolute_command(argv, Path.cwd()), version="check"
+        )
     except ValueError as error:
         raise fail(f"bad command line {bot!r}: {error}") from None
 
@@ -302,11 +311,38 @@ def show_command(
 
 @app.command("remove")
 def remove_command(
-    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Bot name.")]
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Bot name.")],
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Do not ask for confirmation (scripts).")
+    ] = False,
 ) -> None:
-    """Remove a bot. Versions with recorded matches are kept, marked removed."""
-    from league.store.registry import remove_bot
+    """Remove a bot: it leaves the rolling ladders and gets no new matches. Versions
+    with recorded matches are kept, marked removed, and their results stay.
 
-    with transaction(ctx) as session:
+    Asks for confirmation; without a terminal, pass --yes."""
+    from league.store.registry import get_bot, remove_bot
+    from league.store.rolling import leave_ladders
+
+    with transaction(ctx, create=False) as session:
+        get_bot(session=session, name=name)  # a clear error before asking
+    _confirm_removal(name, yes=yes)
+    with transaction(ctx, create=False) as session:
         count = remove_bot(session=session, name=name)
-        typer.echo(f"removed {name} ({count} version{'s' if count != 1 else ''})")
+        ladders = leave_ladders(session=session, name=name)
+    typer.echo(f"removed {name} ({count} version{'s' if count != 1 else ''})")
+    if ladders:
+        typer.echo(f"{name} left the rolling ladder(s) {', '.join(ladders)}")
+
+
+def _confirm_removal(name: str, *, yes: bool) -> None:
+    """Ask on the terminal unless ``yes``; with no terminal, refuse (exit 2): a script
+    must say --yes rather than remove a bot because its input happened to say y."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise fail(f"not removing {name!r}: no terminal to confirm on; pass --yes")
+    if not typer.confirm(
+        f"Remove bot {name!r} (it leaves its rolling ladders; results stay)?", default=False
+    ):
+        raise fail(f"not removing {name!r}", 1)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
-from collections.abc import Iterator
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
@@ -17,6 +20,20 @@ from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, requir
 if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlmodel import Session
+
+
+EXIT_OK = 0
+EXIT_BOT_FAULT = 1
+"""``arena match``: a bot faulted; ``bot check``, ``replay --verify``, ``league
+verify``, ``submit``: the check said no."""
+EXIT_USAGE = 2
+"""Bad input: typer's own usage errors and every :func:`fail` by default."""
+EXIT_ABORTED = 3
+"""The referee aborted a match (host trouble or a referee bug; nobody is blamed)."""
+EXIT_LOST_WORKER = 4
+"""``league run``: a referee worker process died (its matches are played next run)."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (or SIGTERM for ``rolling run``): stopped before the end."""
 
 
 @dataclass
@@ -37,10 +54,21 @@ class Context:
         return self._engine
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
+def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     """Print ``error: message`` to stderr and return the exit to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+def sole_error(error: BaseException) -> BaseException:
+    """The one exception inside (nested) exception groups of one member, else ``error``.
+
+    trio's nurseries wrap what a task raised in an exception group, so an expected
+    error (a busy league) raised under one arrives wrapped; unwrapped, the command
+    prints it as one line instead of a traceback."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 def context_of(ctx: typer.Context) -> Context:
@@ -64,6 +92,31 @@ def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]
             yield session
     except (LeagueError, GameError, DatabaseError, SandboxError, ValueError) as error:
         raise fail(str(error)) from None
+
+
+def find_modules_here(commands: Iterable[Sequence[str]]) -> None:
+    """Let ``python -m pkg.bot`` typed in a directory holding ``pkg`` run sandboxed.
+
+    Python puts the current directory on a ``-m`` module's path, but the sandbox
+    runs the bot in a private /tmp and binds only the module the referee finds
+    (``referee.sandbox.bot_files``). So the current directory goes at the *end* of
+    this process's module path (it never shadows an installed module) when a
+    command's ``-m`` names a module found nowhere else."""
+    here = os.getcwd()
+    if here in sys.path:
+        return
+    for argv in commands:
+        modules = [argv[i + 1] for i, word in enumerate(argv[:-1]) if word == "-m"]
+        for module in modules:
+            top = module.split(".", 1)[0]
+            if not top.isidentifier() or importlib.util.find_spec(top) is not None:
+                continue
+            if os.path.isdir(os.path.join(here, top)) or os.path.isfile(
+                os.path.join(here, f"{top}.py")
+            ):
+                sys.path.append(here)
+                importlib.invalidate_caches()
+                return
 
 
 def parse_rule_options(pairs: list[str]) -> dict[str, str]:

@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from league.cli.common import (
+    EXIT_ABORTED,
+    EXIT_BOT_FAULT,
+    EXIT_OK,
     SANDBOX_DEFAULTS,
     CpuOption,
     CpusOption,
@@ -17,6 +20,7 @@ from league.cli.common import (
     ProcsOption,
     check_sandbox,
     fail,
+    find_modules_here,
     parse_rule_options,
     sandbox_config,
 )
@@ -61,7 +65,17 @@ def match_command(
 ) -> None:
     """Run one match between bot processes over gRPC and print the result.
 
-    Every bot runs in the sandbox (see docs/security.md) unless --no-sandbox.
+    Every bot runs in the sandbox (see docs/security.md) unless --no-sandbox. A
+    relative path in a bot's command (an existing file or directory, or a program
+    containing a slash such as ./bot.sh) is taken from the directory you run this in,
+    and so is the module of `python -m pkg.bot` when it is not installed.
+
+    \b
+    Exit codes:
+      0  the match completed and no bot faulted
+      1  a bot faulted (did not start, crashed, timed out, broke the protocol)
+      2  usage error (bad option, unknown game or rule, bad command line)
+      3  the referee aborted the match (the host could not run it; nobody blamed)
     """
     from referee.match import Limits, MatchSpec, play_match
     from referee.process import BotSpec
@@ -71,7 +85,9 @@ def match_command(
         engine = get_game(game)
         parsed = engine.parse_rules(rules)
         engine.check_seats(parsed, len(bot))
-        bots = tuple(BotSpec.from_command_line(command) for command in bot)
+        here = Path.cwd()
+        bots = tuple(BotSpec.from_command_line(command, cwd=here) for command in bot)
+        find_modules_here(spec.command for spec in bots)
     except (GameError, ValueError) as error:
         raise fail(str(error)) from None
     spec = MatchSpec(game=game, bots=bots, seed=seed, rules=rules)
@@ -91,14 +107,21 @@ def match_command(
     _print_result(engine.title, result, quiet=quiet, as_json=as_json)
 
 
+def exit_code(result: MatchRecord) -> int:
+    """The documented exit code of a played match (see ``arena match --help``)."""
+    if result.reason == "aborted":
+        return EXIT_ABORTED
+    return EXIT_BOT_FAULT if result.faults else EXIT_OK
+
+
 def _print_result(title: str, result: MatchRecord, *, quiet: bool, as_json: bool) -> None:
-    """The record as JSON, or the transcript (unless ``quiet``) and the result; exit
-    code 3 when the referee aborted the match."""
+    """The record as JSON, or the transcript (unless ``quiet``) and the result; then
+    exit with :func:`exit_code`."""
     from referee.transcript import result_lines, transcript_lines
 
     if as_json:
         typer.echo(result.to_json(indent=2))
-        raise typer.Exit(3 if result.reason == "aborted" else 0)
+        raise typer.Exit(exit_code(result))
     if not quiet:
         rules = ", ".join(f"{key}={value}" for key, value in sorted(result.rules.items()))
         typer.echo(f"match {result.match_id}: {title}, {result.chance_label}, rules {rules}")
@@ -110,5 +133,4 @@ def _print_result(title: str, result: MatchRecord, *, quiet: bool, as_json: bool
     )
     for line in result_lines(result):
         typer.echo(line)
-    if result.reason == "aborted":
-        raise typer.Exit(3)
+    raise typer.Exit(exit_code(result))

@@ -31,6 +31,8 @@ def load_record(ctx: typer.Context, match: str) -> MatchRecord:
             raise fail(f"cannot read {path}: {error}") from None
         except RecordError as error:
             raise fail(f"{path}: {error}") from None
+    if path.suffix == ".json" or "/" in match:  # a file, not LEAGUE-POSITION
+        raise fail(f"no record file {match!r} (give a record's path or LEAGUE-POSITION)")
     with transaction(ctx, create=False) as session:
         _, row = find_match(session=session, key=match)
         if row.record is None:

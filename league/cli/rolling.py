@@ -23,6 +23,7 @@ from league.cli.common import (
     fail,
     parse_rule_options,
     sandbox_config,
+    sole_error,
     transaction,
 )
 from referee.sandbox import SandboxError
@@ -194,6 +195,10 @@ def run_command(
         )
     except (LeagueError, SandboxError) as error:
         raise fail(str(error)) from None
+    except BaseExceptionGroup as group:  # the run's nursery wraps what it raised
+        if isinstance(inner := sole_error(group), (LeagueError, SandboxError)):
+            raise fail(str(inner)) from None
+        raise
     state = "stopped" if summary.stopped else "finished"
     typer.echo(
         f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"

@@ -110,14 +110,17 @@ Test it in-process against the random example bot (run from this directory):
     python -m pytest -q {test_file}
 
 Check it the way a league would run it (sandboxed, over gRPC, against the example
-bots, across the rule options) — it prints PASS or FAIL with the reasons:
+bots, across the rule options) — it prints PASS or FAIL with the reasons (run from
+this directory; `arena` resolves `{name}.py` against it):
 
-    arena bot check "python {path}" --game {game}
+    arena bot check "python {name}.py" --game {game}
 
 Register it, then enter it in a league (`arena league create ... --bot {name}`):
 
-    arena bot add {name} --cmd "python {path}" --game {game}
+    arena bot add {name} --cmd "python {name}.py" --game {game}
 """
+# No absolute path in this README: it is published on the bot's page when the bot
+# is submitted to a server, and where the author keeps their files is theirs.
 
 
 def write_project(name: str, game: str, directory: Path, *, force: bool = False) -> list[Path]:
@@ -142,7 +145,6 @@ def write_project(name: str, game: str, directory: Path, *, force: bool = False)
         "cls": class_name(name),
         "random_cls": _random_class(game),
         "test_file": test_file.name,
-        "path": str(bot_file.resolve()),
     }
     files = {
         bot_file: BOT_TEMPLATE,

@@ -6,9 +6,15 @@ table: Bradley–Terry Elo with its 95% bootstrap interval, the likelihood of
 superiority over the next bot down, and each bot's decision latency as the
 referee measured it (``elapsed_ms`` of every action in the match records).
 
-    python -m league.execution.ladder --quick            # minutes; what docs/bots.md shows
+    python -m league.execution.ladder --quick            # minutes; prints the table
     python -m league.execution.ladder --rounds 25        # tighter intervals
-    make ladder                                # the same, through make
+    make ladder                  # 10 rounds, also written to build/ladder.md
+    make ladder LADDER_OUT=docs/ladder.md                # refresh the tracked docs page
+
+The table goes to stdout, and to a file only with ``--out``: the tracked
+``docs/ladder.md`` changes only when somebody asks for it by name. ``make ladder``
+first builds the optimal Dice Poker bot's value table (``make dice-poker-table``);
+without it that bot refuses to start, and its row shows the ``startup`` faults.
 
 Strong bots are written in parallel with this module, so they are looked up by
 module name at run time; a missing one is skipped with a note in the output
@@ -48,6 +54,7 @@ from league.store.models import MatchRow
 from league.store.registry import NotFoundError, ensure_example_bot
 from league.store.standings import standings
 from referee.core.catalogue import Roster, entries
+from referee.faults import FaultKind
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 
@@ -134,6 +141,32 @@ def decision_times(engine: Engine, league_name: str) -> dict[str, list[float]]:
                 if event.seat is not None and event.elapsed_ms is not None:
                     times.setdefault(names[event.seat], []).append(event.elapsed_ms)
     return times
+
+
+def startup_faults(engine: Engine, league_name: str) -> dict[str, tuple[int, str]]:
+    """Bots that failed to start, by name: how many matches, and the first message.
+
+    The message is the bot's own last words (the referee appends its output), which
+    for a bot missing a data file says how to build it: the ladder prints them, so
+    a ``startup`` count in the table never goes unexplained.
+    """
+    found: dict[str, tuple[int, str]] = {}
+    with session_scope(engine) as session:
+        league = get_league(session=session, name=league_name)
+        for data in session.exec(
+            select(MatchRow.record).where(
+                MatchRow.league_id == league.id, MatchRow.status == "done"
+            )
+        ):
+            if data is None:
+                continue
+            record = decompress_record(data)
+            names = {seat.seat: seat.bot for seat in record.seats}
+            for fault in record.faults:
+                if fault.kind == FaultKind.STARTUP:
+                    count, first = found.get(names[fault.seat], (0, fault.message))
+                    found[names[fault.seat]] = (count + 1, first)
+    return found
 
 
 def ladder_rows(engine: Engine, league_name: str, *, samples: int = 1000) -> list[LadderRow]:
@@ -302,6 +335,8 @@ def run_ladder(
         with session_scope(engine) as session:
             status = league_status(session=session, league=get_league(session=session, name=league))
         typer.echo(f"{game}: {status.done} matches in {summary.elapsed_s:.1f} s", err=True)
+        for bot, (count, message) in sorted(startup_faults(engine, league).items()):
+            typer.echo(f"{game}: {bot} did not start in {count} match(es): {message}", err=True)
         rows = ladder_rows(engine, league, samples=samples)
         ladders.append(GameLadder(game, league, rounds, tuple(rows), tuple(missing)))
     return ladders
@@ -334,7 +369,11 @@ def main(
         typer.Option(help="Database URL to keep the leagues in (default: a fresh temporary one)."),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option(help="Also write the Markdown table to this file.")
+        Path | None,
+        typer.Option(
+            help="Also write the Markdown table to this file (make ladder: build/ladder.md;"
+            " docs/ladder.md only when named here)."
+        ),
     ] = None,
     samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
     reproducible_seed: Annotated[
@@ -386,6 +425,7 @@ def main(
     typer.echo(text)
     if out is not None:
         out.write_text(text)
+        typer.echo(f"written to {out}", err=True)
 
 
 if __name__ == "__main__":

@@ -28,18 +28,36 @@ from league.server.auth import (
     new_session,
     same_origin,
 )
+from league.server.readme import readme_html
 from league.server.rendering import render
 from league.server.state import Server, client_address, server_of
 from league.server.submit import TooLarge, author_notices, capped_body, parse_form
 from league.server.throttle import Throttled
 from league.store.leagues import match_log
+from league.store.report import REPORT_CSS
 from referee.faults import FaultKind
 from referee.html_replay import render_replay_html
 
 
+async def standings_of(server: Server, name: str) -> dict[str, Any]:
+    """The league's standings table (:func:`views.league_standings`), from the
+    server's cache: the index's leader, the league page and a bot's rank agree."""
+    league_id = await server.db(views.league_id, name)
+    return await server.cached("standings", name, league_id, views.league_standings, name)
+
+
 async def index(request: Request) -> Response:
     server = server_of(request)
-    return await render(request, "index.html", leagues=await server.db(views.leagues))
+    leagues = await server.db(views.leagues)
+    for league in leagues:
+        league["leader"] = views.leader(await standings_of(server, league["name"]))
+    return await render(request, "index.html", leagues=leagues)
+
+
+async def figures_of(server: Server, name: str, table: dict[str, Any]) -> dict[str, str]:
+    league_id = await server.db(views.league_id, name)
+    ranked = tuple(row["bot"] for row in table["standings"])
+    return await server.cached("figures", name, league_id, views.league_figures, name, ranked)
 
 
 async def league_page(request: Request) -> Response:
@@ -47,14 +65,30 @@ async def league_page(request: Request) -> Response:
     name = request.path_params["name"]
     league_id = await server.db(views.league_id, name)
     detail = await server.cached("detail", name, league_id, views.league_detail, name)
-    table = await server.cached("standings", name, league_id, views.league_standings, name)
+    table = await standings_of(server, name)
     return await render(
         request,
         "league.html",
         league=detail,
         table=table,
+        figures=await figures_of(server, name, table),
         bluff_columns=views.BLUFF_COLUMNS,
     )
+
+
+async def figures_fragment(request: Request) -> Response:
+    """The league page's ``#figures`` (crosstable and rating chart) alone: its script
+    swaps it in when results land."""
+    server = server_of(request)
+    name = request.path_params["name"]
+    table = await standings_of(server, name)
+    return await render(request, "_figures.html", figures=await figures_of(server, name, table))
+
+
+async def report_css(request: Request) -> Response:
+    """The static report's figure styles (:data:`league.store.report.REPORT_CSS`),
+    served so the live league page draws the same crosstable and chart."""
+    return Response(REPORT_CSS, media_type="text/css", headers={"cache-control": "no-cache"})
 
 
 async def matches_page(request: Request) -> Response:
@@ -78,13 +112,14 @@ async def matches_page(request: Request) -> Response:
     )
 
 
-def _replay_page(session: Session, key: str, finished_only: bool) -> tuple[str, str]:
+def _replay_page(session: Session, key: str, finished_only: bool, nav: str) -> tuple[str, str]:
     stored = views.stored_match(session, key, finished_only=finished_only)
     if stored.record is None:
         raise views.Missing(f"match {stored.key} has not been played (status {stored.status})")
     page = render_replay_html(
         stored.record,
         back=(f"/leagues/{quote(stored.league, safe='')}/matches", f"{stored.league}: matches"),
+        site_nav=nav,
     )
     return page, replay_csp(page)
 
@@ -95,11 +130,12 @@ def _sha256(text: str) -> str:
 
 def replay_csp(page: str) -> str:
     """The replay viewer's policy, tightened: its own inline script and style only
-    (by hash), no request of any kind, not framed. The page's meta CSP still applies."""
+    (by hash), no request of any kind, not framed; forms (the menu bar's log-out)
+    post only to this server. The page's meta CSP still applies."""
     scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
     styles = re.findall(r"<style>(.*?)</style>", page, flags=re.S)
     return (
-        "default-src 'none'; img-src data:; base-uri 'none'; form-action 'none';"
+        "default-src 'none'; img-src data:; base-uri 'none'; form-action 'self';"
         " frame-ancestors 'none';"
         f" script-src {' '.join(map(_sha256, scripts)) or chr(39) + 'none' + chr(39)};"
         f" style-src {' '.join(map(_sha256, styles)) or chr(39) + 'none' + chr(39)}"
@@ -107,9 +143,14 @@ def replay_csp(page: str) -> str:
 
 
 async def replay_page(request: Request) -> Response:
+    """The replay viewer of ``arena replay --html``, under the site's menu bar."""
     server = server_of(request)
+    found = await server.author_of(request)
+    nav = server.templates.get_template("_nav.html").render(
+        author=found[0] if found else None, author_name=found[1] if found else None
+    )
     page, csp = await server.db(
-        _replay_page, request.path_params["key"], server.settings.hide_unfinished
+        _replay_page, request.path_params["key"], server.settings.hide_unfinished, nav
     )
     return HTMLResponse(page, headers={"content-security-policy": csp})
 
@@ -127,6 +168,10 @@ async def bot_page(request: Request) -> Response:
     server = server_of(request)
     name = request.path_params["name"]
     detail = await server.db(_bot_page, name)
+    for row in detail["leagues"]:  # its rank there, as the league page shows it
+        table = await standings_of(server, row["league"])
+        row["standing"] = views.rank_of(table, name, row["version"])
+    readme = readme_html(detail["readme"]) if detail["readme"] else None
     found = await server.author_of(request)
     mine = await server.db(_is_author_of, name, found[0] if found else None)
     recent = await server.db(views.recent_seats, name) if mine else []
@@ -135,7 +180,9 @@ async def bot_page(request: Request) -> Response:
         notices = [
             n for n in await server.db(author_notices, found[0].author_id) if n["bot"] == name
         ]
-    return await render(request, "bot.html", bot=detail, mine=mine, recent=recent, notices=notices)
+    return await render(
+        request, "bot.html", bot=detail, readme=readme, mine=mine, recent=recent, notices=notices
+    )
 
 
 def _is_author_of(session: Session, name: str, author: Any) -> bool:
@@ -252,7 +299,9 @@ async def logout(request: Request) -> Response:
 def routes() -> list[BaseRoute]:
     return [
         Route("/", index),
+        Route("/static/report.css", report_css),
         Route("/leagues/{name:path}/matches", matches_page),
+        Route("/leagues/{name:path}/figures", figures_fragment),
         Route("/leagues/{name:path}", league_page),
         Route("/bots", bots_page),
         Route("/bots/{name:path}", bot_page),

@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from league.server.readme import strip_local_paths
 from league.store.bluff import league_bluff
 from league.store.leagues import (
     decompress_record,
@@ -43,6 +44,7 @@ from league.store.leagues import (
 )
 from league.store.models import AuthorRow, BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.registry import NotFoundError
+from league.store.report import rating_figures
 from league.store.rolling import is_rolling, rolling_settings
 from league.store.standings import Standing, standings
 from referee.analytics import BluffStats, format_ratio
@@ -139,6 +141,34 @@ def league_standings(session: Session, name: str) -> dict[str, Any]:
             },
         },
     }
+
+
+def league_figures(session: Session, name: str, ranked: Sequence[str]) -> dict[str, str]:
+    """The league's rating chart and crosstable as HTML fragments, drawn by the static
+    report's code (:func:`league.store.report.rating_figures`), bots in the standings'
+    order ``ranked``. Every name in them is escaped; they hold no script and no style
+    attribute, so the page's CSP lets them be."""
+    figures = rating_figures(session=session, league=league_row(session, name), ranked=ranked)
+    return {"chart": figures.chart, "crosstable": figures.crosstable}
+
+
+def leader(table: dict[str, Any]) -> dict[str, Any] | None:
+    """The first row of a :func:`league_standings` table (rank 1), or None before any
+    finished match."""
+    for row, shown in zip(table["standings"], table["display"]["rows"], strict=True):
+        if row["rank"] == 1:
+            return {"bot": row["bot"], "name": row["name"], "elo": shown["elo"]}
+    return None
+
+
+def rank_of(table: dict[str, Any], name: str, version: str) -> dict[str, Any] | None:
+    """Where bot ``name`` at ``version`` stands in a :func:`league_standings` table:
+    its rank (None while unrated) among how many rated rows, or None if not listed."""
+    rated = sum(1 for row in table["standings"] if row["rank"] is not None)
+    for row in table["standings"]:
+        if row["name"] == name and row["version"] == version:
+            return {"rank": row["rank"], "of": rated}
+    return None
 
 
 BLUFF_COLUMNS = {
@@ -369,6 +399,8 @@ def bot_detail(session: Session, name: str) -> dict[str, Any]:
     latency = _latency(session, recent)
     newest = versions[-1]
     readme = _readme(newest)
+    if readme is not None:
+        readme = strip_local_paths(readme)  # never where the author or the server keeps files
     return {
         "name": name,
         "author": _author_of(session, newest),

@@ -46,7 +46,19 @@ def redact(url: str) -> str:
     return head + sep + tail
 
 
+POSTGRES_SCHEMES = ("postgres", "postgresql")
+"""Schemes without a driver: SQLAlchemy reads them as psycopg2 (or not at all), but the
+project installs psycopg 3, so such a URL gets a hint instead of a driver error."""
+
+
 def make_engine(url: str) -> Engine:
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme in POSTGRES_SCHEMES:
+        raise DatabaseError(
+            f"database URL {redact(url)!r}: write it as"
+            f" {redact('postgresql+psycopg://' + rest)!r} (the psycopg driver of"
+            " `pip install '.[postgres]'`)"
+        )
     try:
         if url.startswith("sqlite"):
             engine = create_engine(url, connect_args={"timeout": 30})
@@ -122,13 +134,28 @@ def open_database(url: str | None = None, *, create: bool = True) -> Engine:
         migrate(engine)
     except OperationalError as error:
         engine.dispose()
-        raise DatabaseError(
-            f"cannot open database {redact(resolved)}: {error.orig or error}"
-        ) from None
+        reason = " ".join(str(error.orig or error).split())  # the driver's lines, as one
+        raise DatabaseError(f"cannot open database {redact(resolved)}: {reason}") from None
     except SQLAlchemyError as error:
         engine.dispose()
-        raise DatabaseError(f"database {redact(resolved)} failed: {error}") from None
+        reason = " ".join(str(getattr(error, "orig", None) or error).split())
+        if resolved.startswith("sqlite") and _is_corrupt(reason):
+            raise DatabaseError(
+                f"{resolved.removeprefix('sqlite:///')} is not a SQLite database or is"
+                f" damaged ({reason}): restore it from a backup, or move it aside to"
+                " start a new one (it holds every bot and league), or choose another"
+                " with --db"
+            ) from None
+        raise DatabaseError(f"database {redact(resolved)} failed: {reason}") from None
     return engine
+
+
+CORRUPTION = ("file is not a database", "database disk image is malformed")
+"""SQLite's words for a file that is not (or no longer) a readable database."""
+
+
+def _is_corrupt(reason: str) -> bool:
+    return any(words in reason for words in CORRUPTION)
 
 
 def _private_sqlite_file(path: str) -> None:

@@ -20,7 +20,7 @@ from league.store.models import BotRow, EntryRow, SeatRow
 from referee.core.catalogue import game_names
 from referee.faults import BotFault, HostUnavailable
 from referee.launcher import FreshLauncher
-from referee.process import BotSpec
+from referee.process import BotSpec, absolute_command
 
 
 class LeagueError(Exception):
@@ -129,6 +129,26 @@ def _service_options(
     return token_env, token_file, tls_ca
 
 
+def _refuse_local_modules(name: str, argv: Sequence[str]) -> None:
+    """:class:`LeagueError` when ``-m`` names a module found only in the current
+    directory: a league starts the bot from elsewhere, where it would not import."""
+    for index, word in enumerate(argv[:-1]):
+        if word != "-m":
+            continue
+        top = argv[index + 1].split(".", 1)[0]
+        try:
+            found = importlib.util.find_spec(top) is not None
+        except (ImportError, ValueError):
+            found = False
+        here = Path.cwd()
+        if not found and ((here / top).is_dir() or (here / f"{top}.py").is_file()):
+            raise LeagueError(
+                f"bot {name!r}: module {top!r} is only found in this directory, and a league"
+                f" starts bots from anywhere: give its file's path (python {top}/...py) or"
+                " install it (pip install -e .)"
+            )
+
+
 def _new_spec(
     name: str,
     command: str,
@@ -147,6 +167,9 @@ def _new_spec(
             raise LeagueError(f"bad command line {command!r}: {error}") from None
         if not argv:
             raise LeagueError("empty command line")
+        # Stored absolute: a league runs the bot from elsewhere (and sandboxed).
+        argv = list(absolute_command(argv, Path.cwd()))
+        _refuse_local_modules(name, argv)
         version = version or content_version(argv)
         return BotSpec(name=name, command=tuple(argv), version=version)
     else:
@@ -159,6 +182,13 @@ def _new_spec(
             token_file=token_file,
             tls_ca=tls_ca,
         )
+
+
+def _stored_command(typed: str, argv: Sequence[str]) -> str:
+    """The command line as typed, or re-joined when a relative path was made absolute."""
+    if not argv:
+        return ""
+    return typed.strip() if tuple(shlex.split(typed)) == tuple(argv) else shlex.join(argv)
 
 
 def add_bot(
@@ -226,7 +256,7 @@ def add_bot(
             name=name,
             version=version,
             games=",".join(played),
-            command=command.strip(),
+            command=_stored_command(command, spec.command),
             address=address.strip(),
             token_env=token_env,
             token_file=token_file,

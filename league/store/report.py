@@ -7,12 +7,12 @@ copied or served anywhere. Every page is self-contained (inline CSS, inline SVG,
 no network requests). The league page has, with stable ids:
 
 * ``#league-info`` — game, rules, schedule, progress;
-* ``#standings`` — Elo (the Bradley–Terry fit with its weak prior) with its 95 %
-  interval (also drawn as a bar per row, one scale for all rows), the Elo history's
-  last value (incremental, order-dependent),
+* ``#standings`` — the bot with its version under it, Elo (the Bradley–Terry fit
+  with its weak prior) with its 95 % interval (also drawn as a bar per row, one
+  scale for all rows), the Elo history's last value (incremental, order-dependent),
   matches, wins, mean place, mean score, faults (``tr[data-bot]``), and for a
   game with claims the four bluff analytics (``td.bluff[data-stat]``, definitions
-  in ``docs/bots.md``);
+  in ``docs/bots.md``); it fits a 1280 px wide screen with the bluff columns;
 * ``#crosstable`` — per pair W-D-L, Elo difference ± 95 % margin
   (:func:`~league.store.ratings.pair_elo`: finite) and LOS (cutechess-cli),
   ``td[data-row][data-col]``;
@@ -20,6 +20,9 @@ no network requests). The league page has, with stable ids:
   an SVG polyline per bot (``polyline[data-bot]``);
 * ``#matches`` — every scheduled match (``tr[data-position]``), finished ones
   linking to their replay (``a.replay-link``).
+
+The crosstable and the chart come from :func:`rating_figures`' code, which the
+server's league page (``arena serve``) shows too.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import json
 import math
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 from urllib.parse import quote
@@ -51,7 +55,13 @@ from referee.games.base import GameError
 from referee.html_replay import BASE_CSS, render_replay_html
 from referee.record import RecordError
 
-__all__ = ["match_file_name", "write_league_report"]
+__all__ = [
+    "REPORT_CSS",
+    "RatingFigures",
+    "match_file_name",
+    "rating_figures",
+    "write_league_report",
+]
 
 PALETTE = (
     "#2357c6",
@@ -95,8 +105,16 @@ def _score(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-_REPORT_CSS = """
-.bar-cell { width: 230px; }
+BAR_WIDTH: Final = 140
+"""Pixels of the interval bar in a standings row: with the bluff analytics' four
+columns the table still fits a 1280 px wide screen (``tests/browser/test_pages.py``)."""
+
+REPORT_CSS: Final = """
+.bar-cell { width: 150px; }
+#standings th, #standings td { padding: 3px 6px; }
+#standings .version { font-size: 11px; color: var(--muted); }
+#elo-chart { max-width: 820px; display: block; }
+.legend-item { display: inline-flex; align-items: center; gap: 5px; }
 svg text { font: 11px system-ui, sans-serif; fill: var(--muted); }
 #crosstable td { text-align: center; font-variant-numeric: tabular-nums; white-space: nowrap; }
 #crosstable td.self { background: #eef1f6; color: var(--muted); }
@@ -104,13 +122,45 @@ svg text { font: 11px system-ui, sans-serif; fill: var(--muted); }
 #crosstable .diff, #crosstable .los { font-size: 12px; color: var(--muted); }
 #crosstable th.row { text-align: left; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 6px; }
-.legend span::before { content: ""; display: inline-block; width: 14px; height: 4px;
-  margin-right: 5px; vertical-align: middle; background: var(--c); }
 #matches td { white-space: nowrap; }
 #matches .seats { white-space: normal; }
 .place-1 { font-weight: 700; }
 .scroll { overflow-x: auto; }
 """
+
+
+def _order(ranked: Sequence[str], names: Sequence[str]) -> list[str]:
+    """The ranked bots, then every other bot of the league: the rows and columns of
+    the crosstable and the order of the chart's colours."""
+    return [*ranked, *(n for n in names if n not in set(ranked))]
+
+
+def _colors(order: Sequence[str]) -> dict[str, str]:
+    return {bot: PALETTE[i % len(PALETTE)] for i, bot in enumerate(order)}
+
+
+@dataclass(frozen=True, slots=True)
+class RatingFigures:
+    """A league's rating chart and crosstable as HTML fragments (every name escaped,
+    no script, no style attribute): what the static report shows, for the server's
+    league page to show too. Style them with :data:`BASE_CSS` or the server's style
+    sheet plus :data:`REPORT_CSS`."""
+
+    chart: str
+    crosstable: str
+
+
+def rating_figures(*, session: Session, league: LeagueRow, ranked: Sequence[str]) -> RatingFigures:
+    """The chart and crosstable of ``league``, bots in the order ``ranked`` (the
+    standings' order; the league's other bots after them) — drawn by the same code
+    as :func:`write_league_report`'s page."""
+    order = _order(ranked, list(bot_labels(session=session, league=league).values()))
+    history = elo_history(finished_results(session=session, league=league), k=league.k_factor)
+    cross = crosstable(session=session, league=league)
+    return RatingFigures(
+        chart=_chart_html(history, order, _colors(order), league.k_factor),
+        crosstable=_crosstable_html(order, cross),
+    )
 
 
 def write_league_report(
@@ -226,8 +276,8 @@ def _league_page(
     except GameError:
         game_title = league.game
     status = league_status(session=session, league=league)
-    order = [row.bot for row in table] + [n for n in names if n not in {r.bot for r in table}]
-    colors = {bot: PALETTE[i % len(PALETTE)] for i, bot in enumerate(order)}
+    order = _order([row.bot for row in table], names)
+    colors = _colors(order)
     try:
         rules = json.loads(league.rules)
     except ValueError:
@@ -274,7 +324,7 @@ def _league_page(
         "<h2>Matches</h2>",
         _matches_html(matches, seats, links),
     ]
-    return _page(f"League {league.name} — {game_title}", "\n".join(body), _REPORT_CSS)
+    return _page(f"League {league.name} — {game_title}", "\n".join(body), REPORT_CSS)
 
 
 def _standings_html(
@@ -292,7 +342,7 @@ def _standings_html(
         low, high = (low + high) / 2 - 25, (low + high) / 2 + 25
     pad = (high - low) * 0.05
     low, high = low - pad, high + pad
-    width, height = 220, 18
+    width, height = BAR_WIDTH, 18
 
     def x(value: float) -> float:
         value = min(max(value, low), high)
@@ -326,7 +376,8 @@ def _standings_html(
         rows.append(
             f'<tr data-bot="{_esc(row.bot)}">'
             f'<td class="num">{row.rank if row.rank is not None else "–"}</td>'
-            f'<td class="bot">{_esc(row.bot)}</td><td><code>{_esc(row.version)}</code></td>'
+            f'<td class="bot">{_esc(row.bot)}<div class="version"><code>{_esc(row.version)}</code>'
+            "</div></td>"
             f'<td class="num elo">{_fmt(row.elo)}</td>'
             f'<td class="num interval-text">{_fmt(row.lo)} .. {_fmt(row.hi)}</td>'
             f'<td class="bar-cell">{bar}</td>'
@@ -340,7 +391,7 @@ def _standings_html(
         )
     return (
         '<div class="scroll"><table id="standings" class="box"><thead><tr>'
-        '<th class="num">rank</th><th>bot</th><th>version</th><th class="num">Elo</th>'
+        '<th class="num">rank</th><th>bot, version</th><th class="num">Elo</th>'
         f'<th class="num">95% interval</th><th>interval ({_fmt(low)} … {_fmt(high)})</th>'
         '<th class="num" title="incremental, order-dependent Elo after the last match">'
         "Elo history</th>"
@@ -350,12 +401,20 @@ def _standings_html(
         + "</tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></div>"
+        + _standings_note(samples)
+        + (BLUFF_NOTE if claims else "")
+    )
+
+
+def _standings_note(samples: int) -> str:
+    """What the standings' Elo, interval and Elo history are (docs/ratings.md)."""
+    return (
         '<p class="muted">Elo: Bradley–Terry fit over all finished matches (mean 1500,'
         f" order-independent) with a prior of {PRIOR_DRAWS:g} virtual draws per bot against"
         f" 1500; interval: 95% bootstrap over duplicate deals ({samples} samples), at least"
         " the fit's own ± 1.96 sd; the dashed line marks 1500. Elo history: the"
         " incremental, order-dependent rating after the last match, as in the chart"
-        " below — not the table's Elo.</p>" + (BLUFF_NOTE if claims else "")
+        " below — not the table's Elo.</p>"
     )
 
 
@@ -470,7 +529,7 @@ def _chart_html(
     parts = [
         f'<svg id="elo-chart" class="box" width="100%" viewBox="0 0 {width} {height}" '
         f'preserveAspectRatio="xMinYMin meet" role="img" '
-        f'aria-label="incremental Elo after each match" style="max-width:{width}px">'
+        'aria-label="incremental Elo after each match">'
     ]
     tick = low
     while tick <= high + 1e-9:
@@ -509,7 +568,10 @@ def _chart_html(
             )
     parts.append("</svg>")
     legend = "".join(
-        f'<span style="--c:{colors[bot]}">{_esc(bot)} ({_fmt(series[bot][-1][1])})</span>'
+        # A swatch drawn in SVG, not a style attribute: the server's pages forbid inline style.
+        f'<span class="legend-item"><svg width="14" height="4" aria-hidden="true">'
+        f'<rect width="14" height="4" fill="{colors[bot]}"/></svg>'
+        f"{_esc(bot)} ({_fmt(series[bot][-1][1])})</span>"
         for bot in bots
     )
     return (

@@ -308,6 +308,26 @@ def enter_bot(*, session: Session, league: LeagueRow, bot: BotRow) -> list[BotRo
     return retired
 
 
+def leave_ladders(*, session: Session, name: str) -> list[str]:
+    """Retire every version of bot ``name`` from the rolling ladders it is entered in
+    (``arena bot remove``); returns those ladders' names.
+
+    As for a version replaced by :func:`enter_bot`: no new matches, its finished
+    matches stay and count in everybody's ratings, and matches already scheduled
+    for it (one batch at most) are still played.
+    """
+    left: list[str] = []
+    for league in rolling_leagues(session=session):
+        for entry, bot in league_bots(session=session, league=league):
+            if bot.name == name and not entry.retired:
+                entry.retired = True
+                session.add(entry)
+                if league.name not in left:
+                    left.append(league.name)
+    session.flush()
+    return left
+
+
 def active_entries(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, BotRow]]:
     """The entries that get new matches, in entry order: not retired in the ladder,
     not removed from the registry (``arena bot remove``), not suspended."""

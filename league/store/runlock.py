@@ -7,7 +7,9 @@ and both write it. So a run holds a lock for its league from start to end:
 
 - PostgreSQL: a session-level advisory lock (``pg_try_advisory_lock``) on a
   connection the run keeps open;
-- SQLite: ``flock`` on a file beside the database (``<db>.league-<id>.lock``).
+- SQLite: ``flock`` on a file beside the database (``<db>.league-<id>.lock``),
+  removed when the run ends so that no lock file is left in the user's directory
+  (only a killed run leaves one; the next run reuses and removes it).
 
 Both are released by the server or the kernel when the holder dies, however it
 dies (SIGKILL included), so a killed run never blocks the next one.
@@ -86,15 +88,36 @@ def _advisory_lock(engine: Engine, league: LeagueRow) -> Iterator[None]:
 @contextmanager
 def _file_lock(database: Path, league: LeagueRow) -> Iterator[None]:
     path = database.with_name(f"{database.name}.league-{league.id}.lock")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = _locked_file(path, league)
     try:
+        yield
+    finally:
+        # Unlink while still holding the lock: a process that opened the old file
+        # meanwhile gets its lock only after this and then sees the path gone or
+        # replaced (_locked_file), so it never runs beside a newer holder.
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _locked_file(path: Path, league: LeagueRow) -> int:
+    """Open and ``flock`` the lock file at ``path``; :class:`LeagueBusyError` if held.
+
+    A lock taken on a file that its holder removed meanwhile is no lock at all, so
+    the path is opened again until the locked file is the one the path names.
+    """
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.close(fd)
             raise _busy(league) from None
         try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            current = os.stat(path)
+        except FileNotFoundError:
+            current = None
+        if current is not None and current.st_ino == os.fstat(fd).st_ino:
+            return fd
+        os.close(fd)  # the holder removed it after we opened it: try the new file

@@ -105,10 +105,13 @@ class Card:
     """A playing card: ``rank`` 2..14 and a suit, or the joker (rank 0, no suit)."""
 
     rank: int
+    """2..14 (11 jack, 12 queen, 13 king, 14 ace); 0 for the joker."""
     suit: Suit
+    """The suit; `Suit.NONE` for the joker."""
 
     @property
     def is_joker(self) -> bool:
+        """Whether this is a joker (wild)."""
         return self.rank == JOKER_RANK
 
     def __str__(self) -> str:

@@ -79,6 +79,7 @@ class Rules:
     """Cockroach Poker rule options (field names are the option names)."""
 
     max_players: int = DEFAULT_MAX_PLAYERS
+    """Most seats allowed at the table (2..64)."""
 
 
 OPTIONS: Final = (
@@ -102,7 +103,9 @@ class Announce:
     """Pass one ``card`` (a kind held in the hand) face down, claiming ``claim``."""
 
     card: Kind
+    """The kind of the card passed: one the announcer holds."""
     claim: Kind
+    """The kind claimed (true or not)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,9 +186,13 @@ class SeatView:
     """What everyone sees of one seat."""
 
     hand_size: int
+    """Cards in the seat's hand."""
     face_up: Counts
+    """Face-up cards in front of the seat, per kind (indexed by `Kind`)."""
     face_down: int
+    """Face-down (believed, unseen) cards in front of the seat."""
     eliminated: bool
+    """Whether the seat is out (four of a kind in front of it)."""
 
     @property
     def in_front(self) -> int:
@@ -198,8 +205,11 @@ class PendingView:
     """The card in transit, as the observer knows it."""
 
     announcer: int
+    """The seat that passed the card."""
     target: int
+    """The seat that must believe or disbelieve the claim."""
     claim: Kind
+    """The kind the announcer claimed."""
     card: Kind | None
     """Its true kind: only for the announcer, ``None`` for everyone else."""
 
@@ -209,11 +219,17 @@ class PassView:
     """One finished pass, as the observer knows it."""
 
     announcer: int
+    """The seat that passed the card."""
     target: int
+    """The seat that answered the claim."""
     claim: Kind
+    """The kind the announcer claimed."""
     believed: bool
+    """Whether the target believed (took the card unseen)."""
     taker: int
+    """The seat the card ended in front of."""
     eliminated: bool
+    """Whether the card put the taker out."""
     card: Kind | None
     """The true kind when known: turned face up, or passed by the observer."""
 
@@ -223,22 +239,31 @@ class Observation:
     """Everything one seat may know."""
 
     rules: Rules
+    """The match's rule options."""
     seat: int
+    """The observer's seat (0-based)."""
     num_seats: int
+    """Seats in the match."""
     phase: Phase
+    """`deal` (the referee shuffles), `announce`, `respond` or `over`."""
     to_act: int | None
+    """The seat that must act now; `None` at the deal and at the end."""
     hand: Counts
     """The observer's own hand, cards per kind."""
     seats: tuple[SeatView, ...]
+    """What everyone sees of each seat, by seat."""
     set_aside: int
     """How many cards were set aside unseen at the deal."""
     pending: PendingView | None
+    """The card being passed, while its target has not answered."""
     history: tuple[PassView, ...]
+    """Every finished pass, oldest first."""
     eliminated: tuple[int, ...]
     """Seats out of the game, in order of elimination."""
 
     @property
     def my_turn(self) -> bool:
+        """Whether the observer must act now."""
         return self.to_act == self.seat
 
 

@@ -165,10 +165,12 @@ class Scorecard:
 
     @property
     def open_lines(self) -> tuple[Line, ...]:
+        """The lines not written yet, in line order."""
         return tuple(line for line in Line if self.lines[line - 1] is None)
 
     @property
     def upper_total(self) -> int:
+        """Points in the six upper lines (aces to sixes), before the bonus."""
         return sum(self.lines[line - 1] or 0 for line in UPPER_LINES)
 
     def upper_bonus(self, inclusive: bool) -> int:
@@ -252,6 +254,7 @@ class Reroll:
     """Re-roll the dice at ``positions`` (1..5 distinct positions 0..4, increasing)."""
 
     positions: tuple[int, ...]
+    """Dice positions to re-roll (0..4): one to five, distinct, increasing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +262,7 @@ class Score:
     """Write the dice into ``line`` and end the turn."""
 
     line: Line
+    """The open scorecard line to write the dice's points into."""
 
 
 Action = Reroll | Score
@@ -300,10 +304,13 @@ class Observation:
     """What a seat knows: the whole (public) state."""
 
     seat: int
+    """The observer's seat (0-based)."""
     num_seats: int
+    """Seats in the match (1 plays solo)."""
     upper_bonus_inclusive: bool
     """Rule option ``upper_bonus_inclusive``."""
     phase: Phase
+    """What the game waits for (`Phase`)."""
     current: int | None
     """The seat whose turn it is (``None`` at the end)."""
     turn: int
@@ -319,10 +326,12 @@ class Observation:
 
     @property
     def my_card(self) -> Scorecard:
+        """The observer's own scorecard."""
         return self.cards[self.seat]
 
     @property
     def my_turn(self) -> bool:
+        """Whether the observer must re-roll or score now."""
         return self.phase is Phase.CHOOSE and self.current == self.seat
 
     def totals(self) -> tuple[int, ...]:

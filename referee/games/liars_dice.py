@@ -135,7 +135,9 @@ class Bid:
     """At least ``quantity`` dice on the table count for ``face`` (1..6)."""
 
     quantity: int
+    """How many dice (at least) the bid claims."""
     face: int
+    """The face claimed, 1..6."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +145,7 @@ class SumBid:
     """Sum round only: the two dice on the table sum to at least ``total`` (2..12)."""
 
     total: int
+    """The claimed minimum sum of both dice, 2..12."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +166,9 @@ class PlacedBid:
     """A bid made by ``seat`` in a round."""
 
     seat: int
+    """The seat that made the bid."""
     bid: AnyBid
+    """What it bid."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +176,9 @@ class RollOffRoll:
     """One contender's two dice in a roll-off (public)."""
 
     seat: int
+    """The contender."""
     dice: tuple[int, ...]
+    """Its roll-off dice; the highest total opens (ties roll again)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,17 +188,21 @@ class RoundResult:
     round_number: int
     """1-based."""
     opener: int
+    """The seat that opened the round."""
     wilds_active: bool
     """Whether wild dice counted in this round."""
     sum_round: bool
+    """Whether it was a sum round (two seats with one die each)."""
     bids: tuple[PlacedBid, ...]
     """Every bid of the round, in order; the last one was challenged."""
     challenger: int
+    """The seat that challenged the last bid."""
     dice: tuple[tuple[int, ...], ...]
     """Every seat's revealed dice, by seat (empty for seats that were out)."""
     actual: int
     """Dice that counted for the challenged bid, or the actual sum in a sum round."""
     bid_true: bool
+    """Whether the challenged bid was true (then the challenger lost)."""
     loser: int
     """The seat that lost a die (bidder if the bid was false, else challenger)."""
     eliminated: bool
@@ -236,9 +247,13 @@ class Observation:
     """What one seat knows: its own dice plus everything public."""
 
     seat: int
+    """The observer's seat (0-based)."""
     num_seats: int
+    """Seats in the match."""
     rules: Rules
+    """The match's rule options."""
     phase: Phase
+    """`roll-off`, `roll` (the referee rolls), `bid` or `over`."""
     to_act: int | None
     """The seat that must act now, ``None`` when the referee rolls or the game is over."""
     dice_counts: tuple[int, ...]
@@ -246,15 +261,21 @@ class Observation:
     own_dice: tuple[int, ...]
     """The observer's dice this round, in the order rolled; empty until rolled."""
     roll_offs: tuple[tuple[RollOffRoll, ...], ...]
+    """Every roll-off so far (the first with every seat, then tied ones)."""
     round_number: int
+    """The current round, 1-based; 0 before the first round."""
     opener: int | None
+    """The seat that opens (or opened) this round; `None` in the roll-off."""
     wilds_active: bool
+    """Whether wild dice count in this round (so far)."""
     sum_round: bool
+    """This round bids on the sum of two dice (`SumBid`), not on faces."""
     bids: tuple[PlacedBid, ...]
     """The bids of the current round, in order."""
     history: tuple[RoundResult, ...]
     """Every finished round (its last entry is the last reveal)."""
     eliminated: tuple[int, ...]
+    """Seats that are out, in the order they went out."""
 
     @property
     def total_dice(self) -> int:

@@ -100,8 +100,11 @@ class Rules:
     """Liar's Poker rule options (field names are the option names)."""
 
     penalty_limit: int = DEFAULT_PENALTY_LIMIT
+    """Penalty points that end the game (ignored in the chips variant)."""
     chips_variant: bool = False
+    """Play for chips instead of penalty points."""
     starting_chips: int = DEFAULT_STARTING_CHIPS
+    """Chips each seat starts with in the chips variant."""
 
 
 OPTIONS: Final = (
@@ -137,6 +140,7 @@ class Announce:
     """Claim that the five cards contain ``announcement``."""
 
     announcement: Announcement
+    """The claimed hand: strictly higher than the deal's last announcement."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +158,7 @@ class Exchange:
     """Discard ``discards`` (0..4 cards of the hand) and draw as many."""
 
     discards: tuple[Card, ...] = ()
+    """The cards of the hand to discard (0..4); as many are drawn."""
 
 
 Action = Announce | Accept | Challenge | Exchange
@@ -169,9 +174,11 @@ class Claim:
     """One announcement of the current deal."""
 
     seat: int
+    """The announcer."""
     exchanged: int | None
     """Cards the announcer exchanged first; ``None`` for the deal's starter."""
     announcement: Announcement
+    """What it announced."""
 
 
 @dataclass(frozen=True, slots=True, weakref_slot=True)
@@ -179,16 +186,23 @@ class DealResult:
     """How a finished deal went (everything in it is public)."""
 
     deal: int
+    """The deal's number, from 1."""
     dealer: int
+    """The deal's dealer (plays no part beyond its name)."""
     starter: int
+    """The seat that took the first five cards and announced first."""
     claims: tuple[Claim, ...]
+    """Every announcement of the deal, in order."""
     challenger: int
+    """The seat that challenged."""
     announcer: int
+    """The seat whose announcement was challenged."""
     cards: tuple[Card, ...]
     """The five cards shown at the challenge."""
     truthful: bool
     """Whether the cards contained the last announcement."""
     penalised: int
+    """The seat that got the penalty point (or paid, with chips)."""
 
 
 _SHARED_RESULTS: weakref.WeakValueDictionary[DealResult, DealResult] = weakref.WeakValueDictionary()
@@ -232,29 +246,41 @@ class Observation:
     """Everything one seat may know."""
 
     rules: Rules
+    """The match's rule options."""
     seat: int
+    """The observer's seat (0-based)."""
     num_seats: int
+    """Seats in the match."""
     phase: Phase
+    """What the game waits for (chance, or the seat `to_act`)."""
     to_act: int | None
+    """The seat that must act now; `None` when the referee shuffles or at the end."""
     deal: int
     """Number of the current deal, from 1."""
     dealer: int
+    """The current deal's dealer (plays no part beyond its name)."""
     starter: int
+    """The seat that took the first five cards of this deal."""
     holder: int
+    """The seat holding the five cards (the starter, an announcer or accepter)."""
     hand: tuple[Card, ...] | None
     """The cards, while this seat holds them; otherwise ``None``."""
     exchanged: int | None
     """Cards the holder exchanged on this turn (``None`` for the starter)."""
     stock_size: int
+    """Cards in the stock."""
     claims: tuple[Claim, ...]
     """The announcements of the current deal, in order."""
     penalties: tuple[int, ...]
+    """Penalty points per seat (the scores; fewer is better)."""
     chips: tuple[int, ...]
+    """Chips per seat in the chips variant (else zeros)."""
     results: tuple[DealResult, ...]
     """Every finished deal, oldest first."""
 
     @property
     def my_turn(self) -> bool:
+        """Whether the observer must act now."""
         return self.to_act == self.seat
 
     @property

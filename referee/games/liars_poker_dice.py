@@ -118,6 +118,7 @@ class Declare:
     """Declare ``hand``: the dice I hold show at least this hand."""
 
     hand: Hand
+    """The declared hand: strictly higher than the round's last declaration."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,7 @@ class Reroll:
     """Re-roll the dice at ``positions`` (distinct, 0..4, increasing; may be empty)."""
 
     positions: tuple[int, ...]
+    """Dice positions to re-roll (0..4), increasing; at least `min_reroll`."""
 
 
 Action = Declare | Challenge | Accept | Reroll
@@ -178,6 +180,7 @@ class Step:
     seat: int
     """The seat that acted."""
     kind: StepKind
+    """Declare, accept, re-roll or challenge."""
     hand: Hand | None = None
     """The declared hand (``DECLARE`` only)."""
     count: int = 0
@@ -245,10 +248,13 @@ class Observation:
     min_reroll: int
     """Rule option ``min_reroll``."""
     phase: Phase
+    """What the game waits for (`Phase`)."""
     actor: int | None
     """The seat to act (``None`` at chance nodes and at the end)."""
     chips: tuple[int, int]
+    """Chips each seat has left, by seat; a seat with none has lost."""
     pot: int
+    """Chips paid by challenge losers so far."""
     roll_off: tuple[tuple[int, ...], ...]
     """Every roll-off throw in order: seat 0, seat 1, seat 0, ..."""
     holder: int | None
@@ -262,6 +268,7 @@ class Observation:
     rounds: tuple[RoundRecord, ...]
     """Every finished round, with the dice its challenge revealed."""
     winner: int | None
+    """The seat that won, once the game is over; else `None`."""
 
     @property
     def last_declaration(self) -> Hand | None:

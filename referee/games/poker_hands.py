@@ -105,7 +105,9 @@ class Announcement:
     """A claimed poker combination: category, defining ranks, then kickers."""
 
     category: Category
+    """The kind of combination (pair, flush, ...)."""
     ranks: tuple[int, ...]
+    """The defining ranks (e.g. the pair's), then the kickers; each 2..14."""
 
     def __str__(self) -> str:
         return describe_announcement(self)

@@ -143,6 +143,22 @@
     return text;
   }
   function eventText(step) { return textFor(step, view); }
+  /* A whole deal can be hundreds of characters: such a text is shown by its first
+     words (up to its first parenthesis, or about 70 characters) and opens on demand. */
+  var LONG = 100;
+  function clip(text) {
+    var paren = text.indexOf(" (");
+    var cut = paren >= 10 && paren <= 72 ? paren : text.lastIndexOf(" ", 72);
+    return text.slice(0, cut > 10 ? cut : 72) + " \u2026";
+  }
+  function fillEventText(node, text) {
+    node.textContent = "";
+    if (text.length <= LONG) { node.textContent = text; return; }
+    var box = el("details", "long-event");
+    box.appendChild(el("summary", null, clip(text)));
+    box.appendChild(el("div", "rest", text));
+    node.appendChild(box);
+  }
   function board(seat, step) {
     var draw = window.ArenaGames && window.ArenaGames[data.renderer || data.game];
     if (!draw) { return null; }
@@ -189,7 +205,12 @@
       var li = el("li");
       li.setAttribute("data-step", String(step.index));
       li.appendChild(el("span", "n", step.index));
-      li.appendChild(el("span", hidden(step) ? "hidden-event" : null, eventText(step)));
+      var text = eventText(step);
+      var long = text.length > LONG;
+      var span = el("span", hidden(step) ? "hidden-event" : (long ? "clipped" : null),
+        long ? clip(text) : text);
+      if (long) { span.title = text; }
+      li.appendChild(span);
       li.addEventListener("click", function () { show(step.index); });
       list.appendChild(li);
     });
@@ -201,7 +222,7 @@
     byId("step-counter").textContent = "step " + current + " / " + last;
     byId("step-slider").value = String(current);
     var text = byId("event-text");
-    text.textContent = eventText(step);
+    fillEventText(text, eventText(step));
     text.className = hidden(step) ? "hidden-event" : "";
     byId("to-act").textContent = step.to_act === "over" ? "the match is over" : step.to_act;
     byId("first").disabled = byId("prev").disabled = current === 0;

@@ -75,6 +75,10 @@ def test_the_leaderboard_updates_without_reload_and_opens_a_replay(
     assert sum(int(v) for v in before.values()) == 8
     assert SCRIPT_BOT in before  # the name is text in the table, and no alert fired
     page.evaluate("window.__notReloaded = true")
+    chart = "#figures #elo-chart text:text-is('matches finished')"
+    assert page.locator(chart).count() == 1
+    points = "#elo-chart polyline >> nth=0"
+    before_points = len((page.get_attribute(points, "points") or "").split())
 
     arena("league", "run", "cup", "--max-matches", "1", "--no-progress", db=served.db)
 
@@ -84,6 +88,8 @@ def test_the_leaderboard_updates_without_reload_and_opens_a_replay(
     after = matches_column(page)
     assert sum(int(v) for v in after.values()) == 10
     assert page.evaluate("window.__notReloaded === true")
+    # The crosstable and the rating chart were swapped in too: every line gained a point.
+    assert len((page.get_attribute(points, "points") or "").split()) == before_points + 1
     assert page.locator("#standings tr.updated").count() >= 2  # the two bots that played
     assert page.locator(f'#standings td.bot a:text-is("{SCRIPT_BOT}")').count() == 1
     assert page.locator("#bluff tbody tr").count() == 3

@@ -1,5 +1,6 @@
 """The optimal Dice Poker bot: plays legal whole matches from the solved table,
-beats the heuristic bot on average, and falls back to it without a table."""
+beats the heuristic bot on average, and refuses to play without a table (never
+the heuristic's moves under its name)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from example_bots import dice_poker_optimal
-from example_bots.dice_poker_heuristic import HeuristicDicePokerBot
 from example_bots.dice_poker_optimal import (
     TABLES_ENV,
     LastTurnWinDicePokerBot,
+    MissingTableError,
     OptimalDicePokerBot,
 )
 from example_bots.dice_poker_solver import cache_path, dice_poker_spec, load, solve_and_save
@@ -61,30 +62,66 @@ def test_the_optimal_bot_plays_whole_matches(tables: Path) -> None:
     for seed in range(20):
         match = play_local("dice_poker", [OptimalDicePokerBot] * 3, seed=seed)
         assert len(match.outcome.scores) == 3  # every action legal (play_local raises)
-    exclusive = play_local(
-        "dice_poker",
-        [OptimalDicePokerBot],
-        seed=1,
-        rules={"upper_bonus_inclusive": "false"},
-    )
-    assert exclusive.outcome.scores[0] > 0  # no table for these rules: the heuristic plays
+    # No table for these rules (only the default one is solved here): it refuses,
+    # naming the command that builds the missing table.
+    with pytest.raises(MissingTableError, match=r"dice_poker_exclusive .*--solve --exclusive"):
+        play_local(
+            "dice_poker", [OptimalDicePokerBot], seed=1, rules={"upper_bonus_inclusive": "false"}
+        )
 
 
-def test_without_a_table_it_plays_the_heuristic(
+def test_without_a_table_it_refuses_to_play(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv(TABLES_ENV, str(tmp_path))
     monkeypatch.setattr(dice_poker_optimal, "_POLICIES", {})
-    optimal = play_local("dice_poker", [OptimalDicePokerBot], seed=5)
-    assert "no value table" in capsys.readouterr().err
-    heuristic = play_local("dice_poker", [HeuristicDicePokerBot], seed=5)
-    assert optimal.events == heuristic.events
-    # a damaged table: the same, with the reason on stderr
+    with pytest.raises(MissingTableError) as missing:
+        play_local("dice_poker", [OptimalDicePokerBot], seed=5)
+    message = str(missing.value)
+    assert "is not there" in message and "make dice-poker-table" in message
+    assert str(tmp_path) in message and "\n" not in message
+    assert capsys.readouterr().err.strip() == message  # the bot's log says it too
+    # a damaged table: the same, with the reason
     cache_path(dice_poker_spec(), tmp_path).write_bytes(b"not a table")
+    with pytest.raises(MissingTableError, match=r"cannot load .*make dice-poker-table"):
+        play_local("dice_poker", [OptimalDicePokerBot], seed=5)
+
+
+def test_a_process_without_any_table_exits_before_serving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--tables`` names an empty directory: one line on stderr, exit code 2, no
+    traceback, and the bot never starts serving (so the referee sees a startup fault)."""
     monkeypatch.setattr(dice_poker_optimal, "_POLICIES", {})
-    damaged = play_local("dice_poker", [OptimalDicePokerBot], seed=5)
-    assert "cannot load the table" in capsys.readouterr().err
-    assert damaged.events == heuristic.events
+    monkeypatch.setattr(dice_poker_optimal, "run", lambda *args: pytest.fail("served"))
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            dice_poker_optimal.main(["--tables", str(tmp_path), "--listen", "unix:/nowhere"])
+    finally:
+        dice_poker_optimal.use_tables(None)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"in {tmp_path} " in err and "make dice-poker-table" in err
+
+
+def test_a_process_with_one_rules_table_serves(
+    tables: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the default rules' table: the process serves (a match with other rules
+    then fails at MatchStart, above), and it loaded the table before serving."""
+    loaded_when_served: list[set[str]] = []
+
+    def serve(*args: object) -> None:
+        loaded_when_served.append(set(dice_poker_optimal._POLICIES))
+
+    monkeypatch.setattr(dice_poker_optimal, "run", serve)
+    try:
+        dice_poker_optimal.main(["--tables", str(tables)])
+    finally:
+        dice_poker_optimal.use_tables(None)
+    assert loaded_when_served == [{dice_poker_spec().key()}]
+    assert capsys.readouterr().err == ""
 
 
 def test_the_last_seat_plays_for_first_place_on_its_last_turn(tables: Path) -> None:

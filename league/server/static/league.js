@@ -1,11 +1,14 @@
 // Live standings: redraw the tables when the league's event stream says results changed.
-// The server formats every cell (display rows); this only places text, never markup.
+// The server formats every cell (display rows); this only places text, never markup,
+// except the crosstable and rating chart: the server's own fragment (/leagues/NAME/figures,
+// same origin, no script in it), parsed with DOMParser and swapped in whole.
 "use strict";
 
 (function () {
   const body = document.body;
   const standingsUrl = body.dataset.standingsUrl;
   const eventsUrl = body.dataset.eventsUrl;
+  const figuresUrl = body.dataset.figuresUrl;
   const status = document.getElementById("live-status");
   if (!standingsUrl || !eventsUrl || typeof EventSource === "undefined") {
     if (status) status.textContent = "live updates: not available in this browser";
@@ -93,6 +96,16 @@
     if (judged) judged.textContent = String(bluff.matches);
   }
 
+  async function refreshFigures() {
+    const old = document.getElementById("figures");
+    if (!figuresUrl || !old) return;
+    const response = await fetch(figuresUrl, { headers: { accept: "text/html" } });
+    if (!response.ok) throw new Error("figures: HTTP " + response.status);
+    const parsed = new DOMParser().parseFromString(await response.text(), "text/html");
+    const fresh = parsed.getElementById("figures");
+    if (fresh) old.replaceWith(document.adoptNode(fresh));
+  }
+
   let fetching = false;
   let again = false;
   let announced = -1; // matches done according to the newest event
@@ -110,6 +123,7 @@
       fillStandings(data.display.rows);
       fillLos(data.display.los);
       fillBluff(data.display.rows, data.bluff);
+      await refreshFigures();
       document.getElementById("done").textContent = String(data.done);
       document.getElementById("total").textContent = String(data.matches);
       body.dataset.done = String(data.done);

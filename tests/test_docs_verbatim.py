@@ -1,0 +1,183 @@
+"""The README's and docs/writing-a-bot.md's commands work exactly as written.
+
+Each document is followed like a newcomer's terminal session, in a fresh temporary
+directory, with the virtual environment's ``bin`` first on ``PATH`` (what
+``. .venv/bin/activate`` does, as the README says). Every fenced block of the
+document is one of three things, told by the Markdown itself:
+
+* a **file to save**: the last line of text before the block ends with
+  ``Save this as `NAME`:`` — the block is written to ``NAME`` in the session's
+  current directory;
+* **excluded**: the last line of text before the block starts with
+  ``*Not run by the docs test:`` and gives a reason (a command that never ends,
+  needs a cluster, or takes minutes) — visible to readers, and few;
+* **commands** (a ``sh`` block): run as written by bash, one block after another,
+  so a ``cd`` carries on to the next block as it does in a terminal.
+
+Any other fenced block fails the test, so a new example cannot silently go
+unchecked. A command fails when it exits non-zero or prints a traceback; every
+``arena match`` must end in a completed match with no fault.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = ("README.md", "docs/writing-a-bot.md")
+SAVE = re.compile(r"[Ss]ave this as `([^`]+)`:\s*$")
+EXCLUDED = re.compile(r"^\*Not run by the docs test: (.+)\*\s*$")
+FENCE = re.compile(r"^```(\S*)\s*$")
+FAILED = "DOCS-TEST-FAILED"
+MAX_EXCLUDED = 3
+"""Exclusions per document: a few, each with its reason in the document."""
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block: its info string, its text, and the line of prose before it."""
+
+    line: int
+    info: str
+    text: str
+    lead: str
+
+
+def fenced_blocks(markdown: str) -> list[Block]:
+    """Every fenced block of ``markdown``, with the last non-blank line before it."""
+    lines = markdown.splitlines()
+    blocks: list[Block] = []
+    index = 0
+    while index < len(lines):
+        opening = FENCE.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
+        lead = next((lines[i] for i in range(index - 1, -1, -1) if lines[i].strip()), "")
+        text = "\n".join(lines[index + 1 : end]) + "\n"
+        blocks.append(Block(index + 1, opening.group(1), text, lead.strip()))
+        index = end + 1
+    return blocks
+
+
+def classify(block: Block) -> tuple[str, str]:
+    """``("file", name)``, ``("excluded", reason)`` or ``("commands", "")``."""
+    if saved := SAVE.search(block.lead):
+        return "file", saved.group(1)
+    if excluded := EXCLUDED.match(block.lead):
+        return "excluded", excluded.group(1)
+    if block.info == "sh":
+        return "commands", ""
+    raise AssertionError(
+        f"line {block.line}: a ```{block.info} block that is neither a file to save"
+        " ('Save this as `NAME`:'), nor commands (```sh), nor excluded"
+        " ('*Not run by the docs test: REASON*')"
+    )
+
+
+def session_environment() -> dict[str, str]:
+    """The user's environment after ``. .venv/bin/activate``: the venv's bin first."""
+    env = dict(os.environ)
+    bin_dir = str(Path(sys.executable).parent)
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    env["VIRTUAL_ENV"] = str(Path(sys.executable).parent.parent)
+    for name in ("ARENA_DB", "PYTHONPATH"):  # a newcomer has neither
+        env.pop(name, None)
+    return env
+
+
+def run_commands(block: Block, cwd: Path, home: Path) -> tuple[list[str], Path]:
+    """Run one ``sh`` block; the failures it reports and the directory it ends in."""
+    where = home / ".docs-test-cwd"
+    script = (
+        f"trap 'echo \"{FAILED} (exit $?): $BASH_COMMAND\" >&2' ERR\n"
+        f"cd {str(cwd)!r}\n{block.text}\npwd > {str(where)!r}\n"
+    )
+    run = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        env=session_environment(),
+        timeout=600,
+        check=False,
+    )
+    output = run.stdout + run.stderr
+    failures = [line for line in run.stderr.splitlines() if line.startswith(FAILED)]
+    if "Traceback" in output:
+        failures.append("a traceback")
+    failures += match_faults(run.stdout)
+    if failures:
+        failures.append("output ends:\n" + output[-1500:])
+    return [f"block at line {block.line}: {failure}" for failure in failures], Path(
+        where.read_text().strip()
+    )
+
+
+def match_faults(stdout: str) -> list[str]:
+    """Faults and unfinished matches in ``arena match`` output ("result (completed ...")."""
+    problems = []
+    for result in re.finditer(r"^result \((\w+)[^\n]*\n(.*?)(?:\n\n|\Z)", stdout, re.M | re.S):
+        if result.group(1) != "completed":
+            problems.append(f"a match ended {result.group(1)}")
+        rows = [row for row in result.group(2).splitlines() if re.match(r"\s*\d+\s+\d+\s", row)]
+        for row in rows:
+            if row.split()[-1] != "-":
+                problems.append(f"a fault: {row.strip()}")
+    return problems
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_the_document_runs_verbatim(document: str, tmp_path: Path) -> None:
+    blocks = [(block, *classify(block)) for block in fenced_blocks((ROOT / document).read_text())]
+    excluded = [block for block, kind, _ in blocks if kind == "excluded"]
+    assert len(excluded) <= MAX_EXCLUDED, f"{document}: too many blocks excluded"
+    assert any(kind == "commands" for _, kind, _ in blocks), f"{document}: nothing to run"
+    home = tmp_path
+    cwd = tmp_path / "session"
+    cwd.mkdir()
+    for directory in (tmp_path, cwd):  # sandboxed bots run as a user of their own
+        directory.chmod(0o755)
+    # The session stands where a user stands: beside the checkout's .venv, so
+    # `. .venv/bin/activate` works as the README writes it.
+    (cwd / ".venv").symlink_to(Path(sys.prefix))
+    failures: list[str] = []
+    for block, kind, detail in blocks:
+        if kind == "file":
+            (cwd / detail).write_text(block.text)
+        elif kind == "commands":
+            found, cwd = run_commands(block, cwd, home)
+            failures += found
+    assert not failures, f"{document}:\n" + "\n".join(failures)
+
+
+def test_the_block_rules_see_files_exclusions_and_commands() -> None:
+    markdown = (
+        "Save this as `a.py`:\n\n```python\nprint(1)\n```\n"
+        "*Not run by the docs test: it never ends.*\n```sh\nsleep inf\n```\n"
+        "Then:\n```sh\npython a.py\n```\n"
+    )
+    kinds = [classify(block) for block in fenced_blocks(markdown)]
+    assert kinds == [("file", "a.py"), ("excluded", "it never ends."), ("commands", "")]
+    with pytest.raises(AssertionError, match="neither a file"):
+        classify(fenced_blocks("Look:\n```python\nx = 1\n```\n")[0])
+
+
+def test_match_output_with_a_fault_is_a_failure() -> None:
+    faulted = (
+        "result (completed, 3 events, 0.1 s):\n"
+        "place  seat  bot  score  fault\n"
+        "    1     1  a        5  -\n"
+        "    2     0  b        0  startup\n"
+    )
+    assert match_faults(faulted) == ["a fault: 2     0  b        0  startup"]
+    assert match_faults(faulted.replace("startup", "-")) == []

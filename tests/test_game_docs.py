@@ -1,0 +1,107 @@
+"""The per-game field reference (sdk/describe.py, docs/games/) matches the SDK's dataclasses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from league.cli import app
+from referee.core.catalogue import BUILTIN_GAMES, entries, load_plugin_package
+from sdk.describe import attribute_docstrings, describe_game, expected_docs, format_type
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
+
+
+def test_the_committed_game_docs_equal_the_generator_output() -> None:
+    """Drift check, like the proto check: regenerate with `make docs` when this fails.
+
+    The built-in games only: a plugin game (the toy game of tests/game_plugins, which
+    other tests register in this process) documents itself where it is shipped.
+    """
+    expected = expected_docs(BUILTIN_GAMES)
+    committed = {path.name: path.read_text(encoding="utf-8") for path in DOCS.glob("*.md")}
+    assert sorted(committed) == sorted(expected), "docs/games/ has stale or missing files"
+    for name, text in expected.items():
+        assert committed[name] == text, f"docs/games/{name} is stale: run `make docs`"
+
+
+def test_every_catalogued_game_has_a_page() -> None:
+    assert set(expected_docs()) == {f"{entry.name}.md" for entry in entries()}
+
+
+@pytest.mark.parametrize("game", BUILTIN_GAMES)
+def test_every_field_of_a_builtin_game_has_a_meaning(game: str) -> None:
+    """An undocumented field fails here: give it an attribute docstring in its class."""
+    doc = describe_game(game)
+    missing = [
+        f"{part.name}.{field.name}"
+        for part in (doc.observation, *doc.actions, *doc.parts)
+        if not part.is_enum  # members are named for what they mean
+        for field in part.fields
+        if not field.meaning
+    ]
+    assert not missing, f"{game}: fields without a docstring: {', '.join(missing)}"
+
+
+def test_a_plugin_game_is_described_from_its_own_sdk_module() -> None:
+    load_plugin_package("tests.game_plugins")
+    page = expected_docs(["three_card_bluff"])["three_card_bluff.md"]
+    assert "`card` | `int \\| None` | The observer's own card" in page
+    assert "`Action` is `Claim | Believe | Call`." in page
+
+
+@dataclass
+class _Documented:
+    plain: int
+    described: tuple[int, ...]
+    """How many there are."""
+    optional: str | None = None
+    """Either a name or nothing."""
+
+
+def test_attribute_docstrings_are_read_from_the_class_body() -> None:
+    assert attribute_docstrings(_Documented) == {
+        "described": "How many there are.",
+        "optional": "Either a name or nothing.",
+    }
+    assert format_type(tuple[int, ...]) == "tuple[int, ...]"
+    assert format_type(str | None) == "str | None"
+
+
+def test_the_liars_dice_reference_names_fields_types_meanings_and_an_example() -> None:
+    doc = describe_game("liars_dice")
+    fields = {f.name: f for f in doc.observation.fields}
+    assert fields["own_dice"].type == "tuple[int, ...]"
+    assert "order rolled" in fields["own_dice"].meaning
+    assert [action.name for action in doc.actions] == ["Bid", "SumBid", "Challenge"]
+    assert "RoundResult" in {part.name for part in doc.parts}
+    assert doc.example.startswith("Observation(")
+
+
+def test_arena_games_describe_prints_the_page() -> None:
+    result = CliRunner().invoke(app, ["games", "liars_dice", "--describe"])
+    assert result.exit_code == 0, result.output
+    assert result.output == (DOCS / "liars_dice.md").read_text(encoding="utf-8") + "\n"
+
+
+def test_an_unknown_game_is_one_line_and_no_traceback() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "league.cli", "games", "no_such_game", "--describe"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr
+    assert "unknown game 'no_such_game'" in run.stderr
+
+
+def test_write_docs_writes_every_page(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["games", "--write-docs", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(expected_docs())
