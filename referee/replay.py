@@ -424,21 +424,27 @@ def _who(actor: int | None) -> str:
 
 def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
     """Every message the referee sent to ``seat``, regenerated from the record."""
+    return [message for message, _ in seat_exchange(record, seat)]
+
+
+def seat_exchange(record: MatchRecord, seat: int) -> list[tuple[bot_pb2.PlayRequest, Any]]:
+    """Every message the referee sent to ``seat`` with the engine observation it
+    carried: None for MatchStart, the seat's view for a TurnRequest (whole, even
+    when the message was a delta), its final observation for MatchEnd."""
     if not 0 <= seat < record.num_seats:
         raise RecordError(f"seat {seat} is not in this {record.num_seats}-seat match")
     info = record.seats[seat]
-    sent: list[bot_pb2.PlayRequest] = []
+    sent: list[tuple[bot_pb2.PlayRequest, Any]] = []
     if info.start_sent:
-        sent.append(
-            messages.match_start(
-                match_id=record.sent_match_id,
-                game=record.game,
-                rules=record.rules,
-                seat=seat,
-                num_seats=record.num_seats,
-                protocol_version=record.protocol_version,
-            )
+        start = messages.match_start(
+            match_id=record.sent_match_id,
+            game=record.game,
+            rules=record.rules,
+            seat=seat,
+            num_seats=record.num_seats,
+            protocol_version=record.protocol_version,
         )
+        sent.append((start, None))
     if not info.ready:
         return sent
     driver = record_driver(record)
@@ -446,7 +452,7 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
         if isinstance(event, ActionEvent):
             decision = driver.decision_for(event)
             if event.seat == seat:
-                sent.append(_turn(decision, record))
+                sent.append((_turn(decision, record), decision.view))
             driver.act(decision, event.action)
         else:
             driver.apply_chance(event.outcome)
@@ -455,15 +461,15 @@ def seat_messages(record: MatchRecord, seat: int) -> list[bot_pb2.PlayRequest]:
     # engine failure (its answer could not be applied).
     asked = any(f.kind in DECISION_FAULTS for f in record.faults)
     if (asked or record.reason == "aborted") and driver.to_act() == seat:
-        sent.append(_turn(driver.decision(), record))
-    sent.append(
-        messages.match_end(
-            reason=record.reason,
-            outcome=record.outcome,
-            faults={f.seat: f.kind for f in record.faults},
-            observation=driver.final_observation(seat),
-        )
+        decision = driver.decision()
+        sent.append((_turn(decision, record), decision.view))
+    end = messages.match_end(
+        reason=record.reason,
+        outcome=record.outcome,
+        faults={f.seat: f.kind for f in record.faults},
+        observation=driver.final_observation(seat),
     )
+    sent.append((end, driver.game.observe(driver.state, seat)))
     return sent
 
 

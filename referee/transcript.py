@@ -8,7 +8,9 @@ by the engine itself, exactly as in the replay viewer's seat view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
+from enum import Enum
 from typing import Any
 
 from referee.core.catalogue import get_game
@@ -18,6 +20,8 @@ from referee.record import MatchRecord, RecordError
 
 HIDDEN_CHANCE = "chance (hidden)"
 """The line for a chance outcome the viewing seat sees nothing of."""
+OUTCOME_MARK = "      => "
+"""The start of a line saying what the event above it led to (:func:`outcome_text`)."""
 
 
 def event_text(
@@ -44,12 +48,24 @@ def event_text(
 
 
 def transcript_lines(record: MatchRecord, viewer: int | None = None) -> list[str]:
-    """One line per event, then faults: omniscient (chance outcomes in full), or as
-    seat ``viewer`` read the match."""
+    """One line per event (and one more for what a challenge, pass or score led to),
+    then faults: omniscient (chance outcomes in full), or as seat ``viewer`` read the
+    match."""
+    lines = [line for entry in event_entries(record, viewer) for line in entry]
+    names = {seat.seat: seat.bot for seat in record.seats}
+    for fault in record.faults:
+        who = f"seat {fault.seat} [{names.get(fault.seat, '?')}]"
+        lines.append(f"fault: {who} {fault.kind.value}: {fault.message}")
+    return lines
+
+
+def event_entries(record: MatchRecord, viewer: int | None = None) -> list[list[str]]:
+    """Per event of ``record``: its line, then the line saying what it led to
+    (:func:`outcome_text`), if anything was settled."""
     game = get_game(record.game)
     state = game.new_game(game.parse_rules(record.rules), record.num_seats)
     names = {seat.seat: seat.bot for seat in record.seats}
-    lines: list[str] = []
+    entries: list[list[str]] = []
     for index, (recorded, event) in enumerate(
         zip(record.events, record.engine_events(), strict=True), start=1
     ):
@@ -60,12 +76,19 @@ def transcript_lines(record: MatchRecord, viewer: int | None = None) -> list[str
             if recorded.elapsed_ms is not None:
                 took = f"  ({recorded.elapsed_ms:.1f} ms)"
         text = event_text(game, state, event, viewer, who=who)
-        lines.append(f"{index:4d}  {HIDDEN_CHANCE if text is None else text}{took}")
-        state = apply_event(game, state, event)
-    for fault in record.faults:
-        who = f"seat {fault.seat} [{names.get(fault.seat, '?')}]"
-        lines.append(f"fault: {who} {fault.kind.value}: {fault.message}")
-    return lines
+        entry = [f"{index:4d}  {HIDDEN_CHANCE if text is None else text}{took}"]
+        after = apply_event(game, state, event)
+        if isinstance(event, ActionEvent):
+            if viewer is None:
+                outcome = outcome_text(game, state, after, event.seat)
+            else:
+                seen = (game.observe(state, viewer), game.observe(after, viewer))
+                outcome = outcome_text(game, *seen, event.seat)
+            if outcome is not None:
+                entry.append(f"{OUTCOME_MARK}{outcome}")
+        entries.append(entry)
+        state = after
+    return entries
 
 
 def seat_transcript(record: MatchRecord, seat: int, message_pages: Sequence[str]) -> list[str]:
@@ -80,18 +103,18 @@ def seat_transcript(record: MatchRecord, seat: int, message_pages: Sequence[str]
     if not 0 <= seat < record.num_seats:
         raise RecordError(f"seat {seat} is not in this {record.num_seats}-seat match")
     info = record.seats[seat]
-    lines = transcript_lines(record, viewer=seat)[: len(record.events)]
+    entries = event_entries(record, viewer=seat)
     pages = list(message_pages)
     out: list[str] = []
     taken = 0
     if info.start_sent and pages:
         out.append(pages[0])
         taken = 1
-    for recorded, line in zip(record.events, lines, strict=True):
+    for recorded, entry in zip(record.events, entries, strict=True):
         if info.ready and recorded.seat == seat and taken < len(pages):
             out.append(pages[taken])
             taken += 1
-        out.append(line)
+        out.append("\n".join(entry))
     out.extend(pages[taken:])
     return out
 
@@ -112,3 +135,207 @@ def result_lines(record: MatchRecord) -> list[str]:
             f" {record.meta.get('error', 'no error recorded')}"
         )
     return lines
+
+
+# ---------------------------------------------------------------------------
+# What a challenge, a pass or a score led to
+
+
+def outcome_text(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int) -> str | None:
+    """What an action of ``seat`` led to: who challenged, what was revealed, who lost
+    a die, a chip or a penalty, who took which card and what it was, what a score was
+    worth. None when nothing was settled (a bid, a pass, a re-roll).
+
+    ``before`` and ``after`` are the engine states around the action (the omniscient
+    view) or one seat's observations of them (that seat's view: it then says no more
+    than the observations did, e.g. a believed Cockroach Poker card stays unnamed).
+    Only the engines' records of finished rounds are read (Liar's Dice ``history``,
+    Liar's Poker ``results``, Liar's Poker Dice ``rounds``, Cockroach Poker
+    ``history``, Dice Poker ``cards``), which both carry; a game without such a
+    record (a plugin) gets no outcome lines.
+    """
+    module = type(before).__module__.rsplit(".", 1)[-1]
+    describe = _OUTCOMES.get(module)
+    return None if describe is None else describe(game, before, after, seat)
+
+
+def _new(before: Any, after: Any, name: str) -> Any | None:
+    """The entry ``after`` added to the public record ``name``, if any."""
+    old: Sequence[Any] = getattr(before, name, ())
+    new: Sequence[Any] = getattr(after, name, ())
+    return new[-1] if len(new) > len(old) else None
+
+
+def _liars_dice(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int) -> str | None:
+    result = _new(before, after, "history")
+    if result is None:
+        return None
+    challenged = result.bids[-1]
+    shown = ", ".join(
+        f"seat {s} [{' '.join(map(str, dice))}]" for s, dice in enumerate(result.dice) if dice
+    )
+    counted = f"sum {result.actual}" if result.sum_round else f"{result.actual} counted"
+    left = after.dice_counts[result.loser]
+    lost = "loses its last die and is out" if result.eliminated else f"loses a die ({left} left)"
+    return (
+        f"seat {result.challenger} challenged seat {challenged.seat}'s"
+        f" {game.describe_action(challenged.bid)}: dice shown {shown}: {counted}, the bid was"
+        f" {'true' if result.bid_true else 'false'}: seat {result.loser} {lost}"
+    )
+
+
+def _liars_poker(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int) -> str | None:
+    result = _new(before, after, "results")
+    if result is None:
+        return None
+    claim = result.claims[-1].announcement if result.claims else "?"
+    cards = " ".join(map(str, result.cards))
+    penalised = result.penalised
+    standing = f"penalties {' '.join(map(str, after.penalties))}"
+    if after.rules.chips_variant:
+        standing += f", chips {' '.join(map(str, after.chips))}"
+    return (
+        f"seat {result.challenger} challenged seat {result.announcer}'s {claim}: cards shown"
+        f" [{cards}]: the announcement was {'true' if result.truthful else 'false'}:"
+        f" seat {penalised} is penalised ({standing})"
+    )
+
+
+def _liars_poker_dice(
+    game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int
+) -> str | None:
+    result = _new(before, after, "rounds")
+    if result is None:
+        return None
+    challenger = result.steps[-1].seat if result.steps else seat
+    held = result.loser == challenger
+    verdict = "the declaration held" if held else "the declaration was false"
+    chips = " ".join(map(str, after.chips))
+    return (
+        f"seat {challenger} challenged: dice shown [{' '.join(map(str, result.dice))}]:"
+        f" {verdict}: seat {result.loser} pays a chip (chips {chips})"
+    )
+
+
+def _cockroach_poker(
+    game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int
+) -> str | None:
+    result = _new(before, after, "history")
+    if result is None:
+        return None
+    # A card that was believed goes face down: only its passer knows what it was.
+    if result.card is None:
+        judged, card = "", "it is not shown"
+    else:
+        right = result.believed == (result.card == result.claim)
+        judged, card = f" ({'right' if right else 'wrong'})", f"it was a {result.card.label}"
+    face = "face down" if result.believed else "face up"
+    out = " and is out" if result.eliminated else ""
+    return (
+        f"seat {result.target} {'believed' if result.believed else 'disbelieved'}"
+        f" seat {result.announcer}'s 'it is a {result.claim.label}'{judged}: {card};"
+        f" seat {result.taker} takes it {face}{out}"
+    )
+
+
+def _dice_poker(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int) -> str | None:
+    if before.cards[seat] == after.cards[seat]:
+        return None
+    inclusive = after.rules.upper_bonus_inclusive if hasattr(after, "rules") else None
+    if inclusive is None:
+        inclusive = after.upper_bonus_inclusive
+    total, old = (x.cards[seat].total(inclusive) for x in (after, before))
+    return f"seat {seat} scores {total - old} (total {total})"
+
+
+_OUTCOMES: dict[str, Callable[[Game[Any, Any, Any, Any], Any, Any, int], str | None]] = {
+    "liars_dice": _liars_dice,
+    "liars_poker": _liars_poker,
+    "liars_poker_dice": _liars_poker_dice,
+    "cockroach_poker": _cockroach_poker,
+    "dice_poker": _dice_poker,
+}
+"""Per engine module: the outcome text of an action (see :func:`outcome_text`)."""
+
+
+# ---------------------------------------------------------------------------
+# What one seat was sent, readably
+
+
+_PUBLIC_RECORDS = frozenset(
+    {"rules", "seat", "num_seats", "history", "results", "rounds", "roll_offs", "roll_off"}
+)
+"""Observation fields left out of a page: the rules and seats (in the header) and the
+records of finished rounds (each already told as an outcome line of the transcript)."""
+_LINE_LIMIT = 240
+
+
+def message_pages(record: MatchRecord, exchange: Sequence[tuple[Any, Any]]) -> list[str]:
+    """One readable page per message a seat was sent (``exchange``: the messages of
+    :func:`referee.replay.seat_exchange` with the observation each carried)."""
+    game = get_game(record.game)
+    pages = []
+    for number, (message, view) in enumerate(exchange, start=1):
+        kind = message.WhichOneof("kind")
+        if kind == "start":
+            start = message.start
+            head = f"MatchStart: you are seat {start.seat} of {start.num_seats}"
+            body = [f"  match {start.match_id}, {start.game}, protocol {start.protocol_version}"]
+        elif kind == "turn":
+            turn = message.turn
+            head = f"your turn (turn {turn.turn}, time limit {turn.time_limit_ms} ms)"
+            body = observation_lines(game, view)
+        else:
+            results = ", ".join(
+                f"seat {r.seat} place {r.place} score {r.score:g}"
+                + (f" fault {_enum_name(r, 'fault')}" if r.fault else "")
+                for r in message.end.results
+            )
+            head = f"MatchEnd ({record.reason}): {results}"
+            body = ["  final observation:", *observation_lines(game, view)]
+        pages.append("\n".join([f"--- message {number}: {head} ---", *body]))
+    return pages
+
+
+def _enum_name(message: Any, name: str) -> str:
+    field = message.DESCRIPTOR.fields_by_name[name]
+    value = field.enum_type.values_by_number.get(getattr(message, name))
+    return value.name.lower().removeprefix("fault_") if value is not None else "?"
+
+
+def observation_lines(game: Game[Any, Any, Any, Any], view: Any) -> list[str]:
+    """An engine observation as ``  field: value`` lines (see :data:`_PUBLIC_RECORDS`)."""
+    if view is None:
+        return []
+    if not dataclasses.is_dataclass(view):
+        return [f"  {_value_text(view)}"]
+    lines = []
+    for field in dataclasses.fields(view):
+        if field.name in _PUBLIC_RECORDS:
+            continue
+        text = f"  {field.name.replace('_', ' ')}: {_value_text(getattr(view, field.name))}"
+        lines.append(text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 1] + "…")
+    return lines
+
+
+def _value_text(value: Any) -> str:
+    """A compact text of an observation value: dice as ``1 4 5``, enums by name,
+    cards and hands by their own text, other records as ``name=value``."""
+    if value is None:
+        return "-"
+    if isinstance(value, Enum):
+        label = getattr(value, "label", None)
+        return str(label if isinstance(label, str) else value.value)
+    if isinstance(value, bool | int | float | str):
+        return str(value)
+    if isinstance(value, tuple | list):
+        if not value:
+            return "-"
+        texts = [_value_text(v) for v in value]
+        return ("; " if any(" " in text for text in texts) else " ").join(texts)
+    if dataclasses.is_dataclass(value) and "__str__" not in type(value).__dict__:
+        parts = (
+            f"{f.name}={_value_text(getattr(value, f.name))}" for f in dataclasses.fields(value)
+        )
+        return "(" + ", ".join(parts) + ")"
+    return str(value)

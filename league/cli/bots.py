@@ -304,7 +304,9 @@ def show_command(
             echo_json(data)
             return
         for key, value in data.items():
-            typer.echo(f"{key:>10}: {value}")
+            typer.echo(
+                f"{key:>10}: {', '.join(map(str, value)) if isinstance(value, list) else value}"
+            )
 
 
 @app.command("remove")

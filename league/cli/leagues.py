@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final, TextIO
 
 import typer
 
@@ -26,13 +29,16 @@ from league.cli.common import (
     sandbox_config,
     transaction,
 )
+from league.store.ratings import PRIOR_DRAWS, PairElo, pair_elo
 from referee.core.chance import parse_secret
 from referee.faults import FaultKind
 from referee.sandbox import SandboxError
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from league.execution.ray_executor import RayOptions
-    from league.execution.run import Progress, RunSummary
+    from league.execution.run import FinishedMatch, Progress, RunOptions, RunSummary
     from league.store.bluff import LeagueBluff
     from league.store.standings import Standing
 
@@ -112,38 +118,110 @@ def _format_eta(seconds: float | None) -> str:
 
 
 class ProgressPrinter:
-    """A one-line progress bar on a terminal; a line per ~5% otherwise."""
+    """``league run``'s progress on stderr.
 
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.last_step = -1
+    On a terminal: a one-line bar, redrawn at every update. Piped (a log file, CI):
+    a score summary line every ``every_n`` finished matches (default: a tenth of the
+    league, at least 10) or ``every_s`` seconds, whichever comes first, and at the
+    end — never a line per update.
+    """
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        tty: bool | None = None,
+        every_s: float = 30.0,
+        every_n: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.every_s = every_s
+        self.every_n = every_n
+        self.clock = clock
+        self.last: Progress | None = None
+        self.printed_at = clock()
+        self.printed_played = 0
+        """This run's matches when the last summary line was printed."""
+        self.stopping_said = False
+        self.last_printed: Progress | None = None
+        self.tally: dict[str, list[int]] = {}
+        """bot → [seats played, first places, sum of places, faults], this run."""
+
+    def match(self, finished: FinishedMatch) -> None:
+        """Count one finished match into the summary's scores."""
+        if finished.reason == "aborted":
+            return
+        for bot, place, fault in zip(finished.bots, finished.places, finished.faults, strict=True):
+            counts = self.tally.setdefault(bot, [0, 0, 0, 0])
+            counts[0] += 1
+            counts[1] += place == 1
+            counts[2] += place
+            counts[3] += fault is not None
 
     def __call__(self, progress: Progress) -> None:
-        width = 24
-        fraction = progress.done / progress.total if progress.total else 1.0
-        bar = "#" * int(width * fraction) + "-" * (width - int(width * fraction))
-        text = (
-            f"[{bar}] {progress.done}/{progress.total}  {progress.rate:.2f} matches/s"
-            f"  ETA {_format_eta(progress.eta_s)}"
-            f"  leader {progress.leader} ({progress.leader_elo:.0f})"
-            + (
-                "  stopping after running matches (Ctrl-C again to abandon them)"
-                if progress.stopping
-                else ""
-            )
-        )
+        self.last = progress
         if self.tty:
-            sys.stderr.write("\r" + text.ljust(110))
-            sys.stderr.flush()
+            self.stream.write("\r" + _bar_text(progress).ljust(110))
+            self.stream.flush()
             return
-        step = int(fraction * 20)
-        if step != self.last_step or progress.stopping:
-            self.last_step = step
-            sys.stderr.write(text + "\n")
+        if progress.stopping and not self.stopping_said:
+            self.stopping_said = True
+            self.stream.write("stopping after the running matches (Ctrl-C again abandons them)\n")
+        every_n = self.every_n or max(10, math.ceil(progress.total / 10))
+        new = progress.played_now - self.printed_played
+        due = new >= every_n or (new > 0 and self.clock() - self.printed_at >= self.every_s)
+        starting = progress.played_now == 0 and progress.done < progress.total
+        if due or (starting and self.last_printed is None):
+            self._summary(progress)
+
+    def _summary(self, progress: Progress) -> None:
+        self.stream.write(_summary_text(progress, self.tally) + "\n")
+        self.stream.flush()
+        self.printed_at = self.clock()
+        self.printed_played = progress.played_now
+        self.last_printed = progress
 
     def close(self) -> None:
         if self.tty:
-            sys.stderr.write("\n")
+            self.stream.write("\n")
+        elif self.last is not None and self.last.played_now > self.printed_played:
+            self._summary(self.last)
+
+
+def _bar_text(progress: Progress) -> str:
+    width = 24
+    fraction = progress.done / progress.total if progress.total else 1.0
+    bar = "#" * int(width * fraction) + "-" * (width - int(width * fraction))
+    return (
+        f"[{bar}] {progress.done}/{progress.total}  {progress.rate:.2f} matches/s"
+        f"  ETA {_format_eta(progress.eta_s)}"
+        f"  leader {progress.leader} (Elo history {progress.leader_elo:.0f})"
+        + (
+            "  stopping after running matches (Ctrl-C again to abandon them)"
+            if progress.stopping
+            else ""
+        )
+    )
+
+
+def _summary_text(progress: Progress, tally: dict[str, list[int]]) -> str:
+    """``done/total (pct), rate, ETA; this run: bot wins/played (mean place), ...``"""
+    percent = progress.done / progress.total if progress.total else 1.0
+    head = (
+        f"{progress.done}/{progress.total} matches ({percent:.0%}),"
+        f" {progress.rate:.2f}/s, ETA {_format_eta(progress.eta_s)}"
+    )
+    if not tally:
+        return head
+    order = sorted(tally, key=lambda bot: (tally[bot][2] / tally[bot][0], -tally[bot][1], bot))
+    scores = ", ".join(
+        f"{bot} {tally[bot][1]}/{tally[bot][0]} ({tally[bot][2] / tally[bot][0]:.2f})"
+        + (f" faults {tally[bot][3]}" if tally[bot][3] else "")
+        for bot in order
+    )
+    return f"{head}; this run, wins/played (mean place): {scores}"
 
 
 def _ray_options(
@@ -170,15 +248,17 @@ def _ray_options(
     return RayOptions(address=address, cpus_per_match=cpus_per_match, runtime_env=env)
 
 
-def _print_run(summary: RunSummary) -> None:
-    """The run's one-line summary; what was lost or aborted on stderr; the exit code:
-    130 interrupted, 3 aborted matches, 4 lost referee workers."""
+def _print_run(summary: RunSummary, *, err: bool = False) -> None:
+    """The run's one-line summary (on stderr if ``err``: stdout holds JSON lines);
+    what was lost or aborted on stderr; the exit code: 130 interrupted, 3 aborted
+    matches, 4 lost referee workers."""
     state = "interrupted" if summary.interrupted else "finished"
     typer.echo(
         f"{state}: played {summary.played} matches in {summary.elapsed_s:.1f} s,"
         f" {summary.remaining} remaining; bot processes started {summary.processes_started},"
         f" reused {summary.processes_reused}"
-        + (f"; referee processes {summary.workers}" if summary.workers != 1 else "")
+        + (f"; referee processes {summary.workers}" if summary.workers != 1 else ""),
+        err=err,
     )
     for why in summary.lost_workers:
         typer.echo(f"error: {why}", err=True)
@@ -206,6 +286,51 @@ def _print_run(summary: RunSummary) -> None:
         raise typer.Exit(4)
 
 
+ProgressOption = Annotated[
+    bool,
+    typer.Option(
+        help="Show progress on stderr: on a terminal a progress bar; piped, a score"
+        " summary line every 10% of the matches (at least 10) or 30 s, and at the end."
+    ),
+]
+JsonlOption = Annotated[
+    bool,
+    typer.Option(
+        "--jsonl",
+        help="Print one JSON object per finished match on stdout, as it finishes"
+        " (match, reason, bots, versions, places, scores, faults by seat, duration_ms,"
+        " deal, done, total); the run's summary then goes to stderr.",
+    ),
+]
+
+
+def _play(
+    engine: Engine, name: str, options: RunOptions, *, progress: bool, jsonl: bool
+) -> RunSummary:
+    """Run the league with the progress display and the JSON lines asked for."""
+    import trio
+
+    from league.execution.run import LeagueRun
+    from league.store.registry import LeagueError
+
+    printer = ProgressPrinter() if progress else None
+
+    def on_match(finished: FinishedMatch) -> None:
+        if jsonl:
+            typer.echo(json.dumps(finished.as_json()))  # echo flushes: one line per match
+        if printer is not None:
+            printer.match(finished)
+
+    try:
+        run = LeagueRun(engine, name, options, on_progress=printer, on_match=on_match)
+        return trio.run(run.play)
+    except (LeagueError, SandboxError) as error:
+        raise fail(str(error)) from None
+    finally:
+        if printer:
+            printer.close()
+
+
 @app.command("run")
 def run_command(
     ctx: typer.Context,
@@ -227,7 +352,8 @@ def run_command(
     max_matches: Annotated[
         int | None, typer.Option(min=1, help="Stop after this many matches.")
     ] = None,
-    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    progress: ProgressOption = True,
+    jsonl: JsonlOption = False,
     executor: Annotated[
         str,
         typer.Option(
@@ -264,28 +390,16 @@ def run_command(
     ] = False,
 ) -> None:
     """Play the league's pending matches (resumes where a previous run stopped)."""
-    import trio
-
-    from league.execution.run import LeagueRun, RunOptions
+    from league.execution.run import RunOptions
     from league.store.leagues import get_league, league_sandbox
-    from league.store.registry import LeagueError
 
     ray = _ray_options(executor, ray_address, ray_cpus_per_match, ray_runtime_env, ray_ship_bots)
     engine = context_of(ctx).engine()
     with transaction(ctx) as session:
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
-    printer = ProgressPrinter() if progress else None
-    try:
-        options = RunOptions(
-            concurrency=concurrency, workers=workers, max_matches=max_matches, ray=ray
-        )
-        summary = trio.run(LeagueRun(engine, name, options, on_progress=printer).play)
-    except (LeagueError, SandboxError) as error:
-        raise fail(str(error)) from None
-    finally:
-        if printer:
-            printer.close()
-    _print_run(summary)
+    options = RunOptions(concurrency=concurrency, workers=workers, max_matches=max_matches, ray=ray)
+    summary = _play(engine, name, options, progress=progress, jsonl=jsonl)
+    _print_run(summary, err=jsonl)
 
 
 @app.command("logs")
@@ -310,14 +424,101 @@ def logs_command(
     sys.stdout.write(output.decode("utf-8", "replace"))
 
 
+def _rules_text(rules: object) -> str:
+    """``key=value, ...`` (``-`` for none): never a Python dict."""
+    if not isinstance(rules, dict) or not rules:
+        return "-"
+    return ", ".join(f"{key}={value}" for key, value in sorted(rules.items()))
+
+
+def _sandbox_text(sandbox: object) -> str:
+    """The league's sandbox limits in words."""
+    if not isinstance(sandbox, dict) or not sandbox.get("enabled"):
+        return "off (bots run as you, in your directory)"
+    parts = [
+        f"{sandbox.get('memory_mb')} MB memory",
+        f"{sandbox.get('cpu_s')} s CPU",
+        f"{sandbox.get('cpus')} CPUs",
+        f"{sandbox.get('max_procs')} processes",
+        f"{sandbox.get('max_files')} open files",
+        f"{sandbox.get('file_mb')} MB per file",
+        f"{sandbox.get('tmp_mb')} MB /tmp",
+    ]
+    readable = sandbox.get("readable") or []
+    if readable:
+        parts.append("reads " + ", ".join(map(str, readable)))
+    return "on: " + ", ".join(parts)
+
+
+def _faults_text(faults: dict[str, dict[str, int]]) -> str:
+    """``bot: kind N, ...; bot: ...`` (``none``)."""
+    if not faults:
+        return "none"
+    return "; ".join(
+        f"{bot}: " + ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        for bot, kinds in sorted(faults.items())
+    )
+
+
+def _echo_fields(fields: list[tuple[str, object]]) -> None:
+    width = max(len(key) for key, _ in fields)
+    for key, value in fields:
+        typer.echo(f"{key:>{width}}: {value}")
+
+
+@app.command("show")
+def show_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="League name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """What a league is: game, rules, bots, schedule, limits, sandbox, the deal
+    commitment and (once no match is pending) the secret. Progress: `league status`;
+    ratings: `league standings`."""
+    from league.store.leagues import get_league, league_bots, league_json, revealed_secret
+
+    with transaction(ctx, create=False) as session:
+        league = get_league(session=session, name=name)
+        secret = revealed_secret(session=session, league=league)
+        bots = [bot.name for _, bot in league_bots(session=session, league=league)]
+        data = {
+            **league_json(league),
+            "secret": secret.hex() if secret is not None else None,
+            "bots": bots,
+        }
+    if as_json:
+        echo_json(data)
+        return
+    seed = data["reproducible_seed"]
+    _echo_fields(
+        [
+            ("league", f"{data['name']} ({data['mode']}, created {data['created_at']})"),
+            ("game", data["game"]),
+            ("rules", _rules_text(data["rules"])),
+            ("bots", ", ".join(bots) or "-"),
+            ("schedule", f"{data['table_size']} seats a table, {data['rounds']} round(s)"),
+            (
+                "time limits",
+                f"{data['time_limit']} s a decision, {data['startup_timeout']} s to start",
+            ),
+            ("sandbox", _sandbox_text(data["sandbox"])),
+            ("Elo history K", data["k_factor"]),
+            ("deal commitment", data["commitment"]),
+            ("secret", data["secret"] or "(revealed when no match is pending)"),
+            *([("UNSAFE seed", seed)] if seed is not None else []),
+        ]
+    )
+
+
 @app.command("status")
 def status_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="League name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Progress of a league: matches done and pending, forfeits, faults; the deal
-    commitment, and the secret once every match is played."""
+    """How far a league has got: matches done, pending and aborted, forfeits and
+    faults per bot. The league's settings: `league show`; ratings: `league standings`.
+    (--json also holds the settings, as `league show --json` does.)"""
     from league.store.leagues import (
         get_league,
         league_bots,
@@ -344,13 +545,19 @@ def status_command(
     if as_json:
         echo_json(data)
         return
-    for key, value in data.items():
-        if key == "secret" and value is None:
-            value = "(revealed when no match is pending)"
-        typer.echo(f"{key:>17}: {value}")
-
-
-app.command("show")(status_command)
+    _echo_fields(
+        [
+            ("league", f"{league.name} ({league.game})"),
+            ("played", f"{status.done} of {status.total} matches"),
+            ("pending", f"{status.pending} (aborted and to be played again: {status.aborted})"),
+            ("forfeits", status.forfeits),
+            ("faults", _faults_text(status.faults)),
+        ]
+    )
+    if status.pending:
+        typer.echo(f"next: arena league run {league.name}")
+    else:
+        typer.echo(f"finished: arena league standings {league.name}")
 
 
 @app.command("verify")
@@ -403,7 +610,8 @@ def standings_command(
         bool, typer.Option("--all", help="Also list retired versions (rolling ladders).")
     ] = False,
 ) -> None:
-    """The ratings table: Bradley–Terry Elo with 95% bootstrap intervals, and LOS."""
+    """The ratings table: Elo (a Bradley–Terry fit with a weak prior) with its 95%
+    interval, and the likelihood of superiority (LOS)."""
     from league.store.bluff import league_bluff
     from league.store.leagues import get_league
     from league.store.standings import standings
@@ -421,7 +629,7 @@ def standings_command(
         [
             "rank",
             "bot",
-            "elo",
+            "Elo",
             "95% interval",
             "matches",
             "wins",
@@ -446,8 +654,9 @@ def standings_command(
         right={0, 2, 4, 5, 6, 7},
     )
     typer.echo(
-        "elo: batch Bradley-Terry fit, mean 1500, order-independent;"
-        " interval: bootstrap over duplicate groups"
+        f"Elo: Bradley-Terry fit of all matches (mean 1500, order-independent), with a prior"
+        f" of {PRIOR_DRAWS:g} virtual draws per bot against 1500; 95% interval: bootstrap over"
+        " duplicate deals, at least the fit's own ± 1.96 sd (docs/ratings.md)"
     )
     if bluff is not None:
         _echo_bluff(rows, bluff)
@@ -492,19 +701,26 @@ BLUFF_COLUMNS: Final = {
 """The four rates (keys of :meth:`BluffStats.ratios`) and their column titles."""
 
 
+def _rounded(diff: PairElo | None, name: str) -> float | None:
+    """One field of a crosstable pair's Elo difference, for JSON (None: no games)."""
+    return None if diff is None else round(float(getattr(diff, name)), 2)
+
+
 @app.command("crosstable")
 def crosstable_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="League name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Head-to-head scores: row bot's wins-draws-losses against the column bot."""
+    """Head-to-head scores: row bot's wins-draws-losses against the column bot, and
+    each pair's Elo difference (with the table's weak prior: never infinite)."""
     from league.store.leagues import get_league
     from league.store.standings import crosstable
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         table = crosstable(session=session, league=league)
+    shown = {a: {b: pair_elo(h) for b, h in row.items()} for a, row in table.items()}
     if as_json:
         echo_json(
             {
@@ -514,10 +730,8 @@ def crosstable_command(
                         "draws": h.draws,
                         "losses": h.losses,
                         "score": h.score,
-                        "elo": h.elo if h.elo is None or math.isfinite(h.elo) else str(h.elo),
-                        "margin": h.margin
-                        if h.margin is None or math.isfinite(h.margin)
-                        else str(h.margin),
+                        "elo": _rounded(shown[a][b], "elo"),
+                        "margin": _rounded(shown[a][b], "margin"),
                         "los": h.los,
                     }
                     for b, h in row.items()
@@ -543,13 +757,17 @@ def crosstable_command(
         ],
     )
     typer.echo("")
-    pairs = [
-        [a, b, _fmt(h.score, 3), f"{_fmt(h.elo, 1)} ± {_fmt(h.margin, 1)}", f"{h.los:.1%}"]
-        for i, a in enumerate(names)
-        for b in names[i + 1 :]
-        for h in [table[a][b]]
-    ]
-    echo_table(["bot", "vs", "score", "elo diff", "LOS"], pairs, right={2, 3, 4})
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            h, diff = table[a][b], shown[a][b]
+            elo = "-" if diff is None else f"{diff.elo:+.1f} ± {diff.margin:.1f}"
+            pairs.append([a, b, _fmt(h.score, 3), elo, f"{h.los:.1%}"])
+    echo_table(["bot", "vs", "score", "Elo diff", "LOS"], pairs, right={2, 3, 4})
+    typer.echo(
+        f"Elo diff: the pair's score with {PRIOR_DRAWS:g} virtual draws added (so a"
+        " clean sweep is finite), ± its 95% margin; LOS: cutechess-cli's formula"
+    )
 
 
 @app.command("list")

@@ -123,7 +123,8 @@ def _print_result(title: str, result: MatchRecord, *, quiet: bool, as_json: bool
         typer.echo(result.to_json(indent=2))
         raise typer.Exit(exit_code(result))
     if not quiet:
-        typer.echo(f"match {result.match_id}: {title}, {result.chance_label}, rules {result.rules}")
+        rules = ", ".join(f"{key}={value}" for key, value in sorted(result.rules.items()))
+        typer.echo(f"match {result.match_id}: {title}, {result.chance_label}, rules {rules}")
         for line in transcript_lines(result):
             typer.echo(line)
         typer.echo("")

@@ -54,6 +54,11 @@ def seat_message_text(messages: list[bot_pb2.PlayRequest]) -> list[str]:
     ]
 
 
+def rules_text(rules: dict[str, str]) -> str:
+    """``key=value, ...`` (never a Python dict)."""
+    return ", ".join(f"{key}={value}" for key, value in sorted(rules.items())) or "-"
+
+
 def _wait_for_key() -> bool:
     """False when the user wants to stop (q, or end of input)."""
     if sys.stdin.isatty():
@@ -93,8 +98,16 @@ def replay_command(
     ctx: typer.Context,
     match: Annotated[str, typer.Argument(help="Match id LEAGUE-POSITION, or a record file.")],
     seat: Annotated[
-        int | None, typer.Option(help="Show exactly what this seat was sent, message by message.")
+        int | None,
+        typer.Option(
+            help="The match as this seat saw it: every event as it could read it, and each"
+            " message it was sent (its observation, readably; --raw: protobuf text)."
+        ),
     ] = None,
+    raw: Annotated[
+        bool,
+        typer.Option("--raw", help="With --seat: the messages in protobuf text format."),
+    ] = False,
     step: Annotated[bool, typer.Option(help="Step through: any key advances, q quits.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
     check: Annotated[
@@ -105,13 +118,16 @@ def replay_command(
         Path | None, typer.Option(help="Write a self-contained HTML viewer to this file.")
     ] = None,
 ) -> None:
-    """Replay a match: transcript (default), one seat's view, verification, export."""
+    """Replay a match: transcript with what each challenge, pass or score led to
+    (default), one seat's view, verification, export."""
     from google.protobuf import json_format
 
     from referee.record import RecordError
-    from referee.replay import seat_messages
-    from referee.transcript import result_lines, seat_transcript, transcript_lines
+    from referee.replay import seat_exchange
+    from referee.transcript import message_pages, result_lines, seat_transcript, transcript_lines
 
+    if raw and seat is None:
+        raise fail("--raw shows the messages one seat was sent: add --seat N")
     record = load_record(ctx, match)
     if check:
         _verify(record)
@@ -120,10 +136,14 @@ def replay_command(
         _write_html(record, html)
         return
     try:
-        header: list[str] = []
-        footer: list[str] = []
+        header = [
+            f"match {record.match_id}: {record.game}, {record.chance_label},"
+            f" rules {rules_text(record.rules)}"
+        ]
+        footer = [f"result ({record.reason}):", *result_lines(record)]
         if seat is not None:
-            messages = seat_messages(record, seat)
+            exchange = seat_exchange(record, seat)
+            messages = [message for message, _ in exchange]
             if as_json:
                 typer.echo(
                     json.dumps(
@@ -135,17 +155,14 @@ def replay_command(
                     )
                 )
                 return
-            pages = seat_transcript(record, seat, seat_message_text(messages))
+            texts = seat_message_text(messages) if raw else message_pages(record, exchange)
+            pages = seat_transcript(record, seat, texts)
+            header.append(f"as seat {seat} [{record.seats[seat].bot}] saw it:")
         elif as_json:
             typer.echo(record.to_json(indent=2))
             return
         else:
-            header = [
-                f"match {record.match_id}: {record.game}, {record.chance_label},"
-                f" rules {record.rules}"
-            ]
             pages = transcript_lines(record)
-            footer = [f"result ({record.reason}):", *result_lines(record)]
     except (RecordError, GameError) as error:
         raise fail(str(error)) from None
     for line in header:

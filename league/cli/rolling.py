@@ -233,6 +233,8 @@ def status_command(
     for key, value in data.items():
         if key == "entries":
             continue
+        if isinstance(value, dict):  # never a Python repr on screen
+            value = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
         typer.echo(f"{key:>12}: {value}")
     typer.echo("     entries:")
     for entry in data["entries"]:  # type: ignore[attr-defined]

@@ -61,6 +61,7 @@ from league.store.models import LeagueRow
 from league.store.registry import bot_spec
 from league.store.runlock import league_lock
 from referee.match import Limits, MatchSpec
+from referee.record import MatchRecord
 from referee.sandbox import SandboxConfig, require_tools
 
 
@@ -83,6 +84,52 @@ class Progress:
     @property
     def eta_s(self) -> float | None:
         return (self.total - self.done) / self.rate if self.rate > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedMatch:
+    """One match a run wrote, as ``arena league run --jsonl`` prints it: one JSON
+    object per line, like a chess runner's per-game output (fastchess, cutechess)."""
+
+    match_id: str
+    """``LEAGUE-POSITION`` (``arena replay`` takes it)."""
+    reason: str
+    """``completed``, ``forfeit`` or ``aborted`` (a referee error: not rated, played again)."""
+    bots: tuple[str, ...]
+    """Bot names, by seat."""
+    versions: tuple[str, ...]
+    places: tuple[int, ...]
+    """1 is best; ties share a place. An aborted match's places do not count."""
+    scores: tuple[float, ...]
+    faults: tuple[str | None, ...]
+    """The fault kind of each seat (``timeout``, ``crash``, ...), None for none."""
+    duration_ms: float
+    deal: str
+    """The duplicate group: the matches of one deal share it."""
+    done: int
+    """Matches of the league with a result, this one included."""
+    total: int
+    """Matches of the league when the run began (a rolling ladder's schedule grows)."""
+    error: str = ""
+    """The referee's error, for an aborted match."""
+
+    def as_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "match": self.match_id,
+            "reason": self.reason,
+            "bots": list(self.bots),
+            "versions": list(self.versions),
+            "places": list(self.places),
+            "scores": list(self.scores),
+            "faults": list(self.faults),
+            "duration_ms": round(self.duration_ms, 1),
+            "deal": self.deal,
+            "done": self.done,
+            "total": self.total,
+        }
+        if self.error:
+            data["error"] = self.error
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +169,7 @@ class RunSummary:
 
 
 ProgressCallback = Callable[[Progress], None]
+MatchCallback = Callable[[FinishedMatch], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +258,8 @@ class LeagueRun:
     ``schedule``: where matches come from once the pending ones are handed out;
     with it every one of the ``concurrency`` slots is used from the start.
     ``on_result``: called with ``LEAGUE-POSITION`` after each finished (or aborted)
-    match is committed. Use once: ``summary = await LeagueRun(...).play()``.
+    match is committed; ``on_match`` then with the whole :class:`FinishedMatch`.
+    Use once: ``summary = await LeagueRun(...).play()``.
     """
 
     def __init__(
@@ -223,6 +272,7 @@ class LeagueRun:
         stop: trio.Event | None = None,
         on_progress: ProgressCallback | None = None,
         on_result: Callable[[str], None] | None = None,
+        on_match: MatchCallback | None = None,
     ) -> None:
         if options.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {options.concurrency}")
@@ -233,6 +283,7 @@ class LeagueRun:
         self.stop = stop
         self.on_progress = on_progress
         self.on_result = on_result
+        self.on_match = on_match
         self.queue: list[PendingMatch] = []
         """Matches to hand out, the next one last."""
         self.handed = 0
@@ -399,7 +450,26 @@ class LeagueRun:
             self.played += 1
             if self.on_result is not None:
                 self.on_result(spec.match_id)
+            if self.on_match is not None:
+                self.on_match(self._finished(spec, record))
             self._report()
+
+    def _finished(self, spec: MatchSpec, record: MatchRecord) -> FinishedMatch:
+        faults = {fault.seat: fault.kind.value for fault in record.faults}
+        return FinishedMatch(
+            match_id=spec.match_id,
+            reason=record.reason,
+            bots=tuple(seat.bot for seat in record.seats),
+            versions=tuple(seat.version for seat in record.seats),
+            places=tuple(record.places),
+            scores=tuple(record.scores),
+            faults=tuple(faults.get(seat) for seat in range(record.num_seats)),
+            duration_ms=record.duration_ms,
+            deal=spec.deal_group or "",
+            done=self.done,
+            total=self.status.total,
+            error=str(record.meta.get("error", "")) if record.reason == "aborted" else "",
+        )
 
     def _begin_stopping(self) -> None:
         if not self.stopping:

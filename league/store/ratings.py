@@ -5,14 +5,18 @@ Pure functions over plain dataclasses (standard library only).  See
 
 * :func:`pair_games` turns each match into weighted two-player games, one per
   pair of seats, each weighted ``1/(n-1)`` for an ``n``-seat match.
-* :func:`fit_bradley_terry` is the order-independent maximum-likelihood fit of
-  the Bradley–Terry model on the Elo scale over all pair games — the league table.
+* :func:`fit_bradley_terry` is the order-independent fit of the Bradley–Terry
+  model on the Elo scale over all pair games, with a weak prior
+  (:data:`PRIOR_DRAWS` virtual draws per bot against a reference at the mean) so
+  every rating is finite — the league table's "Elo".
 * :func:`bootstrap` resamples whole duplicate-deal groups to give a confidence
-  interval per bot and a likelihood-of-superiority (LOS) matrix.
+  interval per bot (never narrower than the posterior's normal approximation) and
+  a likelihood-of-superiority (LOS) matrix.
 * :func:`league_table` puts it together.
 * :func:`elo_history` is the incremental, order-dependent Elo curve for plots.
 * :func:`head_to_head` / :func:`head_to_head_from_results` use the chess-engine
-  runner (cutechess-cli) formulas for a single pairing.
+  runner (cutechess-cli) formulas for a single pairing; :func:`pair_elo` is the
+  finite, prior-regularised Elo difference the crosstables show.
 """
 
 from __future__ import annotations
@@ -20,15 +24,18 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from statistics import NormalDist
 
 __all__ = [
     "CUTECHESS_Z95",
     "EXACT_Z95",
-    "VIRTUAL_DRAW_WEIGHT",
+    "PRIOR_DRAWS",
     "Bootstrap",
     "HeadToHead",
     "MatchResult",
+    "NoEstimateError",
+    "PairElo",
     "PairGame",
     "TableRow",
     "bootstrap",
@@ -38,13 +45,15 @@ __all__ = [
     "head_to_head",
     "head_to_head_from_results",
     "league_table",
+    "pair_elo",
     "pair_games",
 ]
 
-#: Total weight of the virtual draw added between every pair of bots when the
-#: maximum-likelihood ratings would be infinite or undetermined (see
-#: :func:`fit_bradley_terry`).  One real two-player game weighs 1.
-VIRTUAL_DRAW_WEIGHT = 0.01
+#: The prior of every fit: each bot is credited with this many virtual draws
+#: (total weight; one real two-player game weighs 1) against a reference bot
+#: fixed at the mean rating.  Weak — worth two games — but proper, so every rating,
+#: and every interval, is finite even for a bot that won or lost everything.
+PRIOR_DRAWS = 2.0
 
 #: Elo points per natural-log unit of strength: 400 / ln 10.
 _ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -119,11 +128,14 @@ class PairGame:
 class Bootstrap:
     """Bootstrap summary of :func:`fit_bradley_terry`.
 
-    ``ratings`` is the fit on the full data; ``intervals[bot]`` the percentile
-    interval ``(lo, hi)`` at ``level``; ``los[a][b]`` the fraction of resamples
-    in which ``a`` is rated above ``b`` (ties ½), so ``los[a][b] + los[b][a] == 1``
-    and ``los[a][a] == 0.5``.  ``present[bot]`` is the number of resamples that
-    contained the bot at all; intervals and LOS use only those resamples.
+    ``ratings`` is the fit on the full data; ``intervals[bot]`` the interval
+    ``(lo, hi)`` at ``level``: each end the wider of the bootstrap percentile
+    (``percentile[bot]``) and the posterior's normal approximation (``rating ± z·sd``,
+    ``sd[bot]`` in Elo), so it is finite and never of zero width.  ``los[a][b]`` the
+    fraction of resamples in which ``a`` is rated above ``b`` (ties ½), so
+    ``los[a][b] + los[b][a] == 1`` and ``los[a][a] == 0.5``.  ``present[bot]`` is
+    the number of resamples that contained the bot at all; percentiles and LOS use
+    only those resamples.
     """
 
     ratings: dict[str, float]
@@ -133,6 +145,11 @@ class Bootstrap:
     samples: int
     level: float
     seed: int
+    percentile: dict[str, tuple[float, float] | None] = field(default_factory=dict)
+    """The bootstrap percentile interval alone (None: the bot was in no resample)."""
+    sd: dict[str, float] = field(default_factory=dict)
+    """The posterior standard deviation of each rating (Laplace approximation), Elo."""
+    prior_draws: float = PRIOR_DRAWS
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,55 +320,78 @@ def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
     return x
 
 
-def _log_likelihood(theta: list[float], pairs: _Aggregates) -> float:
+class NoEstimateError(ArithmeticError):
+    """The maximum-likelihood ratings (a fit without prior) do not exist for this data."""
+
+
+def _log_likelihood(theta: list[float], pairs: _Aggregates, prior: float) -> float:
+    """The log-posterior: the pair games' log-likelihood plus the prior's virtual draws
+    (``prior/2`` won and ``prior/2`` lost against the reference at 0)."""
     total = 0.0
     for (i, j), (s_i, s_j) in pairs.items():
         d = theta[i] - theta[j]
         total += s_i * _log_sigmoid(d) + s_j * _log_sigmoid(-d)
+    if prior:
+        half = prior / 2.0
+        total += sum(half * (_log_sigmoid(t) + _log_sigmoid(-t)) for t in theta)
     return total
 
 
-def _fit_strengths(n: int, pairs: _Aggregates) -> list[float]:
-    """Maximum-likelihood log-strengths (natural units, summing to zero).
+def _curvature(
+    theta: list[float], pairs: _Aggregates, prior: float
+) -> tuple[list[float], list[list[float]]]:
+    """The gradient of :func:`_log_likelihood` and minus its Hessian, plus ``1·1ᵀ``
+    without a prior (the Hessian is then a graph Laplacian, singular along the
+    all-ones direction; ``1·1ᵀ`` fixes the gauge and leaves contrasts unchanged)."""
+    n = len(theta)
+    grad = [0.0] * n
+    gauge = 0.0 if prior else 1.0
+    lap = [[gauge] * n for _ in range(n)]
+    for (i, j), (s_i, s_j) in pairs.items():
+        p = _sigmoid(theta[i] - theta[j])
+        q = _sigmoid(theta[j] - theta[i])
+        g = s_i * q - s_j * p  # = s_i - (s_i + s_j)·p, without cancellation
+        grad[i] += g
+        grad[j] -= g
+        w = (s_i + s_j) * p * q
+        lap[i][i] += w
+        lap[j][j] += w
+        lap[i][j] -= w
+        lap[j][i] -= w
+    if prior:
+        for i, t in enumerate(theta):
+            p, q = _sigmoid(t), _sigmoid(-t)
+            grad[i] += prior / 2.0 * (q - p)
+            lap[i][i] += prior * p * q
+    return grad, lap
 
-    Damped Newton–Raphson on the concave log-likelihood.  The Hessian is minus a
-    weighted graph Laplacian, singular along the all-ones direction; adding
-    ``1·1ᵀ`` to it fixes the gauge (the gradient sums to zero, so every step does
-    too).  Steps are halved until the likelihood does not decrease.
+
+def _maximise(n: int, pairs: _Aggregates, prior: float) -> list[float]:
+    """The log-strengths (natural units) maximising :func:`_log_likelihood`.
+
+    Damped Newton–Raphson on the concave log-posterior; steps are halved until it
+    does not decrease.  With ``prior > 0`` it is strictly concave, so the maximum
+    is unique and finite whatever the data; with ``prior == 0`` (the plain
+    maximum-likelihood fit) the data must satisfy Zermelo/Ford's condition.
     """
-    if not _strongly_connected(n, pairs):
-        half = VIRTUAL_DRAW_WEIGHT / 2.0
-        regularised: _Aggregates = {}
-        for i in range(n):
-            for j in range(i + 1, n):
-                s_i, s_j = pairs.get((i, j), (0.0, 0.0))
-                regularised[i, j] = (s_i + half, s_j + half)
-        pairs = regularised
+    if not prior and not _strongly_connected(n, pairs):
+        raise NoEstimateError(
+            "the maximum-likelihood ratings are infinite or undetermined (a bot won or"
+            " lost every game, or groups never met): fit with a prior"
+        )
     theta = [0.0] * n
-    if n <= 1:
+    if n == 0 or (n == 1 and not prior):
         return theta
     tolerance = _TOLERANCE_ELO / _ELO_PER_NAT
-    current = _log_likelihood(theta, pairs)
+    current = _log_likelihood(theta, pairs, prior)
     previous_step = math.inf
     for _ in range(_MAX_ITERATIONS):
-        grad = [0.0] * n
-        lap = [[1.0] * n for _ in range(n)]
-        for (i, j), (s_i, s_j) in pairs.items():
-            p = _sigmoid(theta[i] - theta[j])
-            q = _sigmoid(theta[j] - theta[i])
-            g = s_i * q - s_j * p  # = s_i - (s_i + s_j)·p, without cancellation
-            grad[i] += g
-            grad[j] -= g
-            w = (s_i + s_j) * p * q
-            lap[i][i] += w
-            lap[j][j] += w
-            lap[i][j] -= w
-            lap[j][i] -= w
+        grad, lap = _curvature(theta, pairs, prior)
         step = _solve(lap, grad)
         scale = 1.0
         while True:
             candidate = [t + scale * d for t, d in zip(theta, step, strict=True)]
-            value = _log_likelihood(candidate, pairs)
+            value = _log_likelihood(candidate, pairs, prior)
             if value >= current - 1e-12 * abs(current) or scale < 1e-9:
                 break
             scale /= 2.0
@@ -365,8 +405,53 @@ def _fit_strengths(n: int, pairs: _Aggregates) -> list[float]:
         previous_step = size
     else:
         raise ArithmeticError("the Bradley–Terry fit did not converge")
-    shift = math.fsum(theta) / n
+    return theta
+
+
+def _fit_strengths(n: int, pairs: _Aggregates, prior: float = PRIOR_DRAWS) -> list[float]:
+    """:func:`_maximise`'s log-strengths, shifted to sum to zero."""
+    theta = _maximise(n, pairs, prior)
+    shift = math.fsum(theta) / n if n else 0.0
     return [t - shift for t in theta]
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+    """Gauss–Jordan inverse with partial pivoting (the matrix is not changed)."""
+    n = len(matrix)
+    a = [[*row, *(1.0 if c == r else 0.0 for c in range(n))] for r, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        if a[pivot][col] == 0.0:
+            raise ArithmeticError("singular curvature in the Bradley–Terry fit")
+        a[col], a[pivot] = a[pivot], a[col]
+        top = a[col]
+        scale = top[col]
+        for c in range(2 * n):
+            top[c] /= scale
+        for r in range(n):
+            factor = a[r][col]
+            if r != col and factor != 0.0:
+                row = a[r]
+                for c in range(col, 2 * n):
+                    row[c] -= factor * top[c]
+    return [row[n:] for row in a]
+
+
+def _posterior_sd(n: int, pairs: _Aggregates, prior: float) -> list[float]:
+    """Each centred rating's standard deviation, in Elo, under the normal (Laplace)
+    approximation of the posterior at its maximum: ``sqrt(cᵢᵀ H⁻¹ cᵢ)`` with ``H``
+    minus the Hessian of the log-posterior and ``cᵢ = eᵢ − 1/n`` (a rating is
+    relative to the mean of all ratings)."""
+    if n == 0 or (n == 1 and not prior):
+        return [0.0] * n
+    theta = _maximise(n, pairs, prior)
+    cov = _inverse(_curvature(theta, pairs, prior)[1])
+    rows = [math.fsum(row) for row in cov]
+    total = math.fsum(rows)
+    return [
+        math.sqrt(max(0.0, cov[i][i] - 2.0 * rows[i] / n + total / (n * n))) * _ELO_PER_NAT
+        for i in range(n)
+    ]
 
 
 def _to_elo(names: list[str], theta: list[float], mean: float) -> dict[str, float]:
@@ -394,8 +479,10 @@ def _aggregate(games: Iterable[PairGame], index: Mapping[str, int]) -> _Aggregat
     return {key: (math.fsum(parts[key][0]), math.fsum(parts[key][1])) for key in sorted(parts)}
 
 
-def fit_bradley_terry(results: Iterable[MatchResult], *, mean: float = 1500.0) -> dict[str, float]:
-    """Batch Bradley–Terry maximum-likelihood ratings on the Elo scale.
+def fit_bradley_terry(
+    results: Iterable[MatchResult], *, mean: float = 1500.0, prior_draws: float = PRIOR_DRAWS
+) -> dict[str, float]:
+    """Batch Bradley–Terry ratings on the Elo scale, with a weak prior.
 
     The model is ``P(a beats b) = 1 / (1 + 10 ** ((R_b - R_a) / 400))``, fitted to
     all :func:`pair_games` at once with their weights; a tie counts as half a win
@@ -404,25 +491,24 @@ def fit_bradley_terry(results: Iterable[MatchResult], *, mean: float = 1500.0) -
     order).  Ratings are shifted so their average is ``mean``; every bot that
     appears in ``results`` gets a rating.
 
-    Method: damped Newton–Raphson on the log-likelihood, iterated until the largest
-    update is below 1e-10 Elo (quadratic convergence makes that a handful of steps).
+    The prior: every bot is credited with ``prior_draws`` virtual draws (total
+    weight) against a reference bot fixed at rating 0 before the shift — the
+    maximum a posteriori estimate.  It keeps every rating finite and unique (a bot
+    that won every game, groups of bots that never met) and barely moves ratings
+    backed by many games.  ``prior_draws=0`` is the plain maximum-likelihood fit,
+    which exists only when the "scored points against" graph is strongly connected
+    (Zermelo/Ford); otherwise :class:`NoEstimateError`.
 
-    Regularisation: the maximum-likelihood estimate is finite and unique exactly
-    when the "scored points against" graph is strongly connected (Zermelo/Ford).
-    When it is not — a bot that won or lost every game, groups of bots that never
-    met, a bot that only ever played itself — a virtual draw of total weight
-    :data:`VIRTUAL_DRAW_WEIGHT` (0.01 of one two-player game) is added between
-    *every* pair of bots, and only then.  Data that already has a finite estimate is
-    fitted exactly, unregularised.  The virtual draws make every rating finite and
-    keep the order of the real results (a bot with a perfect score against ten
-    games ends roughly ``400·log10(10/0.005) ≈ 1300`` Elo above), but gaps between
-    such bots reflect the prior, not measured strength.
+    Method: damped Newton–Raphson on the log-posterior, iterated until the largest
+    update is below 1e-10 Elo (quadratic convergence makes that a handful of steps).
     """
+    if prior_draws < 0:
+        raise ValueError(f"prior_draws must not be negative, got {prior_draws}")
     matches = list(results)
     names = _bots_of(matches)
     index = {name: i for i, name in enumerate(names)}
     pairs = _aggregate(pair_games(matches), index)
-    return _to_elo(names, _fit_strengths(len(names), pairs), mean)
+    return _to_elo(names, _fit_strengths(len(names), pairs, prior_draws), mean)
 
 
 # -------------------------------------------------------------------- bootstrap
@@ -491,19 +577,33 @@ def _count_order(
 
 
 def _intervals(
-    names: list[str], draws: list[list[float]], level: float
-) -> dict[str, tuple[float, float]]:
-    """Each bot's percentile interval over its resampled ratings; ``(-inf, inf)`` for a
-    bot in no resample."""
+    names: list[str],
+    draws: list[list[float]],
+    level: float,
+    ratings: Mapping[str, float],
+    sd: Mapping[str, float],
+) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float] | None]]:
+    """Each bot's interval and its bootstrap percentile interval.
+
+    The interval reaches at least ``z·sd`` either side of the rating: a percentile
+    interval alone can be narrow or empty where the resamples cannot vary (a bot
+    that won every match wins every resample), though the data say little.
+    """
     tail = (1.0 - level) / 2.0
+    z = NormalDist().inv_cdf(1.0 - tail)
     intervals: dict[str, tuple[float, float]] = {}
+    percentiles: dict[str, tuple[float, float] | None] = {}
     for i, name in enumerate(names):
         values = sorted(draws[i])
+        low, high = ratings[name] - z * sd[name], ratings[name] + z * sd[name]
         if values:
-            intervals[name] = (_percentile(values, tail), _percentile(values, 1.0 - tail))
+            lo, hi = _percentile(values, tail), _percentile(values, 1.0 - tail)
+            percentiles[name] = (lo, hi)
+            low, high = min(low, lo), max(high, hi)
         else:
-            intervals[name] = (-math.inf, math.inf)
-    return intervals
+            percentiles[name] = None
+        intervals[name] = (low, high)
+    return intervals, percentiles
 
 
 def bootstrap(
@@ -513,21 +613,23 @@ def bootstrap(
     seed: int = 0,
     level: float = 0.95,
     mean: float = 1500.0,
+    prior_draws: float = PRIOR_DRAWS,
 ) -> Bootstrap:
     """Bootstrap the Bradley–Terry fit by resampling whole groups with replacement.
 
     A group is all matches sharing a non-empty ``group`` id (a duplicate deal), or a
     single match with an empty id.  Each of ``samples`` resamples draws as many
     groups as there are, with replacement, using ``random.Random(seed)``, and refits
-    with :func:`fit_bradley_terry` (regularised the same way when needed); every
-    fit's ratings average ``mean`` over the bots present in it.
+    with :func:`fit_bradley_terry` (the same prior); every fit's ratings average
+    ``mean`` over the bots present in it.
 
-    ``intervals[bot]`` is the percentile interval: the ``(1-level)/2`` and
-    ``(1+level)/2`` quantiles (linear interpolation) of the bot's resampled ratings.
-    ``los[a][b]`` is the fraction of resamples rating ``a`` above ``b``, ties
-    counting ½.  A bot absent from a resample is skipped in it: its interval uses
-    the resamples it appears in (``(-inf, inf)`` if none), and a pair never present
-    together has LOS 0.5.
+    ``percentile[bot]`` is the percentile interval: the ``(1-level)/2`` and
+    ``(1+level)/2`` quantiles (linear interpolation) of the bot's resampled ratings;
+    ``intervals[bot]`` widens it, where needed, to the posterior's normal
+    approximation ``rating ± z·sd`` (:func:`_intervals`).  ``los[a][b]`` is the
+    fraction of resamples rating ``a`` above ``b``, ties counting ½.  A bot absent
+    from a resample is skipped in it (its percentile: None if in none), and a pair
+    never present together has LOS 0.5.
 
     Deterministic for a given ``seed``; also independent of the order of
     ``results``, because groups are put in a canonical order before resampling.
@@ -540,7 +642,8 @@ def bootstrap(
     names = _bots_of(matches)
     index = {name: i for i, name in enumerate(names)}
     full = _aggregate(pair_games(matches), index)
-    ratings = _to_elo(names, _fit_strengths(len(names), full), mean)
+    ratings = _to_elo(names, _fit_strengths(len(names), full, prior_draws), mean)
+    sd = dict(zip(names, _posterior_sd(len(names), full, prior_draws), strict=True))
 
     groups = _groups(matches)
     group_pairs = [_aggregate(pair_games(group), index) for group in groups]
@@ -556,14 +659,14 @@ def bootstrap(
         for _ in range(len(groups)):
             counts[rng.randrange(len(groups))] += 1
         present, pairs = _resampled(counts, group_pairs, group_bots)
-        theta = _fit_strengths(len(present), pairs)
+        theta = _fit_strengths(len(present), pairs, prior_draws)
         elo = [t * _ELO_PER_NAT for t in theta]
         shift = mean - math.fsum(elo) / len(elo)
         for k, bot in enumerate(present):
             draws[bot].append(elo[k] + shift)
         _count_order(present, elo, together, wins2)
 
-    intervals = _intervals(names, draws, level)
+    intervals, percentiles = _intervals(names, draws, level, ratings, sd)
     los = {
         a: {
             b: (wins2[i][j] / (2 * together[i][j]) if together[i][j] else 0.5)
@@ -579,6 +682,9 @@ def bootstrap(
         samples=samples,
         level=level,
         seed=seed,
+        percentile=percentiles,
+        sd=sd,
+        prior_draws=prior_draws,
     )
 
 
@@ -749,3 +855,36 @@ def head_to_head_from_results(results: Iterable[MatchResult], a: str, b: str) ->
                 else:
                     draws += 1
     return head_to_head(wins, draws, losses)
+
+
+@dataclass(frozen=True, slots=True)
+class PairElo:
+    """One pairing's Elo difference ± its 95 % margin, as the crosstables show it."""
+
+    elo: float
+    margin: float
+
+
+def pair_elo(
+    h2h: HeadToHead, *, prior_draws: float = PRIOR_DRAWS, z: float = EXACT_Z95
+) -> PairElo | None:
+    """The Elo difference of one pairing, finite for every score; None without games.
+
+    :func:`head_to_head`'s cutechess-cli numbers are infinite for a pairing one side
+    won every game of.  Here, as in the league table's fit, ``prior_draws`` virtual
+    draws are added to the pairing first.  With ``n' = w + d + l + p`` and the score
+    ``s = (w + (d + p)/2) / n'``: ``elo = −400·log10(1/s − 1)``, and the margin is the
+    delta method on the logit, ``z · (400/ln 10) · σ / (s(1 − s))`` with ``σ`` the
+    standard error of ``s`` as in :func:`head_to_head` (the virtual draws counted as
+    draws), so it stays finite where cutechess-cli's score interval reaches 0 or 1.
+    """
+    draws = h2h.draws + prior_draws
+    n = h2h.wins + draws + h2h.losses
+    if h2h.games == 0 or n <= 0:
+        return None
+    s = (h2h.wins + draws / 2.0) / n
+    if not 0.0 < s < 1.0:  # only without a prior
+        raise NoEstimateError(f"a score of {s} has no finite Elo difference: use a prior")
+    variance = (h2h.wins * (1.0 - s) ** 2 + draws * (0.5 - s) ** 2 + h2h.losses * s**2) / n
+    stdev = math.sqrt(variance / n)
+    return PairElo(_elo_of_score(s), z * _ELO_PER_NAT * stdev / (s * (1.0 - s)))

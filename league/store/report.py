@@ -7,15 +7,16 @@ copied or served anywhere. Every page is self-contained (inline CSS, inline SVG,
 no network requests). The league page has, with stable ids:
 
 * ``#league-info`` — game, rules, schedule, progress;
-* ``#standings`` — the bot with its version under it, batch Bradley–Terry Elo with
-  its 95 % bootstrap interval (also drawn as a bar per row, one scale for all
-  rows), incremental Elo,
+* ``#standings`` — the bot with its version under it, Elo (the Bradley–Terry fit
+  with its weak prior) with its 95 % interval (also drawn as a bar per row, one
+  scale for all rows), the Elo history's last value (incremental, order-dependent),
   matches, wins, mean place, mean score, faults (``tr[data-bot]``), and for a
   game with claims the four bluff analytics (``td.bluff[data-stat]``, definitions
   in ``docs/bots.md``); it fits a 1280 px wide screen with the bluff columns;
-* ``#crosstable`` — per pair W-D-L, Elo difference ± 95 % margin and LOS
-  (cutechess-cli formulas), ``td[data-row][data-col]``;
-* ``#elo-chart`` — incremental Elo after each finished match (``elo_history``),
+* ``#crosstable`` — per pair W-D-L, Elo difference ± 95 % margin
+  (:func:`~league.store.ratings.pair_elo`: finite) and LOS (cutechess-cli),
+  ``td[data-row][data-col]``;
+* ``#elo-chart`` — the Elo history: incremental Elo after each finished match (``elo_history``),
   an SVG polyline per bot (``polyline[data-bot]``);
 * ``#matches`` — every scheduled match (``tr[data-position]``), finished ones
   linking to their replay (``a.replay-link``).
@@ -45,7 +46,7 @@ from league.store.leagues import (
     league_status,
 )
 from league.store.models import BotRow, LeagueRow, MatchRow, SeatRow
-from league.store.ratings import HeadToHead, elo_history
+from league.store.ratings import PRIOR_DRAWS, HeadToHead, elo_history, pair_elo
 from league.store.standings import Standing, crosstable, standings
 from referee.analytics import BluffStats, format_ratio
 from referee.core.catalogue import get_game
@@ -318,7 +319,7 @@ def _league_page(
         _standings_html(table, history, colors, samples),
         "<h2>Crosstable</h2>",
         _crosstable_html(order, cross),
-        "<h2>Rating over matches</h2>",
+        "<h2>Elo history over matches</h2>",
         _chart_html(history, order, colors, league.k_factor),
         "<h2>Matches</h2>",
         _matches_html(matches, seats, links),
@@ -392,17 +393,28 @@ def _standings_html(
         '<div class="scroll"><table id="standings" class="box"><thead><tr>'
         '<th class="num">rank</th><th>bot, version</th><th class="num">Elo</th>'
         f'<th class="num">95% interval</th><th>interval ({_fmt(low)} … {_fmt(high)})</th>'
-        '<th class="num" title="incremental, order-dependent Elo">incr. Elo</th>'
+        '<th class="num" title="incremental, order-dependent Elo after the last match">'
+        "Elo history</th>"
         '<th class="num">matches</th><th class="num">wins</th>'
         '<th class="num">mean place</th><th class="num">mean score</th><th>faults</th>'
         + (BLUFF_HEADERS if claims else "")
         + "</tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></div>"
-        '<p class="muted">Elo: batch Bradley–Terry fit over all finished matches (mean 1500,'
-        f" order-independent); interval: 95% bootstrap over duplicate groups ({samples}"
-        " samples); the dashed line marks 1500. Incremental Elo: the order-dependent"
-        " rating after the last match, as in the chart below.</p>" + (BLUFF_NOTE if claims else "")
+        + _standings_note(samples)
+        + (BLUFF_NOTE if claims else "")
+    )
+
+
+def _standings_note(samples: int) -> str:
+    """What the standings' Elo, interval and Elo history are (docs/ratings.md)."""
+    return (
+        '<p class="muted">Elo: Bradley–Terry fit over all finished matches (mean 1500,'
+        f" order-independent) with a prior of {PRIOR_DRAWS:g} virtual draws per bot against"
+        f" 1500; interval: 95% bootstrap over duplicate deals ({samples} samples), at least"
+        " the fit's own ± 1.96 sd; the dashed line marks 1500. Elo history: the"
+        " incremental, order-dependent rating after the last match, as in the chart"
+        " below — not the table's Elo.</p>"
     )
 
 
@@ -447,15 +459,14 @@ def _crosstable_html(order: list[str], cross: dict[str, dict[str, HeadToHead]]) 
                     f'<td data-row="{_esc(a)}" data-col="{_esc(b)}" class="muted">no games</td>'
                 )
                 continue
-            margin = ""
-            if h2h.margin is not None:
-                margin = " ± ∞" if math.isinf(h2h.margin) else f" ± {_fmt(h2h.margin)}"
+            diff = pair_elo(h2h)
+            margin = "" if diff is None else f" ± {_fmt(diff.margin)}"
             cells.append(
                 f'<td data-row="{_esc(a)}" data-col="{_esc(b)}">'
                 f'<div class="wdl" title="wins-draws-losses of {_esc(a)} against {_esc(b)}">'
                 f"{h2h.wins}-{h2h.draws}-{h2h.losses}</div>"
                 f'<div class="diff" title="Elo difference ± 95% margin">'
-                f"{_fmt(h2h.elo, sign=True)}{margin}</div>"
+                f"{_fmt(None if diff is None else diff.elo, sign=True)}{margin}</div>"
                 f'<div class="los" title="likelihood of superiority">LOS {h2h.los:.0%}</div>'
                 "</td>"
             )
@@ -465,8 +476,8 @@ def _crosstable_html(order: list[str], cross: dict[str, dict[str, HeadToHead]]) 
         f"</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         '<p class="muted">Each cell: the row bot\'s wins-draws-losses against the column bot'
         " (every pair of their seats in a match compared by place), the Elo difference it"
-        " implies ± its 95% margin, and the likelihood of superiority (cutechess-cli"
-        " formulas).</p>"
+        f" implies with {PRIOR_DRAWS:g} virtual draws added (finite for a clean sweep) ± its"
+        " 95% margin, and the likelihood of superiority (cutechess-cli's formula).</p>"
     )
 
 
@@ -566,8 +577,9 @@ def _chart_html(
     return (
         "".join(parts)
         + f'<div class="legend">{legend}</div>'
-        + f'<p class="muted">Incremental Elo (K = {k:g}, start 1500) after each match, in the'
-        " order the matches finished. Order-dependent: the standings use the batch fit.</p>"
+        + f'<p class="muted">Elo history: incremental Elo (K = {k:g}, start 1500) after each'
+        " match, in the order the matches finished. Order-dependent, so not the table's"
+        " Elo, which is the fit of all matches.</p>"
     )
 
 

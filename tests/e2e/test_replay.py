@@ -17,8 +17,8 @@ from referee.core.catalogue import entries
 from referee.match import Limits, MatchSpec, MessageLog, run_match
 from referee.process import BotSpec
 from referee.record import MatchRecord, RecordError
-from referee.replay import replay_steps, seat_messages, verify
-from referee.transcript import seat_transcript, transcript_lines
+from referee.replay import replay_steps, seat_exchange, seat_messages, verify
+from referee.transcript import event_entries, message_pages, seat_transcript
 from tests.e2e.conftest import misbehaving, module_bot
 
 pytestmark = pytest.mark.e2e
@@ -129,10 +129,19 @@ def test_replay_command_reads_files_and_verifies(liars_record: MatchRecord, tmp_
     assert result.exit_code == 0 and "verified" in result.output
     result = runner.invoke(app, ["replay", str(path), "--json"])
     assert MatchRecord.from_json(result.output) == liars_record
-    result = runner.invoke(app, ["replay", str(path), "--seat", "1"])
+    result = runner.invoke(app, ["replay", str(path), "--seat", "1", "--raw"])
     pages = seat_message_text(seat_messages(liars_record, 1))
-    expected = "\n".join(seat_transcript(liars_record, 1, pages)) + "\n"
-    assert result.output == expected
+    body = "\n".join(seat_transcript(liars_record, 1, pages)) + "\n"
+    assert result.exit_code == 0 and body in result.output
+    assert result.output.split("\n", 2)[1].startswith("as seat 1 [")
+    result = runner.invoke(app, ["replay", str(path), "--seat", "1"])
+    readable = message_pages(liars_record, seat_exchange(liars_record, 1))
+    body = "\n".join(seat_transcript(liars_record, 1, readable)) + "\n"
+    assert result.exit_code == 0 and body in result.output
+    assert "--- message 2: your turn (turn " in result.output and "own dice: " in result.output
+    assert "observation {" not in result.output  # the protobuf text is behind --raw
+    result = runner.invoke(app, ["replay", str(path), "--raw"])
+    assert result.exit_code == 2 and "add --seat N" in result.output
     result = runner.invoke(app, ["replay", str(path), "--seat", "7"])
     assert result.exit_code == 2 and "seat 7 is not in this 2-seat match" in result.output
     # Stepping: two key presses then q shows the header and three events only.
@@ -162,13 +171,14 @@ def test_seat_output_puts_each_event_as_the_seat_read_it_between_its_messages(
     shown = seat_transcript(liars_record, seat, pages)
     assert [page for page in shown if page.startswith("--- message")] == pages
     events = [page for page in shown if not page.startswith("--- message")]
-    assert events == transcript_lines(liars_record, viewer=seat)[: len(liars_record.events)]
+    assert events == ["\n".join(entry) for entry in event_entries(liars_record, viewer=seat)]
     assert len(events) == len(liars_record.events)
+    events = [page.split("\n")[0] for page in events]  # the event lines, without outcomes
     # Each TurnRequest comes right before the seat's own action.
     for index, page in enumerate(shown):
         if ": turn ---" in page and index + 1 < len(shown):
             assert shown[index + 1].split()[1:3] == ["seat", f"{seat}"], shown[index + 1]
-    everything = transcript_lines(liars_record)
+    everything = [entry[0] for entry in event_entries(liars_record)]
     rolls = [i for i, line in enumerate(everything) if "chance: round" in line]
     assert rolls
     for i in rolls:

@@ -13,6 +13,7 @@ from league.store.ratings import (
     CUTECHESS_Z95,
     EXACT_Z95,
     MatchResult,
+    NoEstimateError,
     PairGame,
     bootstrap,
     elo_history,
@@ -21,6 +22,7 @@ from league.store.ratings import (
     head_to_head,
     head_to_head_from_results,
     league_table,
+    pair_elo,
     pair_games,
 )
 
@@ -98,7 +100,7 @@ def test_pairs_of_the_same_bot_are_skipped() -> None:
 
 
 def test_triangle_fit_recovers_log3_steps() -> None:
-    ratings = fit_bradley_terry(TRIANGLE)
+    ratings = fit_bradley_terry(TRIANGLE, prior_draws=0)
     assert ratings["A"] - ratings["B"] == pytest.approx(LOG3_ELO, abs=0.01)
     assert ratings["B"] - ratings["C"] == pytest.approx(LOG3_ELO, abs=0.01)
     assert math.fsum(ratings.values()) / 3 == pytest.approx(1500.0, abs=1e-9)
@@ -109,6 +111,7 @@ def test_triangle_fit_recovers_log3_steps() -> None:
 def test_mean_parameter_shifts_ratings() -> None:
     base = fit_bradley_terry(TRIANGLE)
     shifted = fit_bradley_terry(TRIANGLE, mean=0.0)
+    assert base != fit_bradley_terry(TRIANGLE, prior_draws=0)
     for bot, rating in base.items():
         assert shifted[bot] == pytest.approx(rating - 1500.0, abs=1e-9)
 
@@ -123,14 +126,14 @@ def test_multiplayer_weights_are_one_over_n_minus_one() -> None:
     # (A, A, B) places 1,2,3: the A-A pair is skipped, A beats B twice at weight ½
     # = one whole win.  Against three whole B wins: P(A beats B) = 1/4.
     results = [MatchResult(("A", "A", "B"), (1, 2, 3)), *duels("B", "A", 3)]
-    ratings = fit_bradley_terry(results)
+    ratings = fit_bradley_terry(results, prior_draws=0)
     assert ratings["B"] - ratings["A"] == pytest.approx(LOG3_ELO, abs=1e-8)
 
 
 def test_ties_count_half_a_win_each() -> None:
     # A beats B twice and they draw twice: A scores 3 of 4, so the odds are 3:1.
     results = [*duels("A", "B", 2), *[MatchResult(("A", "B"), (1, 1))] * 2]
-    ratings = fit_bradley_terry(results)
+    ratings = fit_bradley_terry(results, prior_draws=0)
     assert ratings["A"] - ratings["B"] == pytest.approx(LOG3_ELO, abs=1e-8)
 
 
@@ -148,8 +151,8 @@ def test_three_player_matches_fit_like_their_pairs() -> None:
     pairs = [
         MatchResult((g.a, g.b), (1, 2) if g.score == 1.0 else (2, 1)) for g in pair_games(multi)
     ]
-    fitted = fit_bradley_terry(multi)
-    expected = fit_bradley_terry(pairs)
+    fitted = fit_bradley_terry(multi, prior_draws=0)
+    expected = fit_bradley_terry(pairs, prior_draws=0)
     for bot in bots:
         assert fitted[bot] == pytest.approx(expected[bot], abs=1e-6)
     assert fitted["A"] > fitted["C"]
@@ -157,17 +160,37 @@ def test_three_player_matches_fit_like_their_pairs() -> None:
 
 def test_perfect_score_is_regularised_to_finite_ordered_ratings() -> None:
     results = [*duels("A", "B", 10), *duels("A", "C", 10), *duels("B", "C", 7), *duels("C", "B", 3)]
+    with pytest.raises(NoEstimateError, match="prior"):
+        fit_bradley_terry(results, prior_draws=0)
     ratings = fit_bradley_terry(results)
     assert all(math.isfinite(r) for r in ratings.values())
     assert ratings["A"] > ratings["B"] > ratings["C"]
-    # Large but bounded: the virtual draws (0.01 per pair) allow ~1000+ Elo, not infinity.
-    assert 800.0 < ratings["A"] - ratings["B"] < 2000.0
+    # Clearly ahead but bounded: two virtual draws weigh against twenty wins.
+    assert 150.0 < ratings["A"] - ratings["B"] < 800.0
     assert math.fsum(ratings.values()) / 3 == pytest.approx(1500.0, abs=1e-9)
+
+
+def test_prior_is_two_virtual_draws_against_the_mean() -> None:
+    # A beat B 10-0. A's log-strength a (B's is -a) satisfies the stationarity
+    # condition 10·σ(-2a) = 2·(σ(a) - ½): about 1740 against 1260.
+    ratings = fit_bradley_terry(duels("A", "B", 10))
+    a = (ratings["A"] - 1500.0) * math.log(10.0) / 400.0
+
+    def sigma(x: float) -> float:
+        return 1.0 / (1.0 + math.exp(-x))
+
+    assert 10 * sigma(-2 * a) == pytest.approx(2 * (sigma(a) - 0.5), abs=1e-9)
+    assert ratings["A"] == pytest.approx(1739.4, abs=0.1)
+    # Many games outweigh the prior: 300-100 is close to the odds' 190.85.
+    many = fit_bradley_terry([*duels("A", "B", 300), *duels("B", "A", 100)])
+    assert many["A"] - many["B"] == pytest.approx(LOG3_ELO, abs=2.0)
 
 
 def test_disconnected_groups_and_self_play_still_get_ratings() -> None:
     results = [*duels("A", "B", 3), *duels("B", "A", 1), *duels("C", "D", 2)]
     results.append(MatchResult(("E", "E"), (1, 2)))
+    with pytest.raises(NoEstimateError):
+        fit_bradley_terry(results, prior_draws=0)
     ratings = fit_bradley_terry(results)
     assert set(ratings) == {"A", "B", "C", "D", "E"}
     assert all(math.isfinite(r) for r in ratings.values())
@@ -218,12 +241,27 @@ def test_bootstrap_resamples_whole_groups() -> None:
         MatchResult(("B", "A"), (1, 2), group=f"g{i}") for i in range(4)
     ]
     boot = bootstrap(grouped, samples=30, seed=0)
-    assert boot.intervals == {"A": (1500.0, 1500.0), "B": (1500.0, 1500.0)}
+    assert boot.percentile == {"A": (1500.0, 1500.0), "B": (1500.0, 1500.0)}
     assert boot.los["A"]["B"] == 0.5
+    # The interval is never that narrow: at least the posterior's ± 1.96 sd.
+    lo, hi = boot.intervals["A"]
+    assert lo == pytest.approx(1500.0 - EXACT_Z95 * boot.sd["A"], abs=1e-3)
+    assert hi - lo > 50.0
     # Without the groups the two halves are resampled separately and vary.
     loose = [MatchResult(m.bots, m.places) for m in grouped]
     lo, hi = bootstrap(loose, samples=30, seed=0).intervals["A"]
     assert hi - lo > 50.0
+
+
+def test_all_wins_give_finite_intervals_with_width() -> None:
+    # Every resample of a 10-0 record is 10-0: the percentile interval has no width.
+    boot = bootstrap(duels("A", "B", 10), samples=50, seed=0)
+    assert boot.percentile["A"] == (boot.ratings["A"], boot.ratings["A"])
+    for bot, (lo, hi) in boot.intervals.items():
+        assert math.isfinite(lo) and math.isfinite(hi)
+        assert lo < boot.ratings[bot] < hi
+        assert hi - lo > 100.0  # ten games say little: a few hundred Elo
+    assert boot.intervals["A"][0] > boot.intervals["B"][1] - 400.0
 
 
 @pytest.mark.parametrize(("samples", "level"), [(0, 0.95), (10, 0.0), (10, 1.0)])
@@ -360,3 +398,22 @@ def test_elo_history_can_continue_from_start_ratings() -> None:
     whole = elo_history(matches)
     continued = elo_history(matches[1:], start=whole[0])
     assert continued == whole[1:]
+
+
+def test_pair_elo_is_finite_for_a_perfect_score() -> None:
+    assert head_to_head(10, 0, 0).elo == math.inf
+    shown = pair_elo(head_to_head(10, 0, 0))
+    assert shown is not None
+    # Ten wins and two virtual draws: a score of 11/12.
+    assert shown.elo == pytest.approx(400.0 * math.log10(11.0), abs=1e-9)
+    assert 100.0 < shown.margin < 400.0
+    lost = pair_elo(head_to_head(0, 0, 10))
+    assert lost is not None and lost.elo == pytest.approx(-shown.elo)
+    assert pair_elo(head_to_head(0, 0, 0)) is None
+    # Far from the edges it is close to cutechess-cli's numbers.
+    usual = pair_elo(head_to_head(45, 18, 37))
+    assert usual is not None
+    assert usual.elo == pytest.approx(27.9, abs=1.0)
+    assert usual.margin == pytest.approx(62.4, abs=3.0)
+    with pytest.raises(NoEstimateError):
+        pair_elo(head_to_head(3, 0, 0), prior_draws=0)

@@ -421,6 +421,8 @@ def test_cli_create_enter_status(tmp_path: Path) -> None:
     status = arena("rolling", "status", "lad", "--json")
     assert '"matches_per_minute": 90.0' in status and '"retired": false' in status
     assert math.isfinite(float(status.split('"matches_per_minute": ')[1].split(",")[0]))
+    text = arena("rolling", "status", "lad")
+    assert "{'" not in text and "matches_per_minute=90.0" in text and "rules: " in text
 
 
 def test_a_bot_removed_from_the_registry_gets_no_new_matches(engine: Engine) -> None:
