@@ -94,6 +94,11 @@ def use_tables(directory: Path | None) -> None:
     _POLICIES.clear()
 
 
+def has_table(rules: Rules | None = None) -> bool:
+    """Whether the value table of ``rules`` (default: the default rules) is built."""
+    return cache_path(dice_poker_spec(rules or Rules()), table_dir()).exists()
+
+
 def build_command(rules: Rules) -> str:
     """The command that builds the table of ``rules`` (what the refusal tells the user)."""
     if rules.upper_bonus_inclusive:
