@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.execution.ladder import startup_faults
-from league.store.db import open_database
+from league.store.db import open_database, session_scope
+from league.store.leagues import get_league, startup_faults
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_TABLES = "/nonexistent/dice-poker-tables"
@@ -67,6 +67,8 @@ def test_a_league_shows_the_missing_table_as_startup_faults(tmp_path: Path) -> N
     assert code == 0, out
     code, out = arena(db, "league", "run", "cup")  # sandboxed, as every league
     assert code == 0, out
+    assert "note: optimal did not start in 2 match(es): " in out, out
+    assert BUILD_HINT in out, out
 
     code, out = arena(db, "league", "standings", "cup", "--json")
     rows = {row["bot"]: row for row in json.loads(out)}
@@ -81,7 +83,9 @@ def test_a_league_shows_the_missing_table_as_startup_faults(tmp_path: Path) -> N
     assert BUILD_HINT in out and "Traceback" not in out
     engine = open_database(f"sqlite:///{db}")
     try:
-        count, message = startup_faults(engine, "cup")["optimal"]
+        with session_scope(engine) as session:
+            league = get_league(session=session, name="cup")
+            count, message = startup_faults(session=session, league=league)["optimal"]
     finally:
         engine.dispose()
     assert count == 2 and BUILD_HINT in message

@@ -399,7 +399,19 @@ def run_command(
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
     options = RunOptions(concurrency=concurrency, workers=workers, max_matches=max_matches, ray=ray)
     summary = _play(engine, name, options, progress=progress, jsonl=jsonl)
+    _print_startup_faults(ctx, name)
     _print_run(summary, err=jsonl)
+
+
+def _print_startup_faults(ctx: typer.Context, name: str) -> None:
+    """Why a bot did not start, once per bot, on stderr: its own last words, which for
+    the optimal Dice Poker bot without its table say how to build it."""
+    from league.store.leagues import get_league, startup_faults
+
+    with transaction(ctx, create=False) as session:
+        faults = startup_faults(session=session, league=get_league(session=session, name=name))
+    for bot, (count, message) in sorted(faults.items()):
+        typer.echo(f"note: {bot} did not start in {count} match(es): {message}", err=True)
 
 
 @app.command("logs")

@@ -49,12 +49,12 @@ from league.store.leagues import (
     decompress_record,
     get_league,
     league_status,
+    startup_faults,
 )
 from league.store.models import MatchRow
 from league.store.registry import NotFoundError, ensure_example_bot
 from league.store.standings import standings
 from referee.core.catalogue import Roster, entries
-from referee.faults import FaultKind
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 
@@ -141,32 +141,6 @@ def decision_times(engine: Engine, league_name: str) -> dict[str, list[float]]:
                 if event.seat is not None and event.elapsed_ms is not None:
                     times.setdefault(names[event.seat], []).append(event.elapsed_ms)
     return times
-
-
-def startup_faults(engine: Engine, league_name: str) -> dict[str, tuple[int, str]]:
-    """Bots that failed to start, by name: how many matches, and the first message.
-
-    The message is the bot's own last words (the referee appends its output), which
-    for a bot missing a data file says how to build it: the ladder prints them, so
-    a ``startup`` count in the table never goes unexplained.
-    """
-    found: dict[str, tuple[int, str]] = {}
-    with session_scope(engine) as session:
-        league = get_league(session=session, name=league_name)
-        for data in session.exec(
-            select(MatchRow.record).where(
-                MatchRow.league_id == league.id, MatchRow.status == "done"
-            )
-        ):
-            if data is None:
-                continue
-            record = decompress_record(data)
-            names = {seat.seat: seat.bot for seat in record.seats}
-            for fault in record.faults:
-                if fault.kind == FaultKind.STARTUP:
-                    count, first = found.get(names[fault.seat], (0, fault.message))
-                    found[names[fault.seat]] = (count + 1, first)
-    return found
 
 
 def ladder_rows(engine: Engine, league_name: str, *, samples: int = 1000) -> list[LadderRow]:
@@ -335,7 +309,11 @@ def run_ladder(
         with session_scope(engine) as session:
             status = league_status(session=session, league=get_league(session=session, name=league))
         typer.echo(f"{game}: {status.done} matches in {summary.elapsed_s:.1f} s", err=True)
-        for bot, (count, message) in sorted(startup_faults(engine, league).items()):
+        with session_scope(engine) as session:
+            faults = startup_faults(
+                session=session, league=get_league(session=session, name=league)
+            )
+        for bot, (count, message) in sorted(faults.items()):
             typer.echo(f"{game}: {bot} did not start in {count} match(es): {message}", err=True)
         rows = ladder_rows(engine, league, samples=samples)
         ladders.append(GameLadder(game, league, rounds, tuple(rows), tuple(missing)))

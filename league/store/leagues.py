@@ -33,6 +33,7 @@ from referee.core.chance import (
     league_secret_from_seed,
     new_secret,
 )
+from referee.faults import FaultKind
 from referee.games.base import GameError
 from referee.record import MatchRecord, RecordError
 from referee.replay import verify
@@ -249,6 +250,29 @@ def compress_record(record: MatchRecord) -> bytes:
 
 def decompress_record(data: bytes) -> MatchRecord:
     return MatchRecord.from_json(zlib.decompress(data).decode())
+
+
+def startup_faults(*, session: Session, league: LeagueRow) -> dict[str, tuple[int, str]]:
+    """Bots that failed to start, by name: how many matches, and the first message.
+
+    The message is the bot's own last words (the referee appends its output), which
+    for a bot missing a data file says how to build it: ``league run`` and the ladder
+    print them, so a
+    ``startup`` count in the table never goes unexplained.
+    """
+    found: dict[str, tuple[int, str]] = {}
+    for data in session.exec(
+        select(MatchRow.record).where(MatchRow.league_id == league.id, MatchRow.status == "done")
+    ):
+        if data is None:
+            continue
+        record = decompress_record(data)
+        names = {seat.seat: seat.bot for seat in record.seats}
+        for fault in record.faults:
+            if fault.kind == FaultKind.STARTUP:
+                count, first = found.get(names[fault.seat], (0, fault.message))
+                found[names[fault.seat]] = (count + 1, first)
+    return found
 
 
 def league_sandbox(league: LeagueRow) -> SandboxConfig:
