@@ -389,7 +389,18 @@ def run_command(
         ),
     ] = False,
 ) -> None:
-    """Play the league's pending matches (resumes where a previous run stopped)."""
+    """Play the league's pending matches (resumes where a previous run stopped).
+
+    A bot's faults are results (the standings count them), not errors of the run.
+
+    \b
+    Exit codes:
+      0    the run ended (every match played, or --max-matches reached)
+      2    usage error (unknown league, league busy in another process, bad option)
+      3    the referee aborted a match (nobody is rated for it)
+      4    a referee worker died (its matches stay pending)
+      130  interrupted (Ctrl-C); finished matches are kept
+    """
     from league.execution.run import RunOptions
     from league.store.leagues import get_league, league_sandbox
 

@@ -169,7 +169,15 @@ def run_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per match.")] = False,
 ) -> None:
     """Play the ladder in the foreground, forever (or --max-matches); resumes what a
-    stopped or killed run left. Ctrl-C: finish running matches; again: abandon them."""
+    stopped or killed run left. Ctrl-C: finish running matches; again: abandon them.
+
+    \b
+    Exit codes:
+      0    --max-matches reached
+      2    usage error (unknown ladder, ladder played by another process or `arena serve`)
+      3    the referee aborted a match (nobody is rated for it)
+      130  interrupted (Ctrl-C); finished matches are kept
+    """
     import trio
 
     from league.execution.rolling import run_rolling
