@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from league.cli import authors, bots, leagues, match, replay, rolling, serve
+from league.cli import authors, bots, leagues, match, replay, rolling, serve, sprt
 from league.cli.common import Context, context_of
 from referee.core.catalogue import entries, get_game
 
@@ -74,6 +74,7 @@ app.command("serve")(serve.serve_command)
 app.add_typer(authors.app, name="author")
 app.command("submit")(authors.submit_command)
 app.add_typer(rolling.app, name="rolling")
+app.command("sprt")(sprt.sprt_command)
 
 
 @app.command("games")

@@ -1,0 +1,167 @@
+"""The statistics of ``arena sprt``: a pentanomial SPRT in normalized Elo (``docs/sprt.md``).
+
+Two bots play duplicate pairs: the same deal twice, seats swapped. NEW scores 1, ½
+or 0 in each match against OLD, so a pair scores 0, ½, 1, 1½ or 2 — five outcomes,
+the *pentanomial* model of fastchess, OpenBench and fishtest. Counting pairs rather
+than games keeps what the two halves of a pair share (a lucky deal helps whoever
+holds the lucky seat in both halves, so it cancels), and the variance of a pair's
+score is what the test needs.
+
+The hypotheses are in *normalized Elo* (Van den Bergh, "Normalized Elo",
+https://hardy.uhasselt.be/Fishtest/normalized_elo_practical.pdf): with ``x`` a pair's
+score divided by 2 (in [0, 1]), ``μ`` and ``σ²`` its mean and variance, the
+per-game standard deviation is ``σ_g = sqrt(2)·σ`` and ::
+
+    t = (μ - ½) / σ_g            nElo = t · 800 / ln 10
+
+H0 is ``nElo = elo0``, H1 is ``nElo = elo1``; ``t0``, ``t1`` are their ``t``. The
+log-likelihood ratio is the normal approximation of the generalized SPRT (Van den
+Bergh, "A practical introduction to the GSPRT", and OpenBench's ``pentanomial``):
+``N`` pairs with sample mean ``μ̂`` and variance ``σ̂²``, H_i meaning ``μ_i = ½ + t_i·σ_g``::
+
+    LLR = N·(μ1 - μ0)·(2μ̂ - μ0 - μ1) / (2σ̂²) = N·(t1 - t0)·(2t̂ - t0 - t1)
+
+Wald's bounds: accept H0 when ``LLR ≤ log(β / (1 - α))``, H1 when
+``LLR ≥ log((1 - β) / α)``. Empty outcome counts are regularized with 1e-3 pairs (as
+OpenBench does) so a run that has only seen one outcome still has a variance.
+
+Pure functions of the counts; the league that plays the pairs is
+:mod:`league.store.sprt_league`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+NELO_PER_T = 800.0 / math.log(10.0)
+"""Normalized Elo per unit of ``t`` (mean excess score over per-game deviation)."""
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""A pair's score divided by 2, by outcome index (0: lost both … 4: won both)."""
+REGULARIZE = 1e-3
+"""Pairs added to every outcome count before estimating (OpenBench's choice)."""
+Z95 = 1.959964
+
+
+class SprtError(ValueError):
+    """Bad SPRT parameters or outcomes (the message names the value)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SprtParameters:
+    """The test: H0 ``nElo = elo0`` against H1 ``nElo = elo1``, error rates α and β."""
+
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1)):
+            raise SprtError(f"elo0 and elo1 must be finite, got {self.elo0} and {self.elo1}")
+        if not self.elo0 < self.elo1:
+            raise SprtError(f"elo0 must be below elo1, got elo0={self.elo0} elo1={self.elo1}")
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if not 0.0 < value < 0.5:
+                raise SprtError(f"{name} must be between 0 and 0.5, got {value}")
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 at or below this LLR: ``log(β / (1 - α))``."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 at or above this LLR: ``log((1 - β) / α)``."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+
+def outcome_index(points: float) -> int:
+    """The pentanomial outcome of a pair NEW scored ``points`` in (0, ½, 1, 1½ or 2)."""
+    index = points * 2.0
+    if index != round(index) or not 0 <= index <= 4:
+        raise SprtError(f"a pair scores 0, 0.5, 1, 1.5 or 2 points, got {points}")
+    return round(index)
+
+
+@dataclass(frozen=True, slots=True)
+class Pentanomial:
+    """Pairs by outcome: ``counts[i]`` pairs where NEW scored ``i / 2`` points."""
+
+    counts: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    def add(self, points: float) -> Pentanomial:
+        counts = list(self.counts)
+        counts[outcome_index(points)] += 1
+        return Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4]))
+
+    def mean_variance(self) -> tuple[float, float]:
+        """Regularized mean and variance of a pair's score / 2."""
+        c0, c1, c2, c3, c4 = self.counts
+        total = c0 + c1 + c2 + c3 + c4 + 5 * REGULARIZE
+        first = (0.25 * c1 + 0.5 * c2 + 0.75 * c3 + c4 + 2.5 * REGULARIZE) / total
+        second = (0.0625 * c1 + 0.25 * c2 + 0.5625 * c3 + c4 + 1.875 * REGULARIZE) / total
+        return first, max(second - first * first, 0.0)
+
+
+def llr(penta: Pentanomial, parameters: SprtParameters) -> float:
+    """The log-likelihood ratio of H1 against H0 after ``penta`` (0 without pairs)."""
+    if penta.pairs == 0:
+        return 0.0
+    mean, variance = penta.mean_variance()
+    t = (mean - 0.5) / math.sqrt(2.0 * variance)
+    t0, t1 = parameters.elo0 / NELO_PER_T, parameters.elo1 / NELO_PER_T
+    return penta.pairs * (t1 - t0) * (2.0 * t - t0 - t1)
+
+
+def decision(value: float, parameters: SprtParameters) -> str:
+    """``"H1"`` (NEW is at least elo1 better), ``"H0"`` (not elo1 better), or ``"continue"``."""
+    if value >= parameters.upper:
+        return "H1"
+    if value <= parameters.lower:
+        return "H0"
+    return "continue"
+
+
+@dataclass(frozen=True, slots=True)
+class EloEstimate:
+    """NEW's strength over OLD so far, with 95% intervals (normal approximation)."""
+
+    elo: float
+    """Logistic Elo of the mean score (±inf never: the score is regularized)."""
+    elo_low: float
+    elo_high: float
+    nelo: float
+    """Normalized Elo: the scale the hypotheses are in."""
+    nelo_margin: float
+    """Half-width of the nElo interval: ``1.96 · 800/ln 10 / sqrt(2N)``."""
+
+
+def logistic_elo(score: float) -> float:
+    """Elo difference whose expected score is ``score`` (clipped into (0, 1))."""
+    clipped = min(max(score, 1e-6), 1.0 - 1e-6)
+    return -400.0 * math.log10(1.0 / clipped - 1.0)
+
+
+def estimate(penta: Pentanomial) -> EloEstimate:
+    """Elo and nElo of NEW against OLD from the pairs so far.
+
+    The mean's standard error is ``σ / sqrt(N)``; the Elo interval maps the mean's
+    95% interval through :func:`logistic_elo` (so it is not symmetric), the nElo one
+    is ``t``'s, whose standard error is ``1 / sqrt(2N)``."""
+    mean, variance = penta.mean_variance()
+    pairs = max(penta.pairs, 1)
+    margin = Z95 * math.sqrt(variance / pairs)
+    t = (mean - 0.5) / math.sqrt(2.0 * variance)
+    return EloEstimate(
+        elo=logistic_elo(mean),
+        elo_low=logistic_elo(mean - margin),
+        elo_high=logistic_elo(mean + margin),
+        nelo=t * NELO_PER_T,
+        nelo_margin=Z95 * NELO_PER_T / math.sqrt(2.0 * pairs),
+    )
