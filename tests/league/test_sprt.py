@@ -1,0 +1,278 @@
+"""``arena sprt``: the pentanomial statistics, their error rates on simulated tests,
+the test stored as a league, and the command end to end on sandboxed bots."""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from sqlalchemy import Engine
+from sqlmodel import select
+
+from league.execution.sprt import run_sprt
+from league.store.db import session_scope
+from league.store.leagues import get_league, pending_matches
+from league.store.models import MatchRow
+from league.store.registry import add_bot
+from league.store.sprt import (
+    NELO_PER_T,
+    PAIR_SCORES,
+    Pentanomial,
+    SprtError,
+    SprtParameters,
+    decision,
+    estimate,
+    llr,
+    outcome_index,
+)
+from league.store.sprt_league import (
+    SprtLeagueError,
+    SprtSettings,
+    create_sprt_league,
+    extend_pairs,
+    pair_points,
+    sprt_state,
+)
+from league.store.standings import standings
+from referee.sandbox import SandboxConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
+PROBABILITY = f"{sys.executable} -m example_bots.liars_dice_probability"
+
+# ------------------------------------------------------------------ the statistics
+
+
+def test_bounds_are_walds() -> None:
+    parameters = SprtParameters(0.0, 5.0, 0.05, 0.05)
+    assert parameters.lower == pytest.approx(-2.944, abs=1e-3)
+    assert parameters.upper == pytest.approx(2.944, abs=1e-3)
+    assert SprtParameters(0, 5, 0.05, 0.10).lower == pytest.approx(math.log(0.10 / 0.95))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"elo0": 5.0, "elo1": 5.0}, "elo0 must be below elo1"),
+        ({"alpha": 0.0}, "alpha must be between 0 and 0.5, got 0.0"),
+        ({"beta": 0.7}, "beta must be between 0 and 0.5, got 0.7"),
+        ({"elo1": math.inf}, "finite"),
+    ],
+)
+def test_bad_parameters_name_the_value(kwargs: dict[str, float], words: str) -> None:
+    with pytest.raises(SprtError, match=words):
+        SprtParameters(**kwargs)
+
+
+def test_pair_points_map_to_the_five_outcomes() -> None:
+    assert [outcome_index(p) for p in (0, 0.5, 1, 1.5, 2)] == [0, 1, 2, 3, 4]
+    with pytest.raises(SprtError, match="got 0.3"):
+        outcome_index(0.3)
+    assert pair_points({1: 1, 2: 2}, new=1, old=2) == 1.0
+    assert pair_points({1: 2, 2: 1}, new=1, old=2) == 0.0
+    assert pair_points({1: 1, 2: 1}, new=1, old=2) == 0.5
+
+
+def test_llr_matches_the_closed_form_by_hand() -> None:
+    # 10 pairs: 1 LL, 2 LD, 3 (WL or DD), 3 WD, 1 WW (plus 1e-3 each, regularized).
+    penta = Pentanomial((1, 2, 3, 3, 1))
+    w = [c + 1e-3 for c in penta.counts]
+    mean = sum(a * x for a, x in zip(w, PAIR_SCORES, strict=True)) / sum(w)
+    var = sum(a * (x - mean) ** 2 for a, x in zip(w, PAIR_SCORES, strict=True)) / sum(w)
+    t = (mean - 0.5) / math.sqrt(2 * var)
+    t0, t1 = 0.0, 20.0 / NELO_PER_T
+    expected = 10 * (t1 - t0) * (2 * t - t0 - t1)
+    assert llr(penta, SprtParameters(0.0, 20.0)) == pytest.approx(expected, rel=1e-9)
+    assert llr(Pentanomial(), SprtParameters()) == 0.0
+
+
+def test_symmetric_results_lean_to_h0_and_a_sweep_accepts_h1() -> None:
+    parameters = SprtParameters(0.0, 5.0)
+    assert llr(Pentanomial((10, 20, 40, 20, 10)), parameters) < 0
+    sweep = Pentanomial((0, 0, 0, 0, 12))
+    assert decision(llr(sweep, parameters), parameters) == "H1"
+    assert decision(llr(Pentanomial((12, 0, 0, 0, 0)), parameters), parameters) == "H0"
+
+
+def test_the_estimate_has_finite_intervals_around_it() -> None:
+    for counts in ((0, 0, 0, 0, 0), (0, 0, 0, 0, 9), (3, 5, 20, 8, 4)):
+        e = estimate(Pentanomial(counts))
+        assert all(math.isfinite(v) for v in (e.elo, e.elo_low, e.elo_high, e.nelo))
+        assert e.elo_low < e.elo < e.elo_high or e.elo_high == e.elo
+        assert e.nelo_margin > 0
+    even = estimate(Pentanomial((5, 10, 20, 10, 5)))
+    assert even.elo == pytest.approx(0.0, abs=1e-6) and even.nelo == pytest.approx(0.0, abs=1e-6)
+    assert even.nelo_margin == pytest.approx(1.959964 * NELO_PER_T / math.sqrt(100))
+
+
+# ------------------------------------------------------------ simulated error rates
+
+
+def tilted(base: list[float], nelo: float) -> list[float]:
+    """``base`` exponentially tilted (p_i ∝ base_i·e^(λ·x_i)) until its nElo is ``nelo``:
+    the closest pentanomial to ``base`` with exactly that strength."""
+
+    def at(lam: float) -> tuple[float, list[float]]:
+        weights = [b * math.exp(lam * x) for b, x in zip(base, PAIR_SCORES, strict=True)]
+        p = [w / sum(weights) for w in weights]
+        mean = sum(q * x for q, x in zip(p, PAIR_SCORES, strict=True))
+        var = sum(q * (x - mean) ** 2 for q, x in zip(p, PAIR_SCORES, strict=True))
+        return (mean - 0.5) / math.sqrt(2 * var) * NELO_PER_T, p
+
+    low, high = -20.0, 20.0
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if at(middle)[0] < nelo else (low, middle)
+    return at(low)[1]
+
+
+def simulate(p: list[float], parameters: SprtParameters, rng: random.Random) -> str:
+    """One SPRT on pairs drawn from ``p``, checked after every pair, as the run does."""
+    cumulative = [sum(p[: i + 1]) for i in range(5)]
+    counts = [0, 0, 0, 0, 0]
+    while True:
+        counts[min(bisect.bisect_right(cumulative, rng.random()), 4)] += 1
+        penta = Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4]))
+        verdict = decision(llr(penta, parameters), parameters)
+        if verdict != "continue":
+            return verdict
+
+
+SIMULATIONS = 2_000
+"""Per hypothesis. A rate near 5% measured over n tests has a standard error of
+sqrt(0.05·0.95/n): 0.69 points at n = 1,000, where ±1 point is only 1.45 standard
+errors (a correct test would fail one seed in seven); at 2,000 it is 0.49 points and
+±1 point is 2.05 standard errors (one seed in 25 for a test exactly at 5%; the
+seed is fixed, so the test is deterministic). elo1 = 20 nElo keeps a simulated test
+near 800 pairs, so both hypotheses take about 20 s; at the default 5 nElo a test
+takes ~14,000 pairs."""
+
+
+def test_error_rates_on_simulated_tests_are_nominal_within_one_point() -> None:
+    parameters = SprtParameters(elo0=0.0, elo1=20.0, alpha=0.05, beta=0.05)
+    base = [0.05, 0.20, 0.50, 0.20, 0.05]  # draws and win-loss pairs dominate, as in play
+    rng = random.Random(20260101)
+    at_h0 = tilted(base, parameters.elo0)
+    at_h1 = tilted(base, parameters.elo1)
+    false_positive = sum(simulate(at_h0, parameters, rng) == "H1" for _ in range(SIMULATIONS))
+    false_negative = sum(simulate(at_h1, parameters, rng) == "H0" for _ in range(SIMULATIONS))
+    assert abs(false_positive / SIMULATIONS - parameters.alpha) <= 0.01, false_positive
+    assert abs(false_negative / SIMULATIONS - parameters.beta) <= 0.01, false_negative
+
+
+# ----------------------------------------------------------- the test as a league
+
+
+def make_test(engine: Engine, **settings: float) -> str:
+    with session_scope(engine) as session:
+        new = add_bot(
+            session=session, name="prob", games=["liars_dice"], command=PROBABILITY, check=False
+        )
+        old = add_bot(
+            session=session, name="rnd", games=["liars_dice"], command=RANDOM, check=False
+        )
+        create_sprt_league(
+            session=session,
+            name="t",
+            game="liars_dice",
+            new=new,
+            old=old,
+            settings=SprtSettings(new_bot=new.id or 0, old_bot=old.id or 0, **settings),  # type: ignore[arg-type]
+            sandbox=SandboxConfig(enabled=False),
+            reproducible_seed=7,
+        )
+    return "t"
+
+
+def test_pairs_share_a_deal_with_seats_swapped_up_to_max_pairs(engine: Engine) -> None:
+    name = make_test(engine, max_pairs=3, concurrency=4)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name=name)
+        first = extend_pairs(session=session, league=league)
+        second = extend_pairs(session=session, league=league)
+        third = extend_pairs(session=session, league=league)
+    assert [m.group for m in first] == ["p0", "p0", "p1", "p1"]
+    assert [m.group for m in second] == ["p2", "p2"] and third == []
+    assert [b.name for b in first[0].bots] == ["prob", "rnd"]
+    assert [b.name for b in first[1].bots] == ["rnd", "prob"]
+    assert [m.position for m in first + second] == list(range(6))
+
+
+def test_bad_settings_name_the_value() -> None:
+    with pytest.raises(SprtLeagueError, match="max_pairs must be at least 1, got 0"):
+        SprtSettings(new_bot=1, old_bot=2, max_pairs=0)
+    with pytest.raises(SprtLeagueError, match="same bot version"):
+        SprtSettings(new_bot=1, old_bot=1)
+    with pytest.raises(SprtLeagueError, match="elo0 must be below elo1"):
+        SprtSettings(new_bot=1, old_bot=2, elo0=3, elo1=1)
+
+
+async def test_a_run_stops_when_h1_is_accepted_and_a_rerun_plays_nothing(engine: Engine) -> None:
+    name = make_test(engine, elo1=5.0)
+    lines: list[int] = []
+    summary = await run_sprt(engine, name, on_pair=lambda s: lines.append(s.penta.pairs))
+    assert summary.state.decision == "H1" and not summary.interrupted
+    assert lines == sorted(set(lines)) and lines[-1] == summary.state.penta.pairs
+    assert (
+        summary.state.penta.pairs <= summary.state.scheduled_pairs <= summary.state.penta.pairs + 1
+    )
+    with session_scope(engine) as session:
+        league = get_league(session=session, name=name)
+        assert pending_matches(session=session, league=league) == []
+        assert league.mode == "sprt"
+        table = standings(session=session, league=league)
+        assert table  # standings work on an SPRT unchanged
+        groups = [
+            m.group_key
+            for m in session.exec(select(MatchRow).where(MatchRow.league_id == league.id))
+        ]
+    assert all(groups.count(g) == 2 for g in groups)
+    again = await run_sprt(engine, name)
+    assert again.played == 0 and again.state.decision == "H1"
+    with session_scope(engine) as session:
+        state = sprt_state(session=session, league=get_league(session=session, name=name))
+    assert state.penta == summary.state.penta
+
+
+# ------------------------------------------------------------------ the command
+
+
+def arena(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "league.cli", "--db", url, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_cli_accepts_h1_on_sandboxed_bots_and_resumes(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sprt.db'}"
+    arena(url, "bot", "add", "prob", "--cmd", PROBABILITY, "--game", "liars_dice", "--no-check")
+    arena(url, "bot", "add", "rnd", "--cmd", RANDOM, "--game", "liars_dice", "--no-check")
+    args = ("sprt", "prob", "rnd", "--game", "liars_dice", "--reproducible-seed", "3")
+    done = arena(url, *args)
+    assert done.returncode == 0, done.stderr
+    assert "started SPRT sprt-prob-rnd-liars_dice" in done.stdout
+    assert "H1 accepted after" in done.stdout and "LLR " in done.stdout
+    assert "Elo +" in done.stdout and "ptnml(0-2) [0, 0, 0, 0," in done.stdout
+    again = arena(url, *args)
+    assert again.returncode == 0, again.stderr
+    assert "resuming SPRT" in again.stdout and "H1 accepted" in again.stdout
+    other = arena(url, *args[:5], "--elo1", "10")
+    assert other.returncode == 2 and "holds another test" in other.stderr
+    assert "Traceback" not in other.stderr
+    shown = arena(url, "league", "standings", "sprt-prob-rnd-liars_dice")
+    assert shown.returncode == 0 and "prob" in shown.stdout
+
+
+def test_cli_names_an_unknown_bot_in_one_line(tmp_path: Path) -> None:
+    done = arena(f"sqlite:///{tmp_path / 'x.db'}", "sprt", "nobody", "rnd", "--game", "liars_dice")
+    assert done.returncode == 2 and "nobody" in done.stderr and "Traceback" not in done.stderr
