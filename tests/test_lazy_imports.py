@@ -115,6 +115,20 @@ LAZY_IMPORTS: dict[str, str] = {
         "SQLModel and the referee stack: only commands that read the database"
     ),
     "league/cli/rolling.py trio": "trio: only commands that run an event loop",
+    "league/cli/sprt.py league.execution.sprt": (
+        "the run stack (trio, gRPC, SQLModel): only commands that play"
+    ),
+    "league/cli/sprt.py league.store.leagues": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/sprt.py league.store.registry": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/sprt.py league.store.sprt_league": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/sprt.py referee.sandbox": "the referee stack: only commands that play",
+    "league/cli/sprt.py trio": "trio: only commands that run an event loop",
     "league/cli/scaffold.py sdk": (
         "protobuf and gRPC: `arena bot new` only (reads the game's SDK module)"
     ),

@@ -4,6 +4,7 @@ standings/matches/replay`` show it like any other."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -129,8 +130,6 @@ def _open_test(
     session: Session, name: str, *, game: str, settings: SprtSettings, create: dict[str, Any]
 ) -> None:
     """Create the test's league, or resume it if it holds the same test."""
-    from dataclasses import replace
-
     from league.store.leagues import get_league
     from league.store.registry import NotFoundError
     from league.store.sprt_league import create_sprt_league, set_sprt_settings, sprt_settings

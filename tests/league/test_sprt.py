@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import trio
 from sqlalchemy import Engine
 from sqlmodel import select
 
@@ -72,7 +71,7 @@ def test_bad_parameters_name_the_value(kwargs: dict[str, float], words: str) -> 
 
 def test_pair_points_map_to_the_five_outcomes() -> None:
     assert [outcome_index(p) for p in (0, 0.5, 1, 1.5, 2)] == [0, 1, 2, 3, 4]
-    with pytest.raises(SprtError, match="got 0.3"):
+    with pytest.raises(SprtError, match=r"got 0\.3"):
         outcome_index(0.3)
     assert pair_points({1: 1, 2: 2}, new=1, old=2) == 1.0
     assert pair_points({1: 2, 2: 1}, new=1, old=2) == 0.0
