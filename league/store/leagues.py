@@ -576,7 +576,7 @@ def revealed_secret(*, session: Session, league: LeagueRow) -> bytes | None:
 
     A rolling ladder never ends — its next batch is drawn from the same secret — so
     its secret is never revealed, even when no match happens to be pending."""
-    if league.mode == "rolling":
+    if league.mode != "fixed":  # rolling, sprt: the schedule may still grow
         return None
     status = league_status(session=session, league=league)
     if status.total == 0 or status.pending > 0:

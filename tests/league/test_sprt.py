@@ -16,7 +16,7 @@ from sqlmodel import select
 
 from league.execution.sprt import run_sprt
 from league.store.db import session_scope
-from league.store.leagues import get_league, pending_matches
+from league.store.leagues import get_league, pending_matches, revealed_secret
 from league.store.models import MatchRow
 from league.store.registry import add_bot
 from league.store.sprt import (
@@ -225,6 +225,8 @@ async def test_a_run_stops_when_h1_is_accepted_and_a_rerun_plays_nothing(engine:
         league = get_league(session=session, name=name)
         assert pending_matches(session=session, league=league) == []
         assert league.mode == "sprt"
+        # nothing pending, but a resumed or re-run test draws more deals from the secret
+        assert revealed_secret(session=session, league=league) is None
         table = standings(session=session, league=league)
         assert table  # standings work on an SPRT unchanged
         groups = [
