@@ -690,19 +690,26 @@ def standings_command(
     )
     if bluff is not None:
         _echo_bluff(rows, bluff)
-    rated = [row for row in rows if row.rank is not None]
-    if los and len(rated) > 1:
-        typer.echo("\nlikelihood of superiority (row better than column, % of bootstrap samples):")
-        echo_table(
-            ["", *(row.bot for row in rated)],
-            [
-                [a.bot, *("-" if a.bot == b.bot else f"{a.los.get(b.bot, 0.5):.0%}" for b in rated)]
-                for a in rated
-            ],
-            right=set(range(1, len(rated) + 1)),
-        )
+    if los:
+        _echo_los(rows)
     if population:
         _echo_population(rows)
+
+
+def _echo_los(rows: list[Standing]) -> None:
+    """The likelihood-of-superiority matrix of the rated rows."""
+    rated = [row for row in rows if row.rank is not None]
+    if len(rated) < 2:
+        return
+    typer.echo("\nlikelihood of superiority (row better than column, % of bootstrap samples):")
+    echo_table(
+        ["", *(row.bot for row in rated)],
+        [
+            [a.bot, *("-" if a.bot == b.bot else f"{a.los.get(b.bot, 0.5):.0%}" for b in rated)]
+            for a in rated
+        ],
+        right=set(range(1, len(rated) + 1)),
+    )
 
 
 def _echo_population(rows: list[Standing]) -> None:
