@@ -30,6 +30,8 @@ library only; matrices are as small as a league):
    method on its convex dual (``p`` is a softmax, :func:`_maxent`);
 3. the candidate with the highest entropy that satisfies every constraint is the
    answer: at the optimum, dropping the constraints that are slack changes nothing.
+   Candidates are tried by size and supersets of settled ones skipped; with none of
+   those constraints binding (the usual case) the first candidate is the answer.
 
 Tolerance: :data:`TOLERANCE` on payoffs scaled to ``[-1, 1]``.
 """
@@ -56,7 +58,7 @@ __all__ = [
 
 #: Feasibility and convergence tolerance, on payoffs scaled so the largest is 1.
 TOLERANCE = 1e-9
-#: How many "sometimes slack" constraints the exact search enumerates (2**n candidates).
+#: How many "sometimes slack" constraints the exact search makes equalities at once.
 _MAX_SLACK = 12
 _ELO_PER_NAT = 400.0 / math.log(10.0)
 
@@ -150,53 +152,95 @@ def max_entropy_nash(matrix: Sequence[Sequence[float]]) -> list[float]:
     if scale == 0.0:
         return [1.0 / n] * n
     a = [[x / scale for x in row] for row in matrix]
-    support = [i for i in range(n) if _extreme(a, objective=_unit(n, i)) > TOLERANCE]
+    # Bot i is in the support if some equilibrium gives it mass. Every equilibrium a
+    # program returns settles the bots it gives mass at once, and the bots it leaves
+    # strictly worse off: (A p)_j < 0 at one equilibrium means j has no mass in any
+    # (for q and p equilibria, q·A p = 0 with every (A p)_j <= 0).
+    found: set[int] = set()
+    excluded: set[int] = set()
+    points: list[list[float]] = []
+    for i in range(n):
+        if i not in found and i not in excluded:
+            _, p = _extreme(a, objective=_unit(n, i))
+            points.append(p)
+            found |= {k for k in range(n) if p[k] > TOLERANCE}
+            excluded |= {k for k in range(n) if _payoff(a, k, p) < -TOLERANCE}
+    support = sorted(found)
     if not support:
         raise PopulationError(f"no equilibrium found for the payoff matrix {matrix!r}")
-    outside = [j for j in range(n) if j not in support]
+    outside = [j for j in range(n) if j not in found]
     # A constraint (A p)_j <= 0 that no equilibrium leaves slack is an equality.
-    tight = [j for j in outside if _extreme(a, objective=[-x for x in a[j]]) < TOLERANCE]
+    slack_seen = {j for j in outside for p in points if _payoff(a, j, p) < -TOLERANCE}
+    tight = []
+    for j in outside:
+        if j not in slack_seen:
+            value, p = _extreme(a, objective=[-x for x in a[j]])
+            if value < TOLERANCE:
+                tight.append(j)
+            slack_seen |= {k for k in outside if _payoff(a, k, p) < -TOLERANCE}
     slack = [j for j in outside if j not in tight]
-    if len(slack) > _MAX_SLACK:
-        raise PopulationError(
-            f"{len(slack)} bots outside the equilibrium's support are sometimes slack;"
-            f" the exact search handles at most {_MAX_SLACK}"
-        )
     best: list[float] | None = None
     best_entropy = -math.inf
+    # Candidates K (slack constraints made equalities) by size. Region(K') is inside
+    # Region(K) for K' ⊇ K, so once K is settled — feasible (its entropy bounds every
+    # superset's) or without a full-support solution (so is every superset) — its
+    # supersets are skipped. Every equilibrium satisfies the equalities of K = ∅, so
+    # if that candidate is feasible it is the answer (the usual case).
+    settled: list[frozenset[int]] = []
     for size in range(len(slack) + 1):
+        open_candidates = 0  # tried at this size and neither feasible nor hopeless
         for chosen in itertools.combinations(slack, size):
-            rows = [*support, *tight, *chosen]
-            p = _maxent(a, rows, support)
-            if p is None or any(
-                sum(a[j][i] * p[i] for i in support) > math.sqrt(TOLERANCE) for j in range(n)
-            ):
+            if any(done <= set(chosen) for done in settled):
                 continue
-            entropy = -sum(p[i] * math.log(p[i]) for i in support)
+            if size > _MAX_SLACK:
+                raise PopulationError(
+                    f"more than {_MAX_SLACK} constraints of bots outside the equilibrium's"
+                    " support bind at once; the exact search stops there"
+                )
+            candidate = _maxent(a, [*support, *tight, *chosen], support)
+            if candidate is None:
+                settled.append(frozenset(chosen))
+                continue
+            if any(_payoff(a, j, candidate) > math.sqrt(TOLERANCE) for j in range(n)):
+                open_candidates += 1
+                continue
+            settled.append(frozenset(chosen))
+            entropy = -sum(candidate[i] * math.log(candidate[i]) for i in support)
             if entropy > best_entropy + TOLERANCE:
-                best, best_entropy = p, entropy
+                best, best_entropy = candidate, entropy
+        if open_candidates == 0:
+            break  # every larger candidate is a superset of a settled one
     if best is None:
         raise PopulationError(f"no maximum-entropy equilibrium found for {matrix!r}")
     return best
+
+
+def _payoff(a: list[list[float]], j: int, p: list[float]) -> float:
+    return sum(x * q for x, q in zip(a[j], p, strict=True))
 
 
 def _unit(n: int, i: int) -> list[float]:
     return [1.0 if k == i else 0.0 for k in range(n)]
 
 
-def _extreme(a: list[list[float]], objective: list[float]) -> float:
-    """``max objective·p`` over the equilibria ``{p >= 0, sum p = 1, A p <= 0}``."""
+def _extreme(a: list[list[float]], objective: list[float]) -> tuple[float, list[float]]:
+    """``max objective·p`` over the equilibria ``{p >= 0, sum p = 1, A p <= 0}``, and
+    an equilibrium ``p`` that attains it."""
     n = len(a)
     # Variables: p (n), then one slack s_j per row of A p + s = 0.
     rows = [[*a[j], *_unit(n, j)] for j in range(n)]
     rows.append([1.0] * n + [0.0] * n)
     rhs = [0.0] * n + [1.0]
-    return _simplex([*objective, *([0.0] * n)], rows, rhs)
+    value, x = _simplex([*objective, *([0.0] * n)], rows, rhs)
+    return value, x[:n]
 
 
-def _simplex(cost: list[float], rows: list[list[float]], rhs: list[float]) -> float:
+def _simplex(
+    cost: list[float], rows: list[list[float]], rhs: list[float]
+) -> tuple[float, list[float]]:
     """``max cost·x`` subject to ``rows·x = rhs``, ``x >= 0`` (``rhs >= 0``, feasible,
-    bounded): two-phase tableau simplex with Bland's rule (no cycling)."""
+    bounded), and an optimal ``x``: two-phase tableau simplex with Bland's rule (no
+    cycling)."""
     m, n = len(rows), len(cost)
     # Tableau: constraint rows with one artificial variable each, then the objective.
     table = [[*row, *_unit(m, k), b] for k, (row, b) in enumerate(zip(rows, rhs, strict=True))]
@@ -210,7 +254,12 @@ def _simplex(cost: list[float], rows: list[list[float]], rhs: list[float]) -> fl
             col = next((c for c in range(n) if abs(table[k][c]) > TOLERANCE), None)
             if col is not None:
                 _pivot(table, basis, k, col)
-    return _optimise(table, basis, [*cost, *([0.0] * m)], allowed=n)
+    value = _optimise(table, basis, [*cost, *([0.0] * m)], allowed=n)
+    x = [0.0] * n
+    for k, column in enumerate(basis):
+        if column < n:
+            x[column] = table[k][-1]
+    return value, x
 
 
 def _optimise(table: list[list[float]], basis: list[int], cost: list[float], allowed: int) -> float:
@@ -261,7 +310,7 @@ def _maxent(a: list[list[float]], rows: list[int], support: list[int]) -> list[f
         return top + math.log(total), [v / total for v in w]
 
     phi, q = distribution(y)
-    for _ in range(200):
+    for _ in range(100):
         grad = [sum(b[r][i] * q[i] for i in range(len(support))) for r in range(len(rows))]
         if max(map(abs, grad), default=0.0) < TOLERANCE:
             p = [0.0] * len(a)

@@ -133,3 +133,17 @@ def test_multi_seat_matches_count_every_pair() -> None:
     population = nash_averaging(results)
     assert population.rows[0].bot == "a" and population.rows[0].mass == 1.0
     assert population.payoff["b"]["c"] > 0
+
+
+def test_a_large_league_stays_polynomial() -> None:
+    # 40 bots, mostly dominated: the slack constraints do not bind, so the search stops
+    # at its first candidate instead of enumerating subsets of 30-odd constraints.
+    rng = random.Random(40)
+    n = 40
+    matrix = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            value = rng.uniform(-300, 300) - 20 * (i - j)
+            matrix[i][j], matrix[j][i] = value, -value
+    p = max_entropy_nash(matrix)
+    assert is_equilibrium(matrix, p) and sum(x > 0 for x in p) < n
