@@ -145,3 +145,5 @@ def test_the_static_report_shows_the_population_view(sweep: Path, tmp_path: Path
     assert table is not None
     rows = re.findall(r'<tr data-bot="(\w+)">.*?data-stat="mass">([^<]+)<', table.group(0))
     assert rows == [("random", "100.0%"), ("quitter", "0.0%")]
+    values = re.findall(r'data-stat="value">([^<]+)<', table.group(0))
+    assert values[0] == "0" and re.fullmatch(r"−\d+", values[1]), values

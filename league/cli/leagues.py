@@ -727,7 +727,7 @@ def _echo_population(rows: list[Standing]) -> None:
             [
                 row.bot,
                 f"{row.nash_mass:.1%}",
-                f"{row.nash_value:+.0f}",
+                f"{row.nash_value:+.0f}" if round(row.nash_value or 0.0) else "0",
                 str(row.rank or "-"),
             ]
             for row in shown

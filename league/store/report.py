@@ -504,7 +504,8 @@ def population_html(population: Population | None) -> str:
     rows = "".join(
         f'<tr data-bot="{_esc(row.bot)}"><td>{_esc(row.bot)}</td>'
         f'<td class="num" data-stat="mass">{row.mass:.1%}</td>'
-        f'<td class="num" data-stat="value">{_fmt(row.value, sign=True)}</td></tr>'
+        f'<td class="num" data-stat="value">'
+        f"{_fmt(row.value, sign=True) if round(row.value) else '0'}</td></tr>"
         for row in population.rows
     )
     return (
