@@ -121,3 +121,29 @@ def test_the_static_report_shows_one_elo_and_no_infinity(sweep: Path, tmp_path: 
     assert "∞" not in text and not re.search(r"\binf\b", text)
     assert "incr. Elo" not in text and ">Elo history</th>" in text
     assert re.search(r'<div class="diff"[^>]*>\+\d+ ± \d+<', text), "finite Elo difference"
+
+
+def test_standings_show_the_population_view(sweep: Path) -> None:
+    _, out = arena(sweep, "league", "standings", "sweep", "--samples", "50", "--json")
+    rows = {row["bot"]: row for row in json.loads(out)}
+    assert (rows["random"]["nash_mass"], rows["random"]["nash_value"]) == (1.0, 0.0)
+    assert rows["quitter"]["nash_mass"] == 0.0 and rows["quitter"]["nash_value"] < 0
+    _, out = arena(sweep, "league", "standings", "sweep", "--samples", "50")
+    assert "population view (Nash averaging):" in out
+    line = next(line for line in out.splitlines()[::-1] if line.startswith("quitter "))
+    assert re.search(r"0\.0%\s+-\d+\s+2$", line), line
+    _, out = arena(sweep, "league", "standings", "sweep", "--samples", "50", "--no-population")
+    assert "population view" not in out
+
+
+def test_the_static_report_shows_the_population_view(sweep: Path, tmp_path: Path) -> None:
+    page = tmp_path / "sweep.html"
+    code, out = arena(sweep, "league", "report", "sweep", "--html", str(page), "--samples", "50")
+    assert code == 0, out
+    text = page.read_text()
+    table = re.search(r'<table id="population".*?</table>', text, re.S)
+    assert table is not None
+    rows = re.findall(r'<tr data-bot="(\w+)">.*?data-stat="mass">([^<]+)<', table.group(0))
+    assert rows == [("random", "100.0%"), ("quitter", "0.0%")]
+    values = re.findall(r'data-stat="value">([^<]+)<', table.group(0))
+    assert values[0] == "0" and re.fullmatch(r"−\d+", values[1]), values

@@ -632,9 +632,16 @@ def standings_command(
     show_all: Annotated[
         bool, typer.Option("--all", help="Also list retired versions (rolling ladders).")
     ] = False,
+    population: Annotated[
+        bool,
+        typer.Option(help="Also print the population view: Nash averaging over the payoff matrix."),
+    ] = True,
 ) -> None:
     """The ratings table: Elo (a Bradley–Terry fit with a weak prior) with its 95%
-    interval, and the likelihood of superiority (LOS)."""
+    interval, the likelihood of superiority (LOS), and the population view (Nash
+    averaging: each bot's mass in the maximum-entropy Nash mixture and its value
+    against it, so a bot that beats the leader but loses to the rest shows).
+    --json rows carry it as nash_mass and nash_value."""
     from league.store.bluff import league_bluff
     from league.store.leagues import get_league
     from league.store.standings import standings
@@ -683,17 +690,56 @@ def standings_command(
     )
     if bluff is not None:
         _echo_bluff(rows, bluff)
+    if los:
+        _echo_los(rows)
+    if population:
+        _echo_population(rows)
+
+
+def _echo_los(rows: list[Standing]) -> None:
+    """The likelihood-of-superiority matrix of the rated rows."""
     rated = [row for row in rows if row.rank is not None]
-    if los and len(rated) > 1:
-        typer.echo("\nlikelihood of superiority (row better than column, % of bootstrap samples):")
-        echo_table(
-            ["", *(row.bot for row in rated)],
+    if len(rated) < 2:
+        return
+    typer.echo("\nlikelihood of superiority (row better than column, % of bootstrap samples):")
+    echo_table(
+        ["", *(row.bot for row in rated)],
+        [
+            [a.bot, *("-" if a.bot == b.bot else f"{a.los.get(b.bot, 0.5):.0%}" for b in rated)]
+            for a in rated
+        ],
+        right=set(range(1, len(rated) + 1)),
+    )
+
+
+def _echo_population(rows: list[Standing]) -> None:
+    """The population view (docs/ratings.md, "Population view: Nash averaging")."""
+    shown = sorted(
+        (row for row in rows if row.nash_mass is not None and row.nash_value is not None),
+        key=lambda row: (-round(row.nash_value or 0.0, 6), -(row.nash_mass or 0.0), row.bot),
+    )
+    if not shown:
+        return
+    typer.echo("\npopulation view (Nash averaging):")
+    echo_table(
+        ["bot", "Nash mass", "value vs Nash", "Elo rank"],
+        [
             [
-                [a.bot, *("-" if a.bot == b.bot else f"{a.los.get(b.bot, 0.5):.0%}" for b in rated)]
-                for a in rated
-            ],
-            right=set(range(1, len(rated) + 1)),
-        )
+                row.bot,
+                f"{row.nash_mass:.1%}",
+                f"{row.nash_value:+.0f}" if round(row.nash_value or 0.0) else "0",
+                str(row.rank or "-"),
+            ]
+            for row in shown
+        ],
+        right={1, 2, 3},
+    )
+    typer.echo(
+        "Nash mass: weight in the maximum-entropy Nash equilibrium of the league as a"
+        " game (payoff: each pair's crosstable Elo difference, 0 if they never met);"
+        " value vs Nash: Elo difference against that mixture, 0 with mass, negative"
+        " without. A bot that beats the leader but loses to the rest gets mass."
+    )
 
 
 def _echo_bluff(rows: list[Standing], bluff: LeagueBluff) -> None:

@@ -144,12 +144,17 @@ def league_standings(session: Session, name: str) -> dict[str, Any]:
 
 
 def league_figures(session: Session, name: str, ranked: Sequence[str]) -> dict[str, str]:
-    """The league's rating chart and crosstable as HTML fragments, drawn by the static
-    report's code (:func:`league.store.report.rating_figures`), bots in the standings'
-    order ``ranked``. Every name in them is escaped; they hold no script and no style
-    attribute, so the page's CSP lets them be."""
+    """The league's rating chart, crosstable and population view (Nash averaging) as
+    HTML fragments, drawn by the static report's code
+    (:func:`league.store.report.rating_figures`), bots in the standings' order ``ranked``.
+    Every name in them is escaped; they hold no script and no style attribute, so the
+    page's CSP lets them be."""
     figures = rating_figures(session=session, league=league_row(session, name), ranked=ranked)
-    return {"chart": figures.chart, "crosstable": figures.crosstable}
+    return {
+        "chart": figures.chart,
+        "crosstable": figures.crosstable,
+        "population": figures.population,
+    }
 
 
 def leader(table: dict[str, Any]) -> dict[str, Any] | None:

@@ -16,13 +16,16 @@ no network requests). The league page has, with stable ids:
 * ``#crosstable`` — per pair W-D-L, Elo difference ± 95 % margin
   (:func:`~league.store.ratings.pair_elo`: finite) and LOS (cutechess-cli),
   ``td[data-row][data-col]``;
+* ``#population`` — Nash averaging (:mod:`league.store.population`): each bot's mass
+  in the maximum-entropy Nash mixture of the payoff matrix and its value against that
+  mixture (``tr[data-bot]``, ``td[data-stat="mass"|"value"]``);
 * ``#elo-chart`` — the Elo history: incremental Elo after each finished match (``elo_history``),
   an SVG polyline per bot (``polyline[data-bot]``);
 * ``#matches`` — every scheduled match (``tr[data-position]``), finished ones
   linking to their replay (``a.replay-link``).
 
-The crosstable and the chart come from :func:`rating_figures`' code, which the
-server's league page (``arena serve``) shows too.
+The crosstable, the population view and the chart come from :func:`rating_figures`'
+code, which the server's league page (``arena serve``) shows too.
 """
 
 from __future__ import annotations
@@ -46,8 +49,9 @@ from league.store.leagues import (
     league_status,
 )
 from league.store.models import BotRow, LeagueRow, MatchRow, SeatRow
+from league.store.population import Population
 from league.store.ratings import PRIOR_DRAWS, HeadToHead, elo_history, pair_elo
-from league.store.standings import Standing, crosstable, standings
+from league.store.standings import Standing, crosstable, league_population, standings
 from referee.analytics import BluffStats, format_ratio
 from referee.core.catalogue import get_game
 from referee.files import write_atomic
@@ -59,6 +63,7 @@ __all__ = [
     "REPORT_CSS",
     "RatingFigures",
     "match_file_name",
+    "population_html",
     "rating_figures",
     "write_league_report",
 ]
@@ -121,6 +126,7 @@ svg text { font: 11px system-ui, sans-serif; fill: var(--muted); }
 #crosstable .wdl { font-weight: 600; }
 #crosstable .diff, #crosstable .los { font-size: 12px; color: var(--muted); }
 #crosstable th.row { text-align: left; }
+#population td.num { font-variant-numeric: tabular-nums; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 6px; }
 #matches td { white-space: nowrap; }
 #matches .seats { white-space: normal; }
@@ -148,6 +154,7 @@ class RatingFigures:
 
     chart: str
     crosstable: str
+    population: str
 
 
 def rating_figures(*, session: Session, league: LeagueRow, ranked: Sequence[str]) -> RatingFigures:
@@ -155,11 +162,13 @@ def rating_figures(*, session: Session, league: LeagueRow, ranked: Sequence[str]
     standings' order; the league's other bots after them) — drawn by the same code
     as :func:`write_league_report`'s page."""
     order = _order(ranked, list(bot_labels(session=session, league=league).values()))
-    history = elo_history(finished_results(session=session, league=league), k=league.k_factor)
+    results = finished_results(session=session, league=league)
+    history = elo_history(results, k=league.k_factor)
     cross = crosstable(session=session, league=league)
     return RatingFigures(
         chart=_chart_html(history, order, _colors(order), league.k_factor),
         crosstable=_crosstable_html(order, cross),
+        population=population_html(league_population(results)),
     )
 
 
@@ -176,7 +185,9 @@ def write_league_report(
     match_dir.mkdir(parents=True, exist_ok=True)
     table = standings(session=session, league=league, samples=samples, include_retired=True)
     cross = crosstable(session=session, league=league)
-    history = elo_history(finished_results(session=session, league=league), k=league.k_factor)
+    results = finished_results(session=session, league=league)
+    history = elo_history(results, k=league.k_factor)
+    population = league_population(results)
     matches = list(
         session.exec(
             select(MatchRow).where(MatchRow.league_id == league.id).order_by(col(MatchRow.position))
@@ -216,6 +227,7 @@ def write_league_report(
         league=league,
         table=table,
         cross=cross,
+        population=population,
         history=history,
         names=names,
         matches=matches,
@@ -264,6 +276,7 @@ def _league_page(
     league: LeagueRow,
     table: Sequence[Standing],
     cross: dict[str, dict[str, HeadToHead]],
+    population: Population | None,
     history: list[dict[str, float]],
     names: list[str],
     matches: Sequence[MatchRow],
@@ -319,6 +332,8 @@ def _league_page(
         _standings_html(table, history, colors, samples),
         "<h2>Crosstable</h2>",
         _crosstable_html(order, cross),
+        "<h2>Population: Nash averaging</h2>",
+        population_html(population),
         "<h2>Elo history over matches</h2>",
         _chart_html(history, order, colors, league.k_factor),
         "<h2>Matches</h2>",
@@ -478,6 +493,33 @@ def _crosstable_html(order: list[str], cross: dict[str, dict[str, HeadToHead]]) 
         " (every pair of their seats in a match compared by place), the Elo difference it"
         f" implies with {PRIOR_DRAWS:g} virtual draws added (finite for a clean sweep) ± its"
         " 95% margin, and the likelihood of superiority (cutechess-cli's formula).</p>"
+    )
+
+
+def population_html(population: Population | None) -> str:
+    """The population view's table (``#population``): one implementation for the static
+    report and the server's league page."""
+    if population is None:
+        return '<p id="population" class="muted">No finished match yet.</p>'
+    rows = "".join(
+        f'<tr data-bot="{_esc(row.bot)}"><td>{_esc(row.bot)}</td>'
+        f'<td class="num" data-stat="mass">{row.mass:.1%}</td>'
+        f'<td class="num" data-stat="value">'
+        f"{_fmt(row.value, sign=True) if round(row.value) else '0'}</td></tr>"
+        for row in population.rows
+    )
+    return (
+        '<div class="scroll"><table id="population" class="box"><thead><tr><th>bot</th>'
+        '<th class="num" title="weight in the maximum-entropy Nash mixture">Nash mass</th>'
+        '<th class="num" title="expected Elo difference against the Nash mixture">'
+        f"value vs Nash</th></tr></thead><tbody>{rows}</tbody></table></div>"
+        '<p class="muted">Nash averaging (Balduzzi et al. 2018): the league as a game of'
+        " picking a bot against an opponent's pick, each pair's payoff its crosstable Elo"
+        " difference (0 if they never met). Nash mass: the bot's weight in the game's"
+        " maximum-entropy equilibrium — a bot that beats a strong bot nobody else beats"
+        " gets mass even with a low Elo, and bots in a rock-paper-scissors cycle share it."
+        " Value: its Elo difference against that mixture, 0 with mass, negative without"
+        " (docs/ratings.md).</p>"
     )
 
 

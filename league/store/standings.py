@@ -10,7 +10,13 @@ from sqlmodel import Session
 from league.store.bluff import LeagueBluff, league_bluff
 from league.store.leagues import bot_labels, finished_results, league_bots, seat_rows
 from league.store.models import LeagueRow
-from league.store.ratings import HeadToHead, head_to_head_from_results, league_table
+from league.store.population import Population, PopulationError, nash_averaging
+from league.store.ratings import (
+    HeadToHead,
+    MatchResult,
+    head_to_head_from_results,
+    league_table,
+)
 from referee.analytics import BluffStats
 
 
@@ -37,6 +43,11 @@ class Standing:
     versions of it (:func:`league.store.leagues.bot_labels`)."""
     retired: bool = False
     """An older version a newer one replaced in a rolling ladder."""
+    nash_mass: float | None = None
+    """The bot's weight in the maximum-entropy Nash mixture of the league's payoff
+    matrix (:mod:`league.store.population`); ``None`` before its first match."""
+    nash_value: float | None = None
+    """Its payoff against that mixture in Elo points: 0 with mass, negative without."""
 
     def as_json(self) -> dict[str, object]:
         def finite(value: float | None) -> float | None:
@@ -59,6 +70,8 @@ class Standing:
             "bluff": None if self.bluff is None else self.bluff.as_json(),
             "name": self.name or self.bot,
             "retired": self.retired,
+            "nash_mass": None if self.nash_mass is None else round(self.nash_mass, 4),
+            "nash_value": finite(self.nash_value),
         }
 
 
@@ -88,6 +101,7 @@ def standings(
         if results
         else {}
     )
+    population = league_population(results)
     labels = bot_labels(session=session, league=league)
     scores: dict[str, list[float]] = {}
     faults: dict[str, dict[str, int]] = {}
@@ -104,6 +118,7 @@ def standings(
             continue
         label = labels[bot.id]  # type: ignore[index]
         row = table.get(label)
+        nash = None if population is None else population.row(label)
         bot_scores = scores.get(label, [])
         rows.append(
             Standing(
@@ -123,6 +138,8 @@ def standings(
                 bluff=None if bluff is None else bluff.bots.get(label, BluffStats()),
                 name=bot.name,
                 retired=entry.retired,
+                nash_mass=nash.mass if nash else None,
+                nash_value=nash.value if nash else None,
             )
         )
     rows.sort(key=lambda s: (s.rank is None, s.rank or 0, s.bot))
@@ -131,6 +148,19 @@ def standings(
         rated = [s for s in rows if s.rank is not None]
         rows = [replace(s, rank=i) for i, s in enumerate(rated, 1)] + rows[len(rated) :]
     return rows
+
+
+def league_population(results: list[MatchResult]) -> Population | None:
+    """Nash averaging of the finished matches (every version, retired ones too: their
+    games are evidence); ``None`` before the first match or if the equilibrium cannot
+    be found within tolerance (:class:`PopulationError`): the view is then left out
+    rather than shown wrong."""
+    if not results:
+        return None
+    try:
+        return nash_averaging(results)
+    except PopulationError:
+        return None
 
 
 def crosstable(*, session: Session, league: LeagueRow) -> dict[str, dict[str, HeadToHead]]:

@@ -58,6 +58,21 @@ def test_the_league_page_has_the_reports_figures(served: Served) -> None:
     assert "<script" not in fragment
 
 
+def test_the_league_page_has_the_population_view_and_no_infinity(served: Served) -> None:
+    page = served.get("/leagues/cup").text
+    fragment = served.get("/leagues/cup/figures").text
+    api = served.get("/api/leagues/cup/standings")
+    for text in (page, fragment, api.text):
+        assert not re.search(r"\binf\b|∞|nan", text, re.IGNORECASE)
+    for text in (page, fragment):
+        table = re.search(r'<table id="population".*?</table>', text, re.S)
+        assert table is not None and table.group(0).count("<tr data-bot=") == 3
+    rows = api.json()["standings"]
+    assert sum(row["nash_mass"] for row in rows) == pytest.approx(1.0, abs=1e-3)
+    assert all(row["nash_value"] <= 0 for row in rows)
+    assert all(row["elo_low"] < row["elo"] < row["elo_high"] for row in rows)
+
+
 def test_a_bot_page_has_its_rank_and_matches(served: Served) -> None:
     rows = served.get("/api/leagues/cup/standings").json()["standings"]
     rank = next(row["rank"] for row in rows if row["name"] == "random")
