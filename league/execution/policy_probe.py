@@ -61,7 +61,7 @@ async def probe_policy(
     answers at every information set of ``seat`` (one legal action: no question)."""
     wanted = [i for i in tree.seat_infosets(seat) if len(tree.infosets[i].actions) > 1]
     counts = {i: [0] * len(tree.infosets[i].actions) for i in tree.seat_infosets(seat)}
-    for i, row in counts.items():
+    for row in counts.values():
         if len(row) == 1:
             row[0] = settings.samples
     limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
