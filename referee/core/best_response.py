@@ -79,6 +79,7 @@ class GameTree:
         if game.max_seats < 2 or game.min_seats > 2:
             raise UnsupportedGameError(f"{game.name}: best responses need a two-seat game")
         self.game = game
+        self.rules = rules
         self.max_nodes = max_nodes
         self.kind: list[int] = []
         """:data:`TERMINAL`, :data:`CHANCE`, or the acting seat (0 or 1)."""
