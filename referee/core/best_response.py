@@ -24,8 +24,8 @@ from typing import Any, Final
 
 from referee.games.base import CHANCE, DiceRoll, Game
 
-MAX_NODES: Final = 3_000_000
-"""Largest tree built (about 1 GB of lists); a bigger variant is refused."""
+MAX_NODES: Final = 1_000_000
+"""Largest tree built (a few hundred MB of lists); a bigger variant is refused."""
 TERMINAL: Final = -2
 """The kind of a terminal node (:data:`CHANCE` is -1, seats are 0 and 1)."""
 MAX_CHANCE_DEPTH: Final = 4
