@@ -18,6 +18,11 @@ class RandomLiarsDiceBot(Bot[Observation, Action]):
     def act(self, observation: Observation) -> Action:
         return self.rng.choice(legal_actions(observation))
 
+    def policy(self, observation: Observation) -> dict[Action, float]:
+        """The exact policy (``arena exploit --in-process`` reads it instead of sampling)."""
+        actions = legal_actions(observation)
+        return {action: 1 / len(actions) for action in actions}
+
 
 if __name__ == "__main__":
     run(RandomLiarsDiceBot)

@@ -72,5 +72,15 @@ class Bot(ABC, Generic[ObsT, ActionT]):
     def act(self, observation: ObsT) -> ActionT:
         """Return this seat's action for the observation (its turn)."""
 
+    def policy(self, observation: ObsT) -> Mapping[ActionT, float] | None:
+        """Optional: this seat's action probabilities at ``observation``, or ``None``.
+
+        ``arena exploit`` asks a bot loaded in-process (``--in-process``) for its exact
+        policy here instead of sampling ``act``; probabilities of the legal actions,
+        summing to 1 (missing actions count 0). ``None`` (the default) means "not
+        offered": the bot is then sampled through ``act``.
+        """
+        return None
+
     def end(self, result: MatchResult) -> None:
         """Called once when the match ends. Override to learn from it."""

@@ -80,6 +80,14 @@ LAZY_IMPORTS: dict[str, str] = {
     ),
     "league/cli/leagues.py trio": "trio: only commands that run an event loop",
     "league/cli/match.py referee.match": "trio and gRPC: only commands that start bots",
+    "league/cli/exploit.py trio": "trio: only `arena exploit` on a bot process",
+    "league/cli/exploit.py league.execution.policy_probe": (
+        "trio, gRPC and the launcher: only `arena exploit` on a bot process"
+    ),
+    "league/cli/exploit.py referee.faults": "gRPC's status codes: only `arena exploit`",
+    "league/cli/exploit.py referee.process": "trio and gRPC: only commands that start bots",
+    "league/cli/exploit.py sdk.bot": "the SDK package (gRPC server): only `--in-process`",
+    "league/cli/exploit.py sdk.strategy_table": "the SDK package (gRPC server): only `--save`",
     "league/cli/match.py referee.process": "trio and gRPC: only commands that start bots",
     "league/cli/match.py referee.transcript": (
         "protobuf: only commands that read or print match records"

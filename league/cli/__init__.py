@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from league.cli import authors, bots, leagues, match, replay, rolling, serve, sprt
+from league.cli import authors, bots, exploit, leagues, match, replay, rolling, serve, sprt
 from league.cli.common import Context, context_of
 from referee.core.catalogue import entries, get_game
 
@@ -160,6 +160,7 @@ def _describe_games(game: str | None, *, describe: bool, write_docs: Path | None
 
 
 app.command("match")(match.match_command)
+app.command("exploit")(exploit.exploit_command)
 
 
 @app.command("demo")

@@ -1,0 +1,270 @@
+"""Exact best response and exploitability for two-seat games small enough to enumerate.
+
+A bot's strength against a fixed field says little about how much it can lose; the
+exploitability of its policy does: how much a best response wins against it. For a
+tiny variant (Liar's Dice with one die each: 24,576 information sets) the whole game
+tree fits in memory, so the best response is computed exactly, as OpenSpiel's
+``best_response`` does, instead of being trained.
+
+The tree is built once from the engine (``new_game``, ``chance_request``,
+``apply_chance``, ``observe``, ``legal_actions``, ``transition``): pure, no process.
+An information set is the acting seat's observation (engines give every seat the
+whole public history and its own private values, i.e. perfect recall). Payoffs are
+OpenSpiel's: +1 to the better-placed seat, -1 to the other, 0 on a tie; the
+exploitability is the mean over seats of the best response's value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Final
+
+from referee.games.base import CHANCE, DiceRoll, Game
+
+MAX_NODES: Final = 1_000_000
+"""Largest tree built (a few hundred MB of lists); a bigger variant is refused."""
+TERMINAL: Final = -2
+"""The kind of a terminal node (:data:`CHANCE` is -1, seats are 0 and 1)."""
+MAX_CHANCE_DEPTH: Final = 4
+"""Most chance events on one path: a repeated roll-off would make the tree infinite."""
+
+Distribution = Sequence[float]
+"""Probabilities over an information set's legal actions, in the engine's order."""
+
+
+class TreeTooLargeError(Exception):
+    """The variant's game tree is too large (or unbounded) to enumerate."""
+
+
+class UnsupportedGameError(Exception):
+    """The game cannot be enumerated: not two seats, or a chance event that is not dice."""
+
+
+@dataclass(frozen=True, slots=True)
+class InfoSet:
+    """One decision point of one seat, as that seat sees it."""
+
+    seat: int
+    observation: Any
+    actions: tuple[Any, ...]
+    """The legal actions, in the engine's ``legal_actions`` order."""
+
+    @property
+    def key(self) -> str:
+        """Stable short name of the observation (:func:`infoset_key`)."""
+        return infoset_key(self.observation)
+
+
+def infoset_key(observation: Any) -> str:
+    """A short, stable name for an observation: a digest of its fields but the rules
+    and seat count (the same for every information set of one variant), so a saved
+    strategy table and the bot reading it agree without sharing Python objects."""
+    parts = tuple(
+        (item.name, getattr(observation, item.name))
+        for item in fields(observation)
+        if item.name not in ("rules", "num_seats")
+    )
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
+
+
+class GameTree:
+    """The whole tree of a two-seat game, as flat lists indexed by node (preorder)."""
+
+    def __init__(
+        self, game: Game[Any, Any, Any, Any], rules: Any, *, max_nodes: int = MAX_NODES
+    ) -> None:
+        if game.max_seats < 2 or game.min_seats > 2:
+            raise UnsupportedGameError(f"{game.name}: best responses need a two-seat game")
+        self.game = game
+        self.rules = rules
+        self.max_nodes = max_nodes
+        self.kind: list[int] = []
+        """:data:`TERMINAL`, :data:`CHANCE`, or the acting seat (0 or 1)."""
+        self.children: list[tuple[int, ...]] = []
+        self.chance_p: list[float] = []
+        """Each chance node's outcome probability (uniform dice)."""
+        self.infoset: list[int] = []
+        """A decision node's index into :attr:`infosets` (-1 otherwise)."""
+        self.payoff: list[float] = []
+        """A terminal node's payoff to seat 0 (seat 1 gets minus that)."""
+        self.infosets: list[InfoSet] = []
+        self._index: dict[Any, int] = {}
+        self._build(game.new_game(rules, 2), 0)
+
+    def _new(self, kind: int) -> int:
+        if len(self.kind) >= self.max_nodes:
+            raise TreeTooLargeError(
+                f"{self.game.name}: more than {self.max_nodes:,} nodes; choose a smaller"
+                " variant (e.g. --rule dice_per_player=1)"
+            )
+        self.kind.append(kind)
+        self.children.append(())
+        self.chance_p.append(0.0)
+        self.infoset.append(-1)
+        self.payoff.append(0.0)
+        return len(self.kind) - 1
+
+    def _build(self, state: Any, chance_depth: int) -> int:
+        actor = self.game.to_act(state)
+        if actor is None:
+            node = self._new(TERMINAL)
+            places = self.game.outcome(state).places
+            self.payoff[node] = float((places[0] < places[1]) - (places[0] > places[1]))
+            return node
+        if actor == CHANCE:
+            return self._build_chance(state, chance_depth)
+        node = self._new(actor)
+        observation = self.game.observe(state, actor)
+        index = self._index.get(observation)
+        if index is None:
+            index = len(self.infosets)
+            actions = tuple(self.game.legal_actions(observation))
+            self.infosets.append(InfoSet(actor, observation, actions))
+            self._index[observation] = index
+        self.infoset[node] = index
+        self.children[node] = tuple(
+            self._build(self.game.transition(state, actor, action), chance_depth)
+            for action in self.infosets[index].actions
+        )
+        return node
+
+    def _build_chance(self, state: Any, chance_depth: int) -> int:
+        request = self.game.chance_request(state)
+        if not isinstance(request, DiceRoll):
+            raise UnsupportedGameError(
+                f"{self.game.name}: chance event {request!r} is not a dice roll"
+            )
+        if chance_depth >= MAX_CHANCE_DEPTH:
+            raise TreeTooLargeError(
+                f"{self.game.name}: more than {MAX_CHANCE_DEPTH} chance events on one path"
+                " (a roll-off that can repeat?); use --rule roll_off=false"
+            )
+        node = self._new(CHANCE)
+        outcomes = list(itertools.product(range(1, request.sides + 1), repeat=request.count))
+        self.chance_p[node] = 1.0 / len(outcomes)
+        self.children[node] = tuple(
+            self._build(self.game.apply_chance(state, outcome), chance_depth + 1)
+            for outcome in outcomes
+        )
+        return node
+
+    def seat_infosets(self, seat: int) -> list[int]:
+        """Indices of ``seat``'s information sets."""
+        return [i for i, infoset in enumerate(self.infosets) if infoset.seat == seat]
+
+
+Policy = Mapping[int, Distribution]
+"""A seat's (estimated) policy: information-set index -> action probabilities."""
+
+
+@dataclass(frozen=True, slots=True)
+class BestResponse:
+    """The best response of ``seat`` against a fixed policy of the other seat."""
+
+    seat: int
+    value: float
+    """Expected payoff to ``seat`` (over chance and the other seat's policy)."""
+    actions: dict[int, int]
+    """Information-set index -> index of the chosen action in its legal actions."""
+
+
+def best_response(tree: GameTree, seat: int, policy: Policy) -> BestResponse:
+    """Seat ``seat``'s exact best response to the other seat playing ``policy``.
+
+    OpenSpiel's algorithm: an information set picks the action with the highest
+    sum, over its histories, of (chance x opponent) reach times the child's value;
+    a history's value then follows that choice. ``policy`` must cover every
+    information set of the other seat (:class:`KeyError` otherwise).
+    """
+    reach = _opponent_reach(tree, seat, policy)
+    members: dict[int, list[int]] = {}
+    for node, kind in enumerate(tree.kind):
+        if kind == seat:
+            members.setdefault(tree.infoset[node], []).append(node)
+    sign = 1.0 if seat == 0 else -1.0
+    value: list[float | None] = [None] * len(tree.kind)
+    chosen: dict[int, int] = {}
+
+    def choose(infoset: int) -> int:
+        if infoset not in chosen:
+            nodes = members[infoset]
+            width = len(tree.children[nodes[0]])
+            totals = [
+                sum(reach[h] * node_value(tree.children[h][a]) for h in nodes) for a in range(width)
+            ]
+            chosen[infoset] = max(range(width), key=totals.__getitem__)  # first among ties
+        return chosen[infoset]
+
+    def node_value(node: int) -> float:
+        known = value[node]
+        if known is not None:
+            return known
+        kind, children = tree.kind[node], tree.children[node]
+        if kind == TERMINAL:
+            result = sign * tree.payoff[node]
+        elif kind == CHANCE:
+            result = tree.chance_p[node] * sum(node_value(c) for c in children)
+        elif kind == seat:
+            result = node_value(children[choose(tree.infoset[node])])
+        else:
+            probs = policy[tree.infoset[node]]
+            result = sum(p * node_value(c) for p, c in zip(probs, children, strict=True) if p)
+        value[node] = result
+        return result
+
+    total = node_value(0)
+    for infoset in members:  # information sets no history reaches still get an action
+        choose(infoset)
+    return BestResponse(seat=seat, value=total, actions=chosen)
+
+
+def _opponent_reach(tree: GameTree, seat: int, policy: Policy) -> list[float]:
+    """Each node's reach probability from chance and the other seat (preorder pass)."""
+    reach = [0.0] * len(tree.kind)
+    reach[0] = 1.0
+    for node, kind in enumerate(tree.kind):
+        children = tree.children[node]
+        if not children:
+            continue
+        here = reach[node]
+        if kind == CHANCE:
+            for child in children:
+                reach[child] = here * tree.chance_p[node]
+        elif kind == seat:
+            for child in children:
+                reach[child] = here
+        else:
+            probs = policy[tree.infoset[node]]
+            for p, child in zip(probs, children, strict=True):
+                reach[child] = here * p
+    return reach
+
+
+def exploitability(tree: GameTree, policies: Sequence[Policy]) -> tuple[float, list[BestResponse]]:
+    """OpenSpiel's ``exploitability``: the mean over seats of the best response's
+    value against the other seat's policy (``policies[seat]`` is seat ``seat``'s).
+    0 for a Nash equilibrium of a zero-sum game; in payoff units (+1 win, -1 loss)."""
+    responses = [best_response(tree, seat, policies[1 - seat]) for seat in (0, 1)]
+    return sum(r.value for r in responses) / 2, responses
+
+
+def uniform_policy(tree: GameTree, seat: int) -> dict[int, list[float]]:
+    """Every legal action with equal probability, at every information set of ``seat``."""
+    return {
+        i: [1.0 / len(tree.infosets[i].actions)] * len(tree.infosets[i].actions)
+        for i in tree.seat_infosets(seat)
+    }
+
+
+def policy_from(
+    tree: GameTree, seat: int, choose: Callable[[Any, tuple[Any, ...]], Distribution]
+) -> dict[int, list[float]]:
+    """``seat``'s policy from a function of (observation, legal actions)."""
+    result: dict[int, list[float]] = {}
+    for i in tree.seat_infosets(seat):
+        infoset = tree.infosets[i]
+        result[i] = list(choose(infoset.observation, infoset.actions))
+    return result
