@@ -33,6 +33,7 @@ from league.store.rolling import (
     enter_bot,
     extend_schedule,
     is_rolling,
+    ladder_entries,
     rolling_leagues,
     rolling_status,
 )
@@ -356,13 +357,44 @@ def test_cli_create_enter_status(tmp_path: Path) -> None:
 
     arena("bot", "add", "r", "--cmd", RANDOM, "--game", "liars_dice", "--no-check")
     arena("rolling", "create", "lad", "--game", "liars_dice", "--rate", "30", "--no-sandbox")
+    assert '"min_share": 0.1' in arena("rolling", "status", "lad", "--json")
     assert "entered r version" in arena("rolling", "enter", "lad", "r")
-    arena("rolling", "set", "lad", "--rate", "90")
+    arena("rolling", "set", "lad", "--rate", "90", "--min-share", "0.25")
     status = arena("rolling", "status", "lad", "--json")
     assert '"matches_per_minute": 90.0' in status and '"retired": false' in status
+    assert '"min_share": 0.25' in status
     assert math.isfinite(float(status.split('"matches_per_minute": ')[1].split(",")[0]))
     text = arena("rolling", "status", "lad")
     assert "{'" not in text and "matches_per_minute=90.0" in text and "rules: " in text
+
+
+def test_shares_are_counted_over_the_last_matches_of_the_ladder(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_ladder(engine, batch_groups=2, placement_matches=0)
+    monkeypatch.setattr("league.store.rolling.SHARE_WINDOW", 6)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="lad")
+        assert ladder_entries(session=session, league=league)[1] == 0
+        extend_schedule(session=session, league=league)  # positions 0-3
+        add_bot(session=session, name="late", command=RANDOM, games=["liars_dice"], check=False)
+        enter_bot(session=session, league=league, bot=get_bot(session=session, name="late"))
+        entries, window = ladder_entries(session=session, league=league)
+        assert window == 4 and {e.key: (e.matches, e.recent) for e in entries} == {
+            "random": (4, 4),
+            "probability": (4, 4),
+            "late": (0, 0),
+        }
+        # Positions 4-7: "late" (0 of 4 recent matches, below 10%) gets the first table.
+        batch = extend_schedule(session=session, league=league)
+        assert "late" in [b.name for b in batch[0].bots]
+        entries, window = ladder_entries(session=session, league=league)
+        # The window holds the last 6 matches (positions 2-7) only.
+        assert window == 6 and {e.key: (e.matches, e.recent) for e in entries} == {
+            "random": (8, 6),
+            "probability": (6, 4),
+            "late": (2, 2),
+        }
 
 
 def test_a_bot_removed_from_the_registry_gets_no_new_matches(engine: Engine) -> None:
