@@ -81,6 +81,12 @@ def overlaps(entries: Sequence[LadderEntry]) -> dict[str, float]:
     return result
 
 
+def settled(entries: Sequence[LadderEntry]) -> bool:
+    """Every entry's interval is clear of its neighbours' (no adjacent pair's order is
+    in doubt at 95%): an adaptive league run has learnt what it set out to."""
+    return all(v <= 0 for v in overlaps(entries).values())
+
+
 def choose_tables(
     entries: Sequence[LadderEntry],
     *,

@@ -42,7 +42,13 @@ from league.store.leagues import (
     new_league_row,
 )
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
-from league.store.pairing import MIN_SHARE, SHARE_WINDOW, LadderEntry, choose_tables
+from league.store.pairing import (
+    MIN_SHARE,
+    SHARE_WINDOW,
+    LadderEntry,
+    choose_tables,
+    settled,
+)
 from league.store.ratings import EXACT_Z95, PRIOR_DRAWS, fit_with_sd
 from league.store.registry import AlreadyExistsError, LeagueError
 from league.store.suspension import SUSPEND_AFTER, review
@@ -296,6 +302,35 @@ def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch
         min_share=settings.min_share,
         recent_total=recent_total,
     )
+    return write_tables(session=session, league=league, tables=tables)
+
+
+def extend_adaptive(
+    *, session: Session, league: LeagueRow, groups: int, min_share: float = MIN_SHARE
+) -> list[PendingMatch]:
+    """``arena league run --adaptive``: append ``groups`` duplicate groups chosen as a
+    rolling ladder's are (:func:`~league.store.pairing.choose_tables`, no placement:
+    a fixed league's own schedule places everyone), or nothing once the ratings are
+    :func:`~league.store.pairing.settled` (every adjacent pair separated at 95%)."""
+    entries, recent_total = ladder_entries(session=session, league=league)
+    if settled(entries):
+        return []
+    tables = choose_tables(
+        entries,
+        groups=groups,
+        table_size=league.table_size,
+        placement_matches=0,
+        min_share=min_share,
+        recent_total=recent_total,
+    )
+    return write_tables(session=session, league=league, tables=tables)
+
+
+def write_tables(
+    *, session: Session, league: LeagueRow, tables: list[tuple[str, ...]]
+) -> list[PendingMatch]:
+    """Write ``tables`` (entry labels) as the next round: one duplicate group each,
+    played in every cyclic seat rotation; returns the pending matches."""
     if not tables:
         return []
     last_position, last_round = session.exec(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bench.pairing import MEASURED, simulate
-from league.store.pairing import LadderEntry, PairingError, choose_tables, overlaps
+from league.store.pairing import LadderEntry, PairingError, choose_tables, overlaps, settled
 
 
 def entry(
@@ -124,3 +124,10 @@ def test_acceptance_most_matches_go_to_the_uncertain_pair_and_nobody_starves(see
     assert run.pairs[frozenset(("counting", "probability"))] >= 0.5 * total
     assert min(run.seats.values()) >= 0.10 * total
     assert set(run.seats) == {"random", "counting", "probability"}
+
+
+def test_settled_when_no_adjacent_intervals_overlap() -> None:
+    apart = [entry("a", 1000, 100, 50, 1), entry("b", 1200, 100, 50, 2)]
+    assert settled(apart)
+    assert not settled([*apart, entry("c", 1290, 100, 50, 3)])  # b–c overlap by 10
+    assert settled([entry("a", 1000, 100, 50, 1)])
