@@ -7,6 +7,7 @@ import pytest
 
 from bench.pairing import MEASURED, simulate
 from league.store.pairing import LadderEntry, PairingError, choose_tables, overlaps, settled
+from league.store.ratings import MatchResult, bootstrap, fit_bradley_terry, fit_with_sd
 
 
 def entry(
@@ -131,3 +132,18 @@ def test_settled_when_no_adjacent_intervals_overlap() -> None:
     assert settled(apart)
     assert not settled([*apart, entry("c", 1290, 100, 50, 3)])  # b–c overlap by 10
     assert settled([entry("a", 1000, 100, 50, 1)])
+
+
+def test_the_pairing_interval_is_the_ratings_modules_posterior() -> None:
+    results = [
+        MatchResult(("a", "b"), (1, 2), "g0"),
+        MatchResult(("b", "a"), (2, 1), "g0"),
+        MatchResult(("b", "c"), (1, 2), "g1"),
+        MatchResult(("c", "b"), (1, 2), "g1"),
+    ]
+    ratings, sd = fit_with_sd(results)
+    boot = bootstrap(results, samples=5)
+    assert ratings == pytest.approx(fit_bradley_terry(results))
+    assert sd == pytest.approx(boot.sd) and all(0 < v < 1000 for v in sd.values())
+    with pytest.raises(ValueError, match="prior_draws must not be negative, got -1"):
+        fit_with_sd(results, prior_draws=-1)
