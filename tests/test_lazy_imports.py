@@ -54,6 +54,9 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/common.py league.store.registry": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
+    "league/cli/leagues.py league.execution.adaptive": (
+        "the run stack (trio, gRPC, SQLModel): only commands that play"
+    ),
     "league/cli/leagues.py league.execution.ray_executor": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),

@@ -304,15 +304,37 @@ JsonlOption = Annotated[
 ]
 
 
+MaxMatchesOption = Annotated[int | None, typer.Option(min=1, help="Stop after this many matches.")]
+AdaptiveOption = Annotated[
+    bool,
+    typer.Option(
+        help="After the pending matches, keep scheduling duplicate groups where the"
+        " ratings are in doubt (the widest interval overlapping a neighbour's; every"
+        " bot keeps 10% of matches) until every adjacent pair is separated at 95%"
+        " or --max-matches, which it needs. docs/rolling.md."
+    ),
+]
+
+
 def _play(
-    engine: Engine, name: str, options: RunOptions, *, progress: bool, jsonl: bool
+    engine: Engine,
+    name: str,
+    options: RunOptions,
+    *,
+    progress: bool,
+    jsonl: bool,
+    adaptive: bool = False,
 ) -> RunSummary:
-    """Run the league with the progress display and the JSON lines asked for."""
+    """Run the league with the progress display and the JSON lines asked for
+    (``adaptive``: its schedule grows, :mod:`league.execution.adaptive`)."""
     import trio
 
+    from league.execution.adaptive import AdaptiveSchedule
     from league.execution.run import LeagueRun
     from league.store.registry import LeagueError
 
+    if adaptive and options.max_matches is None:
+        raise fail("--adaptive needs --max-matches (the schedule grows until then)")
     printer = ProgressPrinter() if progress else None
 
     def on_match(finished: FinishedMatch) -> None:
@@ -322,7 +344,10 @@ def _play(
             printer.match(finished)
 
     try:
-        run = LeagueRun(engine, name, options, on_progress=printer, on_match=on_match)
+        schedule = AdaptiveSchedule(engine, name) if adaptive else None
+        run = LeagueRun(
+            engine, name, options, schedule=schedule, on_progress=printer, on_match=on_match
+        )
         return trio.run(run.play)
     except (LeagueError, SandboxError) as error:
         raise fail(str(error)) from None
@@ -349,9 +374,7 @@ def run_command(
             show_default=False,
         ),
     ] = None,
-    max_matches: Annotated[
-        int | None, typer.Option(min=1, help="Stop after this many matches.")
-    ] = None,
+    max_matches: MaxMatchesOption = None,
     progress: ProgressOption = True,
     jsonl: JsonlOption = False,
     executor: Annotated[
@@ -388,6 +411,7 @@ def run_command(
             " the registered version) instead of reading them from a shared path."
         ),
     ] = False,
+    adaptive: AdaptiveOption = False,
 ) -> None:
     """Play the league's pending matches (resumes where a previous run stopped).
 
@@ -409,7 +433,7 @@ def run_command(
     with transaction(ctx) as session:
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
     options = RunOptions(concurrency=concurrency, workers=workers, max_matches=max_matches, ray=ray)
-    summary = _play(engine, name, options, progress=progress, jsonl=jsonl)
+    summary = _play(engine, name, options, progress=progress, jsonl=jsonl, adaptive=adaptive)
     _print_startup_faults(ctx, name)
     _print_run(summary, err=jsonl)
 

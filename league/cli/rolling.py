@@ -42,6 +42,14 @@ BatchOption = Annotated[int, typer.Option(min=1, help="Duplicate groups schedule
 PlacementOption = Annotated[
     int, typer.Option(min=0, help="Matches a new version plays before others get tables.")
 ]
+MinShareOption = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="Every version sits in at least this fraction of the last 200 matches (0: none).",
+    ),
+]
 SuspendOption = Annotated[
     int,
     typer.Option(
@@ -62,6 +70,7 @@ def create_command(
     concurrency: ConcurrencyOption = 2,
     batch_groups: BatchOption = 4,
     placement: PlacementOption = 4,
+    min_share: MinShareOption = 0.1,
     suspend_after: SuspendOption = 3,
     table_size: Annotated[int, typer.Option(min=2, help="Seats per match.")] = 2,
     time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
@@ -86,6 +95,7 @@ def create_command(
                 concurrency=concurrency,
                 batch_groups=batch_groups,
                 placement_matches=placement,
+                min_share=min_share,
                 suspend_after=suspend_after,
             ),
             decision_s=time_limit,
@@ -137,6 +147,7 @@ def set_command(
     concurrency: Annotated[int | None, typer.Option(min=1, max=256)] = None,
     batch_groups: Annotated[int | None, typer.Option(min=1)] = None,
     placement: Annotated[int | None, typer.Option(min=0)] = None,
+    min_share: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
     suspend_after: Annotated[int | None, typer.Option(min=0)] = None,
 ) -> None:
     """Change a ladder's settings (a running ladder takes the rate and batch size at
@@ -153,6 +164,7 @@ def set_command(
             concurrency=current.concurrency if concurrency is None else concurrency,
             batch_groups=current.batch_groups if batch_groups is None else batch_groups,
             placement_matches=current.placement_matches if placement is None else placement,
+            min_share=current.min_share if min_share is None else min_share,
             suspend_after=current.suspend_after if suspend_after is None else suspend_after,
         )
         set_rolling_settings(session=session, league=league, settings=changed)

@@ -347,6 +347,8 @@ class LeagueRun:
 
     def _summary(self, executor: Executor) -> RunSummary:
         lost_workers = tuple(w.reason for w in executor.lost)
+        limit = self.options.max_matches
+        limited = limit is not None and self.handed >= limit  # a grown schedule may remain
         remaining = self.status.total - self.done
         if self.schedule is not None:  # the schedule grew during the run
             with session_scope(self.engine) as session:
@@ -354,7 +356,7 @@ class LeagueRun:
         return RunSummary(
             played=self.played,
             remaining=remaining,
-            interrupted=self.stopping or (bool(self.queue) and not lost_workers),
+            interrupted=self.stopping or (bool(self.queue) and not lost_workers and not limited),
             processes_started=executor.started,
             processes_reused=executor.reused,
             elapsed_s=time.monotonic() - self.started,

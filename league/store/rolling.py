@@ -7,9 +7,10 @@ ones, which get no new matches but keep their results.
 
 Its schedule is written in batches (:func:`extend_schedule`): when the runner has
 nothing left to play, the next ``batch_groups`` duplicate groups are chosen
-(:func:`choose_tables`: where the ratings are most uncertain, against close
-opponents) and written as pending match rows, every seat rotation of a table
-sharing the deal of its group, exactly as in a fixed league. The league run
+(:func:`league.store.pairing.choose_tables`: the widest rating interval that
+overlaps a neighbour's, against that neighbour, every entry keeping a minimum
+share) and written as pending match rows, every seat rotation of a table sharing
+the deal of its group, exactly as in a fixed league. The league run
 (:class:`league.execution.run.LeagueRun`) plays them, so a rolling ladder has the same
 transactional writes, resuming, sandbox, warm pool and Ctrl-C as a fixed league;
 :func:`league.execution.rolling.run_rolling` only adds the batches, a rate limit and a
@@ -25,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from sqlalchemy import func
@@ -41,16 +42,21 @@ from league.store.leagues import (
     new_league_row,
 )
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
-from league.store.ratings import fit_bradley_terry, pair_games
+from league.store.pairing import (
+    MIN_SHARE,
+    SHARE_WINDOW,
+    LadderEntry,
+    choose_tables,
+    settled,
+)
+from league.store.ratings import EXACT_Z95, PRIOR_DRAWS, fit_with_sd
 from league.store.registry import AlreadyExistsError, LeagueError
 from league.store.suspension import SUSPEND_AFTER, review
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
-ELO_PER_NAT = 400.0 / math.log(10.0)
-Z95 = 1.959964
-PRIOR_INFORMATION = 0.25
-"""Fisher information (in nats⁻²) every entry starts with: one even two-player game.
-Keeps a new entry's interval finite (about ±680 Elo) without moving the fit."""
+_NO_GAMES_SD = 400.0 / math.log(10.0) / math.sqrt(PRIOR_DRAWS / 4.0)
+"""The posterior standard deviation (Elo) of an entry without results: the prior's
+virtual draws alone (``PRIOR_DRAWS · ¼`` of Fisher information), about ±480 Elo at 95%."""
 
 
 class RollingError(LeagueError):
@@ -73,6 +79,9 @@ class RollingSettings:
     suspend_after: int = SUSPEND_AFTER
     """A version that faulted in each of its first this many matches is suspended
     and scheduled no more (:mod:`league.store.suspension`); 0: never."""
+    min_share: float = MIN_SHARE
+    """Every active entry sits in at least this fraction of the last matches
+    (:func:`league.store.pairing.choose_tables`); 0: no minimum."""
 
     def __post_init__(self) -> None:
         if not (self.matches_per_minute > 0 and math.isfinite(self.matches_per_minute)):
@@ -84,6 +93,8 @@ class RollingSettings:
                 raise RollingError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.suspend_after < 0:
             raise RollingError(f"suspend_after must not be negative, got {self.suspend_after}")
+        if not 0.0 <= self.min_share <= 1.0:
+            raise RollingError(f"min_share must be between 0 and 1, got {self.min_share}")
         if self.placement_matches < 0:
             raise RollingError(
                 f"placement_matches must not be negative, got {self.placement_matches}"
@@ -99,113 +110,6 @@ class RollingSettings:
             return cls(**known)  # type: ignore[arg-type]
         except TypeError as error:
             raise RollingError(f"bad rolling settings {dict(data)!r}: {error}") from None
-
-
-# --------------------------------------------------------------------------- pairing
-
-
-@dataclass(frozen=True, slots=True)
-class LadderEntry:
-    """What pairing knows of one active entry."""
-
-    key: str
-    """Its label (:func:`league.store.leagues.bot_labels`)."""
-    rating: float
-    """Bradley–Terry Elo from the finished matches (1500 without any)."""
-    spread: float
-    """Width of its approximate 95% rating interval, in Elo."""
-    matches: int
-    """Matches finished or already scheduled."""
-    order: int
-    """Entry order (older first): the last tie-break."""
-
-
-def choose_tables(
-    entries: Sequence[LadderEntry],
-    *,
-    groups: int,
-    table_size: int = 2,
-    placement_matches: int = 4,
-) -> list[tuple[str, ...]]:
-    """The next ``groups`` tables (entry keys, seat order of rotation 0).
-
-    Each table has a *seed* and ``table_size - 1`` opponents. The seed is the entry
-    most in need of games: first any entry with fewer than ``placement_matches``
-    matches (fewest first) — so a new version plays its placement matches before
-    anything else — then the widest ``spread`` (fewest matches, then entry order,
-    on ties). Its opponents are the entries closest in rating (Halite's and Kaggle's
-    way: a game between close ratings says the most about both), preferring pairs
-    not yet seated together in this batch; ties go to fewer matches, then entry order.
-
-    After each table its members count ``table_size`` more matches (one per seat
-    rotation) and their spread shrinks as ``1/sqrt(matches + 1)``, so one batch
-    spreads over several entries instead of feeding the same one.
-
-    Any ``table_size`` from 2 up works; fewer entries than ``table_size`` (or no
-    groups) give no tables. Pure and deterministic.
-    """
-    if table_size < 2:
-        raise RollingError(f"table_size must be at least 2, got {table_size}")
-    if len(entries) < table_size or groups < 1:
-        return []
-    keys = [e.key for e in entries]
-    if len(set(keys)) != len(keys):
-        raise RollingError(
-            f"entry keys repeat: {sorted(k for k, c in Counter(keys).items() if c > 1)}"
-        )
-    matches = {e.key: e.matches for e in entries}
-    spread = {e.key: e.spread for e in entries}
-    together: Counter[frozenset[str]] = Counter()
-    tables: list[tuple[str, ...]] = []
-    for _ in range(groups):
-
-        def need(e: LadderEntry) -> tuple[int, float, int, int]:
-            m = matches[e.key]
-            if m < placement_matches:
-                return (0, float(m), e.order, 0)
-            return (1, -spread[e.key], m, e.order)
-
-        seed = min(entries, key=need)
-
-        def closeness(e: LadderEntry, seed: LadderEntry = seed) -> tuple[int, float, int, int]:
-            return (
-                together[frozenset((seed.key, e.key))],
-                abs(e.rating - seed.rating),
-                matches[e.key],
-                e.order,
-            )
-
-        opponents = sorted((e for e in entries if e.key != seed.key), key=closeness)
-        table = (seed.key, *(e.key for e in opponents[: table_size - 1]))
-        tables.append(table)
-        for i, a in enumerate(table):
-            for b in table[i + 1 :]:
-                together[frozenset((a, b))] += 1
-        for key in table:
-            before = matches[key]
-            matches[key] = before + table_size
-            spread[key] *= math.sqrt((before + 1) / (matches[key] + 1))
-    return tables
-
-
-def rating_spreads(
-    ratings: Mapping[str, float], games: Sequence[tuple[str, str, float]]
-) -> dict[str, float]:
-    """Approximate 95% interval width (Elo) of each rated key.
-
-    The Laplace approximation of the Bradley–Terry fit: a key's Fisher information
-    is the sum over its pair games of ``weight · p · (1 - p)`` (``p`` the fitted
-    win chance), plus :data:`PRIOR_INFORMATION`; its standard error is
-    ``1/sqrt(information)`` in natural units. Cheap and deterministic, unlike the
-    bootstrap the standings print (which it tracks closely enough to rank who most
-    needs games). ``games``: ``(a, b, weight)``.
-    """
-    information = dict.fromkeys(ratings, PRIOR_INFORMATION)
-    for a, b, weight in games:
-        p = 1.0 / (1.0 + math.exp(-(ratings[a] - ratings[b]) / ELO_PER_NAT))
-        information[a] += weight * p * (1.0 - p)
-        information[b] += weight * p * (1.0 - p)
-    return {k: 2.0 * Z95 * ELO_PER_NAT / math.sqrt(v) for k, v in information.items()}
 
 
 # ------------------------------------------------------------------- the ladder rows
@@ -339,32 +243,36 @@ def active_entries(*, session: Session, league: LeagueRow) -> list[tuple[EntryRo
     return sorted(rows, key=lambda pair: pair[0].id or 0)
 
 
-def ladder_entries(*, session: Session, league: LeagueRow) -> list[LadderEntry]:
-    """What :func:`choose_tables` needs, from the database alone."""
+def ladder_entries(*, session: Session, league: LeagueRow) -> tuple[list[LadderEntry], int]:
+    """What :func:`~league.store.pairing.choose_tables` needs, from the database alone:
+    the active entries, and how many matches the share window holds (the ladder's
+    last :data:`~league.store.pairing.SHARE_WINDOW`, finished or scheduled)."""
     labels = bot_labels(session=session, league=league)
     results = finished_results(session=session, league=league)
-    ratings = fit_bradley_terry(results) if results else {}
-    spreads = rating_spreads(
-        {label: ratings.get(label, 1500.0) for label in labels.values()},
-        [(g.a, g.b, g.weight) for g in pair_games(results)],
-    )
-    counts = Counter(
-        session.exec(
-            select(SeatRow.bot_id)
-            .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
-            .where(MatchRow.league_id == league.id)
+    ratings, sd = fit_with_sd(results) if results else ({}, {})
+    seats = session.exec(
+        select(SeatRow.bot_id, MatchRow.position)
+        .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
+        .where(MatchRow.league_id == league.id)
+    ).all()
+    counts = Counter(bot_id for bot_id, _ in seats)
+    positions = sorted({position for _, position in seats}, reverse=True)[:SHARE_WINDOW]
+    window = set(positions)
+    recent = Counter(bot_id for bot_id, position in seats if position in window)
+    entries = []
+    for entry, bot in active_entries(session=session, league=league):
+        label = labels[bot.id]  # type: ignore[index]
+        entries.append(
+            LadderEntry(
+                key=label,
+                rating=ratings.get(label, 1500.0),
+                spread=2.0 * EXACT_Z95 * sd.get(label, _NO_GAMES_SD),
+                matches=counts.get(bot.id, 0),  # type: ignore[arg-type]
+                order=entry.id or 0,
+                recent=recent.get(bot.id, 0),  # type: ignore[arg-type]
+            )
         )
-    )
-    return [
-        LadderEntry(
-            key=labels[bot.id],  # type: ignore[index]
-            rating=ratings.get(labels[bot.id], 1500.0),  # type: ignore[index]
-            spread=spreads[labels[bot.id]],  # type: ignore[index]
-            matches=counts.get(bot.id, 0),  # type: ignore[arg-type]
-            order=entry.id or 0,
-        )
-        for entry, bot in active_entries(session=session, league=league)
-    ]
+    return entries, len(window)
 
 
 def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch]:
@@ -385,13 +293,44 @@ def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch
         [bot for _, bot in active_entries(session=session, league=league)],
         first=settings.suspend_after,
     )
-    entries = ladder_entries(session=session, league=league)
+    entries, recent_total = ladder_entries(session=session, league=league)
     tables = choose_tables(
         entries,
         groups=settings.batch_groups,
         table_size=league.table_size,
         placement_matches=settings.placement_matches,
+        min_share=settings.min_share,
+        recent_total=recent_total,
     )
+    return write_tables(session=session, league=league, tables=tables)
+
+
+def extend_adaptive(
+    *, session: Session, league: LeagueRow, groups: int, min_share: float = MIN_SHARE
+) -> list[PendingMatch]:
+    """``arena league run --adaptive``: append ``groups`` duplicate groups chosen as a
+    rolling ladder's are (:func:`~league.store.pairing.choose_tables`, no placement:
+    a fixed league's own schedule places everyone), or nothing once the ratings are
+    :func:`~league.store.pairing.settled` (every adjacent pair separated at 95%)."""
+    entries, recent_total = ladder_entries(session=session, league=league)
+    if settled(entries):
+        return []
+    tables = choose_tables(
+        entries,
+        groups=groups,
+        table_size=league.table_size,
+        placement_matches=0,
+        min_share=min_share,
+        recent_total=recent_total,
+    )
+    return write_tables(session=session, league=league, tables=tables)
+
+
+def write_tables(
+    *, session: Session, league: LeagueRow, tables: list[tuple[str, ...]]
+) -> list[PendingMatch]:
+    """Write ``tables`` (entry labels) as the next round: one duplicate group each,
+    played in every cyclic seat rotation; returns the pending matches."""
     if not tables:
         return []
     last_position, last_round = session.exec(

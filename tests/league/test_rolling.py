@@ -1,5 +1,6 @@
-"""Rolling ladders: pairing, entering and retiring versions, batches, rate, stop,
-and a SIGKILLed ladder resuming without losing or replaying a match."""
+"""Rolling ladders: entering and retiring versions, batches, rate, stop, and a
+SIGKILLed ladder resuming without losing or replaying a match (the pairing itself:
+tests/league/test_pairing.py)."""
 
 from __future__ import annotations
 
@@ -26,14 +27,13 @@ from league.store.models import MatchLogRow, MatchRow, SeatRow
 from league.store.registry import AlreadyExistsError, add_bot, get_bot, remove_bot
 from league.store.report import write_league_report
 from league.store.rolling import (
-    LadderEntry,
     RollingError,
     RollingSettings,
-    choose_tables,
     create_rolling_league,
     enter_bot,
     extend_schedule,
     is_rolling,
+    ladder_entries,
     rolling_leagues,
     rolling_status,
 )
@@ -46,65 +46,6 @@ RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
 PROBABILITY = f"{sys.executable} -m example_bots.liars_dice_probability"
 RULES = {"dice_per_player": "2"}
 NO_SANDBOX = SandboxConfig(enabled=False)
-
-
-def entry(key: str, rating: float, spread: float, matches: int, order: int) -> LadderEntry:
-    return LadderEntry(key=key, rating=rating, spread=spread, matches=matches, order=order)
-
-
-# ------------------------------------------------------------------ pairing, by hand
-
-
-def test_a_new_entry_plays_its_placement_matches_first_against_close_ratings() -> None:
-    a = entry("a", 1600, 200, 40, 1)
-    b = entry("b", 1400, 300, 40, 2)
-    c = entry("c", 1500, 1362, 0, 3)
-    # 1: c is placing (0 < 4 matches); a and b are both 100 from it, same matches:
-    #    entry order picks a. c now has 2 matches, spread 1362·sqrt(1/3) = 786.
-    # 2: c still placing (2 < 4); a already sat with c in this batch, so b.
-    # 3: nobody placing; widest spread: c (786·sqrt(3/5) = 609) over b (300·sqrt(41/43))
-    #    and a; a and b sat with c once each and are equally close: order picks a.
-    tables = choose_tables([a, b, c], groups=3, placement_matches=4)
-    assert tables == [("c", "a"), ("c", "b"), ("c", "a")]
-
-
-def test_the_widest_interval_is_seeded_against_the_closest_rating() -> None:
-    entries = [
-        entry("a", 1500, 100, 50, 1),
-        entry("b", 1700, 400, 50, 2),
-        entry("c", 1650, 150, 50, 3),
-        entry("d", 1200, 150, 50, 4),
-    ]
-    assert choose_tables(entries, groups=1) == [("b", "c")]
-    # Second table: b's spread shrinks to 400·sqrt(51/53) = 392, still the widest;
-    # c already sat with b, so the next closest is a (200 away), not d (500).
-    assert choose_tables(entries, groups=2) == [("b", "c"), ("b", "a")]
-
-
-def test_ties_are_broken_by_matches_then_entry_order_not_by_name() -> None:
-    entries = [entry("z", 1500, 500, 10, 1), entry("y", 1500, 500, 10, 2)]
-    assert choose_tables(entries, groups=1) == [("z", "y")]
-    fewer = [entry("z", 1500, 500, 10, 1), entry("y", 1500, 500, 8, 2)]
-    assert choose_tables(fewer, groups=1, placement_matches=0) == [("y", "z")]
-
-
-def test_tables_of_three_take_the_two_closest() -> None:
-    entries = [
-        entry("a", 1500, 900, 10, 1),
-        entry("b", 1520, 100, 10, 2),
-        entry("c", 1300, 100, 10, 3),
-        entry("d", 1450, 100, 10, 4),
-    ]
-    assert choose_tables(entries, groups=1, table_size=3) == [("a", "b", "d")]
-
-
-def test_too_few_entries_give_no_table() -> None:
-    assert choose_tables([entry("a", 1500, 9, 0, 1)], groups=4) == []
-    assert choose_tables([], groups=4) == []
-    two = [entry("a", 1500, 9, 0, 1), entry("b", 1500, 9, 0, 2)]
-    assert choose_tables(two, groups=2, table_size=3) == []
-    with pytest.raises(RollingError, match="table_size must be at least 2, got 1"):
-        choose_tables(two, groups=1, table_size=1)
 
 
 def test_bad_settings_name_the_value() -> None:
@@ -416,13 +357,44 @@ def test_cli_create_enter_status(tmp_path: Path) -> None:
 
     arena("bot", "add", "r", "--cmd", RANDOM, "--game", "liars_dice", "--no-check")
     arena("rolling", "create", "lad", "--game", "liars_dice", "--rate", "30", "--no-sandbox")
+    assert '"min_share": 0.1' in arena("rolling", "status", "lad", "--json")
     assert "entered r version" in arena("rolling", "enter", "lad", "r")
-    arena("rolling", "set", "lad", "--rate", "90")
+    arena("rolling", "set", "lad", "--rate", "90", "--min-share", "0.25")
     status = arena("rolling", "status", "lad", "--json")
     assert '"matches_per_minute": 90.0' in status and '"retired": false' in status
+    assert '"min_share": 0.25' in status
     assert math.isfinite(float(status.split('"matches_per_minute": ')[1].split(",")[0]))
     text = arena("rolling", "status", "lad")
     assert "{'" not in text and "matches_per_minute=90.0" in text and "rules: " in text
+
+
+def test_shares_are_counted_over_the_last_matches_of_the_ladder(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_ladder(engine, batch_groups=2, placement_matches=0)
+    monkeypatch.setattr("league.store.rolling.SHARE_WINDOW", 6)
+    with session_scope(engine) as session:
+        league = get_league(session=session, name="lad")
+        assert ladder_entries(session=session, league=league)[1] == 0
+        extend_schedule(session=session, league=league)  # positions 0-3
+        add_bot(session=session, name="late", command=RANDOM, games=["liars_dice"], check=False)
+        enter_bot(session=session, league=league, bot=get_bot(session=session, name="late"))
+        entries, window = ladder_entries(session=session, league=league)
+        assert window == 4 and {e.key: (e.matches, e.recent) for e in entries} == {
+            "random": (4, 4),
+            "probability": (4, 4),
+            "late": (0, 0),
+        }
+        # Positions 4-7: "late" (0 of 4 recent matches, below 10%) gets the first table.
+        batch = extend_schedule(session=session, league=league)
+        assert "late" in [b.name for b in batch[0].bots]
+        entries, window = ladder_entries(session=session, league=league)
+        # The window holds the last 6 matches (positions 2-7) only.
+        assert window == 6 and {e.key: (e.matches, e.recent) for e in entries} == {
+            "random": (8, 6),
+            "probability": (6, 4),
+            "late": (2, 2),
+        }
 
 
 def test_a_bot_removed_from_the_registry_gets_no_new_matches(engine: Engine) -> None:

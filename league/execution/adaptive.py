@@ -1,0 +1,63 @@
+"""``arena league run --adaptive``: a fixed league whose schedule grows like a
+rolling ladder's (``docs/rolling.md``).
+
+After the league's own pending matches, :class:`AdaptiveSchedule` (the run's
+:class:`~league.execution.run.ScheduleSource`) appends batches of duplicate groups
+chosen by :func:`league.store.rolling.extend_adaptive`: the widest rating interval
+that overlaps a neighbour's, every bot keeping a minimum share. It ends when every
+adjacent pair of ratings is separated at 95%, or at the run's ``max_matches``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+
+from league.store.db import session_scope
+from league.store.leagues import PendingMatch, get_league
+from league.store.pairing import MIN_SHARE
+from league.store.registry import LeagueError
+from league.store.rolling import extend_adaptive, is_rolling
+
+ADAPTIVE_GROUPS = 4
+"""Duplicate groups per batch (as a rolling ladder's default ``batch_groups``)."""
+
+
+class AdaptiveError(LeagueError):
+    """``--adaptive`` asked for in a way that cannot work (the message says why)."""
+
+
+class AdaptiveSchedule:
+    """Batch after batch from :func:`league.store.rolling.extend_adaptive`; no pacing."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        name: str,
+        *,
+        groups: int = ADAPTIVE_GROUPS,
+        min_share: float = MIN_SHARE,
+    ) -> None:
+        with session_scope(engine) as session:
+            if is_rolling(get_league(session=session, name=name)):
+                raise AdaptiveError(
+                    f"league {name!r} is a rolling ladder, which always pairs adaptively:"
+                    " use `arena rolling run`"
+                )
+        self.engine = engine
+        self.name = name
+        self.groups = groups
+        self.min_share = min_share
+        self.scheduled = 0
+        """Matches appended to the schedule so far."""
+
+    async def more(self) -> list[PendingMatch]:
+        with session_scope(self.engine) as session:
+            league = get_league(session=session, name=self.name)
+            batch = extend_adaptive(
+                session=session, league=league, groups=self.groups, min_share=self.min_share
+            )
+        self.scheduled += len(batch)
+        return batch
+
+    async def pace(self) -> None:
+        """No rate limit: a fixed league plays as fast as its slots allow."""
