@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 
 from bench import counters
 from bench.roster import bot_class, roster
 from example_bots.cockroach_poker_truthful import TruthfulCockroachPokerBot
+from example_bots.liars_poker_dice_rule_out import RuleOutLiarsPokerDiceBot
 from example_bots.liars_poker_rule_out import ruled_out
 from referee.core.catalogue import Roster
 from sdk.liars_poker import Announcement, Category, parse_cards
+from sdk.liars_poker_dice import evaluate
 from sdk.local import play_local
 
 VARIANTS: dict[str, list[tuple[Mapping[str, str], int]]] = {
@@ -38,6 +41,7 @@ VARIANTS: dict[str, list[tuple[Mapping[str, str], int]]] = {
         ({"penalty_limit": "2"}, 3),
         ({"chips_variant": "true", "starting_chips": "2"}, 2),
     ],
+    "liars_poker_dice": [({}, 2), ({"chips": "1", "min_reroll": "2"}, 2)],
     "cockroach_poker": [({}, 2), ({}, 3), ({}, 5)],
 }
 """The rule variants and table sizes each game's counter bots claim to play."""
@@ -149,3 +153,21 @@ def test_a_bad_request_prints_one_line(
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("rerolled", "claimed", "answer"),
+    [
+        (0, (2, 2, 3, 4, 5), "Accept"),
+        (0, (6, 6, 6, 6, 2), "Challenge"),
+        (3, (2, 2, 2, 2, 5), "Accept"),
+        (1, (6, 6, 6, 6, 2), "Challenge"),
+    ],
+)
+def test_liars_poker_dice_rule_out_challenges_only_unreachable_declarations(
+    rerolled: int, claimed: tuple[int, ...], answer: str
+) -> None:
+    bot = RuleOutLiarsPokerDiceBot()
+    bot._passed = (2, 2, 3, 4, 5)
+    observation = SimpleNamespace(last_declaration=evaluate(claimed), last_reroll_count=rerolled)
+    assert type(bot._answer(observation)).__name__ == answer  # type: ignore[arg-type]

@@ -271,7 +271,18 @@ LIARS_DICE = _builtin(
 LIARS_POKER_DICE = _builtin(
     "liars_poker_dice",
     "Liar's Poker Dice",
-    Roster("liars_poker_dice_random", "liars_poker_dice_heuristic", "liars_poker_dice_strong"),
+    Roster(
+        "liars_poker_dice_random",
+        "liars_poker_dice_heuristic",
+        "liars_poker_dice_strong",
+        counter_set=(
+            "liars_poker_dice_truthful",
+            "liars_poker_dice_never_challenge",
+            "liars_poker_dice_always_challenge",
+            "liars_poker_dice_always_bluff",
+            "liars_poker_dice_rule_out",
+        ),
+    ),
     ViewerSpec(renderer="liars_poker_dice"),
 )
 DICE_POKER = _builtin(
