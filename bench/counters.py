@@ -5,7 +5,9 @@ habit to the extreme (never challenge, always challenge, always bluff, announce
 the truth, a lower challenge threshold). The catalogue lists those bots per game
 (``Roster.counter_set``); this plays the game's strong bot against each of them
 in duplicate pairs: pair ``j`` deals from seed ``--seed + j`` twice, the strong
-bot in seat 0 and then in seat 1, so luck of the deal cancels out. The matches
+bot in seat 0 and then in seat 1, so luck of the deal cancels out. With
+``--seats n`` the counter bot fills the other seats and each deal is played ``n``
+times, the strong bot once in each seat; a win is then first place alone. The matches
 run in process with ``sdk.local.play_local`` (no gRPC and no sandbox: fast, and
 the bots' moves are the same as over the wire). It prints the strong bot's win
 rate (a draw counts one half) against each counter bot, the worst one, and
@@ -13,7 +15,7 @@ whether it reaches ``TARGET``.
 
     python -m bench.counters                       # every game with a counter set
     python -m bench.counters liars_poker --matches 200
-    python -m bench.counters cockroach_poker --rules max_players=2
+    python -m bench.counters cockroach_poker --seats 3
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ class CountersError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Score:
-    """The strong bot's results against one counter bot."""
+    """The strong bot's results against one counter bot (a draw: first place shared)."""
 
     counter: str
     wins: int
@@ -67,34 +69,48 @@ def counter_games() -> list[str]:
     ]
 
 
-def play_pairs(
+def play_rotations(
     game: str,
     strong: type[Bot[Any, Any]],
     counter: type[Bot[Any, Any]],
-    pairs: int,
+    deals: int,
     seed: int,
     rules: Mapping[str, str],
+    seats: int = 2,
 ) -> tuple[int, int, int]:
-    """(wins, draws, losses) of ``strong`` in ``pairs`` duplicate pairs of two-seat matches."""
+    """(wins, draws, losses) of ``strong`` against ``seats - 1`` copies of ``counter``.
+
+    Each of ``deals`` deals is played ``seats`` times, the strong bot in each seat
+    once (with two seats: a duplicate pair). A win is first place alone, a draw
+    first place shared, anything else a loss.
+    """
     wins = draws = losses = 0
-    for index in range(pairs):
-        for seat in (0, 1):
-            bots = [strong, counter] if seat == 0 else [counter, strong]
+    for index in range(deals):
+        for seat in range(seats):
+            bots = [counter] * seats
+            bots[seat] = strong
             places = play_local(game, bots, seed=seed + index, rules=rules).outcome.places
-            mine, theirs = places[seat], places[1 - seat]
-            wins += mine < theirs
-            draws += mine == theirs
-            losses += mine > theirs
+            best_other = min(place for other, place in enumerate(places) if other != seat)
+            wins += places[seat] < best_other
+            draws += places[seat] == best_other
+            losses += places[seat] > best_other
     return wins, draws, losses
 
 
 def measure(
-    game: str, matches: int, seed: int = 1, rules: Mapping[str, str] | None = None
+    game: str,
+    matches: int,
+    seed: int = 1,
+    rules: Mapping[str, str] | None = None,
+    seats: int = 2,
 ) -> list[Score]:
     """The strong bot of ``game`` against each bot of its counter set, ``matches`` each."""
-    if matches <= 0 or matches % 2:
+    if seats < 2:
+        raise CountersError(f"--seats must be at least 2, got {seats}")
+    if matches <= 0 or matches % seats:
         raise CountersError(
-            f"--matches must be a positive even number (duplicate pairs), got {matches}"
+            f"--matches must be a positive multiple of --seats {seats}"
+            f" (each deal is played once per seat), got {matches}"
         )
     bots = roster(game)
     if bots.strong is None or not bots.counter_set:
@@ -102,7 +118,8 @@ def measure(
     strong = bot_class(bots.strong)
     scores = []
     for module in bots.counter_set:
-        result = play_pairs(game, strong, bot_class(module), matches // 2, seed, rules or {})
+        counter = bot_class(module)
+        result = play_rotations(game, strong, counter, matches // seats, seed, rules or {}, seats)
         scores.append(Score(module, *result))
     return scores
 
@@ -142,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=200, help="per counter bot (even)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rules", action="append", default=[], help="option=value")
+    parser.add_argument(
+        "--seats", type=int, default=2, help="table size; the counter bot fills the other seats"
+    )
     args = parser.parse_args(argv)
     try:
         rules = dict(_option(item) for item in args.rules)
@@ -150,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             raise CountersError(f"no counter set for {unknown[0]!r} (known: {', '.join(known)})")
         for game in args.games or counter_games():
             start = time.perf_counter()
-            scores = measure(game, args.matches, args.seed, rules)
+            scores = measure(game, args.matches, args.seed, rules, args.seats)
             print(report(game, scores))
             print(
                 f"({args.matches} matches per counter bot, {time.perf_counter() - start:.0f} s)\n"

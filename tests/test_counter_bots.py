@@ -130,17 +130,22 @@ def test_the_measurement_reports_each_counter_bot_and_the_worst_case() -> None:
 def test_a_duplicate_pair_swaps_the_seats_on_one_deal() -> None:
     # The truthful bot wins every deal from seat 0, so each pair splits 1-1.
     strong = bot_class("cockroach_poker_strong")
-    assert counters.play_pairs("cockroach_poker", strong, TruthfulCockroachPokerBot, 5, 1, {}) == (
-        5,
-        0,
-        5,
-    )
+    assert counters.play_rotations(
+        "cockroach_poker", strong, TruthfulCockroachPokerBot, 5, 1, {}
+    ) == (5, 0, 5)
+
+
+def test_with_three_seats_each_deal_is_played_once_per_seat() -> None:
+    scores = counters.measure("cockroach_poker", 3, seed=2, seats=3)
+    assert all(s.matches == 3 for s in scores)
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["liars_dice", "--matches", "3"], "positive even number"),
+        (["liars_dice", "--matches", "3"], "positive multiple of --seats 2"),
+        (["liars_dice", "--matches", "4", "--seats", "3"], "positive multiple of --seats 3"),
+        (["liars_dice", "--seats", "1"], "at least 2"),
         (["dice_poker"], "no counter set for 'dice_poker'"),
         (["liars_dice", "--rules", "wild_face"], "option=value"),
         (["liars_dice", "--matches", "2", "--rules", "wild_face=9"], "wild_face"),
