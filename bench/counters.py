@@ -156,7 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "games", nargs="*", metavar="GAME", help=f"default: all ({', '.join(known)})"
     )
-    parser.add_argument("--matches", type=int, default=200, help="per counter bot (even)")
+    parser.add_argument(
+        "--matches",
+        type=int,
+        default=200,
+        help="per counter bot, a multiple of --seats (default 200)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rules", action="append", default=[], help="option=value")
     parser.add_argument(
