@@ -33,6 +33,8 @@ class ProbabilityLiarsDiceBot(Bot[Observation, Action]):
 
     game = "liars_dice"
     name = "liars-dice-probability"
+    challenge_below: Fraction = CHALLENGE_BELOW
+    """The threshold; the counter-strategy variants (``liars_dice_probability_05``...) lower it."""
 
     def act(self, observation: Observation) -> Action:
         legal = legal_actions(observation)
@@ -42,7 +44,7 @@ class ProbabilityLiarsDiceBot(Bot[Observation, Action]):
         last = observation.last_bid
         if last is not None:
             standing = bid_probability(observation, last)
-            if standing < CHALLENGE_BELOW or not raises:
+            if standing < self.challenge_below or not raises:
                 return Challenge()
         likely = [action for action, chance in odds.items() if chance == best]
         # Among equally likely raises, prefer the least aggressive one (lowest

@@ -55,6 +55,11 @@ class Roster:
     heuristic: str
     strong: str | None = None
     counters: tuple[str, ...] = ()
+    counter_set: tuple[str, ...] = ()
+    """Simple counter-strategies (each one habit pushed to the extreme) that
+    ``bench.counters`` plays the ``strong`` bot against, to find its worst case.
+    A field apart from ``counters`` because the demo and the ladder play every
+    pair of their bots: a dozen more bots would multiply ``make demo``'s matches."""
     table_size: int = 2
     rules: tuple[tuple[str, str], ...] = ()
     """``(option, value)`` pairs, a tuple so that a registration stays hashable."""
@@ -249,6 +254,16 @@ LIARS_DICE = _builtin(
         heuristic="liars_dice_probability",
         strong="liars_dice_posterior",
         counters=("liars_dice_counting",),
+        counter_set=(
+            "liars_dice_truthful",
+            "liars_dice_never_challenge",
+            "liars_dice_always_challenge",
+            "liars_dice_always_bluff",
+            "liars_dice_probability_05",
+            "liars_dice_probability_10",
+            "liars_dice_probability_20",
+            "liars_dice_probability_30",
+        ),
     ),
     ViewerSpec(renderer="liars_dice", facts="referee.games.liars_dice:viewer_facts"),
 )
@@ -256,7 +271,18 @@ LIARS_DICE = _builtin(
 LIARS_POKER_DICE = _builtin(
     "liars_poker_dice",
     "Liar's Poker Dice",
-    Roster("liars_poker_dice_random", "liars_poker_dice_heuristic", "liars_poker_dice_strong"),
+    Roster(
+        "liars_poker_dice_random",
+        "liars_poker_dice_heuristic",
+        "liars_poker_dice_strong",
+        counter_set=(
+            "liars_poker_dice_truthful",
+            "liars_poker_dice_never_challenge",
+            "liars_poker_dice_always_challenge",
+            "liars_poker_dice_always_bluff",
+            "liars_poker_dice_rule_out",
+        ),
+    ),
     ViewerSpec(renderer="liars_poker_dice"),
 )
 DICE_POKER = _builtin(
@@ -268,7 +294,17 @@ DICE_POKER = _builtin(
 COCKROACH_POKER = _builtin(
     "cockroach_poker",
     "Cockroach Poker",
-    Roster("cockroach_poker_random", "cockroach_poker_heuristic", "cockroach_poker_strong"),
+    Roster(
+        "cockroach_poker_random",
+        "cockroach_poker_heuristic",
+        "cockroach_poker_strong",
+        counter_set=(
+            "cockroach_poker_truthful",
+            "cockroach_poker_never_challenge",
+            "cockroach_poker_always_challenge",
+            "cockroach_poker_always_bluff",
+        ),
+    ),
     ViewerSpec(
         renderer="cockroach_poker",
         count_keys=frozenset({"hand", "face_up"}),
@@ -278,7 +314,18 @@ COCKROACH_POKER = _builtin(
 LIARS_POKER = _builtin(
     "liars_poker",
     "Liar's Poker",
-    Roster("liars_poker_random", "liars_poker_heuristic", "liars_poker_strong"),
+    Roster(
+        "liars_poker_random",
+        "liars_poker_heuristic",
+        "liars_poker_strong",
+        counter_set=(
+            "liars_poker_truthful",
+            "liars_poker_never_challenge",
+            "liars_poker_always_challenge",
+            "liars_poker_always_bluff",
+            "liars_poker_rule_out",
+        ),
+    ),
     ViewerSpec(renderer="liars_poker"),
 )
 

@@ -1,0 +1,178 @@
+"""The counter-strategy bots (issue 22) and ``bench.counters``, which measures the
+strong bots' worst case against them.
+
+* every bot of every game's ``Roster.counter_set`` plays whole matches in process
+  (``sdk.local.play_local`` raises on an illegal action) under each rule variant
+  and table size it claims, in the first and the last seat;
+* the habits that make them counters: the rule-out test of Liar's Poker, the
+  lowered thresholds, the truthful Cockroach Poker bot's forced win from seat 0
+  with two seats (docs/rules/cockroach_poker.md);
+* the measurement runs on a tiny sample and reports a worst case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from types import SimpleNamespace
+
+import pytest
+
+from bench import counters
+from bench.roster import bot_class, roster
+from example_bots.cockroach_poker_truthful import TruthfulCockroachPokerBot
+from example_bots.liars_poker_dice_rule_out import RuleOutLiarsPokerDiceBot
+from example_bots.liars_poker_rule_out import ruled_out
+from referee.core.catalogue import Roster
+from sdk.liars_poker import Announcement, Category, parse_cards
+from sdk.liars_poker_dice import evaluate
+from sdk.local import play_local
+
+VARIANTS: dict[str, list[tuple[Mapping[str, str], int]]] = {
+    "liars_dice": [
+        ({}, 2),
+        ({}, 3),
+        ({"dice_per_player": "1", "wild_face": "1", "wild_opening": "keep"}, 2),
+        ({"dice_per_player": "2", "raise_rule": "reset-face", "wild_face": "6"}, 2),
+        ({"raise_rule": "quantity-or-face", "one_round": "true"}, 3),
+    ],
+    "liars_poker": [
+        ({"penalty_limit": "2"}, 2),
+        ({"penalty_limit": "2"}, 3),
+        ({"chips_variant": "true", "starting_chips": "2"}, 2),
+    ],
+    "liars_poker_dice": [({}, 2), ({"chips": "1", "min_reroll": "2"}, 2)],
+    "cockroach_poker": [({}, 2), ({}, 3), ({}, 5)],
+}
+"""The rule variants and table sizes each game's counter bots claim to play."""
+
+CASES = [
+    (game, module, rules, seats)
+    for game, variants in VARIANTS.items()
+    for module in roster(game).counter_set
+    for rules, seats in variants
+]
+
+
+def test_every_game_with_a_counter_set_has_its_variants_listed() -> None:
+    assert sorted(counters.counter_games()) == sorted(VARIANTS)
+
+
+def test_the_counter_set_stays_out_of_the_demo_and_the_ladder() -> None:
+    bots = Roster("r", "h", strong="s", counters=("c",), counter_set=("x", "y"))
+    assert bots.demo == ("r", "c", "h")
+    assert bots.ladder == ("r", "c", "h", "s")
+
+
+@pytest.mark.parametrize(("game", "module", "rules", "seats"), CASES)
+def test_a_counter_bot_plays_legal_moves(
+    game: str, module: str, rules: Mapping[str, str], seats: int
+) -> None:
+    counter = bot_class(module)
+    other = bot_class(roster(game).random)
+    for order, seed in ((0, 11), (1, 12)):
+        bots = [counter, *[other] * (seats - 1)]
+        if order:
+            bots.reverse()
+        outcome = play_local(game, bots, seed=seed, rules=rules).outcome
+        assert len(outcome.places) == seats
+
+
+def test_the_threshold_variants_challenge_below_their_threshold() -> None:
+    thresholds = {
+        module: bot_class(module).challenge_below  # type: ignore[attr-defined]
+        for module in roster("liars_dice").counter_set
+        if module.startswith("liars_dice_probability_")
+    }
+    assert thresholds == {
+        "liars_dice_probability_05": Fraction(5, 100),
+        "liars_dice_probability_10": Fraction(10, 100),
+        "liars_dice_probability_20": Fraction(20, 100),
+        "liars_dice_probability_30": Fraction(30, 100),
+    }
+
+
+def test_liars_poker_rule_out_keeps_what_an_exchange_could_make_true() -> None:
+    passed = parse_cards("2c 2d 7h 9s Kc")
+    trips_of_twos = Announcement(Category.THREE_OF_A_KIND, (2, 13, 9))
+    four_nines = Announcement(Category.FOUR_OF_A_KIND, (9, 13))
+    # Keeping both 2s and drawing a third: possible with one new card.
+    assert not ruled_out(passed, 1, trips_of_twos)
+    # Four 9s need three new cards; after exchanging two they are impossible.
+    assert ruled_out(passed, 2, four_nines)
+    assert not ruled_out(passed, 3, four_nines)
+    # With no exchange the announcer holds exactly the passed cards.
+    assert ruled_out(passed, 0, trips_of_twos)
+
+
+@pytest.mark.parametrize("opponent", ["random", "heuristic", "strong"])
+def test_cockroach_poker_two_seats_is_a_forced_win_for_seat_0(opponent: str) -> None:
+    """Seat 0 passes four cards of one kind truthfully: seat 1 takes all four."""
+    bots = roster("cockroach_poker")
+    other = bot_class(getattr(bots, opponent))
+    for seed in range(20):
+        places = play_local(
+            "cockroach_poker", [TruthfulCockroachPokerBot, other], seed=seed
+        ).outcome.places
+        assert places == (1, 2), f"seed {seed}: {places}"
+
+
+def test_the_measurement_reports_each_counter_bot_and_the_worst_case() -> None:
+    scores = counters.measure("cockroach_poker", 2, seed=3)
+    assert [s.counter for s in scores] == list(roster("cockroach_poker").counter_set)
+    assert all(s.matches == 2 for s in scores)
+    text = counters.report("cockroach_poker", scores)
+    low = counters.worst(scores)
+    assert f"worst case: {low.rate:.1%} against {low.counter}" in text
+    assert low.rate == min(s.rate for s in scores)
+
+
+def test_a_duplicate_pair_swaps_the_seats_on_one_deal() -> None:
+    # The truthful bot wins every deal from seat 0, so each pair splits 1-1.
+    strong = bot_class("cockroach_poker_strong")
+    assert counters.play_rotations(
+        "cockroach_poker", strong, TruthfulCockroachPokerBot, 5, 1, {}
+    ) == (5, 0, 5)
+
+
+def test_with_three_seats_each_deal_is_played_once_per_seat() -> None:
+    scores = counters.measure("cockroach_poker", 3, seed=2, seats=3)
+    assert all(s.matches == 3 for s in scores)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["liars_dice", "--matches", "3"], "positive multiple of --seats 2"),
+        (["liars_dice", "--matches", "4", "--seats", "3"], "positive multiple of --seats 3"),
+        (["liars_dice", "--seats", "1"], "at least 2"),
+        (["dice_poker"], "no counter set for 'dice_poker'"),
+        (["liars_dice", "--rules", "wild_face"], "option=value"),
+        (["liars_dice", "--matches", "2", "--rules", "wild_face=9"], "wild_face"),
+    ],
+)
+def test_a_bad_request_prints_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert counters.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("rerolled", "claimed", "answer"),
+    [
+        (0, (2, 2, 3, 4, 5), "Accept"),
+        (0, (6, 6, 6, 6, 2), "Challenge"),
+        (3, (2, 2, 2, 2, 5), "Accept"),
+        (1, (6, 6, 6, 6, 2), "Challenge"),
+    ],
+)
+def test_liars_poker_dice_rule_out_challenges_only_unreachable_declarations(
+    rerolled: int, claimed: tuple[int, ...], answer: str
+) -> None:
+    bot = RuleOutLiarsPokerDiceBot()
+    bot._passed = (2, 2, 3, 4, 5)
+    observation = SimpleNamespace(last_declaration=evaluate(claimed), last_reroll_count=rerolled)
+    assert type(bot._answer(observation)).__name__ == answer  # type: ignore[arg-type]
