@@ -161,7 +161,7 @@ def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20
 
 def openspiel_available() -> bool:
     try:
-        import pyspiel  # type: ignore[import-not-found]  # noqa: F401
+        import pyspiel  # noqa: F401
     except ImportError:
         return False
     return True

@@ -128,12 +128,12 @@ class CfrLiarsDiceBot(ProbabilityLiarsDiceBot):
 
     def __init__(self) -> None:
         super().__init__()
-        self.policy: Policy | None = None
+        self.table: Policy | None = None
 
     def start(self, match: MatchInfo) -> None:
         super().start(match)
         dice = supported_dice(match)
-        self.policy = None
+        self.table = None
         if dice is None:
             print(
                 f"liars-dice-cfr: no equilibrium table for rules {dict(match.raw_rules)} with"
@@ -142,14 +142,14 @@ class CfrLiarsDiceBot(ProbabilityLiarsDiceBot):
                 file=sys.stderr,
             )
             return
-        self.policy = _POLICIES.get(dice)
-        if self.policy is None:
-            self.policy, source = load_policy(dice)
-            _POLICIES[dice] = self.policy
+        self.table = _POLICIES.get(dice)
+        if self.table is None:
+            self.table, source = load_policy(dice)
+            _POLICIES[dice] = self.table
             print(f"liars-dice-cfr: {dice} dice each, strategy from {source}", file=sys.stderr)
 
     def act(self, observation: Observation) -> Action:
-        policy = self.policy
+        policy = self.table
         if policy is None:
             return super().act(observation)
         bids = tuple(placed.bid for placed in observation.bids)
