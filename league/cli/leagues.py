@@ -245,7 +245,9 @@ def _ray_options(
         env = parse_runtime_env(runtime_env) if runtime_env else None
     except LeagueError as error:
         raise fail(str(error)) from None
-    return RayOptions(address=address, cpus_per_match=cpus_per_match, runtime_env=env)
+    return RayOptions(
+        address=address, cpus_per_match=cpus_per_match, runtime_env=env, ship_bots=ship_bots
+    )
 
 
 def _print_run(summary: RunSummary, *, err: bool = False) -> None:
