@@ -18,6 +18,7 @@ import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from sqlmodel import Session, col, select
 
@@ -246,6 +247,21 @@ def compress_record(record: MatchRecord) -> bytes:
             f" over the {RECORD_CAP_BYTES} byte cap"
         )
     return data
+
+
+SettingsT = TypeVar("SettingsT")
+
+
+def settings_from_dict(
+    cls: type[SettingsT], data: Mapping[str, object], error: type[Exception], label: str
+) -> SettingsT:
+    """A settings dataclass stored as JSON in a league column (rolling ladders, SPRTs):
+    unknown keys are dropped (settings of a newer version), a bad value is ``error``."""
+    known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}  # type: ignore[attr-defined]
+    try:
+        return cls(**known)
+    except TypeError as problem:
+        raise error(f"bad {label} settings {dict(data)!r}: {problem}") from None
 
 
 def decompress_record(data: bytes) -> MatchRecord:

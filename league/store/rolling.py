@@ -40,6 +40,7 @@ from league.store.leagues import (
     league_bots,
     list_leagues,
     new_league_row,
+    settings_from_dict,
 )
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.pairing import (
@@ -105,11 +106,7 @@ class RollingSettings:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> RollingSettings:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        try:
-            return cls(**known)  # type: ignore[arg-type]
-        except TypeError as error:
-            raise RollingError(f"bad rolling settings {dict(data)!r}: {error}") from None
+        return settings_from_dict(cls, data, RollingError, "rolling")
 
 
 # ------------------------------------------------------------------- the ladder rows

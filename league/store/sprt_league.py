@@ -22,7 +22,12 @@ from dataclasses import asdict, dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from league.store.leagues import LeagueSettings, PendingMatch, new_league_row
+from league.store.leagues import (
+    LeagueSettings,
+    PendingMatch,
+    new_league_row,
+    settings_from_dict,
+)
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.registry import LeagueError
 from league.store.sprt import (
@@ -80,11 +85,7 @@ class SprtSettings:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> SprtSettings:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        try:
-            return cls(**known)  # type: ignore[arg-type]
-        except TypeError as error:
-            raise SprtLeagueError(f"bad SPRT settings {dict(data)!r}: {error}") from None
+        return settings_from_dict(cls, data, SprtLeagueError, "SPRT")
 
 
 def is_sprt(league: LeagueRow) -> bool:
