@@ -229,12 +229,19 @@ def _cockroach_poker(
     else:
         right = result.believed == (result.card == result.claim)
         judged, card = f" ({'right' if right else 'wrong'})", f"it was a {result.card.label}"
-    face = "face down" if result.believed else "face up"
+    claim = f"seat {result.announcer}'s 'it is a {result.claim.label}'"
     out = " and is out" if result.eliminated else ""
+    if getattr(after.rules, "call_rule", None) == "published":
+        # The answer is a call, the card always turned up and the call decides.
+        call = "true" if result.believed else "false"
+        return (
+            f"seat {result.target} called {claim} {call}{judged}: {card};"
+            f" seat {result.taker} takes it face up{out}"
+        )
+    face = "face down" if result.believed else "face up"
     return (
         f"seat {result.target} {'believed' if result.believed else 'disbelieved'}"
-        f" seat {result.announcer}'s 'it is a {result.claim.label}'{judged}: {card};"
-        f" seat {result.taker} takes it {face}{out}"
+        f" {claim}{judged}: {card}; seat {result.taker} takes it {face}{out}"
     )
 
 

@@ -92,6 +92,23 @@ def test_a_believed_cockroach_card_is_named_only_to_its_passer() -> None:
             assert (result.card.label in line.split(":", 1)[1].split(";")[0]) == (not hidden)
 
 
+def test_cockroach_published_call_outcomes_name_the_call_and_every_card_to_everyone() -> None:
+    rules = {"call_rule": "published"}
+    game = get_game("cockroach_poker")
+    playout = random_playout(game, game.parse_rules(rules), 2, random.Random(5))
+    record = record_of("cockroach_poker", rules, playout.events, bots=("bot0", "bot1"))
+    everyone = outcomes(transcript_lines(record))
+    assert len(everyone) == len(playout.final.history) > 0
+    for result, line in zip(playout.final.history, everyone, strict=True):
+        call = "true" if result.believed else "false"
+        right = result.believed == (result.card == result.claim)
+        assert f"'it is a {result.claim.label}' {call} ({'right' if right else 'wrong'})" in line
+        assert f"it was a {result.card.label}; seat {result.taker} takes it face up" in line
+        assert result.taker == (result.announcer if right else result.target)
+    for seat in range(2):
+        assert outcomes(transcript_lines(record, viewer=seat)) == everyone
+
+
 def test_arena_replay_prints_outcomes_and_readable_seat_pages(tmp_path: Path) -> None:
     record, _ = played("liars_poker")
     path = tmp_path / "m.json"

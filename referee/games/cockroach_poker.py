@@ -14,6 +14,17 @@ Rules in short (``docs/rules/cockroach_poker.md`` has them in full):
 * The target **believes** (takes the card face down, unseen by everyone, itself
   included) or **disbelieves** (the card is turned face up: a true claim puts it
   face up in front of the target, a false one in front of the announcer).
+* **Call rule** (option ``call_rule``, default ``simplified``: the rule above).
+  Under ``call_rule=published`` (the published game's rule) the target *calls*
+  the claim true or false, the card is always turned face up, and the call
+  decides: a right call sends the card face up in front of the announcer, a
+  wrong one in front of the target. The actions stay the same: ``Believe`` is the
+  call "true", ``Disbelieve`` the call "false" (so the wire protocol and every
+  bot's action vocabulary are unchanged); a passed card is then public once
+  answered, and no card ever lies face down. Why: under the simplified rule a
+  true claim always ends in front of the target, which makes two seats a forced
+  win for seat 0 (``docs/rules/cockroach_poker.md``); under the published rule a
+  true claim can come back, so two seats are strategic again.
 * The target announces next; if it is out or its hand is empty, the next seat
   clockwise that is in the game and holds cards does.
 * Four cards of one kind in front of a seat (face up or face down) put it out at
@@ -30,14 +41,16 @@ action                 meaning                                    when
 ====================== ========================================== ==================
 ``Announce(card, c)``  pass a ``card`` of the hand, claiming ``c`` phase ``announce``
 ``Believe()``          take the passed card face down, unseen     phase ``respond``
+                       (``published``: call the claim true)
 ``Disbelieve()``       turn the passed card face up               phase ``respond``
+                       (``published``: call the claim false)
 ====================== ========================================== ==================
 
 A seat observes its own hand, every seat's hand size, face-up cards and number
 of face-down cards, who is out, every claim and answer, every card turned face
-up, and the true kind of each card it passed itself. Never the kind of a face-down
-card it did not pass (not even in front of itself), other hands, or the set-aside
-cards.
+up (under ``call_rule=published``: every answered card), and the true kind of each
+card it passed itself. Never the kind of a face-down card it did not pass (not even
+in front of itself), other hands, or the set-aside cards.
 """
 
 from __future__ import annotations
@@ -67,6 +80,8 @@ DECK_SIZE: Final = len(COCKROACH_DECK)
 LOSING_COUNT: Final = 4
 """Cards of one kind in front of a seat that put it out."""
 DEFAULT_MAX_PLAYERS: Final = 6
+CALL_RULES: Final = ("simplified", "published")
+"""Values of ``call_rule``: who takes an answered card (see the module docstring)."""
 
 Phase = Literal["deal", "announce", "respond", "over"]
 Counts = tuple[int, ...]
@@ -80,6 +95,21 @@ class Rules:
 
     max_players: int = DEFAULT_MAX_PLAYERS
     """Most seats allowed at the table (2..64)."""
+    call_rule: str = "simplified"
+    """``"simplified"``: believe (face down) or disbelieve (the claim decides);
+    ``"published"``: call true or false (the call decides). One of :data:`CALL_RULES`."""
+
+    def __repr__(self) -> str:
+        # Records store digests of the engine state's repr, which holds the rules:
+        # leaving out a default call_rule keeps every state of a record made before
+        # the option existed (and every default match) digesting as it always did.
+        extra = "" if self.call_rule == "simplified" else f", call_rule={self.call_rule!r}"
+        return f"Rules(max_players={self.max_players!r}{extra})"
+
+    @property
+    def published_call(self) -> bool:
+        """Whether the call decides who takes the card (``call_rule=published``)."""
+        return self.call_rule == "published"
 
 
 OPTIONS: Final = (
@@ -90,6 +120,17 @@ OPTIONS: Final = (
         " one card). The printed game is for 2..6.",
         minimum=2,
         maximum=DECK_SIZE,
+    ),
+    RuleOption(
+        "call_rule",
+        "simplified",
+        "Who takes an answered card. simplified: the target believes (takes it face"
+        " down) or disbelieves (turned up, a true claim goes to the target, a false one"
+        " to the passer); two seats are then a forced win for seat 0. published (the"
+        " printed game): the target calls the claim true (Believe) or false"
+        " (Disbelieve), the card is turned up and goes to the passer if the call is"
+        " right, to the target if it is wrong.",
+        choices=CALL_RULES,
     ),
 )
 
@@ -155,7 +196,7 @@ class PassResult:
     claim: Kind
     believed: bool
     taker: int
-    """The seat that took the card (the target, or the announcer on a false claim)."""
+    """The seat that took the card (see :func:`taker_of`)."""
     eliminated: bool
     """Whether taking it put the taker out."""
 
@@ -225,13 +266,15 @@ class PassView:
     claim: Kind
     """The kind the announcer claimed."""
     believed: bool
-    """Whether the target believed (took the card unseen)."""
+    """Whether the target believed (took the card unseen); under
+    ``call_rule=published``: whether it called the claim true."""
     taker: int
     """The seat the card ended in front of."""
     eliminated: bool
     """Whether the card put the taker out."""
     card: Kind | None
-    """The true kind when known: turned face up, or passed by the observer."""
+    """The true kind when known: turned face up (always, under ``call_rule=published``),
+    or passed by the observer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +352,27 @@ def _next_announcer(state: State, start: int) -> int | None:
     return None
 
 
+def taker_of(rules: Rules, pending: Pending, believed: bool) -> int:
+    """The seat that takes the passed card after the target's answer.
+
+    ``simplified``: a believed card goes to the target (face down); a disbelieved
+    one is turned up and goes to the target if the claim is true, else to the
+    announcer. ``published``: ``believed`` is the call "true"; the card goes to the
+    announcer if the call is right, else to the target.
+    """
+    true_claim = pending.card == pending.claim
+    if rules.published_call:
+        return pending.announcer if believed == true_claim else pending.target
+    if believed or true_claim:
+        return pending.target
+    return pending.announcer
+
+
+def _turned_up(rules: Rules, record: PassResult) -> bool:
+    """Whether a finished pass's card lies face up (then every seat knows its kind)."""
+    return rules.published_call or not record.believed
+
+
 def _as_kind(value: object, what: str, action: object) -> Kind:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(KINDS):
         raise MalformedActionError(f"{action!r}: {what} must be a Kind, got {value!r}")
@@ -339,6 +403,10 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
     options: ClassVar[tuple[RuleOption, ...]] = OPTIONS
     rules_type: ClassVar[type[Rules]] = Rules
     action_types: ClassVar[tuple[type, ...]] = ACTION_TYPES
+
+    def validate_rules(self, rules: Rules) -> None:
+        if rules.call_rule not in CALL_RULES:
+            raise RulesError(f"call_rule={rules.call_rule!r}: expected one of {CALL_RULES}")
 
     def check_seats(self, rules: Rules, num_seats: int) -> None:
         super().check_seats(rules, num_seats)
@@ -418,7 +486,7 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
                 believed=r.believed,
                 taker=r.taker,
                 eliminated=r.eliminated,
-                card=r.card if (not r.believed or r.announcer == seat) else None,
+                card=r.card if _turned_up(state.rules, r) or r.announcer == seat else None,
             )
             for r in state.history
         )
@@ -482,12 +550,11 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
         assert pending is not None and pending.target == seat
         believed = isinstance(action, Believe)
         face_up, face_down = state.face_up, state.face_down
-        if believed:
-            taker = pending.target
+        taker = taker_of(state.rules, pending, believed)
+        if believed and not state.rules.published_call:
             taken = (*face_down[taker], FaceDown(pending.card, pending.announcer))
             face_down = (*face_down[:taker], taken, *face_down[taker + 1 :])
         else:
-            taker = pending.target if pending.card == pending.claim else pending.announcer
             face_up = _set(face_up, taker, _add(face_up[taker], pending.card, +1))
         state = replace(state, face_up=face_up, face_down=face_down, pending=None)
         out = front_counts(state, taker)[pending.card] >= LOSING_COUNT
@@ -645,6 +712,8 @@ def unseen_counts(observation: Observation) -> Counts:
 
     Every kind has 8 cards; subtract the observer's hand, every face-up card
     and the cards it passed face down itself (and the one it is passing now).
+    Under ``call_rule=published`` every answered card is face up, so no pass
+    adds to the face-up counts.
     """
     counts = [CARDS_PER_KIND] * len(KINDS)
     for kind in KINDS:
@@ -652,7 +721,8 @@ def unseen_counts(observation: Observation) -> Counts:
         for view in observation.seats:
             counts[kind] -= view.face_up[kind]
     for record in observation.history:
-        if record.believed and record.card is not None:
+        face_down = record.believed and not observation.rules.published_call
+        if face_down and record.card is not None:
             counts[record.card] -= 1
     pending = observation.pending
     if pending is not None and pending.card is not None:

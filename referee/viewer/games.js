@@ -471,10 +471,13 @@
     add(out, table(ctx, obs.num_seats, boxFor, felt));
     var hist = obs.history || [];
     var isFresh = fresh(ctx, /: (believe|disbelieve)$/);
+    /* call_rule=published: the answer is a call "true" (believe) or "false". */
+    var answers = (obs.rules || {}).call_rule_published ? ["called true", "called false"]
+      : ["believed", "disbelieved"];
     add(out, add(section("Passes"), timeline(hist.map(function (h, i) {
       var known = h.card && !/UNSPECIFIED/.test(h.card);
       var what = ["\u2192 seat " + h.target + ": \u201c" + kindWord(h.claim) + "\u201d, " +
-        (h.believed ? "believed" : "disbelieved") + "; seat " + h.taker + " takes it "];
+        (h.believed ? answers[0] : answers[1]) + "; seat " + h.taker + " takes it "];
       what.push(known ? critter(kindIndex(h.card), undefined, "small") : cardBack("small"));
       var note = known ? (h.card === h.claim ? "truth" : "bluff") : "unseen";
       if (h.eliminated) { note += ", seat " + h.taker + " is out"; }

@@ -77,7 +77,10 @@ class CockroachPokerCodec(Codec[Observation, Action]):
 
     def encode_observation(self, observation: Observation) -> bot_pb2.Observation:
         message = pb.CockroachPokerObservation(
-            rules=pb.CockroachPokerRules(max_players=observation.rules.max_players),
+            rules=pb.CockroachPokerRules(
+                max_players=observation.rules.max_players,
+                call_rule_published=observation.rules.published_call,
+            ),
             seat=observation.seat,
             num_seats=observation.num_seats,
             phase=_PHASES[observation.phase],
@@ -138,7 +141,10 @@ class CockroachPokerCodec(Codec[Observation, Action]):
                 card=_kind_or_none(obs.pending.card),
             )
         return Observation(
-            rules=Rules(max_players=obs.rules.max_players),
+            rules=Rules(
+                max_players=obs.rules.max_players,
+                call_rule="published" if obs.rules.call_rule_published else "simplified",
+            ),
             seat=obs.seat,
             num_seats=obs.num_seats,
             phase=_PHASE_NAMES[obs.phase],

@@ -46,10 +46,11 @@ def table(
     announcer: int = 0,
     eliminated: tuple[int, ...] = (),
     set_aside: tuple[Kind, ...] = (),
+    rules: Rules | None = None,
 ) -> State:
     n = len(hands)
     return State(
-        rules=Rules(),
+        rules=rules or Rules(),
         num_seats=n,
         dealt=True,
         hands=tuple(hands),
@@ -210,6 +211,94 @@ def test_placement_survivors_by_cards_then_eliminated_in_reverse_order() -> None
     outcome = G.standings(state)
     # Survivors 0 (1 card) and 2 (2 cards); seat 1 went out after seat 3.
     assert outcome.places == (1, 3, 2, 4)
+
+
+# ---------------------------------------------------------------------------
+# call_rule=published: the target calls true (Believe) or false (Disbelieve), the
+# card is turned up, a right call sends it to the passer, a wrong one to the target.
+
+PUBLISHED = Rules(call_rule="published")
+
+
+def published_table(hands: list[tuple[int, ...]], **kwargs: object) -> State:
+    return table(hands, rules=PUBLISHED, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("card", "claim", "answer", "taker", "right"),
+    [
+        (K.BAT, K.BAT, Believe(), 0, True),  # "true" on a true claim: right, passer
+        (K.BAT, K.BAT, Disbelieve(), 1, False),  # "false" on a true claim: wrong, target
+        (K.BAT, K.SPIDER, Believe(), 1, False),  # "true" on a lie: wrong, target
+        (K.BAT, K.SPIDER, Disbelieve(), 0, True),  # "false" on a lie: right, passer
+    ],
+)
+def test_published_call_the_call_decides_who_takes_the_card_face_up(
+    card: Kind, claim: Kind, answer: object, taker: int, right: bool
+) -> None:
+    state = published_table([counts(K.BAT, K.RAT), counts(K.FLY), counts(K.TOAD)])
+    state = play(state, (0, Announce(card, claim)), (1, answer))
+    assert state.face_up[taker] == counts(K.BAT)
+    assert state.face_up[1 - taker] == NO_CARDS
+    assert state.face_down == ((), (), ())  # nothing ever lies face down
+    assert state.history[-1].taker == taker
+    assert G.to_act(state) == 1  # the target announces next, as under the default
+    # The card is public once answered: every seat reads its kind.
+    for seat in range(3):
+        view = G.observe(state, seat)
+        assert view.history[-1].card == K.BAT
+        assert view.seats[taker].face_up == counts(K.BAT)
+        assert unseen_counts(view)[K.BAT] == 7  # counted once, face up
+    assert right == (taker == 0)
+
+
+def test_published_call_a_true_claim_can_come_back_so_truth_is_no_forced_win() -> None:
+    # Under the default, four truthful bats always end in front of the target;
+    # under the published rule a target that calls "true" sends each one back.
+    state = published_table(
+        [counts(K.BAT, K.BAT, K.BAT, K.BAT, K.RAT), counts(K.FLY, K.FLY, K.FLY, K.FLY)]
+    )
+    for _ in range(3):
+        state = play(state, (0, Announce(K.BAT, K.BAT)), (1, Believe()))
+        state = play(state, (1, Announce(K.FLY, K.TOAD)), (0, Believe()))
+    # Seat 0 took three bats back (right calls by seat 1) and three flies (wrong calls).
+    assert state.face_up[0][K.BAT] == 3 and state.face_up[0][K.FLY] == 3
+    state = play(state, (0, Announce(K.BAT, K.BAT)), (1, Believe()))
+    assert state.eliminated == (0,)
+    assert G.outcome(state).places == (2, 1)
+    # The same moves under the default rules put seat 1 out instead.
+    simplified = table(
+        [counts(K.BAT, K.BAT, K.BAT, K.BAT, K.RAT), counts(K.FLY, K.FLY, K.FLY, K.FLY)]
+    )
+    for _ in range(3):
+        simplified = play(simplified, (0, Announce(K.BAT, K.BAT)), (1, Believe()))
+        simplified = play(simplified, (1, Announce(K.FLY, K.TOAD)), (0, Believe()))
+    simplified = play(simplified, (0, Announce(K.BAT, K.BAT)), (1, Believe()))
+    assert simplified.eliminated == (1,)
+
+
+def test_published_call_option_parses_validates_and_travels_in_the_observation() -> None:
+    rules = G.parse_rules({"call_rule": "published"})
+    assert rules == PUBLISHED and rules.published_call
+    assert G.format_rules(rules) == {"max_players": "6", "call_rule": "published"}
+    assert not G.default_rules().published_call
+    with pytest.raises(RulesError, match="call_rule='peek'"):
+        G.parse_rules({"call_rule": "peek"})
+    with pytest.raises(RulesError, match="call_rule="):
+        G.validate_rules(Rules(call_rule="peek"))
+    state = play(published_table([counts(K.BAT), counts(K.FLY)]), (0, Announce(K.BAT, K.RAT)))
+    view = G.observe(state, 1)
+    assert CODEC.decode_observation(CODEC.encode_observation(view)) == view
+    assert CODEC.decode_observation(CODEC.encode_observation(view)).rules.published_call
+
+
+def test_default_rules_keep_their_state_repr_and_observation_bytes() -> None:
+    # Records store digests of repr(state) (which holds the rules) and of the
+    # observation bytes: a default match must digest as it did before call_rule.
+    assert repr(G.default_rules()) == "Rules(max_players=6)"
+    assert repr(PUBLISHED) == "Rules(max_players=6, call_rule='published')"
+    message = CODEC.encode_observation(G.observe(table([counts(K.BAT), counts(K.FLY)]), 0))
+    assert message.cockroach_poker.rules.SerializeToString() == b"\x08\x06"
 
 
 # ---------------------------------------------------------------------------

@@ -123,7 +123,8 @@ def _all_public(state: Any, request: ChanceRequest) -> tuple[Owner, ...]:
 
 
 # -- cockroach_poker: card j of the deal goes to seat j % n (the rest is set aside); a
-# pass shows its claim, not its card; a disbelieved card is shown to everyone.
+# pass shows its claim, not its card; a disbelieved card is shown to everyone, and
+# under call_rule=published every answered card (it is always turned up).
 
 
 def _cockroach_owners(state: Any, request: ChanceRequest) -> tuple[Owner, ...]:
@@ -141,7 +142,7 @@ def _cockroach_public(action: Any) -> Any:
 def _cockroach_knowledge(state: Any, seat: int) -> Any:
     passes = tuple(
         (r.announcer, r.target, r.claim, r.believed, r.taker, r.eliminated)
-        + (() if r.believed else (r.card,))
+        + (() if r.believed and state.rules.call_rule == "simplified" else (r.card,))
         for r in state.history
     )
     return (passes, state.eliminated, state.hands[seat] if state.dealt else None)

@@ -24,33 +24,33 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x61rena/v1/cockroach_poker.proto\x12\x08\x61rena.v1\"*\n\x13\x43ockroachPokerRules\x12\x13\n\x0bmax_players\x18\x01 \x01(\r\"_\n\x12\x43ockroachPokerSeat\x12\x11\n\thand_size\x18\x01 \x01(\r\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x02 \x03(\r\x12\x11\n\tface_down\x18\x03 \x01(\r\x12\x12\n\neliminated\x18\x04 \x01(\x08\"\x93\x01\n\x15\x43ockroachPokerPending\x12\x11\n\tannouncer\x18\x01 \x01(\r\x12\x0e\n\x06target\x18\x02 \x01(\r\x12+\n\x05\x63laim\x18\x03 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\x12*\n\x04\x63\x61rd\x18\x04 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\"\xc5\x01\n\x12\x43ockroachPokerPass\x12\x11\n\tannouncer\x18\x01 \x01(\r\x12\x0e\n\x06target\x18\x02 \x01(\r\x12+\n\x05\x63laim\x18\x03 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\x12\x10\n\x08\x62\x65lieved\x18\x04 \x01(\x08\x12\r\n\x05taker\x18\x05 \x01(\r\x12\x12\n\neliminated\x18\x06 \x01(\x08\x12*\n\x04\x63\x61rd\x18\x07 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\"\xfb\x02\n\x19\x43ockroachPokerObservation\x12,\n\x05rules\x18\x01 \x01(\x0b\x32\x1d.arena.v1.CockroachPokerRules\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x11\n\tnum_seats\x18\x03 \x01(\r\x12,\n\x05phase\x18\x04 \x01(\x0e\x32\x1d.arena.v1.CockroachPokerPhase\x12\x13\n\x06to_act\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04hand\x18\x06 \x03(\r\x12+\n\x05seats\x18\x07 \x03(\x0b\x32\x1c.arena.v1.CockroachPokerSeat\x12\x11\n\tset_aside\x18\x08 \x01(\r\x12\x30\n\x07pending\x18\t \x01(\x0b\x32\x1f.arena.v1.CockroachPokerPending\x12-\n\x07history\x18\n \x03(\x0b\x32\x1c.arena.v1.CockroachPokerPass\x12\x12\n\neliminated\x18\x0b \x03(\rB\t\n\x07_to_act\"q\n\x16\x43ockroachPokerAnnounce\x12*\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\x12+\n\x05\x63laim\x18\x02 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\"\x17\n\x15\x43ockroachPokerBelieve\"\x1a\n\x18\x43ockroachPokerDisbelieve\"\xc4\x01\n\x14\x43ockroachPokerAction\x12\x34\n\x08\x61nnounce\x18\x01 \x01(\x0b\x32 .arena.v1.CockroachPokerAnnounceH\x00\x12\x32\n\x07\x62\x65lieve\x18\x02 \x01(\x0b\x32\x1f.arena.v1.CockroachPokerBelieveH\x00\x12\x38\n\ndisbelieve\x18\x03 \x01(\x0b\x32\".arena.v1.CockroachPokerDisbelieveH\x00\x42\x08\n\x06\x61\x63tion*\xbf\x02\n\x12\x43ockroachPokerKind\x12$\n COCKROACH_POKER_KIND_UNSPECIFIED\x10\x00\x12\"\n\x1e\x43OCKROACH_POKER_KIND_COCKROACH\x10\x01\x12!\n\x1d\x43OCKROACH_POKER_KIND_SCORPION\x10\x02\x12\x1d\n\x19\x43OCKROACH_POKER_KIND_TOAD\x10\x03\x12\x1f\n\x1b\x43OCKROACH_POKER_KIND_SPIDER\x10\x04\x12\x1c\n\x18\x43OCKROACH_POKER_KIND_RAT\x10\x05\x12\x1c\n\x18\x43OCKROACH_POKER_KIND_BAT\x10\x06\x12\"\n\x1e\x43OCKROACH_POKER_KIND_CENTIPEDE\x10\x07\x12\x1c\n\x18\x43OCKROACH_POKER_KIND_FLY\x10\x08*\xc3\x01\n\x13\x43ockroachPokerPhase\x12%\n!COCKROACH_POKER_PHASE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x43OCKROACH_POKER_PHASE_DEAL\x10\x01\x12\"\n\x1e\x43OCKROACH_POKER_PHASE_ANNOUNCE\x10\x02\x12!\n\x1d\x43OCKROACH_POKER_PHASE_RESPOND\x10\x03\x12\x1e\n\x1a\x43OCKROACH_POKER_PHASE_OVER\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x61rena/v1/cockroach_poker.proto\x12\x08\x61rena.v1\"G\n\x13\x43ockroachPokerRules\x12\x13\n\x0bmax_players\x18\x01 \x01(\r\x12\x1b\n\x13\x63\x61ll_rule_published\x18\x02 \x01(\x08\"_\n\x12\x43ockroachPokerSeat\x12\x11\n\thand_size\x18\x01 \x01(\r\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x02 \x03(\r\x12\x11\n\tface_down\x18\x03 \x01(\r\x12\x12\n\neliminated\x18\x04 \x01(\x08\"\x93\x01\n\x15\x43ockroachPokerPending\x12\x11\n\tannouncer\x18\x01 \x01(\r\x12\x0e\n\x06target\x18\x02 \x01(\r\x12+\n\x05\x63laim\x18\x03 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\x12*\n\x04\x63\x61rd\x18\x04 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\"\xc5\x01\n\x12\x43ockroachPokerPass\x12\x11\n\tannouncer\x18\x01 \x01(\r\x12\x0e\n\x06target\x18\x02 \x01(\r\x12+\n\x05\x63laim\x18\x03 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\x12\x10\n\x08\x62\x65lieved\x18\x04 \x01(\x08\x12\r\n\x05taker\x18\x05 \x01(\r\x12\x12\n\neliminated\x18\x06 \x01(\x08\x12*\n\x04\x63\x61rd\x18\x07 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\"\xfb\x02\n\x19\x43ockroachPokerObservation\x12,\n\x05rules\x18\x01 \x01(\x0b\x32\x1d.arena.v1.CockroachPokerRules\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x11\n\tnum_seats\x18\x03 \x01(\r\x12,\n\x05phase\x18\x04 \x01(\x0e\x32\x1d.arena.v1.CockroachPokerPhase\x12\x13\n\x06to_act\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04hand\x18\x06 \x03(\r\x12+\n\x05seats\x18\x07 \x03(\x0b\x32\x1c.arena.v1.CockroachPokerSeat\x12\x11\n\tset_aside\x18\x08 \x01(\r\x12\x30\n\x07pending\x18\t \x01(\x0b\x32\x1f.arena.v1.CockroachPokerPending\x12-\n\x07history\x18\n \x03(\x0b\x32\x1c.arena.v1.CockroachPokerPass\x12\x12\n\neliminated\x18\x0b \x03(\rB\t\n\x07_to_act\"q\n\x16\x43ockroachPokerAnnounce\x12*\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\x12+\n\x05\x63laim\x18\x02 \x01(\x0e\x32\x1c.arena.v1.CockroachPokerKind\"\x17\n\x15\x43ockroachPokerBelieve\"\x1a\n\x18\x43ockroachPokerDisbelieve\"\xc4\x01\n\x14\x43ockroachPokerAction\x12\x34\n\x08\x61nnounce\x18\x01 \x01(\x0b\x32 .arena.v1.CockroachPokerAnnounceH\x00\x12\x32\n\x07\x62\x65lieve\x18\x02 \x01(\x0b\x32\x1f.arena.v1.CockroachPokerBelieveH\x00\x12\x38\n\ndisbelieve\x18\x03 \x01(\x0b\x32\".arena.v1.CockroachPokerDisbelieveH\x00\x42\x08\n\x06\x61\x63tion*\xbf\x02\n\x12\x43ockroachPokerKind\x12$\n COCKROACH_POKER_KIND_UNSPECIFIED\x10\x00\x12\"\n\x1e\x43OCKROACH_POKER_KIND_COCKROACH\x10\x01\x12!\n\x1d\x43OCKROACH_POKER_KIND_SCORPION\x10\x02\x12\x1d\n\x19\x43OCKROACH_POKER_KIND_TOAD\x10\x03\x12\x1f\n\x1b\x43OCKROACH_POKER_KIND_SPIDER\x10\x04\x12\x1c\n\x18\x43OCKROACH_POKER_KIND_RAT\x10\x05\x12\x1c\n\x18\x43OCKROACH_POKER_KIND_BAT\x10\x06\x12\"\n\x1e\x43OCKROACH_POKER_KIND_CENTIPEDE\x10\x07\x12\x1c\n\x18\x43OCKROACH_POKER_KIND_FLY\x10\x08*\xc3\x01\n\x13\x43ockroachPokerPhase\x12%\n!COCKROACH_POKER_PHASE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x43OCKROACH_POKER_PHASE_DEAL\x10\x01\x12\"\n\x1e\x43OCKROACH_POKER_PHASE_ANNOUNCE\x10\x02\x12!\n\x1d\x43OCKROACH_POKER_PHASE_RESPOND\x10\x03\x12\x1e\n\x1a\x43OCKROACH_POKER_PHASE_OVER\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.cockroach_poker_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_COCKROACHPOKERKIND']._serialized_start=1285
-  _globals['_COCKROACHPOKERKIND']._serialized_end=1604
-  _globals['_COCKROACHPOKERPHASE']._serialized_start=1607
-  _globals['_COCKROACHPOKERPHASE']._serialized_end=1802
+  _globals['_COCKROACHPOKERKIND']._serialized_start=1314
+  _globals['_COCKROACHPOKERKIND']._serialized_end=1633
+  _globals['_COCKROACHPOKERPHASE']._serialized_start=1636
+  _globals['_COCKROACHPOKERPHASE']._serialized_end=1831
   _globals['_COCKROACHPOKERRULES']._serialized_start=44
-  _globals['_COCKROACHPOKERRULES']._serialized_end=86
-  _globals['_COCKROACHPOKERSEAT']._serialized_start=88
-  _globals['_COCKROACHPOKERSEAT']._serialized_end=183
-  _globals['_COCKROACHPOKERPENDING']._serialized_start=186
-  _globals['_COCKROACHPOKERPENDING']._serialized_end=333
-  _globals['_COCKROACHPOKERPASS']._serialized_start=336
-  _globals['_COCKROACHPOKERPASS']._serialized_end=533
-  _globals['_COCKROACHPOKEROBSERVATION']._serialized_start=536
-  _globals['_COCKROACHPOKEROBSERVATION']._serialized_end=915
-  _globals['_COCKROACHPOKERANNOUNCE']._serialized_start=917
-  _globals['_COCKROACHPOKERANNOUNCE']._serialized_end=1030
-  _globals['_COCKROACHPOKERBELIEVE']._serialized_start=1032
-  _globals['_COCKROACHPOKERBELIEVE']._serialized_end=1055
-  _globals['_COCKROACHPOKERDISBELIEVE']._serialized_start=1057
-  _globals['_COCKROACHPOKERDISBELIEVE']._serialized_end=1083
-  _globals['_COCKROACHPOKERACTION']._serialized_start=1086
-  _globals['_COCKROACHPOKERACTION']._serialized_end=1282
+  _globals['_COCKROACHPOKERRULES']._serialized_end=115
+  _globals['_COCKROACHPOKERSEAT']._serialized_start=117
+  _globals['_COCKROACHPOKERSEAT']._serialized_end=212
+  _globals['_COCKROACHPOKERPENDING']._serialized_start=215
+  _globals['_COCKROACHPOKERPENDING']._serialized_end=362
+  _globals['_COCKROACHPOKERPASS']._serialized_start=365
+  _globals['_COCKROACHPOKERPASS']._serialized_end=562
+  _globals['_COCKROACHPOKEROBSERVATION']._serialized_start=565
+  _globals['_COCKROACHPOKEROBSERVATION']._serialized_end=944
+  _globals['_COCKROACHPOKERANNOUNCE']._serialized_start=946
+  _globals['_COCKROACHPOKERANNOUNCE']._serialized_end=1059
+  _globals['_COCKROACHPOKERBELIEVE']._serialized_start=1061
+  _globals['_COCKROACHPOKERBELIEVE']._serialized_end=1084
+  _globals['_COCKROACHPOKERDISBELIEVE']._serialized_start=1086
+  _globals['_COCKROACHPOKERDISBELIEVE']._serialized_end=1112
+  _globals['_COCKROACHPOKERACTION']._serialized_start=1115
+  _globals['_COCKROACHPOKERACTION']._serialized_end=1311
 # @@protoc_insertion_point(module_scope)

@@ -106,16 +106,24 @@ class CockroachPokerRules(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MAX_PLAYERS_FIELD_NUMBER: _builtins.int
+    CALL_RULE_PUBLISHED_FIELD_NUMBER: _builtins.int
     max_players: _builtins.int
     """Most seats allowed at the table (option max_players)."""
+    call_rule_published: _builtins.bool
+    """Whether the call decides who takes an answered card (option
+    call_rule=published: BELIEVE calls the claim true, DISBELIEVE false, the card
+    is turned up and goes to the announcer on a right call); false: call_rule=simplified,
+    so observations under the default rules keep their bytes.
+    """
     def __init__(
         self,
         *,
         max_players: _builtins.int = ...,
+        call_rule_published: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_players", b"max_players"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["call_rule_published", b"call_rule_published", "max_players", b"max_players"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -213,14 +221,16 @@ class CockroachPokerPass(_message.Message):
     claim: Global___CockroachPokerKind.ValueType
     """The kind claimed."""
     believed: _builtins.bool
-    """True if the target believed (the card went face down in front of it)."""
+    """True if the target believed (the card went face down in front of it); under
+    call_rule=published, true if it called the claim true (the card is face up).
+    """
     taker: _builtins.int
     """The seat that took the card."""
     eliminated: _builtins.bool
     """Whether taking it put the taker out of the game."""
     card: Global___CockroachPokerKind.ValueType
-    """The true kind when the observer knows it (turned face up, or passed by the
-    observer); UNSPECIFIED otherwise.
+    """The true kind when the observer knows it (turned face up, always under
+    call_rule=published, or passed by the observer); UNSPECIFIED otherwise.
     """
     def __init__(
         self,
@@ -345,7 +355,9 @@ Global___CockroachPokerAnnounce: _TypeAlias = CockroachPokerAnnounce  # noqa: Y0
 
 @_typing.final
 class CockroachPokerBelieve(_message.Message):
-    """CockroachPokerBelieve takes the passed card face down, unseen."""
+    """CockroachPokerBelieve takes the passed card face down, unseen (under
+    call_rule=published: calls the claim true).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -362,7 +374,9 @@ Global___CockroachPokerBelieve: _TypeAlias = CockroachPokerBelieve  # noqa: Y015
 
 @_typing.final
 class CockroachPokerDisbelieve(_message.Message):
-    """CockroachPokerDisbelieve turns the passed card face up."""
+    """CockroachPokerDisbelieve turns the passed card face up (under
+    call_rule=published: calls the claim false).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
