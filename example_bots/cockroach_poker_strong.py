@@ -25,6 +25,15 @@ What it models, and why:
   then picks the card and claim with the best expected value over believe,
   disbelieve-true and disbelieve-false.
 
+Under ``call_rule=published`` (read from ``observation.rules``) ``Believe`` calls
+the claim true and ``Disbelieve`` false, every answered card is turned up, and a
+right call sends it back to its passer. The same models then decide: it calls
+"true" exactly when its estimate of the claim's truth (learned truth rate, capped
+by card counting) makes that the better bet for the danger each side would take;
+the honesty model learns from every claim (all are turned up); and a true claim is
+no longer a sure hit: it passes the truth when the target is likely to call
+"false" (the learned call-true rate) and lies when it is likely to call "true".
+
 Decisions are 64 candidate passes or two answers, each a handful of arithmetic
 operations: well under a millisecond.
 """
@@ -45,6 +54,8 @@ from sdk.cockroach_poker import (
     Kind,
     Observation,
     PassView,
+    Rules,
+    turned_up,
     unseen_counts,
 )
 
@@ -64,6 +75,7 @@ class OpponentModel:
 
     truth: list[Rate] = field(default_factory=lambda: [Rate(p, PRIOR_WEIGHT) for p in (0.6, 0.5)])
     """Truth rate of claims; index 1 when the claim names a kind the answerer shows twice."""
+    # Under call_rule=published "believe" is the call "true": the same rates apply.
     believe: list[Rate] = field(
         default_factory=lambda: [Rate(p, PRIOR_WEIGHT) for p in (0.25, 0.25, 0.35, 0.5)]
     )
@@ -152,13 +164,14 @@ class StrongCockroachPokerBot(Bot[Observation, Action]):
 
     def _learn(self, observation: Observation) -> None:
         history = observation.history
+        rules = observation.rules
         for index in range(self._learned, len(history)):
             record = history[index]
-            target_view = self._front_before(history, index, record.target)
+            target_view = self._front_before(rules, history, index, record.target)
             claim_shown = target_view[record.claim]
             if (
                 record.announcer != observation.seat
-                and not record.believed
+                and turned_up(rules, record.believed)
                 and record.card is not None
             ):
                 self.model.truth[int(claim_shown >= 2)].observe(record.card == record.claim)
@@ -167,11 +180,14 @@ class StrongCockroachPokerBot(Bot[Observation, Action]):
         self._learned = len(history)
 
     @staticmethod
-    def _front_before(history: tuple[PassView, ...], index: int, seat: int) -> list[int]:
+    def _front_before(
+        rules: Rules, history: tuple[PassView, ...], index: int, seat: int
+    ) -> list[int]:
         """Face-up cards per kind in front of ``seat`` before pass ``index`` (from history)."""
         counts = [0] * len(KINDS)
         for record in history[:index]:
-            if not record.believed and record.card is not None and record.taker == seat:
+            face_up = turned_up(rules, record.believed)
+            if face_up and record.card is not None and record.taker == seat:
                 counts[record.card] += 1
         return counts
 
@@ -183,8 +199,8 @@ class StrongCockroachPokerBot(Bot[Observation, Action]):
         fronts = [[float(c) for c in view.face_up] for view in observation.seats]
         known_down = [0] * observation.num_seats
         for index, record in enumerate(observation.history):
-            if not record.believed:
-                continue
+            if turned_up(observation.rules, record.believed):
+                continue  # face up: already in the seat's face-up counts
             if record.announcer == observation.seat and record.card is not None:
                 fronts[record.target][record.card] += 1.0
                 known_down[record.target] += 1
@@ -209,18 +225,47 @@ class StrongCockroachPokerBot(Bot[Observation, Action]):
             return self.answer(observation)
         return self.announce(observation)
 
+    def claim_truth(self, observation: Observation) -> float:
+        """P(the pending claim is true): the learned truth rate, capped by card counting."""
+        pending = observation.pending
+        assert pending is not None
+        unseen = unseen_counts(observation)
+        mine_shown = observation.seats[observation.seat].face_up[pending.claim]
+        truth_rate = self.model.truth[int(mine_shown >= 2)].mean
+        # The card in transit is no longer in the announcer's hand: it held hand+1.
+        hand_size = observation.seats[pending.announcer].hand_size + 1
+        return claim_truth_probability(truth_rate, unseen[pending.claim], sum(unseen), hand_size)
+
+    def call(self, observation: Observation) -> Action:
+        """``call_rule=published``: call "true" (Believe) or "false" (Disbelieve).
+
+        A right call sends the card face up to the announcer, a wrong one to us. With
+        ``p`` the chance the claim is true: calling "true" gains the claimed kind's
+        danger at the announcer with chance ``p`` and costs us a card of another kind
+        (by unseen share) otherwise; calling "false" is the mirror image.
+        """
+        pending = observation.pending
+        assert pending is not None
+        claim = pending.claim
+        p_true = self.claim_truth(observation)
+        fronts = self.expected_fronts(observation)
+        mine, theirs = fronts[observation.seat], fronts[pending.announcer]
+        unseen = unseen_counts(observation)
+        other_shares = kind_shares(tuple(unseen[k] if k != claim else 0 for k in KINDS))
+        other_mine = sum(other_shares[k] * step_cost(mine[k]) for k in KINDS)
+        other_theirs = sum(other_shares[k] * step_cost(theirs[k]) for k in KINDS)
+        call_true = p_true * step_cost(theirs[claim]) - (1.0 - p_true) * other_mine
+        call_false = (1.0 - p_true) * other_theirs - p_true * step_cost(mine[claim])
+        return Believe() if call_true > call_false else Disbelieve()
+
     def answer(self, observation: Observation) -> Action:
+        if observation.rules.published_call:
+            return self.call(observation)
         pending = observation.pending
         assert pending is not None
         claim = pending.claim
         unseen = unseen_counts(observation)
-        announcer_view = observation.seats[pending.announcer]
-        mine_shown = observation.seats[observation.seat].face_up[claim]
-        truth_rate = self.model.truth[int(mine_shown >= 2)].mean
-        # The card in transit is no longer in the announcer's hand: it held hand+1.
-        p_true = claim_truth_probability(
-            truth_rate, unseen[claim], sum(unseen), announcer_view.hand_size + 1
-        )
+        p_true = self.claim_truth(observation)
         fronts = self.expected_fronts(observation)
         mine = fronts[observation.seat]
         theirs = fronts[pending.announcer]
@@ -243,6 +288,7 @@ class StrongCockroachPokerBot(Bot[Observation, Action]):
         fronts = self.expected_fronts(observation)
         mine, theirs = fronts[observation.seat], fronts[target]
         shown = observation.seats[target].face_up
+        published = observation.rules.published_call
         best: tuple[float, float] | None = None
         choice = Announce(Kind(0), Kind(0))
         for card in KINDS:
@@ -254,7 +300,11 @@ class StrongCockroachPokerBot(Bot[Observation, Action]):
             loss_if_back = step_cost(mine[card])
             for claim in KINDS:
                 believe = self.model.believe[min(shown[claim], LOSING_COUNT - 1)].mean
-                if claim == card:
+                if published:
+                    # "true" is right on a true claim: the card comes back to us.
+                    taken = 1.0 - believe if claim == card else believe
+                    value = taken * gain_if_taken - (1.0 - taken) * loss_if_back
+                elif claim == card:
                     value = gain_if_taken  # believed or disbelieved, the target takes it
                 else:
                     value = believe * gain_if_taken - (1.0 - believe) * loss_if_back

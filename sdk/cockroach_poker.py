@@ -23,6 +23,11 @@ imports only the SDK:
 * Cards and counting: ``Kind``, ``KINDS``, ``CARDS_PER_KIND``, ``COCKROACH_DECK``,
   ``DECK_SIZE``, ``NO_CARDS``, ``LOSING_COUNT`` (cards of one kind that lose),
   ``kind_counts``, ``kinds_from_counts``, ``unseen_counts(observation)``.
+* The call rule (``observation.rules.call_rule``, ``CALL_RULES``): ``simplified``
+  (default: believe takes the card face down, disbelieve turns it up and the claim
+  decides) or ``published`` (``Believe`` calls the claim true, ``Disbelieve``
+  false; the card is turned up and a right call sends it to the passer).
+  ``turned_up(rules, believed)`` says whether an answered card lies face up.
 * Probabilities: :func:`claim_probability`.
 * Simulation, for solvers and search: the engine ``COCKROACH_POKER``, its
   ``State``, and ``GameError`` (what the engine raises).
@@ -42,6 +47,7 @@ from referee.games.cards import (
     kinds_from_counts,
 )
 from referee.games.cockroach_poker import (
+    CALL_RULES,
     COCKROACH_POKER,
     DECK_SIZE,
     LOSING_COUNT,
@@ -58,10 +64,12 @@ from referee.games.cockroach_poker import (
     Rules,
     SeatView,
     State,
+    turned_up,
     unseen_counts,
 )
 
 __all__ = [
+    "CALL_RULES",
     "CARDS_PER_KIND",
     "COCKROACH_DECK",
     "COCKROACH_POKER",
@@ -88,6 +96,7 @@ __all__ = [
     "kind_counts",
     "kinds_from_counts",
     "legal_actions",
+    "turned_up",
     "unseen_counts",
 ]
 

@@ -42,7 +42,7 @@ VARIANTS: dict[str, list[tuple[Mapping[str, str], int]]] = {
         ({"chips_variant": "true", "starting_chips": "2"}, 2),
     ],
     "liars_poker_dice": [({}, 2), ({"chips": "1", "min_reroll": "2"}, 2)],
-    "cockroach_poker": [({}, 2), ({}, 3), ({}, 5)],
+    "cockroach_poker": [({}, 2), ({}, 3), ({}, 5), ({"call_rule": "published"}, 2)],
 }
 """The rule variants and table sizes each game's counter bots claim to play."""
 
@@ -115,6 +115,32 @@ def test_cockroach_poker_two_seats_is_a_forced_win_for_seat_0(opponent: str) -> 
             "cockroach_poker", [TruthfulCockroachPokerBot, other], seed=seed
         ).outcome.places
         assert places == (1, 2), f"seed {seed}: {places}"
+
+
+SIMPLE = (
+    "random",
+    "heuristic",
+    *(m.removeprefix("cockroach_poker_") for m in roster("cockroach_poker").counter_set),
+)
+
+
+@pytest.mark.parametrize("simple", SIMPLE)
+def test_cockroach_poker_published_call_no_simple_bot_wins_from_seat_0_by_force(
+    simple: str,
+) -> None:
+    """Under call_rule=published a true claim comes back on a right call "true":
+    no simple bot (the truthful four-of-a-kind one included) wins every match from
+    seat 0 against the strong bot, and the truthful one wins none of these."""
+    strong = bot_class("cockroach_poker_strong")
+    bot = bot_class(f"cockroach_poker_{simple}")
+    rules = {"call_rule": "published"}
+    wins = sum(
+        play_local("cockroach_poker", [bot, strong], seed=seed, rules=rules).outcome.places[0] == 1
+        for seed in range(20)
+    )
+    assert wins < 20, f"{simple} won all 20 matches from seat 0"
+    if simple == "truthful":
+        assert wins == 0
 
 
 def test_the_measurement_reports_each_counter_bot_and_the_worst_case() -> None:

@@ -18,7 +18,9 @@ from league.execution.ladder import (
     ladder_bots,
     percentile,
     render_markdown,
+    rosters,
 )
+from referee.core.catalogue import Roster
 
 runner = CliRunner()
 
@@ -58,6 +60,18 @@ def test_render_markdown_tables_and_skipped_bots() -> None:
     assert "4 two-seat matches" in text
     assert "`example_bots.liars_dice_missing`" in text
     assert "fewer than two ladder bots" in text
+
+
+def test_cockroach_poker_ladder_plays_three_seats_and_says_so() -> None:
+    # Two seats are a forced win for seat 0 under the default rules
+    # (docs/rules/cockroach_poker.md): the ladder seats three.
+    roster = rosters()["cockroach_poker"]
+    assert roster.ladder_seats == 3 and roster.table_size == 2
+    assert Roster("r", "h").ladder_seats == 2
+    ladder = GameLadder(
+        "cockroach_poker", "ladder-cockroach_poker", 1, (row(1, "a", 1600, None),), (), 3
+    )
+    assert "1 round(s) of the round-robin, 1 three-seat matches." in render_markdown([ladder])
 
 
 def test_percentile_is_nearest_rank() -> None:

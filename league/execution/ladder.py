@@ -112,6 +112,8 @@ class GameLadder:
     rounds: int
     rows: tuple[LadderRow, ...]
     missing: tuple[str, ...] = ()
+    seats: int = 2
+    """Seats per match (the roster's ``ladder_seats``: three for Cockroach Poker)."""
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -191,13 +193,13 @@ def prepare(
             present, missing = available(game)
             if bots is not None:
                 present = [m for m in present if m in bots]
-            if len(present) < 2:
+            roster = rosters()[game]
+            if len(present) < roster.ladder_seats:
                 created.append((game, "", missing))
                 continue
             for module in present:
                 ensure_example_bot(session=session, module=module, game=game)
             league = f"ladder-{game}"
-            roster = rosters()[game]
             try:
                 get_league(session=session, name=league)
             except NotFoundError:
@@ -208,7 +210,7 @@ def prepare(
                         game=game,
                         bots=tuple(present),
                         rules=dict(roster.rules),
-                        table_size=roster.table_size,
+                        table_size=roster.ladder_seats,
                         rounds=rounds,
                         sandbox=sandbox,
                         reproducible_seed=reproducible_seed,
@@ -237,10 +239,11 @@ def render_markdown(ladders: Sequence[GameLadder], *, command: str = "") -> str:
         if not ladder.rows:
             lines.append("(not played: fewer than two ladder bots in this checkout)")
         else:
-            matches = sum(row.matches for row in ladder.rows) // 2
+            matches = sum(row.matches for row in ladder.rows) // ladder.seats
+            seats = {2: "two", 3: "three"}.get(ladder.seats, str(ladder.seats))
             lines.append(
                 f"League `{ladder.league}`: {ladder.rounds} round(s) of the round-robin,"
-                f" {matches} two-seat matches."
+                f" {matches} {seats}-seat matches."
             )
             lines.append("")
             lines.append(
@@ -316,7 +319,8 @@ def run_ladder(
         for bot, (count, message) in sorted(faults.items()):
             typer.echo(f"{game}: {bot} did not start in {count} match(es): {message}", err=True)
         rows = ladder_rows(engine, league, samples=samples)
-        ladders.append(GameLadder(game, league, rounds, tuple(rows), tuple(missing)))
+        seats = rosters()[game].ladder_seats
+        ladders.append(GameLadder(game, league, rounds, tuple(rows), tuple(missing), seats))
     return ladders
 
 

@@ -63,6 +63,11 @@ class Roster:
     table_size: int = 2
     rules: tuple[tuple[str, str], ...] = ()
     """``(option, value)`` pairs, a tuple so that a registration stays hashable."""
+    ladder_table_size: int | None = None
+    """Seats per ladder match when the ladder needs more than the demo's
+    ``table_size`` (``None``: the same). Cockroach Poker's ladder plays three seats,
+    because two seats are a forced win for seat 0 under its default rules, while
+    its demo, with only the random and the heuristic bot, can seat just two."""
 
     @property
     def check(self) -> tuple[str, str]:
@@ -78,6 +83,11 @@ class Roster:
     def ladder(self) -> tuple[str, ...]:
         """The ladder's bots, weakest expected first."""
         return self.demo + ((self.strong,) if self.strong else ())
+
+    @property
+    def ladder_seats(self) -> int:
+        """Seats per ladder match: ``ladder_table_size``, else ``table_size``."""
+        return self.table_size if self.ladder_table_size is None else self.ladder_table_size
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +314,7 @@ COCKROACH_POKER = _builtin(
             "cockroach_poker_always_challenge",
             "cockroach_poker_always_bluff",
         ),
+        ladder_table_size=3,
     ),
     ViewerSpec(
         renderer="cockroach_poker",

@@ -368,9 +368,12 @@ def taker_of(rules: Rules, pending: Pending, believed: bool) -> int:
     return pending.announcer
 
 
-def _turned_up(rules: Rules, record: PassResult) -> bool:
-    """Whether a finished pass's card lies face up (then every seat knows its kind)."""
-    return rules.published_call or not record.believed
+def turned_up(rules: Rules, believed: bool) -> bool:
+    """Whether an answered card lies face up (then every seat knows its kind).
+
+    Always under ``call_rule=published``; under ``simplified`` unless believed.
+    """
+    return rules.published_call or not believed
 
 
 def _as_kind(value: object, what: str, action: object) -> Kind:
@@ -486,7 +489,7 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
                 believed=r.believed,
                 taker=r.taker,
                 eliminated=r.eliminated,
-                card=r.card if _turned_up(state.rules, r) or r.announcer == seat else None,
+                card=r.card if turned_up(state.rules, r.believed) or r.announcer == seat else None,
             )
             for r in state.history
         )
@@ -721,8 +724,7 @@ def unseen_counts(observation: Observation) -> Counts:
         for view in observation.seats:
             counts[kind] -= view.face_up[kind]
     for record in observation.history:
-        face_down = record.believed and not observation.rules.published_call
-        if face_down and record.card is not None:
+        if not turned_up(observation.rules, record.believed) and record.card is not None:
             counts[record.card] -= 1
     pending = observation.pending
     if pending is not None and pending.card is not None:

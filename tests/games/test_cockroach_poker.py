@@ -23,6 +23,7 @@ from referee.games.cockroach_poker import (
     Believe,
     Disbelieve,
     FaceDown,
+    PassResult,
     Rules,
     State,
     unseen_counts,
@@ -461,3 +462,54 @@ def test_heuristic_answers_and_announces_by_the_count() -> None:
     state = play(state, (1, Disbelieve()))
     action = bot.act(G.observe(state, 1))
     assert isinstance(action, Announce) and action.card == K.BAT
+
+
+# ---------------------------------------------------------------------------
+# The bots under call_rule=published
+
+
+def published_history(*passes: tuple[int, int, Kind, Kind, bool]) -> State:
+    """Two seats after ``passes`` (announcer, target, card, claim, called true), each
+    card face up in front of whoever the call sent it to; seat 0 to announce."""
+    face_up = [list(NO_CARDS), list(NO_CARDS)]
+    history = []
+    for announcer, target, card, claim, called_true in passes:
+        taker = announcer if called_true == (card == claim) else target
+        face_up[taker][card] += 1
+        history.append(PassResult(announcer, target, card, claim, called_true, taker, False))
+    state = published_table(
+        [counts(K.CENTIPEDE, K.CENTIPEDE, K.FLY), counts(K.FLY, K.RAT)],
+        face_up=[tuple(face_up[0]), tuple(face_up[1])],
+    )
+    return replace(state, history=tuple(history))
+
+
+SIX = (K.COCKROACH, K.SCORPION, K.TOAD, K.SPIDER, K.RAT, K.BAT)
+
+
+@pytest.mark.parametrize("bot_name", ["heuristic", "strong"])
+def test_bots_call_true_on_an_honest_announcer_and_false_on_a_liar(bot_name: str) -> None:
+    from bench.roster import bot_class
+    from sdk.bot import MatchInfo
+
+    honest = published_history(*((0, 1, k, k, True) for k in SIX))
+    liar = published_history(*((0, 1, k, K.FLY, False) for k in SIX))
+    for state, call in ((honest, Believe()), (liar, Disbelieve())):
+        bot = bot_class(f"cockroach_poker_{bot_name}")()
+        bot.start(MatchInfo("m", "cockroach_poker", PUBLISHED, 1, 2))
+        state = play(state, (0, Announce(K.CENTIPEDE, K.CENTIPEDE)))
+        assert bot.act(G.observe(state, 1)) == call, (bot_name, call)
+
+
+def test_the_strong_bot_lies_to_a_target_that_calls_true_and_tells_the_truth_otherwise() -> None:
+    from example_bots.cockroach_poker_strong import StrongCockroachPokerBot
+    from sdk.bot import MatchInfo
+
+    credulous = published_history(*((0, 1, k, K.FLY, True) for k in SIX))
+    doubting = published_history(*((0, 1, k, K.FLY, False) for k in SIX))
+    for state, lies in ((credulous, True), (doubting, False)):
+        bot = StrongCockroachPokerBot()
+        bot.start(MatchInfo("m", "cockroach_poker", PUBLISHED, 0, 2))
+        action = bot.act(G.observe(state, 0))
+        assert isinstance(action, Announce)
+        assert (action.card != action.claim) == lies, action
