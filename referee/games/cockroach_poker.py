@@ -151,12 +151,14 @@ class Announce:
 
 @dataclass(frozen=True, slots=True)
 class Believe:
-    """Take the passed card face down without looking at it."""
+    """Take the passed card face down without looking at it (under
+    ``call_rule=published``: call the claim true; a right call sends it to the passer)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Disbelieve:
-    """Turn the passed card face up: the claim decides who takes it."""
+    """Turn the passed card face up: the claim decides who takes it (under
+    ``call_rule=published``: call the claim false; a right call sends it to the passer)."""
 
 
 Action = Announce | Believe | Disbelieve
