@@ -128,6 +128,10 @@ class RuleOption:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    omitted_at_default: bool = False
+    """:meth:`Game.format_rules` leaves the option out while it has its default: for
+    an option added after records were written, whose rules text (compared by
+    ``arena replay --verify``) must stay canonical."""
 
     def parse(self, raw: str | bool | int) -> bool | int | str:
         """Turn a user-supplied value into a typed one; raise :class:`RulesError`."""
@@ -254,11 +258,16 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
         return rules
 
     def format_rules(self, rules: RulesT) -> dict[str, str]:
-        """Every option as canonical text (the inverse of :meth:`parse_rules`)."""
+        """Every option as canonical text (the inverse of :meth:`parse_rules`), but
+        an ``omitted_at_default`` option at its default."""
         by_name = {option.name: option for option in self.options}
         return {
             f.name: by_name[f.name].format(getattr(rules, f.name))
             for f in fields(rules)  # type: ignore[arg-type]
+            if not (
+                by_name[f.name].omitted_at_default
+                and getattr(rules, f.name) == by_name[f.name].default
+            )
         }
 
     def validate_rules(self, rules: RulesT) -> None:

@@ -131,6 +131,7 @@ OPTIONS: Final = (
         " (Disbelieve), the card is turned up and goes to the passer if the call is"
         " right, to the target if it is wrong.",
         choices=CALL_RULES,
+        omitted_at_default=True,  # records made before the option stay canonical
     ),
 )
 

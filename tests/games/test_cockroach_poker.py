@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +29,8 @@ from referee.games.cockroach_poker import (
     State,
     unseen_counts,
 )
+from referee.record import MatchRecord
+from referee.replay import verify
 from referee.wire.cockroach_poker import CockroachPokerCodec
 
 G = COCKROACH_POKER
@@ -282,6 +285,10 @@ def test_published_call_option_parses_validates_and_travels_in_the_observation()
     rules = G.parse_rules({"call_rule": "published"})
     assert rules == PUBLISHED and rules.published_call
     assert G.format_rules(rules) == {"max_players": "6", "call_rule": "published"}
+    # The default is left out of the canonical text: records made before the
+    # option (rules {"max_players": "6"}) stay canonical for `arena replay --verify`.
+    assert G.format_rules(G.default_rules()) == {"max_players": "6"}
+    assert G.parse_rules(G.format_rules(G.default_rules())) == G.default_rules()
     assert not G.default_rules().published_call
     with pytest.raises(RulesError, match="call_rule='peek'"):
         G.parse_rules({"call_rule": "peek"})
@@ -291,6 +298,15 @@ def test_published_call_option_parses_validates_and_travels_in_the_observation()
     view = G.observe(state, 1)
     assert CODEC.decode_observation(CODEC.encode_observation(view)) == view
     assert CODEC.decode_observation(CODEC.encode_observation(view)).rules.published_call
+
+
+def test_a_record_made_before_the_call_rule_option_still_verifies() -> None:
+    # Played by the referee of commit 7e8e726 (3 seats: heuristic, strong, random;
+    # seed 11), before call_rule existed.
+    path = Path(__file__).parent.parent / "golden" / "cockroach_poker_record_before_call_rule.json"
+    record = MatchRecord.from_json(path.read_text())
+    assert record.rules == {"max_players": "6"}
+    assert verify(record) == []
 
 
 def test_default_rules_keep_their_state_repr_and_observation_bytes() -> None:
