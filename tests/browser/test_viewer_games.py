@@ -199,6 +199,21 @@ def test_every_step_of_every_view_without_errors_or_leaks(
     assert tab.problems == []
 
 
+def test_cockroach_published_call_passes_read_as_calls(tab: Watched, tmp_path: Path) -> None:
+    """Under call_rule=published the Passes list says "called true/false", never
+    "believed" or "disbelieved"."""
+    rules = {"call_rule": "published"}
+    bots = BOTS["cockroach_poker"]
+    match = play_local("cockroach_poker", list(bots), seed=3, rules=rules)
+    record = record_of("cockroach_poker", rules, match.events, bots=("alice", "bob"))
+    page_file = tmp_path / "published.html"
+    page_file.write_text(render_replay_html(record, data=replay_data(record)), encoding="utf-8")
+    last = open_page(tab, page_file, "0").evaluate(COLLECT)["steps"][-1]["text"]
+    calls = re.findall(r"\u201d, (called true|called false|believed|disbelieved); seat", last)
+    assert calls and set(calls) <= {"called true", "called false"}, calls
+    assert tab.problems == []
+
+
 SHOT_AT = {
     "liars_dice": r": challenge$",
     "liars_poker_dice": r": challenge$",

@@ -28,7 +28,8 @@ from referee.games.poker_hands import ALL_ANNOUNCEMENTS
 @st.composite
 def cockroach_matches(draw: st.DrawFn) -> tuple[Game[Any, Any, Any, Any], Any, int, int]:
     max_players = draw(st.integers(2, 10))
-    rules = COCKROACH_POKER.parse_rules({"max_players": str(max_players)})
+    call_rule = draw(st.sampled_from(["simplified", "published"]))
+    rules = COCKROACH_POKER.parse_rules({"max_players": str(max_players), "call_rule": call_rule})
     seats = draw(st.integers(2, max_players))
     return COCKROACH_POKER, rules, seats, draw(st.integers(0, 2**32))
 
@@ -92,6 +93,27 @@ def test_no_leak_and_codec_round_trip(
     for event in playout.events:
         if isinstance(event, ActionEvent):
             assert codec.decode_action(codec.encode_action(event.action)) == event.action
+
+
+@SETTINGS
+@given(seats=st.integers(2, 6), seed=st.integers(0, 2**32))
+def test_cockroach_published_call_every_card_goes_by_the_call_face_up(
+    seats: int, seed: int
+) -> None:
+    """Under call_rule=published: a right call sends the card to its announcer, a
+    wrong one to the target; nothing lies face down; every seat reads every card."""
+    game = COCKROACH_POKER
+    rules = game.parse_rules({"call_rule": "published"})
+    playout = random_playout(game, rules, seats, random.Random(seed))
+    final = playout.final
+    assert final.face_down == ((),) * seats
+    assert sum(map(sum, (*final.hands, *final.face_up))) + len(final.set_aside) == 64
+    for record in final.history:
+        right = record.believed == (record.card == record.claim)
+        assert record.taker == (record.announcer if right else record.target)
+    for seat in range(seats):
+        seen = game.observe(final, seat).history
+        assert [view.card for view in seen] == [record.card for record in final.history]
 
 
 def _universe(game: Game[Any, Any, Any, Any], observation: Any, rng: random.Random) -> list[Any]:
