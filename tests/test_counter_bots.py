@@ -6,7 +6,8 @@ strong bots' worst case against them.
   and table size it claims, in the first and the last seat;
 * the habits that make them counters: the rule-out test of Liar's Poker, the
   lowered thresholds, the truthful Cockroach Poker bot's forced win from seat 0
-  with two seats (docs/rules/cockroach_poker.md);
+  with two seats (docs/rules/cockroach_poker.md), and that under
+  ``call_rule=published`` no simple bot wins from seat 0 by force;
 * the measurement runs on a tiny sample and reports a worst case.
 """
 
