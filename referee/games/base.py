@@ -253,20 +253,31 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
             name: option.parse(raw[name]) if name in raw else option.default
             for name, option in known.items()
         }
+        spelled = frozenset(
+            name
+            for name, option in known.items()
+            if option.omitted_at_default and name in raw and values[name] == option.default
+        )
+        if spelled and "spelled_defaults" in {f.name for f in fields(self.rules_type)}:
+            values["spelled_defaults"] = spelled
         rules: RulesT = self.rules_type(**values)
         self.validate_rules(rules)
         return rules
 
     def format_rules(self, rules: RulesT) -> dict[str, str]:
         """Every option as canonical text (the inverse of :meth:`parse_rules`), but
-        an ``omitted_at_default`` option at its default."""
+        an ``omitted_at_default`` option at its default, unless the rules were parsed
+        from text that spelled it out (a rules type may keep that set in a
+        ``spelled_defaults`` field, so a record keeps the text it was made with)."""
         by_name = {option.name: option for option in self.options}
         return {
             f.name: by_name[f.name].format(getattr(rules, f.name))
             for f in fields(rules)  # type: ignore[arg-type]
-            if not (
+            if f.name in by_name
+            and not (
                 by_name[f.name].omitted_at_default
                 and getattr(rules, f.name) == by_name[f.name].default
+                and f.name not in getattr(rules, "spelled_defaults", ())
             )
         }
 

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Final, Literal
 
 from referee.games.base import (
@@ -119,6 +119,26 @@ class Rules:
     """The game ends after the first challenge."""
     roll_off: bool = True
     """A roll-off of 2 dice per seat picks the first opener (else seat 0 opens)."""
+    spelled_defaults: frozenset[str] = field(default=frozenset(), compare=False)
+    """Options given at their default although omitted there (``wild_opening``):
+    see :meth:`__repr__`. Not a rule: rules that differ only here are equal."""
+
+    def __repr__(self) -> str:
+        # Records store digests of the engine state's repr, which holds the rules.
+        # wild_opening came after records existed: at its default it is left out,
+        # so a record made before it digests as it always did, unless the record's
+        # rules spell it out (records made while the repr always listed it).
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if f.name != "spelled_defaults"
+            and not (
+                f.name == "wild_opening"
+                and self.wild_opening == "cancel"
+                and "wild_opening" not in self.spelled_defaults
+            )
+        ]
+        return f"Rules({', '.join(shown)})"
 
     @property
     def wild(self) -> int | None:
@@ -430,6 +450,7 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             " that round, the traditional rule) or keep (wilds still count, as in"
             " OpenSpiel's liars_dice). No effect when wild_face=none.",
             choices=WILD_OPENINGS,
+            omitted_at_default=True,
         ),
         RuleOption(
             "sum_endgame",

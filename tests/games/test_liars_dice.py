@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -31,6 +32,8 @@ from referee.games.liars_dice import (
     State,
     SumBid,
 )
+from referee.record import MatchRecord
+from referee.replay import verify
 from referee.wire.base import MalformedObservationError
 from referee.wire.liars_dice import LiarsDiceCodec
 from sdk.liars_dice import bid_probability, is_legal, legal_actions
@@ -89,11 +92,11 @@ def test_options_and_defaults() -> None:
     }
     assert all(option.doc for option in G.options)
     assert G.default_rules() == Rules()
+    # wild_opening came after records existed: left out at its default (see below).
     assert G.format_rules(Rules()) == {
         "dice_per_player": "5",
         "raise_rule": "same-face-or-same-quantity",
         "wild_face": "none",
-        "wild_opening": "cancel",
         "sum_endgame": "true",
         "one_round": "false",
         "roll_off": "true",
@@ -757,3 +760,40 @@ def test_codec_rejects_other_observations() -> None:
     message.liars_dice.phase = liars_dice_pb2.LIARS_DICE_PHASE_UNSPECIFIED
     with pytest.raises(MalformedObservationError, match="phase"):
         codec.decode_observation(message)
+
+
+# ---------------------------------------------------------------------------
+# Records made before and while wild_opening was always spelled out
+
+
+GOLDEN = Path(__file__).parent.parent / "golden"
+
+
+@pytest.mark.parametrize(
+    ("name", "spelled"),
+    [
+        # Played by the referee of commit c5924ca^ (seed 5), before wild_opening existed.
+        ("liars_dice_record_before_wild_opening.json", False),
+        # Played by the referee of commit 7e8e726 (seed 5), which listed wild_opening
+        # at its default in the rules text and in the state's repr.
+        ("liars_dice_record_wild_opening_spelled.json", True),
+    ],
+)
+def test_records_from_both_generations_of_the_rules_text_verify(name: str, spelled: bool) -> None:
+    record = MatchRecord.from_json((GOLDEN / name).read_text())
+    assert ("wild_opening" in record.rules) is spelled
+    assert verify(record) == []
+
+
+def test_wild_opening_is_left_out_at_its_default_unless_spelled_out() -> None:
+    game = get_game("liars_dice")
+    plain = game.parse_rules({})
+    spelled = game.parse_rules({"wild_opening": "cancel"})
+    assert plain == spelled
+    assert "wild_opening" not in game.format_rules(plain)
+    assert "wild_opening" not in repr(plain)
+    assert game.format_rules(spelled)["wild_opening"] == "cancel"
+    assert "wild_opening='cancel'" in repr(spelled)
+    kept = game.parse_rules({"wild_opening": "keep"})
+    assert game.format_rules(kept)["wild_opening"] == "keep"
+    assert "wild_opening='keep'" in repr(kept)
