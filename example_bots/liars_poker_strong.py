@@ -53,6 +53,7 @@ from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.liars_poker import (
     HIGHEST,
+    JOKER,
     POKER_DECK,
     Accept,
     Action,
@@ -363,16 +364,19 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
                 best, choice = key, option
         return choice
 
-    def _known_to_next(self, observation: Observation) -> tuple[tuple[Card, ...], int] | None:
-        """The cards the next seat passed us and our exchange count, if it is the
-        seat that passed them (it can then rule out what those cards cannot reach)."""
+    def _known_to_next(self, observation: Observation) -> list[Summary] | None:
+        """What the next seat knows of our cards, if it is the seat that passed them:
+        every ``5 - k`` of those cards plus ``k`` jokers (``k`` our exchange count).
+        An announcement none of them contains is a certain lie to it."""
         claims = observation.claims
         received = self._received.get(observation.deal)
-        if not claims or received is None or observation.exchanged is None:
+        k = observation.exchanged
+        if not claims or received is None or k is None:
             return None
         if claims[-1].seat != (observation.seat + 1) % observation.num_seats:
             return None
-        return received, observation.exchanged
+        jokers = (JOKER,) * k
+        return [Summary.of((*kept, *jokers)) for kept in combinations(received, 5 - k)]
 
     def _announce(self, observation: Observation, hand: tuple[Card, ...]) -> Action:
         last = observation.last
@@ -385,7 +389,7 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         known = self._known_to_next(observation)
         lies = [a for a in above[:3] if a not in candidates]
         if known is not None:
-            safe = (a for a in above[:SAFE_SCAN] if reachable(known[0], known[1], a))
+            safe = (a for a in above[:SAFE_SCAN] if _reaches(known, a))
             lies += [a for a in islice(safe, SAFE_LIES) if a not in candidates + lies]
         candidates += lies
         model = self.model
@@ -394,9 +398,7 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         for candidate in candidates:
             truthful = contains(hand, candidate)
             challenge = model.challenge_rate(plausibility(candidate))
-            if candidate == HIGHEST or (
-                known is not None and not reachable(known[0], known[1], candidate)
-            ):
+            if candidate == HIGHEST or (known is not None and not _reaches(known, candidate)):
                 challenge = 1.0  # a certain lie to the seat that passed us the cards
             # What the next seat inherits: our cards, and a claim to beat.
             inherit = 1.0 if top > candidate else EXCHANGE_HELP
@@ -411,6 +413,10 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         self._passed[key] = tuple(hand)
         self._ours[key] = (_bin(plausibility(choice)), contains(hand, choice))
         return Announce(choice)
+
+
+def _reaches(summaries: Sequence[Summary], announcement: Announcement) -> bool:
+    return any(fast_contains(summary, announcement) for summary in summaries)
 
 
 def _accept_value(

@@ -33,6 +33,7 @@ from sdk.liars_poker import (
     Challenge,
     Exchange,
     all_announcements,
+    announcements_above,
     best_announcement,
     contains,
     parse_cards,
@@ -136,3 +137,46 @@ def test_hands_built_to_contain_a_claim_contain_it() -> None:
             real = [card for card in hand if card.rank]
             assert len(set(real)) == len(real)
     assert built >= 290
+
+
+@pytest.mark.parametrize(
+    "cards",
+    [
+        "Kc Kd Qh 9s 4c",
+        "8c 8d 5h 5s Jc",
+        "Ac Kc Qc Jc 9c",
+        "8h 8d Ac Ad 8s",
+        "Ac 10c Jc Jk 3c",
+        "Ac 3s 3d 3c 3h",
+        "10s 10c Ah As Jk",
+    ],
+)
+def test_no_lie_the_passing_seat_can_rule_out(cards: str) -> None:
+    # Seat 0 names its best hand and passes the cards on (accepted, whatever the
+    # bot would answer); whatever the strong bot
+    # then exchanges, it must not announce what those cards and its draws cannot
+    # hold (unless nothing above can be held): seat 0 knows them and would
+    # challenge a certain lie.
+    state = dealt(cards)
+    passed = parse_cards(cards)
+    state = G.apply_action(state, 0, Announce(best_announcement(passed)))
+    state = G.apply_action(state, 1, Accept())
+    bot = strong_bot(1)
+    exchanged = 0
+    while True:
+        to_act = G.to_act(state)
+        if to_act == CHANCE:
+            request = G.chance_request(state)
+            assert isinstance(request, Shuffle)
+            state = G.apply_chance(state, list(range(request.size)))
+            continue
+        action = bot.act(G.observe(state, 1))
+        if isinstance(action, Exchange):
+            exchanged = len(action.discards)
+        state = G.apply_action(state, 1, action)
+        if isinstance(action, Announce):
+            break
+    claim = action.announcement
+    if not reachable(passed, exchanged, claim):  # only when every announcement is a lie
+        last = best_announcement(passed)
+        assert not any(reachable(passed, exchanged, a) for a in announcements_above(last))
