@@ -10,13 +10,19 @@ What it models, and why:
   announcement and draw the ``k`` new cards from the 49 cards that were not in
   the hand (``SAMPLES`` deals, fixed per decision from ``self.rng``). A starter's
   hand, or one we never held, is five cards from the whole 54-card deck.
-* **How the announcer announces**, a generative model with Beta-updated rates,
-  learned from every hand we get to see (when we accept, and at every challenge):
-  a hand that beats the last announcement names the lowest announcement it
-  contains, or (rate ``inflate``) something higher; a hand that cannot beat it
-  must lie, and names the smallest legal announcement (rate ``minimal``) or a
-  higher one. Bayes' rule over the sampled hands gives the chance the claim is
-  true. The heuristic's answer uses only "five random cards contain it".
+* **What the claim says about those cards** (issue 22): a claimer is far more
+  likely to name a hand it holds than one it lacks, so the posterior over its
+  hand is the prior split into the hands that contain the claim (mass
+  ``P(true)``) and those that do not. ``P(true)`` comes from
+  :class:`~example_bots.liars_poker_claims.ClaimModel`, a Bayesian logistic model
+  of the claim's features (its strength among random hands' best announcements
+  for a starter; for a claim on cards we passed, how well the kept cards and
+  draws reach it; whether it is the cheapest raise), refitted on this opponent's
+  claims shown true or false during the match. A claim the cards we passed rule
+  out (no ``5 - k`` of them plus ``k`` wild draws hold it) is a certain lie, one
+  after no exchange is known exactly. The old model sampled a starter's hand from
+  the whole deck with a fixed 0.02 lie likelihood, which made every specific
+  best-hand claim look like a lie (0 % against ``liars_poker_truthful``).
 * **How the next seat answers**, a challenge rate per plausibility bin of our
   announcement (the share of a fixed sample of random hands containing it) and
   its challenge rates on our true and false claims, Beta-updated on every answer.
@@ -26,7 +32,9 @@ What it models, and why:
   value of a true claim against this answerer, plus the rest times the value of
   a forced lie. Announcing compares the lowest and the highest true
   announcements and the smallest lies by their chance of being challenged and
-  what the next seat inherits.
+  what the next seat inherits; a lie the next seat can rule out (it passed us
+  the cards and saw how many we exchanged) counts as certainly challenged, and
+  the two smallest lies it cannot rule out are candidates too.
 
 Decisions take a few milliseconds (a few hundred sampled hands, cached
 plausibilities).
