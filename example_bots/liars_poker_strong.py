@@ -10,13 +10,19 @@ What it models, and why:
   announcement and draw the ``k`` new cards from the 49 cards that were not in
   the hand (``SAMPLES`` deals, fixed per decision from ``self.rng``). A starter's
   hand, or one we never held, is five cards from the whole 54-card deck.
-* **How the announcer announces**, a generative model with Beta-updated rates,
-  learned from every hand we get to see (when we accept, and at every challenge):
-  a hand that beats the last announcement names the lowest announcement it
-  contains, or (rate ``inflate``) something higher; a hand that cannot beat it
-  must lie, and names the smallest legal announcement (rate ``minimal``) or a
-  higher one. Bayes' rule over the sampled hands gives the chance the claim is
-  true. The heuristic's answer uses only "five random cards contain it".
+* **What the claim says about those cards** (issue 22): a claimer is far more
+  likely to name a hand it holds than one it lacks, so the posterior over its
+  hand is the prior split into the hands that contain the claim (mass
+  ``P(true)``) and those that do not. ``P(true)`` comes from
+  :class:`~example_bots.liars_poker_claims.ClaimModel`, a Bayesian logistic model
+  of the claim's features (its strength among random hands' best announcements
+  for a starter; for a claim on cards we passed, how well the kept cards and
+  draws reach it; whether it is the cheapest raise), refitted on this opponent's
+  claims shown true or false during the match. A claim the cards we passed rule
+  out (no ``5 - k`` of them plus ``k`` wild draws hold it) is a certain lie, one
+  after no exchange is known exactly. The old model sampled a starter's hand from
+  the whole deck with a fixed 0.02 lie likelihood, which made every specific
+  best-hand claim look like a lie (0 % against ``liars_poker_truthful``).
 * **How the next seat answers**, a challenge rate per plausibility bin of our
   announcement (the share of a fixed sample of random hands containing it) and
   its challenge rates on our true and false claims, Beta-updated on every answer.
@@ -26,7 +32,9 @@ What it models, and why:
   value of a true claim against this answerer, plus the rest times the value of
   a forced lie. Announcing compares the lowest and the highest true
   announcements and the smallest lies by their chance of being challenged and
-  what the next seat inherits.
+  what the next seat inherits; a lie the next seat can rule out (it passed us
+  the cards and saw how many we exchanged) counts as certainly challenged, and
+  the two smallest lies it cannot rule out are candidates too.
 
 Decisions take a few milliseconds (a few hundred sampled hands, cached
 plausibilities).
@@ -38,13 +46,22 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import combinations
+from itertools import combinations, islice
 
+from example_bots.liars_poker_claims import (
+    ClaimModel,
+    Context,
+    features,
+    hand_containing,
+    reachable,
+    strength,
+)
 from example_bots.rates import Rate
 from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.liars_poker import (
     HIGHEST,
+    JOKER,
     POKER_DECK,
     Accept,
     Action,
@@ -62,7 +79,6 @@ from sdk.liars_poker import (
     contains,
     exchange_success_probability,
     exchanges,
-    index_of,
     lowest_contained_above,
     remove_cards,
     required_ranks,
@@ -74,8 +90,12 @@ SUPPORT_SAMPLES = 24
 """Sampled draws per kept subset when guessing which cards the announcer kept."""
 EXCHANGE_SAMPLES = 24
 """Sampled draws per candidate exchange."""
-BETWEEN_CAP = 30
-"""Announcements between the last and the claim checked for "lowest contained"."""
+TRUE_SAMPLES = 30
+"""Hands containing an opening claim, built when too few random ones contain it."""
+SAFE_SCAN = 400
+"""Announcements above the last scanned for lies the next seat cannot rule out."""
+SAFE_LIES = 2
+"""Such lies added to the candidates."""
 PLAUSIBILITY_HANDS = 600
 """Fixed random hands that price an announcement's plausibility."""
 EXCHANGE_HELP = 0.35
@@ -92,44 +112,12 @@ BIN_PRIOR = (0.8, 0.6, 0.4, 0.25)
 
 @dataclass(slots=True)
 class OpponentModel:
-    """The other seats' announcing and answering habits, as observed so far."""
+    """The other seats' habits: how true their claims are, and how they answer ours."""
 
-    inflate: Rate = field(default_factory=lambda: Rate(0.2))
-    minimal: Rate = field(default_factory=lambda: Rate(0.6))
+    claims: ClaimModel = field(default_factory=ClaimModel)
     challenge_by_bin: list[Rate] = field(default_factory=lambda: [Rate(p) for p in BIN_PRIOR])
     challenge_truth: Rate = field(default_factory=lambda: Rate(0.3))
     challenge_lie: Rate = field(default_factory=lambda: Rate(0.5))
-
-    def announce_likelihood(
-        self,
-        hand: Summary,
-        best: Announcement,
-        claim: Announcement,
-        before: Announcement | None,
-        between: tuple[Announcement, ...],
-    ) -> float:
-        """P(an announcer holding ``hand`` (best announcement ``best``) names ``claim``.
-
-        ``before`` is what it had to beat, ``between`` the announcements in between.
-        """
-        if fast_contains(hand, claim):
-            lowest = not any(fast_contains(hand, a) for a in between)
-            return 1.0 - self.inflate.mean if lowest else self.inflate.mean / 4.0
-        if before is None or best > before:
-            return 0.02  # a lie though a truth was at hand: rare for a sane announcer
-        minimal = self.minimal.mean
-        return minimal if not between else (1.0 - minimal) * 0.05
-
-    def observe_announcement(
-        self, hand: tuple[Card, ...], claim: Announcement, before: Announcement | None
-    ) -> None:
-        """Learn from one announcement whose hand we saw."""
-        if before is None or best_announcement(hand) > before:
-            lowest = lowest_contained_above(hand, before)
-            if lowest is not None:
-                self.inflate.observe(claim != lowest)
-        else:
-            self.minimal.observe(claim == announcements_above(before)[0])
 
     def challenge_rate(self, plausibility: float) -> float:
         return self.challenge_by_bin[_bin(plausibility)].mean
@@ -201,14 +189,6 @@ def plausibility(announcement: Announcement) -> float:
     return sum(fast_contains(hand, announcement) for hand in hands) / len(hands)
 
 
-def between(before: Announcement | None, claim: Announcement) -> tuple[Announcement, ...]:
-    """Announcements strictly between ``before`` and ``claim`` (at most ``BETWEEN_CAP``)."""
-    everything = all_announcements()
-    start = 0 if before is None else index_of(before) + 1
-    stop = index_of(claim)
-    return everything[start:stop][:BETWEEN_CAP]
-
-
 def sample_hands(
     passed: tuple[Card, ...] | None,
     exchanged: int | None,
@@ -243,10 +223,11 @@ def warm_caches() -> None:
     """
     all_announcements()
     _plausibility_hands()
+    strength(HIGHEST)
 
 
 class StrongLiarsPokerBot(Bot[Observation, Action]):
-    """Sampled posterior over the announcer's cards plus a learned model of its habits."""
+    """A posterior over the claimer's cards given its claim, plus its answering habits."""
 
     game = "liars_poker"
     name = "liars-poker-strong"
@@ -256,8 +237,12 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         self.model = OpponentModel()
         self._passed: dict[tuple[int, int], tuple[Card, ...]] = {}
         """(deal, claim index of our announcement) -> the cards we announced on."""
+        self._received: dict[int, tuple[Card, ...]] = {}
+        """deal -> the cards we last accepted in it, before our exchange."""
         self._ours: dict[tuple[int, int], tuple[int, bool]] = {}
         """(deal, claim index) -> (plausibility bin, whether our claim was true)."""
+        self._pending: dict[tuple[int, int], tuple[Context, tuple[float, ...]]] = {}
+        """(deal, claim index) -> the features of a claim we answered, until shown."""
         self._counted: set[tuple[int, int]] = set()
         self._seen_results = 0
 
@@ -270,12 +255,15 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
     def _learn(self, observation: Observation) -> None:
         for result in observation.results[self._seen_results :]:
             self._learn_answers(result.deal, result.claims, challenged_last=True)
-            last = result.claims[-1]
-            if last.seat != observation.seat:
-                before = result.claims[-2].announcement if len(result.claims) > 1 else None
-                self.model.observe_announcement(result.cards, last.announcement, before)
+            self._shown((result.deal, len(result.claims) - 1), result.truthful)
         self._seen_results = len(observation.results)
         self._learn_answers(observation.deal, observation.claims, challenged_last=False)
+
+    def _shown(self, key: tuple[int, int], truthful: bool) -> None:
+        """A claim we answered was shown true or false: one more record for the model."""
+        pending = self._pending.pop(key, None)
+        if pending is not None:
+            self.model.claims.observe(pending[0], pending[1], truthful)
 
     def _learn_answers(
         self, deal: int, claims: tuple[Claim, ...], *, challenged_last: bool
@@ -307,9 +295,11 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         assert hand is not None
         if observation.phase == "exchange":
             claims = observation.claims
-            if claims and claims[-1].seat != observation.seat:
-                before = claims[-2].announcement if len(claims) > 1 else None
-                self.model.observe_announcement(hand, claims[-1].announcement, before)
+            if claims:
+                self._shown(
+                    (observation.deal, len(claims) - 1), contains(hand, claims[-1].announcement)
+                )
+            self._received[observation.deal] = tuple(hand)
             return self._exchange(observation, hand)
         return self._announce(observation, hand)
 
@@ -318,29 +308,54 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         claim = claims[-1].announcement
         if claim == HIGHEST:
             return Challenge()
-        before = claims[-2].announcement if len(claims) > 1 else None
-        passed = self._passed.get((observation.deal, len(claims) - 2))
-        hands = sample_hands(passed, claims[-1].exchanged, claim, self.rng)
-        gap = between(before, claim)
+        p_true, hands = self._posterior(observation)
         model = self.model
         win_true = model.challenge_truth.mean + (1.0 - model.challenge_truth.mean) * CONTINUE
         win_lie = (1.0 - model.challenge_lie.mean) * CONTINUE
-        total = true_mass = accept_value = 0.0
+        true_hands, false_hands = hands
+        accept_value = p_true * _accept_value(true_hands, claim, win_true, win_lie) + (
+            1.0 - p_true
+        ) * _accept_value(false_hands, claim, win_true, win_lie)
+        return Challenge() if 1.0 - p_true > accept_value else Accept()
+
+    def _posterior(
+        self, observation: Observation
+    ) -> tuple[float, tuple[list[list[Card]], list[list[Card]]]]:
+        """P(the standing claim is true), and sampled claimer hands with and without it.
+
+        The posterior over the claimer's hand is the prior split by containment and
+        weighted by P(true) (see :mod:`example_bots.liars_poker_claims`).
+        """
+        claims = observation.claims
+        claim = claims[-1].announcement
+        key = (observation.deal, len(claims) - 1)
+        passed = self._passed.get((observation.deal, len(claims) - 2))
+        exchanged = claims[-1].exchanged
+        if passed is not None and exchanged is not None:
+            context = Context.PASSED
+            hands = sample_hands(passed, exchanged, claim, self.rng)
+        else:
+            context = Context.OPENING
+            hands = [self.rng.sample(POKER_DECK, 5) for _ in range(SAMPLES)]
+        bests = [best_announcement(hand) for hand in hands]
+        true_hands: list[list[Card]] = []
+        false_hands: list[list[Card]] = []
         for hand in hands:
-            summary = Summary.of(hand)
-            best = best_announcement(hand)
-            weight = model.announce_likelihood(summary, best, claim, before, gap)
-            if weight <= 0.0:
-                continue
-            total += weight
-            if fast_contains(summary, claim):
-                true_mass += weight
-            beatable = 1.0 if best > claim else EXCHANGE_HELP
-            accept_value += weight * (beatable * win_true + (1.0 - beatable) * win_lie)
-        if total <= 0.0:
-            return Challenge()
-        p_true = true_mass / total
-        return Challenge() if 1.0 - p_true > accept_value / total else Accept()
+            (true_hands if fast_contains(Summary.of(hand), claim) else false_hands).append(hand)
+        if context is Context.PASSED and (
+            exchanged == 0 or not reachable(passed or (), exchanged or 0, claim)
+        ):
+            return (1.0 if true_hands else 0.0), (true_hands, false_hands)
+        containment = (len(true_hands) + 0.5) / (len(hands) + 1.0)
+        reach = (sum(best >= claim for best in bests) + 0.5) / (len(hands) + 1.0)
+        if context is Context.OPENING and len(true_hands) < TRUE_SAMPLES:
+            built = (hand_containing(claim, POKER_DECK, self.rng) for _ in range(TRUE_SAMPLES))
+            true_hands += [hand for hand in built if hand is not None]
+        before = claims[-2].announcement if len(claims) > 1 else None
+        minimal = claim == announcements_above(before)[0]
+        x = features(context, claim, minimal, reach, containment)
+        self._pending[key] = (context, x)
+        return self.model.claims.p_true(context, x), (true_hands, false_hands)
 
     def _exchange(self, observation: Observation, hand: tuple[Card, ...]) -> Action:
         last = observation.last
@@ -357,6 +372,20 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
                 best, choice = key, option
         return choice
 
+    def _known_to_next(self, observation: Observation) -> list[Summary] | None:
+        """What the next seat knows of our cards, if it is the seat that passed them:
+        every ``5 - k`` of those cards plus ``k`` jokers (``k`` our exchange count).
+        An announcement none of them contains is a certain lie to it."""
+        claims = observation.claims
+        received = self._received.get(observation.deal)
+        k = observation.exchanged
+        if not claims or received is None or k is None:
+            return None
+        if claims[-1].seat != (observation.seat + 1) % observation.num_seats:
+            return None
+        jokers = (JOKER,) * k
+        return [Summary.of((*kept, *jokers)) for kept in combinations(received, 5 - k)]
+
     def _announce(self, observation: Observation, hand: tuple[Card, ...]) -> Action:
         last = observation.last
         candidates: list[Announcement] = []
@@ -365,15 +394,20 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         if lowest is not None:
             candidates += [lowest, top]
         above = announcements_above(last)
-        candidates += [a for a in above[:3] if a not in candidates]
+        known = self._known_to_next(observation)
+        lies = [a for a in above[:3] if a not in candidates]
+        if known is not None:
+            safe = (a for a in above[:SAFE_SCAN] if _reaches(known, a))
+            lies += [a for a in islice(safe, SAFE_LIES) if a not in candidates + lies]
+        candidates += lies
         model = self.model
         best_value = -1.0
         choice = candidates[0]
         for candidate in candidates:
             truthful = contains(hand, candidate)
             challenge = model.challenge_rate(plausibility(candidate))
-            if candidate == HIGHEST:
-                challenge = 1.0
+            if candidate == HIGHEST or (known is not None and not _reaches(known, candidate)):
+                challenge = 1.0  # a certain lie to the seat that passed us the cards
             # What the next seat inherits: our cards, and a claim to beat.
             inherit = 1.0 if top > candidate else EXCHANGE_HELP
             after_accept = inherit * FACING_TRUTH + (1.0 - inherit) * FACING_LIE
@@ -387,6 +421,25 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         self._passed[key] = tuple(hand)
         self._ours[key] = (_bin(plausibility(choice)), contains(hand, choice))
         return Announce(choice)
+
+
+def _reaches(summaries: Sequence[Summary], announcement: Announcement) -> bool:
+    return any(fast_contains(summary, announcement) for summary in summaries)
+
+
+def _accept_value(
+    hands: Sequence[Sequence[Card]], claim: Announcement, win_true: float, win_lie: float
+) -> float:
+    """Our chance to win the deal after accepting, over the claimer's possible hands:
+    we can then announce truthfully above the claim (directly, or with ``EXCHANGE_HELP``
+    after an exchange) or must lie."""
+    if not hands:
+        return EXCHANGE_HELP * win_true + (1.0 - EXCHANGE_HELP) * win_lie
+    total = 0.0
+    for hand in hands:
+        beatable = 1.0 if best_announcement(hand) > claim else EXCHANGE_HELP
+        total += beatable * win_true + (1.0 - beatable) * win_lie
+    return total / len(hands)
 
 
 if __name__ == "__main__":
