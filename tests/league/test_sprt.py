@@ -286,9 +286,9 @@ def test_cli_names_an_unknown_bot_in_one_line(tmp_path: Path) -> None:
 # ------------------------------------------------------- killed, interrupted, resumed
 
 COUNTING = f"{sys.executable} -m example_bots.liars_dice_counting"
-KILL_PAIRS = 8
+KILL_PAIRS = 10
 """Undecided at this many pairs (probability against counting is close), so every
-run schedules exactly pairs 0..7 however it was interrupted: the two databases
+run schedules exactly pairs 0..9 however it was interrupted: the two databases
 must end with the same pairs, not merely the same verdict."""
 
 
@@ -375,15 +375,31 @@ def start_sprt(url: str, *args: str) -> subprocess.Popen[str]:
     )
 
 
-def wait_for_pairs(process: subprocess.Popen[str], url: str, league: str, pairs: int) -> None:
-    """Until ``pairs`` pairs are finished (the run still going), or fail."""
+def wait_for_pairs(
+    process: subprocess.Popen[str], url: str, league: str, pairs: int
+) -> set[tuple[int, str]]:
+    """Until ``pairs`` pairs are finished (the run still going), or fail; every
+    process seen below the run meanwhile (its bots and their sandboxes)."""
+    seen: set[tuple[int, str]] = set()
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert process.poll() is None, process.communicate()
+        seen |= descendants(process.pid)
         if finished_pairs(url, league) >= pairs:
-            return
-        time.sleep(0.05)
+            assert seen, "the run has bot processes while it plays"
+            return seen
     raise AssertionError(f"{pairs} pairs not finished in 120 s")
+
+
+def assert_gone(processes: set[tuple[int, str]], how: str) -> None:
+    """All of ``processes`` end within 10 s (those left are killed, then reported)."""
+    deadline = time.monotonic() + 10
+    while alive(processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = alive(processes)
+    for pid, _ in left:  # do not leave them to the next test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes left running after {how}: {sorted(left)}"
 
 
 def register(url: str) -> None:
@@ -399,8 +415,8 @@ def test_a_killed_and_an_interrupted_run_resume_to_the_uninterrupted_result(
     """SIGINT (Ctrl-C to the process group) exits 130; SIGKILL of the arena process
     leaves no bot running; the same command resumes, and the test ends with the same
     pairs, each played exactly twice, as a run that was never stopped."""
-    args = ("sprt", "prob", "cnt", "--game", "liars_dice", "--reproducible-seed", "3")
-    args += ("--max-pairs", str(KILL_PAIRS), "--concurrency", "2")
+    args = ["sprt", "prob", "cnt", "--game", "liars_dice", "--reproducible-seed", "3"]
+    args += ["--max-pairs", str(KILL_PAIRS), "--concurrency", "2"]
     league = "sprt-prob-cnt-liars_dice"
     whole, stopped = f"sqlite:///{tmp_path / 'whole.db'}", f"sqlite:///{tmp_path / 'stop.db'}"
     for url in (whole, stopped):
@@ -409,27 +425,21 @@ def test_a_killed_and_an_interrupted_run_resume_to_the_uninterrupted_result(
     assert reference.returncode == 11, reference.stderr  # undecided at --max-pairs
 
     first = start_sprt(stopped, *args)
-    wait_for_pairs(first, stopped, league, 2)
+    below = wait_for_pairs(first, stopped, league, 2)
     os.killpg(first.pid, signal.SIGINT)
     out, err = first.communicate(timeout=120)
     assert first.returncode == 130, err
     assert "interrupted after" in out and "run the same command to resume" in out
     assert "Traceback" not in err
+    assert_gone(below, "Ctrl-C")
 
     before = finished_pairs(stopped, league)
     assert 2 <= before < KILL_PAIRS - 1
     second = start_sprt(stopped, *args)
-    wait_for_pairs(second, stopped, league, before + 1)
-    below = descendants(second.pid)
-    while not below and second.poll() is None:  # between two matches
-        below = descendants(second.pid)
-    assert below, "the run has bot processes while it plays"
+    below = wait_for_pairs(second, stopped, league, before + 1)
     second.kill()  # SIGKILL: no clean-up of its own
     second.communicate(timeout=60)
-    deadline = time.monotonic() + 10
-    while alive(below) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not alive(below), f"orphaned processes after SIGKILL: {alive(below)}"
+    assert_gone(below, "SIGKILL")
 
     last = arena(stopped, *args)
     assert last.returncode == 11, last.stderr
