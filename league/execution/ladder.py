@@ -10,8 +10,11 @@ Below each game's table, the strong bot's worst case against simple
 counter-strategies (``Roster.counter_set``, issue 22): its win rate against each
 of them over duplicate deals, played in process by
 :mod:`league.execution.counters` (``sdk.local``, no gRPC and no sandbox: the
-bots' moves are the same, and 200 matches per counter bot take seconds, not
-minutes), the worst of them and whether it reaches 60%.
+bots' moves are the same, and it is several times faster: 200 matches per
+counter bot take seconds for most games, about three minutes in all for Liar's
+Poker), the worst of them and whether it reaches 60%. ``render_markdown`` takes
+an optional ``exploitability`` mapping (strong bot module → text) for that
+table's last column.
 
     python -m league.execution.ladder --quick            # minutes; prints the table
     python -m league.execution.ladder --rounds 25        # tighter intervals
