@@ -23,6 +23,7 @@ from league.store.db import open_database, session_scope
 from league.store.leagues import get_league, pending_matches, revealed_secret
 from league.store.models import MatchRow
 from league.store.registry import add_bot
+from league.store.runlock import league_lock
 from league.store.sprt import (
     NELO_PER_T,
     PAIR_SCORES,
@@ -40,6 +41,7 @@ from league.store.sprt_league import (
     create_sprt_league,
     extend_pairs,
     pair_points,
+    sprt_settings,
     sprt_state,
 )
 from league.store.standings import standings
@@ -451,3 +453,28 @@ def test_a_killed_and_an_interrupted_run_resume_to_the_uninterrupted_result(
         assert sorted(matches) == [(2 * int(group[1:]), "done"), (2 * int(group[1:]) + 1, "done")]
     assert results(stopped, league) == results(whole, league)
     assert last.stdout.splitlines()[-2] == reference.stdout.splitlines()[-2]  # same ptnml
+
+
+@pytest.mark.e2e
+def test_a_second_command_on_a_running_test_changes_nothing(tmp_path: Path) -> None:
+    """While another process plays the test (here: holds its run lock), the command
+    is refused in one line before it stores its --max-pairs."""
+    url = f"sqlite:///{tmp_path / 'busy.db'}"
+    register(url)
+    args = ["sprt", "prob", "cnt", "--game", "liars_dice", "--reproducible-seed", "3"]
+    first = arena(url, *args, "--max-pairs", "1")
+    assert first.returncode == 11, first.stderr
+    engine = open_database(url)
+    try:
+        with session_scope(engine) as session:
+            league = get_league(session=session, name="sprt-prob-cnt-liars_dice")
+        with league_lock(engine, league):
+            second = arena(url, *args, "--max-pairs", "50")
+        with session_scope(engine) as session:
+            stored = sprt_settings(get_league(session=session, name=league.name))
+    finally:
+        engine.dispose()
+    assert second.returncode == 2, second.stdout
+    assert "is being played by another process" in second.stderr
+    assert "Traceback" not in second.stderr and "resuming" not in second.stdout
+    assert stored.max_pairs == 1
