@@ -26,7 +26,6 @@ from league.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
     from sqlmodel import Session
 
     from league.store.models import BotRow
@@ -113,7 +112,6 @@ def sprt_command(
         _open_test(
             session,
             name,
-            engine=context_of(ctx).engine(),
             game=game,
             settings=settings,
             create=dict(
@@ -129,13 +127,7 @@ def sprt_command(
 
 
 def _open_test(
-    session: Session,
-    name: str,
-    *,
-    engine: Engine,
-    game: str,
-    settings: SprtSettings,
-    create: dict[str, Any],
+    session: Session, name: str, *, game: str, settings: SprtSettings, create: dict[str, Any]
 ) -> None:
     """Create the test's league, or resume it if it holds the same test and no other
     process is playing it (checked before its settings change: a second ``arena
@@ -158,7 +150,7 @@ def _open_test(
             f"league {name!r} holds another test ({row.game}, {stored.to_dict()});"
             " pass --league with a new name"
         )
-    with league_lock(engine, row):  # LeagueBusyError (exit 2, nothing written) if played
+    with league_lock(session.get_bind().engine, row):  # LeagueBusyError: exit 2, no write
         pass
     set_sprt_settings(session=session, league=row, settings=resumed)
     typer.echo(f"resuming SPRT {name}")
