@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from bench.roster import bot_class, roster
+from bench.roster import roster
+from league.execution.counters import bot_class
 from sdk.bot import Bot
 from sdk.local import BotFactory, play_local
 

@@ -16,7 +16,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench.roster import bot_class, roster
+from bench.roster import roster
+from league.execution.counters import bot_class
 from sdk.local import BotFactory, play_local
 
 DICE_GAMES = ("liars_poker_dice", "dice_poker")

@@ -22,7 +22,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from bench.roster import bot_class, roster
+from bench.roster import roster
+from league.execution.counters import bot_class
 from league.store.ratings import head_to_head
 from referee.core.catalogue import entries
 from sdk.bot import Bot

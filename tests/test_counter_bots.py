@@ -19,11 +19,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from bench import counters
-from bench.roster import bot_class, roster
+from bench import counters as counters_cli
+from bench.roster import roster
 from example_bots.cockroach_poker_truthful import TruthfulCockroachPokerBot
 from example_bots.liars_poker_dice_rule_out import RuleOutLiarsPokerDiceBot
 from example_bots.liars_poker_rule_out import ruled_out
+from league.execution import counters
+from league.execution.counters import bot_class
 from referee.core.catalogue import Roster
 from sdk.liars_poker import Announcement, Category, parse_cards
 from sdk.liars_poker_dice import evaluate
@@ -181,7 +183,7 @@ def test_with_three_seats_each_deal_is_played_once_per_seat() -> None:
 def test_a_bad_request_prints_one_line(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert counters.main(argv) == 2
+    assert counters_cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1

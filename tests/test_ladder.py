@@ -10,15 +10,19 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app as arena_app
+from league.execution import ladder
+from league.execution.counters import Score
 from league.execution.ladder import (
     GameLadder,
     LadderRow,
+    WorstCase,
     app,
     available,
     ladder_bots,
     percentile,
     render_markdown,
     rosters,
+    worst_case,
 )
 from referee.core.catalogue import Roster
 
@@ -74,6 +78,53 @@ def test_cockroach_poker_ladder_plays_three_seats_and_says_so() -> None:
     assert "1 round(s) of the round-robin, 1 three-seat matches." in render_markdown([ladder])
 
 
+def test_the_worst_case_table_names_the_worst_counter_and_the_target() -> None:
+    case = WorstCase(
+        strong="liars_dice_posterior",
+        seats=2,
+        matches=200,
+        seed=5,
+        scores=(
+            Score("liars_dice_truthful", 180, 0, 20),
+            Score("liars_dice_probability_05", 110, 2, 88),
+        ),
+        missing=("liars_dice_gone",),
+    )
+    game = GameLadder(
+        "liars_dice", "ladder-liars_dice", 3, (row(1, "s", 1700, None),), (), worst_case=case
+    )
+    text = render_markdown([game], exploitability={"liars_dice_posterior": "0.123 ± 0.004"})
+    assert "#### Worst case against counter-strategies" in text
+    assert "200 matches each (100 deals" in text and "seed 5 + j" in text
+    assert "| strong bot | truthful | probability_05 | worst | ≥ 60% | exploitability |" in text
+    assert (
+        "| `liars_dice_posterior` | 90.0% | 55.5% | 55.5% (probability_05) | **no**"
+        " | 0.123 ± 0.004 |" in text
+    )
+    assert "`example_bots.liars_dice_gone`" in text
+    # Without an exploitability mapping the column stays, empty.
+    assert "| 55.5% (probability_05) | **no** | - |" in render_markdown([game])
+    meets = WorstCase("s", 2, 2, 1, (Score("liars_dice_truthful", 2, 0, 0),))
+    text = render_markdown([GameLadder("liars_dice", "x", 1, (), (), worst_case=meets)])
+    assert "| `s` | 100.0% | 100.0% (truthful) | yes | - |" in text
+
+
+def test_worst_case_plays_the_strong_bot_against_each_counter_present(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counters = ladder.rosters()["liars_poker_dice"].counter_set
+    gone = counters[-1]
+    real = ladder.module_exists
+    monkeypatch.setattr(ladder, "module_exists", lambda module: module != gone and real(module))
+    case = worst_case("liars_poker_dice", matches=3, seed=4)
+    assert case is not None and case.strong == "liars_poker_dice_strong"
+    assert case.matches == 4  # rounded up to whole deals of two seats
+    assert [score.counter for score in case.scores] == list(counters[:-1])
+    assert all(score.matches == 4 for score in case.scores)
+    assert case.missing == (gone,)
+    assert worst_case("dice_poker", matches=2, seed=1) is None  # no counter set
+
+
 def test_percentile_is_nearest_rank() -> None:
     values = [float(v) for v in range(1, 101)]
     assert percentile(values, 0.99) == 99.0
@@ -110,13 +161,18 @@ def test_tiny_ladder_through_the_real_league(tmp_path: Path) -> None:
             db,
             "--out",
             str(out),
+            "--counter-matches",
+            "2",
         ],
     )
     assert result.exit_code == 0, result.output
     text = out.read_text()
     assert "python -m league.execution.ladder --rounds 1 --game liars_dice" in text
-    lines = [line for line in text.splitlines() if line.startswith("| ")]
+    assert "--counter-matches 2" in text
+    elo, worst = text.split("#### Worst case against counter-strategies")
+    lines = [line for line in elo.splitlines() if line.startswith("| ")]
     assert len(lines) == 3  # header and two bots
+    assert "| `liars_dice_posterior` |" in worst and "2 matches each" in worst
     assert "`liars_dice_posterior`" in text and "`liars_dice_random`" in text
     body = [line.split("|") for line in lines[1:]]
     assert all(int(cells[8]) > 0 for cells in body)  # decisions were measured

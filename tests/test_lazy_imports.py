@@ -135,6 +135,9 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/sprt.py league.store.registry": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
+    "league/cli/sprt.py league.store.runlock": (
+        "SQLAlchemy and the league's tables: only commands that read the database"
+    ),
     "league/cli/sprt.py league.store.sprt_league": (
         "SQLModel and the referee stack: only commands that read the database"
     ),

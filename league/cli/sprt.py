@@ -129,9 +129,12 @@ def sprt_command(
 def _open_test(
     session: Session, name: str, *, game: str, settings: SprtSettings, create: dict[str, Any]
 ) -> None:
-    """Create the test's league, or resume it if it holds the same test."""
+    """Create the test's league, or resume it if it holds the same test and no other
+    process is playing it (checked before its settings change: a second ``arena
+    sprt`` must not raise the ``--max-pairs`` of a test that another one runs)."""
     from league.store.leagues import get_league
     from league.store.registry import NotFoundError
+    from league.store.runlock import league_lock
     from league.store.sprt_league import create_sprt_league, set_sprt_settings, sprt_settings
 
     try:
@@ -147,6 +150,8 @@ def _open_test(
             f"league {name!r} holds another test ({row.game}, {stored.to_dict()});"
             " pass --league with a new name"
         )
+    with league_lock(session.get_bind().engine, row):  # LeagueBusyError: exit 2, no write
+        pass
     set_sprt_settings(session=session, league=row, settings=resumed)
     typer.echo(f"resuming SPRT {name}")
 

@@ -6,6 +6,16 @@ table: Bradley–Terry Elo with its 95% bootstrap interval, the likelihood of
 superiority over the next bot down, and each bot's decision latency as the
 referee measured it (``elapsed_ms`` of every action in the match records).
 
+Below each game's table, the strong bot's worst case against simple
+counter-strategies (``Roster.counter_set``, issue 22): its win rate against each
+of them over duplicate deals, played in process by
+:mod:`league.execution.counters` (``sdk.local``, no gRPC and no sandbox: the
+bots' moves are the same, and it is several times faster: 200 matches per
+counter bot take seconds for most games, about three minutes in all for Liar's
+Poker), the worst of them and whether it reaches 60%. ``render_markdown`` takes
+an optional ``exploitability`` mapping (strong bot module → text) for that
+table's last column.
+
     python -m league.execution.ladder --quick            # minutes; prints the table
     python -m league.execution.ladder --rounds 25        # tighter intervals
     make ladder                  # 10 rounds, also written to build/ladder.md
@@ -29,9 +39,11 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import secrets
 import statistics
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
@@ -41,6 +53,7 @@ import typer
 from sqlalchemy import Engine
 from sqlmodel import select
 
+from league.execution.counters import TARGET, Score, measure, worst
 from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
@@ -71,6 +84,9 @@ def ladder_bots() -> dict[str, tuple[str, ...]]:
 
 QUICK_ROUNDS = 3
 DEFAULT_ROUNDS = 10
+COUNTER_MATCHES = 200
+"""Per counter bot: issue 22 asks for 60% in 200 duplicate-paired matches."""
+QUICK_COUNTER_MATCHES = 20
 
 
 def module_exists(module: str) -> bool:
@@ -106,6 +122,21 @@ class LadderRow:
 
 
 @dataclass(frozen=True, slots=True)
+class WorstCase:
+    """A game's strong bot against its counter set (:mod:`league.execution.counters`)."""
+
+    strong: str
+    seats: int
+    matches: int
+    """Per counter bot: ``matches // seats`` deals, each played once per seat."""
+    seed: int
+    """Deal ``j`` comes from seed ``seed + j`` (``python -m bench.counters --seed``)."""
+    scores: tuple[Score, ...]
+    missing: tuple[str, ...] = ()
+    """Counter bots not in this checkout (skipped)."""
+
+
+@dataclass(frozen=True, slots=True)
 class GameLadder:
     game: str
     league: str
@@ -114,6 +145,7 @@ class GameLadder:
     missing: tuple[str, ...] = ()
     seats: int = 2
     """Seats per match (the roster's ``ladder_seats``: three for Cockroach Poker)."""
+    worst_case: WorstCase | None = None
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -174,6 +206,23 @@ def ladder_rows(engine: Engine, league_name: str, *, samples: int = 1000) -> lis
     return rows
 
 
+def worst_case(game: str, *, matches: int, seed: int) -> WorstCase | None:
+    """The strong bot of ``game`` against every counter bot present, about ``matches``
+    each (rounded up to whole deals) under the ladder's table size and rules; None when
+    the game has no strong bot, no counter set, or neither is in this checkout."""
+    roster = rosters()[game]
+    if roster.strong is None or not module_exists(roster.strong):
+        return None
+    present = [m for m in roster.counter_set if module_exists(m)]
+    if not present:
+        return None
+    seats = roster.ladder_seats
+    per_counter = seats * math.ceil(matches / seats)
+    scores = measure(game, per_counter, seed, dict(roster.rules), seats, counters=present)
+    missing = tuple(m for m in roster.counter_set if m not in present)
+    return WorstCase(roster.strong, seats, per_counter, seed, tuple(scores), missing)
+
+
 def prepare(
     engine: Engine,
     games: Sequence[str],
@@ -228,51 +277,98 @@ def _fmt(value: float | None, digits: int = 0) -> str:
     return f"{value:.{digits}f}"
 
 
-def render_markdown(ladders: Sequence[GameLadder], *, command: str = "") -> str:
-    """The ladder as Markdown: a table per game, notes for skipped bots."""
+def _elo_table(ladder: GameLadder) -> list[str]:
+    """The game's ratings: one row per bot, best first."""
+    matches = sum(row.matches for row in ladder.rows) // ladder.seats
+    seats = {2: "two", 3: "three"}.get(ladder.seats, str(ladder.seats))
+    lines = [
+        f"League `{ladder.league}`: {ladder.rounds} round(s) of the round-robin,"
+        f" {matches} {seats}-seat matches.",
+        "",
+        "| rank | bot | Elo | 95% interval | LOS vs next | matches | wins"
+        " | decisions | median ms | p99 ms | faults |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in ladder.rows:
+        interval = f"{_fmt(row.lo)} .. {_fmt(row.hi)}" if row.elo is not None else "-"
+        los = f"{row.los_next:.1%}" if row.los_next is not None else "-"
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(row.faults.items())) or "-"
+        lines.append(
+            f"| {row.rank or '-'} | `{row.bot}` | {_fmt(row.elo)} | {interval} | {los}"
+            f" | {row.matches} | {row.wins} | {row.decisions}"
+            f" | {_fmt(row.median_ms, 2)} | {_fmt(row.p99_ms, 2)} | {faults} |"
+        )
+    return lines
+
+
+def _short(game: str, module: str) -> str:
+    """A counter bot's module without its game's prefix (a column header)."""
+    return module.removeprefix(f"{game}_")
+
+
+def worst_case_table(
+    game: str, case: WorstCase, exploitability: Mapping[str, str] | None = None
+) -> list[str]:
+    """The strong bot's win rate against each counter bot, its worst, the 60% target,
+    and its exploitability (``exploitability[strong]``; "-" when not given)."""
+    headers = [_short(game, score.counter) for score in case.scores]
+    low = worst(case.scores)
+    deals = case.matches // case.seats
+    met = "yes" if low.rate >= TARGET else "**no**"
+    cells = [f"{score.rate:.1%}" for score in case.scores]
+    exploit = (exploitability or {}).get(case.strong, "-")
+    lines = [
+        "#### Worst case against counter-strategies",
+        "",
+        f"`{case.strong}` against each counter bot: {case.matches} matches each"
+        f" ({deals} deals, each played once per seat, the strong bot in each seat in"
+        f" turn; {case.seats} seats; deal j from seed {case.seed} + j), in process."
+        " Win rate: first place alone 1, shared ½.",
+        "",
+        f"| strong bot | {' | '.join(headers)} | worst | ≥ {TARGET:.0%} | exploitability |",
+        f"|---|{'---:|' * len(headers)}---|---|---:|",
+        f"| `{case.strong}` | {' | '.join(cells)} | {low.rate:.1%} ({_short(game, low.counter)})"
+        f" | {met} | {exploit} |",
+    ]
+    if case.missing:
+        lines += ["", "Counter bots not in this checkout (skipped): " + _modules(case.missing)]
+    return lines
+
+
+def _modules(modules: Sequence[str]) -> str:
+    return ", ".join(f"`example_bots.{m}`" for m in modules) + "."
+
+
+def render_markdown(
+    ladders: Sequence[GameLadder],
+    *,
+    command: str = "",
+    exploitability: Mapping[str, str] | None = None,
+) -> str:
+    """The ladder as Markdown: a table per game, its strong bot's worst case against
+    the counter set, notes for skipped bots. ``exploitability`` maps a strong bot's
+    module to the text of its exploitability column."""
     lines: list[str] = []
     if command:
         lines += [f"Reproduce with `{command}`.", ""]
     for ladder in ladders:
-        lines.append(f"### {ladder.game}")
-        lines.append("")
+        lines += [f"### {ladder.game}", ""]
         if not ladder.rows:
             lines.append("(not played: fewer than two ladder bots in this checkout)")
         else:
-            matches = sum(row.matches for row in ladder.rows) // ladder.seats
-            seats = {2: "two", 3: "three"}.get(ladder.seats, str(ladder.seats))
-            lines.append(
-                f"League `{ladder.league}`: {ladder.rounds} round(s) of the round-robin,"
-                f" {matches} {seats}-seat matches."
-            )
-            lines.append("")
-            lines.append(
-                "| rank | bot | Elo | 95% interval | LOS vs next | matches | wins"
-                " | decisions | median ms | p99 ms | faults |"
-            )
-            lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-            for row in ladder.rows:
-                interval = f"{_fmt(row.lo)} .. {_fmt(row.hi)}" if row.elo is not None else "-"
-                los = f"{row.los_next:.1%}" if row.los_next is not None else "-"
-                faults = ", ".join(f"{k} {v}" for k, v in sorted(row.faults.items())) or "-"
-                lines.append(
-                    f"| {row.rank or '-'} | `{row.bot}` | {_fmt(row.elo)} | {interval} | {los}"
-                    f" | {row.matches} | {row.wins} | {row.decisions}"
-                    f" | {_fmt(row.median_ms, 2)} | {_fmt(row.p99_ms, 2)} | {faults} |"
-                )
+            lines += _elo_table(ladder)
         if ladder.missing:
-            lines.append("")
-            lines.append(
-                "Not in this checkout (skipped): "
-                + ", ".join(f"`example_bots.{m}`" for m in ladder.missing)
-                + "."
-            )
+            lines += ["", "Not in this checkout (skipped): " + _modules(ladder.missing)]
+        if ladder.worst_case is not None:
+            lines += ["", *worst_case_table(ladder.game, ladder.worst_case, exploitability)]
         lines.append("")
     lines.append(
         "Elo: batch Bradley–Terry fit (mean 1500) with a 95% bootstrap interval over"
         " duplicate groups; LOS vs next: share of bootstrap samples in which the bot"
         " out-rates the one ranked just below it; latency: the referee's measured"
         " answer time per decision over gRPC (sandboxed), median and 99th percentile."
+        " Worst case: in-process matches (`sdk.local`, no sandbox), the measurement of"
+        " `python -m bench.counters`."
     )
     return "\n".join(lines) + "\n"
 
@@ -288,8 +384,15 @@ def run_ladder(
     bots: Sequence[str] | None = None,
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
     reproducible_seed: int | None = None,
+    counter_matches: int = 0,
+    counter_seed: int = 1,
 ) -> list[GameLadder]:
-    """Create (or resume) and play every game's ladder league; return the tables."""
+    """Create (or resume) and play every game's ladder league; return the tables.
+
+    With ``counter_matches`` > 0, also each strong bot's worst case against its
+    counter set (about that many matches per counter bot, deals from ``counter_seed``)
+    for the games whose strong bot is on the ladder (not filtered out by ``bots``).
+    """
     ladders = []
     for game, league, missing in prepare(
         engine,
@@ -299,35 +402,52 @@ def run_ladder(
         sandbox=sandbox,
         reproducible_seed=reproducible_seed,
     ):
-        if not league:
-            ladders.append(GameLadder(game, league, rounds, (), tuple(missing)))
-            continue
-        options = RunOptions(concurrency=concurrency, workers=workers)
-        summary = trio.run(LeagueRun(engine, league, options).play)
-        if summary.aborted or summary.interrupted:
-            raise RuntimeError(
-                f"league {league}: {len(summary.aborted)} match(es) aborted"
-                + (", interrupted" if summary.interrupted else "")
-            )
-        with session_scope(engine) as session:
-            status = league_status(session=session, league=get_league(session=session, name=league))
-        typer.echo(f"{game}: {status.done} matches in {summary.elapsed_s:.1f} s", err=True)
-        with session_scope(engine) as session:
-            faults = startup_faults(
-                session=session, league=get_league(session=session, name=league)
-            )
-        for bot, (count, message) in sorted(faults.items()):
-            typer.echo(f"{game}: {bot} did not start in {count} match(es): {message}", err=True)
-        rows = ladder_rows(engine, league, samples=samples)
+        rows: tuple[LadderRow, ...] = ()
+        if league:
+            options = RunOptions(concurrency=concurrency, workers=workers)
+            rows = tuple(_play_league(engine, game, league, options, samples=samples))
+        case = None
+        strong = rosters()[game].strong
+        if counter_matches > 0 and (bots is None or strong in bots):
+            start = time.perf_counter()
+            case = worst_case(game, matches=counter_matches, seed=counter_seed)
+            if case is not None:
+                typer.echo(
+                    f"{game}: worst case, {case.matches} matches x {len(case.scores)}"
+                    f" counter bots in {time.perf_counter() - start:.1f} s",
+                    err=True,
+                )
         seats = rosters()[game].ladder_seats
-        ladders.append(GameLadder(game, league, rounds, tuple(rows), tuple(missing), seats))
+        ladders.append(
+            GameLadder(game, league, rounds, rows, tuple(missing), seats, worst_case=case)
+        )
     return ladders
+
+
+def _play_league(
+    engine: Engine, game: str, league: str, options: RunOptions, *, samples: int
+) -> list[LadderRow]:
+    """Play one game's ladder league to the end and return its rows."""
+    summary = trio.run(LeagueRun(engine, league, options).play)
+    if summary.aborted or summary.interrupted:
+        raise RuntimeError(
+            f"league {league}: {len(summary.aborted)} match(es) aborted"
+            + (", interrupted" if summary.interrupted else "")
+        )
+    with session_scope(engine) as session:
+        status = league_status(session=session, league=get_league(session=session, name=league))
+    typer.echo(f"{game}: {status.done} matches in {summary.elapsed_s:.1f} s", err=True)
+    with session_scope(engine) as session:
+        faults = startup_faults(session=session, league=get_league(session=session, name=league))
+    for bot, (count, message) in sorted(faults.items()):
+        typer.echo(f"{game}: {bot} did not start in {count} match(es): {message}", err=True)
+    return ladder_rows(engine, league, samples=samples)
 
 
 app = typer.Typer(add_completion=False, rich_markup_mode=None)
 
 
-@app.command()
+@app.command()  # long: one typer option per parameter; the body is 35 lines
 def main(
     quick: Annotated[
         bool, typer.Option("--quick", help=f"{QUICK_ROUNDS} rounds: a first look in minutes.")
@@ -364,6 +484,14 @@ def main(
     no_sandbox: Annotated[
         bool, typer.Option("--no-sandbox", help="Run the bots unsandboxed (trusted bots only).")
     ] = False,
+    counter_matches: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Matches of each strong bot against each counter bot, in process (default"
+            f" {COUNTER_MATCHES}, --quick {QUICK_COUNTER_MATCHES}; 0: no worst-case table).",
+        ),
+    ] = None,
 ) -> None:
     """Play the reference-bot ladder of every game and print it as Markdown."""
     known = ladder_bots()
@@ -386,28 +514,59 @@ def main(
                 bots=bot,
                 sandbox=sandbox,
                 reproducible_seed=reproducible_seed,
+                counter_matches=_counter_matches(counter_matches, quick=quick),
+                counter_seed=(
+                    reproducible_seed if reproducible_seed is not None else secrets.randbelow(2**31)
+                ),
             )
         finally:
             engine.dispose()
-    command = " ".join(
-        [
-            "python -m league.execution.ladder",
-            *(["--quick"] if quick else []),
-            *([f"--rounds {rounds}"] if rounds is not None else []),
-            *(f"--game {g}" for g in game or []),
-            *(f"--bot {b}" for b in bot or []),
-            *(
-                [f"--reproducible-seed {reproducible_seed}"]
-                if reproducible_seed is not None
-                else []
-            ),
-        ]
+    command = _command(
+        quick=quick,
+        rounds=rounds,
+        game=game or [],
+        bot=bot or [],
+        reproducible_seed=reproducible_seed,
+        counter_matches=counter_matches,
     )
     text = render_markdown(ladders, command=command)
     typer.echo(text)
     if out is not None:
         out.write_text(text)
         typer.echo(f"written to {out}", err=True)
+
+
+def _command(
+    *,
+    quick: bool,
+    rounds: int | None,
+    game: Sequence[str],
+    bot: Sequence[str],
+    reproducible_seed: int | None,
+    counter_matches: int | None,
+) -> str:
+    """The command line that reproduces this ladder (shown above the tables)."""
+    return " ".join(
+        [
+            "python -m league.execution.ladder",
+            *(["--quick"] if quick else []),
+            *([f"--rounds {rounds}"] if rounds is not None else []),
+            *(f"--game {g}" for g in game),
+            *(f"--bot {b}" for b in bot),
+            *(
+                [f"--reproducible-seed {reproducible_seed}"]
+                if reproducible_seed is not None
+                else []
+            ),
+            *([f"--counter-matches {counter_matches}"] if counter_matches is not None else []),
+        ]
+    )
+
+
+def _counter_matches(given: int | None, *, quick: bool) -> int:
+    if given is not None:
+        return given
+    return QUICK_COUNTER_MATCHES if quick else COUNTER_MATCHES
 
 
 if __name__ == "__main__":

@@ -4,10 +4,14 @@ the test stored as a league, and the command end to end on sandboxed bots."""
 from __future__ import annotations
 
 import bisect
+import json
 import math
+import os
 import random
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,10 +19,11 @@ from sqlalchemy import Engine
 from sqlmodel import select
 
 from league.execution.sprt import run_sprt
-from league.store.db import session_scope
+from league.store.db import open_database, session_scope
 from league.store.leagues import get_league, pending_matches, revealed_secret
 from league.store.models import MatchRow
 from league.store.registry import add_bot
+from league.store.runlock import league_lock
 from league.store.sprt import (
     NELO_PER_T,
     PAIR_SCORES,
@@ -36,6 +41,7 @@ from league.store.sprt_league import (
     create_sprt_league,
     extend_pairs,
     pair_points,
+    sprt_settings,
     sprt_state,
 )
 from league.store.standings import standings
@@ -277,3 +283,198 @@ def test_cli_accepts_h1_on_sandboxed_bots_and_resumes(tmp_path: Path) -> None:
 def test_cli_names_an_unknown_bot_in_one_line(tmp_path: Path) -> None:
     done = arena(f"sqlite:///{tmp_path / 'x.db'}", "sprt", "nobody", "rnd", "--game", "liars_dice")
     assert done.returncode == 2 and "nobody" in done.stderr and "Traceback" not in done.stderr
+
+
+# ------------------------------------------------------- killed, interrupted, resumed
+
+COUNTING = f"{sys.executable} -m example_bots.liars_dice_counting"
+KILL_PAIRS = 10
+"""Undecided at this many pairs (probability against counting is close), so every
+run schedules exactly pairs 0..9 however it was interrupted: the two databases
+must end with the same pairs, not merely the same verdict."""
+
+
+def descendants(pid: int) -> set[tuple[int, str]]:
+    """``(pid, start time)`` of every live process below ``pid`` (the start time tells
+    a process from a later one that reuses its pid)."""
+    parents: dict[int, list[tuple[int, str]]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        parents.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
+    found: set[tuple[int, str]] = set()
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child[0])
+    return found
+
+
+def alive(processes: set[tuple[int, str]]) -> set[tuple[int, str]]:
+    """Those of ``processes`` still running (zombies count as gone)."""
+    left = set()
+    for pid, started in processes:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[19] == started and fields[0] != "Z":
+            left.add((pid, started))
+    return left
+
+
+def done_pairs(url: str, league: str) -> dict[str, list[tuple[int, str]]]:
+    """Per duplicate group: each match's (position, status)."""
+    engine = open_database(url)
+    try:
+        with session_scope(engine) as session:
+            row = get_league(session=session, name=league)
+            matches = session.exec(select(MatchRow).where(MatchRow.league_id == row.id)).all()
+            groups: dict[str, list[tuple[int, str]]] = {}
+            for match in matches:
+                groups.setdefault(match.group_key, []).append((match.position, match.status))
+    finally:
+        engine.dispose()
+    return groups
+
+
+def finished_pairs(url: str, league: str) -> int:
+    """Pairs both of whose matches are done (0 before the league is written)."""
+    try:
+        groups = done_pairs(url, league)
+    except Exception:  # the run has not created its league yet
+        return 0
+    return sum([status for _, status in matches] == ["done", "done"] for matches in groups.values())
+
+
+def results(url: str, league: str) -> dict[int, tuple[object, ...]]:
+    """Each match's seats, places and how it ended, by position (``arena league matches``)."""
+    shown = arena(url, "league", "matches", league, "--json")
+    assert shown.returncode == 0, shown.stderr
+    return {
+        m["position"]: (m["status"], m["reason"], m["bots"], m["places"], m["faults"])
+        for m in json.loads(shown.stdout)
+    }
+
+
+def start_sprt(url: str, *args: str) -> subprocess.Popen[str]:
+    """``arena sprt`` in a session of its own (its process group is its pid), as a
+    terminal would run it: Ctrl-C signals the group."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "league.cli", "--db", url, *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def wait_for_pairs(
+    process: subprocess.Popen[str], url: str, league: str, pairs: int
+) -> set[tuple[int, str]]:
+    """Until ``pairs`` pairs are finished (the run still going), or fail; every
+    process seen below the run meanwhile (its bots and their sandboxes)."""
+    seen: set[tuple[int, str]] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
+        seen |= descendants(process.pid)
+        if finished_pairs(url, league) >= pairs:
+            assert seen, "the run has bot processes while it plays"
+            return seen
+    raise AssertionError(f"{pairs} pairs not finished in 120 s")
+
+
+def assert_gone(processes: set[tuple[int, str]], how: str) -> None:
+    """All of ``processes`` end within 10 s (those left are killed, then reported)."""
+    deadline = time.monotonic() + 10
+    while alive(processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = alive(processes)
+    for pid, _ in left:  # do not leave them to the next test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes left running after {how}: {sorted(left)}"
+
+
+def register(url: str) -> None:
+    for name, command in (("prob", PROBABILITY), ("cnt", COUNTING)):
+        added = arena(url, "bot", "add", name, "--cmd", command, "--game", "liars_dice")
+        assert added.returncode == 0, added.stderr
+
+
+@pytest.mark.e2e
+def test_a_killed_and_an_interrupted_run_resume_to_the_uninterrupted_result(
+    tmp_path: Path,
+) -> None:
+    """SIGINT (Ctrl-C to the process group) exits 130; SIGKILL of the arena process
+    leaves no bot running; the same command resumes, and the test ends with the same
+    pairs, each played exactly twice, as a run that was never stopped."""
+    args = ["sprt", "prob", "cnt", "--game", "liars_dice", "--reproducible-seed", "3"]
+    args += ["--max-pairs", str(KILL_PAIRS), "--concurrency", "2"]
+    league = "sprt-prob-cnt-liars_dice"
+    whole, stopped = f"sqlite:///{tmp_path / 'whole.db'}", f"sqlite:///{tmp_path / 'stop.db'}"
+    for url in (whole, stopped):
+        register(url)
+    reference = arena(whole, *args)
+    assert reference.returncode == 11, reference.stderr  # undecided at --max-pairs
+
+    first = start_sprt(stopped, *args)
+    below = wait_for_pairs(first, stopped, league, 2)
+    os.killpg(first.pid, signal.SIGINT)
+    out, err = first.communicate(timeout=120)
+    assert first.returncode == 130, err
+    assert "interrupted after" in out and "run the same command to resume" in out
+    assert "Traceback" not in err
+    assert_gone(below, "Ctrl-C")
+
+    before = finished_pairs(stopped, league)
+    assert 2 <= before < KILL_PAIRS - 1
+    second = start_sprt(stopped, *args)
+    below = wait_for_pairs(second, stopped, league, before + 1)
+    second.kill()  # SIGKILL: no clean-up of its own
+    second.communicate(timeout=60)
+    assert_gone(below, "SIGKILL")
+
+    last = arena(stopped, *args)
+    assert last.returncode == 11, last.stderr
+    assert "resuming SPRT" in last.stdout
+    assert f"undecided after {KILL_PAIRS} pairs" in last.stdout
+    groups = done_pairs(stopped, league)
+    assert sorted(groups, key=lambda g: int(g[1:])) == [f"p{p}" for p in range(KILL_PAIRS)]
+    for group, matches in groups.items():  # no pair lost, none played twice
+        assert sorted(matches) == [(2 * int(group[1:]), "done"), (2 * int(group[1:]) + 1, "done")]
+    assert results(stopped, league) == results(whole, league)
+    assert last.stdout.splitlines()[-2] == reference.stdout.splitlines()[-2]  # same ptnml
+
+
+@pytest.mark.e2e
+def test_a_second_command_on_a_running_test_changes_nothing(tmp_path: Path) -> None:
+    """While another process plays the test (here: holds its run lock), the command
+    is refused in one line before it stores its --max-pairs."""
+    url = f"sqlite:///{tmp_path / 'busy.db'}"
+    register(url)
+    args = ["sprt", "prob", "cnt", "--game", "liars_dice", "--reproducible-seed", "3"]
+    first = arena(url, *args, "--max-pairs", "1")
+    assert first.returncode == 11, first.stderr
+    engine = open_database(url)
+    try:
+        with session_scope(engine) as session:
+            league = get_league(session=session, name="sprt-prob-cnt-liars_dice")
+        with league_lock(engine, league):
+            second = arena(url, *args, "--max-pairs", "50")
+        with session_scope(engine) as session:
+            stored = sprt_settings(get_league(session=session, name=league.name))
+    finally:
+        engine.dispose()
+    assert second.returncode == 2, second.stdout
+    assert "is being played by another process" in second.stderr
+    assert "Traceback" not in second.stderr and "resuming" not in second.stdout
+    assert stored.max_pairs == 1
