@@ -3,10 +3,18 @@
 The exploitability of a bot (``arena exploit``) needs its policy at every decision
 point of a small variant. The bot is started exactly as for a match (the referee's
 launcher, its sandbox), and every question is a match-like stream of its own:
-``MatchStart`` (a fresh match id per sample, so a bot that draws from ``self.rng``
-draws anew), ``Ready``, one ``TurnRequest`` carrying the information set's
+``MatchStart``, ``Ready``, one ``TurnRequest`` carrying the information set's
 observation, its answer; then the stream is dropped. ``K`` samples per information
 set estimate a stochastic policy by frequencies.
+
+A bot that could tell a probe from a real match could play well when probed and
+badly in matches, so the ``MatchStart`` is a real match's: an opaque match id drawn
+as the referee draws one for a match (:func:`referee.messages.new_match_token`, fresh
+per sample, so a bot that draws from ``self.rng`` draws anew), the canonical rules
+the referee sends (every option, ``format_rules``), and the ``TurnRequest`` carries
+the turn number the match would have reached. What still differs from a match is
+said in docs/exploitability.md (the stream ends after one answer, without
+``MatchEnd``).
 """
 
 from __future__ import annotations
@@ -64,6 +72,7 @@ async def probe_policy(
     for row in counts.values():
         if len(row) == 1:
             row[0] = settings.samples
+    start_rules = tree.game.format_rules(tree.rules)  # what run_match sends, every option
     limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
     done = 0
     launcher = FreshLauncher(sandbox=settings.sandbox)
@@ -72,9 +81,10 @@ async def probe_policy(
         async def ask_all(index: int) -> None:
             nonlocal done
             async with limiter:
-                for sample in range(settings.samples):
+                for _sample in range(settings.samples):
                     infoset = tree.infosets[index]
-                    choice = await _ask(lease.connection, infoset, seat, codec, settings, sample)
+                    question = _Question(infoset, seat, start_rules)
+                    choice = await _ask(lease.connection, question, codec, settings)
                     counts[index][choice] += 1
             done += 1
             if on_progress is not None:
@@ -86,15 +96,24 @@ async def probe_policy(
     return {i: [c / settings.samples for c in row] for i, row in counts.items()}
 
 
+@dataclass(frozen=True, slots=True)
+class _Question:
+    """One information set to ask about, as a seat of a match would meet it."""
+
+    infoset: InfoSet
+    seat: int
+    rules: Mapping[str, str]
+    """The canonical rules (``format_rules``), as ``run_match`` sends them."""
+
+
 async def _ask(
     connection: BotConnection,
-    infoset: InfoSet,
-    seat: int,
+    question: _Question,
     codec: Codec[Any, Any],
     settings: ProbeSettings,
-    sample: int,
 ) -> int:
     """One match-like stream: the index of the bot's action among the legal ones."""
+    infoset = question.infoset
     health = connection.health
     protocol = seat_protocol(health.protocol_version if health else 0)
     stream = connection.open_stream()
@@ -103,10 +122,10 @@ async def _ask(
         with trio.fail_after(budget):
             stream.send(
                 messages.match_start(
-                    match_id=f"exploit-{infoset.key}-{sample}",
+                    match_id=messages.new_match_token(match_id=""),  # no seed or key: secrets
                     game=settings.game,
-                    rules=settings.raw_rules,
-                    seat=seat,
+                    rules=question.rules,
+                    seat=question.seat,
                     num_seats=2,
                 )
             )
@@ -117,7 +136,7 @@ async def _ask(
             nonce = messages.new_nonce() if protocol >= NONCE_PROTOCOL else ""
             stream.send(
                 messages.turn_request(
-                    turn=1,
+                    turn=infoset.turn,
                     observation=encoder.encode(infoset.observation),
                     time_limit_ms=int(settings.decision_s * 1000),
                     nonce=nonce,

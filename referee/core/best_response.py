@@ -51,6 +51,9 @@ class InfoSet:
     observation: Any
     actions: tuple[Any, ...]
     """The legal actions, in the engine's ``legal_actions`` order."""
+    turn: int = 1
+    """The turn number a match sends here: decisions before it on its histories, plus
+    one (the observation holds the whole public history, so every history agrees)."""
 
     @property
     def key(self) -> str:
@@ -92,7 +95,7 @@ class GameTree:
         """A terminal node's payoff to seat 0 (seat 1 gets minus that)."""
         self.infosets: list[InfoSet] = []
         self._index: dict[Any, int] = {}
-        self._build(game.new_game(rules, 2), 0)
+        self._build(game.new_game(rules, 2), 0, 1)
 
     def _new(self, kind: int) -> int:
         if len(self.kind) >= self.max_nodes:
@@ -107,7 +110,7 @@ class GameTree:
         self.payoff.append(0.0)
         return len(self.kind) - 1
 
-    def _build(self, state: Any, chance_depth: int) -> int:
+    def _build(self, state: Any, chance_depth: int, turn: int) -> int:
         actor = self.game.to_act(state)
         if actor is None:
             node = self._new(TERMINAL)
@@ -115,23 +118,23 @@ class GameTree:
             self.payoff[node] = float((places[0] < places[1]) - (places[0] > places[1]))
             return node
         if actor == CHANCE:
-            return self._build_chance(state, chance_depth)
+            return self._build_chance(state, chance_depth, turn)
         node = self._new(actor)
         observation = self.game.observe(state, actor)
         index = self._index.get(observation)
         if index is None:
             index = len(self.infosets)
             actions = tuple(self.game.legal_actions(observation))
-            self.infosets.append(InfoSet(actor, observation, actions))
+            self.infosets.append(InfoSet(actor, observation, actions, turn))
             self._index[observation] = index
         self.infoset[node] = index
         self.children[node] = tuple(
-            self._build(self.game.transition(state, actor, action), chance_depth)
+            self._build(self.game.transition(state, actor, action), chance_depth, turn + 1)
             for action in self.infosets[index].actions
         )
         return node
 
-    def _build_chance(self, state: Any, chance_depth: int) -> int:
+    def _build_chance(self, state: Any, chance_depth: int, turn: int) -> int:
         request = self.game.chance_request(state)
         if not isinstance(request, DiceRoll):
             raise UnsupportedGameError(
@@ -146,7 +149,7 @@ class GameTree:
         outcomes = list(itertools.product(range(1, request.sides + 1), repeat=request.count))
         self.chance_p[node] = 1.0 / len(outcomes)
         self.children[node] = tuple(
-            self._build(self.game.apply_chance(state, outcome), chance_depth + 1)
+            self._build(self.game.apply_chance(state, outcome), chance_depth + 1, turn)
             for outcome in outcomes
         )
         return node
