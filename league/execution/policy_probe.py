@@ -27,7 +27,7 @@ import trio
 
 from referee import messages
 from referee.channel import BotConnection
-from referee.core.best_response import GameTree, InfoSet
+from referee.core.best_response import GameTree, InfoSet, unanswered_reachable
 from referee.core.protocol import NONCE_PROTOCOL, seat_protocol
 from referee.faults import BotFault
 from referee.games.base import GameError
@@ -57,43 +57,47 @@ class ProbeSettings:
     sandbox: SandboxConfig = DEFAULT_SANDBOX
 
 
-async def probe_policy(
+async def probe_answers(
     spec: BotSpec,
     tree: GameTree,
     seat: int,
     codec: Codec[Any, Any],
     settings: ProbeSettings,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> dict[int, list[float]]:
-    """``seat``'s policy as the bot plays it: action frequencies over ``samples``
-    answers at every information set of ``seat`` (one legal action: no question)."""
-    wanted = [i for i in tree.seat_infosets(seat) if len(tree.infosets[i].actions) > 1]
-    counts = {i: [0] * len(tree.infosets[i].actions) for i in tree.seat_infosets(seat)}
-    for row in counts.values():
-        if len(row) == 1:
-            row[0] = settings.samples
+    on_progress: Callable[[int], None] | None = None,
+) -> dict[int, list[int]]:
+    """``seat``'s sampled play: at each information set asked, the indices of the
+    bot's ``samples`` answers among the legal actions, in the order they came.
+
+    Only where the bot's own sampled answers can lead is it asked, wave by wave
+    down the tree (:func:`~referee.core.best_response.unanswered_reachable`): an
+    information set no sampled answer leads to has no reach under any estimate
+    made from these answers, so asking there would change no number. One legal
+    action: no question. ``on_progress`` gets the count asked so far."""
+    answers: dict[int, list[int]] = {}
     start_rules = tree.game.format_rules(tree.rules)  # what run_match sends, every option
     limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
-    done = 0
     launcher = FreshLauncher(sandbox=settings.sandbox)
     async with launcher.lease(spec, settings.startup_s) as lease:
 
         async def ask_all(index: int) -> None:
-            nonlocal done
+            question = _Question(tree.infosets[index], seat, start_rules)
             async with limiter:
-                for _sample in range(settings.samples):
-                    infoset = tree.infosets[index]
-                    question = _Question(infoset, seat, start_rules)
-                    choice = await _ask(lease.connection, question, codec, settings)
-                    counts[index][choice] += 1
-            done += 1
+                row = [
+                    await _ask(lease.connection, question, codec, settings)
+                    for _sample in range(settings.samples)
+                ]
+            answers[index] = row
             if on_progress is not None:
-                on_progress(done, len(wanted))
+                on_progress(len(answers))
 
-        async with trio.open_nursery() as nursery:
-            for index in wanted:
-                nursery.start_soon(ask_all, index)
-    return {i: [c / settings.samples for c in row] for i, row in counts.items()}
+        while frontier := unanswered_reachable(tree, seat, answers):
+            async with trio.open_nursery() as nursery:
+                for index in sorted(frontier):
+                    if len(tree.infosets[index].actions) == 1:
+                        answers[index] = [0] * settings.samples
+                    else:
+                        nursery.start_soon(ask_all, index)
+    return answers
 
 
 @dataclass(frozen=True, slots=True)
