@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import trio
 
+from arena.v1 import bot_pb2
 from referee import messages
 from referee.channel import BotConnection
 from referee.core.best_response import GameTree, InfoSet, unanswered_reachable
@@ -55,6 +56,9 @@ class ProbeSettings:
     startup_s: float = 10.0
     decision_s: float = 5.0
     sandbox: SandboxConfig = DEFAULT_SANDBOX
+    want_policy: bool = False
+    """Set ``TurnRequest.want_policy``: ask the bot to state its policy (self-reported;
+    the request tells the bot it is measured, so it is never the default)."""
 
 
 async def probe_answers(
@@ -83,7 +87,7 @@ async def probe_answers(
             question = _Question(tree.infosets[index], seat, start_rules)
             async with limiter:
                 row = [
-                    await _ask(lease.connection, question, codec, settings)
+                    (await _ask(lease.connection, question, codec, settings))[0]
                     for _sample in range(settings.samples)
                 ]
             answers[index] = row
@@ -115,8 +119,9 @@ async def _ask(
     question: _Question,
     codec: Codec[Any, Any],
     settings: ProbeSettings,
-) -> int:
-    """One match-like stream: the index of the bot's action among the legal ones."""
+) -> tuple[int, bot_pb2.TurnResponse]:
+    """One match-like stream: the index of the bot's action among the legal ones, and
+    its whole answer (with the stated policy if ``settings.want_policy``)."""
     infoset = question.infoset
     health = connection.health
     protocol = seat_protocol(health.protocol_version if health else 0)
@@ -138,14 +143,14 @@ async def _ask(
                 raise ProbeError(f"the bot answered MatchStart with {ready.WhichOneof('kind')}")
             encoder = DeltaEncoder(codec, enabled=ready.ready.observation_deltas)
             nonce = messages.new_nonce() if protocol >= NONCE_PROTOCOL else ""
-            stream.send(
-                messages.turn_request(
-                    turn=infoset.turn,
-                    observation=encoder.encode(infoset.observation),
-                    time_limit_ms=int(settings.decision_s * 1000),
-                    nonce=nonce,
-                )
+            request = messages.turn_request(
+                turn=infoset.turn,
+                observation=encoder.encode(infoset.observation),
+                time_limit_ms=int(settings.decision_s * 1000),
+                nonce=nonce,
             )
+            request.turn.want_policy = settings.want_policy
+            stream.send(request)
             reply = await stream.receive()
     except trio.TooSlowError:
         raise ProbeError(f"no answer within {budget:g} s at {infoset.observation!r}") from None
@@ -161,4 +166,66 @@ async def _ask(
         raise ProbeError(f"undecodable action {reply.turn.action!r}: {error}") from None
     if action not in infoset.actions:
         raise ProbeError(f"illegal action {action!r} at {infoset.observation!r}")
-    return infoset.actions.index(action)
+    return infoset.actions.index(action), reply.turn
+
+
+async def probe_stated_policy(
+    spec: BotSpec,
+    tree: GameTree,
+    seat: int,
+    codec: Codec[Any, Any],
+    settings: ProbeSettings,
+) -> dict[int, list[float]]:
+    """``seat``'s policy as the bot *states* it (``TurnResponse.policy``, asked with
+    ``want_policy``): one question per information set its stated policy can reach
+    (others get the uniform policy: no reach). Self-reported: the bot may play
+    otherwise. :class:`ProbeError` if it states none somewhere it is asked."""
+    stated = ProbeSettings(
+        settings.game, settings.raw_rules, 1, settings.startup_s, settings.decision_s,
+        settings.sandbox, want_policy=True,
+    )  # fmt: skip
+    policy = {i: [1.0 / len(tree.infosets[i].actions)] * len(tree.infosets[i].actions)
+              for i in tree.seat_infosets(seat)}  # fmt: skip
+    support: dict[int, list[int]] = {}
+    start_rules = tree.game.format_rules(tree.rules)
+    limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
+    async with FreshLauncher(sandbox=settings.sandbox).lease(spec, settings.startup_s) as lease:
+
+        async def ask(index: int) -> None:
+            question = _Question(tree.infosets[index], seat, start_rules)
+            async with limiter:
+                _, reply = await _ask(lease.connection, question, codec, stated)
+            policy[index] = _stated(reply, tree.infosets[index], codec)
+            support[index] = [a for a, p in enumerate(policy[index]) if p > 0]
+
+        while frontier := unanswered_reachable(tree, seat, support):
+            async with trio.open_nursery() as nursery:
+                for index in sorted(frontier):
+                    if len(tree.infosets[index].actions) == 1:
+                        policy[index], support[index] = [1.0], [0]
+                    else:
+                        nursery.start_soon(ask, index)
+    return policy
+
+
+def _stated(reply: bot_pb2.TurnResponse, infoset: InfoSet, codec: Codec[Any, Any]) -> list[float]:
+    """The probabilities of ``infoset``'s legal actions a reply states, checked."""
+    if not reply.policy:
+        raise ProbeError(
+            f"the bot states no policy at {infoset.observation!r} (it offers no"
+            " Bot.policy()); measure it by sampling instead"
+        )
+    probs = [0.0] * len(infoset.actions)
+    for entry in reply.policy:
+        try:
+            action = codec.decode_action(entry.action)
+        except (GameError, ValueError, TypeError, KeyError, IndexError) as error:
+            raise ProbeError(f"undecodable action in the stated policy: {error}") from None
+        if action not in infoset.actions:
+            if entry.probability > 0:
+                raise ProbeError(f"stated policy gives illegal {action!r} {entry.probability}")
+            continue
+        probs[infoset.actions.index(action)] += entry.probability
+    if abs(sum(probs) - 1.0) > 1e-6 or min(probs) < 0:
+        raise ProbeError(f"stated policy {probs} at {infoset.observation!r} is not a distribution")
+    return probs
