@@ -382,8 +382,11 @@ class ActionProbability(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     PROBABILITY_FIELD_NUMBER: _builtins.int
     probability: _builtins.float
+    """Its probability under the stated policy, in [0, 1]."""
     @_builtins.property
-    def action(self) -> Global___Action: ...
+    def action(self) -> Global___Action:
+        """A legal action at the observation of the TurnRequest."""
+
     def __init__(
         self,
         *,
