@@ -20,7 +20,7 @@ said in docs/exploitability.md (the stream ends after one answer, without
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import trio
@@ -180,12 +180,8 @@ async def probe_stated_policy(
     ``want_policy``): one question per information set its stated policy can reach
     (others get the uniform policy: no reach). Self-reported: the bot may play
     otherwise. :class:`ProbeError` if it states none somewhere it is asked."""
-    stated = ProbeSettings(
-        settings.game, settings.raw_rules, 1, settings.startup_s, settings.decision_s,
-        settings.sandbox, want_policy=True,
-    )  # fmt: skip
-    policy = {i: [1.0 / len(tree.infosets[i].actions)] * len(tree.infosets[i].actions)
-              for i in tree.seat_infosets(seat)}  # fmt: skip
+    stated = replace(settings, samples=1, want_policy=True)
+    policy = {i: _uniform(len(tree.infosets[i].actions)) for i in tree.seat_infosets(seat)}
     support: dict[int, list[int]] = {}
     start_rules = tree.game.format_rules(tree.rules)
     limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
@@ -206,6 +202,10 @@ async def probe_stated_policy(
                     else:
                         nursery.start_soon(ask, index)
     return policy
+
+
+def _uniform(width: int) -> list[float]:
+    return [1.0 / width] * width
 
 
 def _stated(reply: bot_pb2.TurnResponse, infoset: InfoSet, codec: Codec[Any, Any]) -> list[float]:
