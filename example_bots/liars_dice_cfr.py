@@ -148,6 +148,23 @@ class CfrLiarsDiceBot(ProbabilityLiarsDiceBot):
             _POLICIES[dice] = self.table
             print(f"liars-dice-cfr: {dice} dice each, strategy from {source}", file=sys.stderr)
 
+    def policy(self, observation: Observation) -> dict[Action, float] | None:
+        """The table's probabilities here (what ``act`` samples from); ``None`` when
+        the match is not one the table covers (the probability bot's play)."""
+        policy = self.table
+        if policy is None:
+            return None
+        bids = tuple(placed.bid for placed in observation.bids)
+        face_bids = tuple(bid for bid in bids if isinstance(bid, Bid))
+        if len(face_bids) != len(bids):
+            return None
+        probabilities = policy.probabilities(tuple(sorted(observation.own_dice)), face_bids)
+        actions: list[Action] = [*policy.game.bids, Challenge()]
+        stated = {a: float(p) for a, p in zip(actions, probabilities, strict=True) if p > 0}
+        legal = {a: p for a, p in stated.items() if is_legal(observation, a)}
+        total = sum(legal.values())
+        return {a: p / total for a, p in legal.items()} if total > 0 else None
+
     def act(self, observation: Observation) -> Action:
         policy = self.table
         if policy is None:

@@ -75,10 +75,12 @@ class Bot(ABC, Generic[ObsT, ActionT]):
     def policy(self, observation: ObsT) -> Mapping[ActionT, float] | None:
         """Optional: this seat's action probabilities at ``observation``, or ``None``.
 
-        ``arena exploit`` asks a bot loaded in-process (``--in-process``) for its exact
-        policy here instead of sampling ``act``; probabilities of the legal actions,
-        summing to 1 (missing actions count 0). ``None`` (the default) means "not
-        offered": the bot is then sampled through ``act``.
+        ``arena exploit`` asks a bot loaded in-process (``--in-process``), or a bot
+        process asked with ``--ask-policy`` (``TurnRequest.want_policy``, answered in
+        ``TurnResponse.policy``; never in a match), for its exact policy here instead
+        of sampling ``act``; probabilities of the legal actions, summing to 1 (missing
+        actions count 0). ``None`` (the default) means "not offered": the bot is then
+        sampled through ``act``. What it states is self-reported, and reported so.
         """
         return None
 

@@ -129,7 +129,28 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             )
             encoded = bot_pb2.Action()
         nonce = turn.nonce if self.protocol_version >= NONCE_PROTOCOL else ""
-        return bot_pb2.TurnResponse(turn=turn.turn, action=encoded, nonce=nonce)
+        stated = self._stated_policy(bot, observation) if turn.want_policy else []
+        return bot_pb2.TurnResponse(turn=turn.turn, action=encoded, nonce=nonce, policy=stated)
+
+    def _stated_policy(
+        self, bot: Bot[Any, Any], observation: Any
+    ) -> list[bot_pb2.ActionProbability]:
+        """``Bot.policy`` for a request that asked for it (``arena exploit
+        --ask-policy``); empty if the bot offers none or states what cannot be encoded.
+        Self-reported: nothing checks that ``act`` plays it."""
+        try:
+            offered = bot.policy(observation)
+            if offered is None:
+                return []
+            return [
+                bot_pb2.ActionProbability(
+                    action=self.codec.encode_action(action), probability=float(probability)
+                )
+                for action, probability in offered.items()
+            ]
+        except Exception as error:  # a bot's bug: the referee then samples instead
+            print(f"bot policy() failed: {error!r}", file=sys.stderr)
+            return []
 
     def _end(self, bot: Bot[Any, Any], end: bot_pb2.MatchEnd, observations: DeltaDecoder) -> None:
         results = tuple(

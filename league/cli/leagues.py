@@ -692,6 +692,7 @@ def standings_command(
             "mean place",
             "mean score",
             "faults",
+            "exploitability",
         ],
         [
             [
@@ -704,11 +705,13 @@ def standings_command(
                 _fmt(row.mean_place, 2),
                 _fmt(row.mean_score, 2),
                 ", ".join(f"{k} {v}" for k, v in sorted(row.faults.items())) or "-",
+                row.exploit_text,
             ]
             for row in rows
         ],
         right={0, 2, 4, 5, 6, 7},
     )
+    _echo_exploit_note(rows)
     typer.echo(
         f"Elo: Bradley-Terry fit of all matches (mean 1500, order-independent), with a prior"
         f" of {PRIOR_DRAWS:g} virtual draws per bot against 1500; 95% interval: bootstrap over"
@@ -720,6 +723,16 @@ def standings_command(
         _echo_los(rows)
     if population:
         _echo_population(rows)
+
+
+def _echo_exploit_note(rows: list[Standing]) -> None:
+    """What the exploitability column means, when a row has one."""
+    if any(row.exploitability for row in rows):
+        typer.echo(
+            "exploitability: the latest `arena exploit` of the bot for this game and rules"
+            " (+1 win, -1 loss; [95% interval] when sampled, >= a lower bound, * the bot's"
+            " self-reported policy; docs/exploitability.md)"
+        )
 
 
 def _echo_los(rows: list[Standing]) -> None:

@@ -3,23 +3,32 @@
 The exploitability of a bot (``arena exploit``) needs its policy at every decision
 point of a small variant. The bot is started exactly as for a match (the referee's
 launcher, its sandbox), and every question is a match-like stream of its own:
-``MatchStart`` (a fresh match id per sample, so a bot that draws from ``self.rng``
-draws anew), ``Ready``, one ``TurnRequest`` carrying the information set's
+``MatchStart``, ``Ready``, one ``TurnRequest`` carrying the information set's
 observation, its answer; then the stream is dropped. ``K`` samples per information
 set estimate a stochastic policy by frequencies.
+
+A bot that could tell a probe from a real match could play well when probed and
+badly in matches, so the ``MatchStart`` is a real match's: an opaque match id drawn
+as the referee draws one for a match (:func:`referee.messages.new_match_token`, fresh
+per sample, so a bot that draws from ``self.rng`` draws anew), the canonical rules
+the referee sends (every option, ``format_rules``), and the ``TurnRequest`` carries
+the turn number the match would have reached. What still differs from a match is
+said in docs/exploitability.md (the stream ends after one answer, without
+``MatchEnd``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import trio
 
+from arena.v1 import bot_pb2
 from referee import messages
 from referee.channel import BotConnection
-from referee.core.best_response import GameTree, InfoSet
+from referee.core.best_response import GameTree, InfoSet, unanswered_reachable
 from referee.core.protocol import NONCE_PROTOCOL, seat_protocol
 from referee.faults import BotFault
 from referee.games.base import GameError
@@ -47,54 +56,73 @@ class ProbeSettings:
     startup_s: float = 10.0
     decision_s: float = 5.0
     sandbox: SandboxConfig = DEFAULT_SANDBOX
+    want_policy: bool = False
+    """Set ``TurnRequest.want_policy``: ask the bot to state its policy (self-reported;
+    the request tells the bot it is measured, so it is never the default)."""
 
 
-async def probe_policy(
+async def probe_answers(
     spec: BotSpec,
     tree: GameTree,
     seat: int,
     codec: Codec[Any, Any],
     settings: ProbeSettings,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> dict[int, list[float]]:
-    """``seat``'s policy as the bot plays it: action frequencies over ``samples``
-    answers at every information set of ``seat`` (one legal action: no question)."""
-    wanted = [i for i in tree.seat_infosets(seat) if len(tree.infosets[i].actions) > 1]
-    counts = {i: [0] * len(tree.infosets[i].actions) for i in tree.seat_infosets(seat)}
-    for row in counts.values():
-        if len(row) == 1:
-            row[0] = settings.samples
+    on_progress: Callable[[int], None] | None = None,
+) -> dict[int, list[int]]:
+    """``seat``'s sampled play: at each information set asked, the indices of the
+    bot's ``samples`` answers among the legal actions, in the order they came.
+
+    Only where the bot's own sampled answers can lead is it asked, wave by wave
+    down the tree (:func:`~referee.core.best_response.unanswered_reachable`): an
+    information set no sampled answer leads to has no reach under any estimate
+    made from these answers, so asking there would change no number. One legal
+    action: no question. ``on_progress`` gets the count asked so far."""
+    answers: dict[int, list[int]] = {}
+    start_rules = tree.game.format_rules(tree.rules)  # what run_match sends, every option
     limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
-    done = 0
     launcher = FreshLauncher(sandbox=settings.sandbox)
     async with launcher.lease(spec, settings.startup_s) as lease:
 
         async def ask_all(index: int) -> None:
-            nonlocal done
+            question = _Question(tree.infosets[index], seat, start_rules)
             async with limiter:
-                for sample in range(settings.samples):
-                    infoset = tree.infosets[index]
-                    choice = await _ask(lease.connection, infoset, seat, codec, settings, sample)
-                    counts[index][choice] += 1
-            done += 1
+                row = [
+                    (await _ask(lease.connection, question, codec, settings))[0]
+                    for _sample in range(settings.samples)
+                ]
+            answers[index] = row
             if on_progress is not None:
-                on_progress(done, len(wanted))
+                on_progress(len(answers))
 
-        async with trio.open_nursery() as nursery:
-            for index in wanted:
-                nursery.start_soon(ask_all, index)
-    return {i: [c / settings.samples for c in row] for i, row in counts.items()}
+        while frontier := unanswered_reachable(tree, seat, answers):
+            async with trio.open_nursery() as nursery:
+                for index in sorted(frontier):
+                    if len(tree.infosets[index].actions) == 1:
+                        answers[index] = [0] * settings.samples
+                    else:
+                        nursery.start_soon(ask_all, index)
+    return answers
+
+
+@dataclass(frozen=True, slots=True)
+class _Question:
+    """One information set to ask about, as a seat of a match would meet it."""
+
+    infoset: InfoSet
+    seat: int
+    rules: Mapping[str, str]
+    """The canonical rules (``format_rules``), as ``run_match`` sends them."""
 
 
 async def _ask(
     connection: BotConnection,
-    infoset: InfoSet,
-    seat: int,
+    question: _Question,
     codec: Codec[Any, Any],
     settings: ProbeSettings,
-    sample: int,
-) -> int:
-    """One match-like stream: the index of the bot's action among the legal ones."""
+) -> tuple[int, bot_pb2.TurnResponse]:
+    """One match-like stream: the index of the bot's action among the legal ones, and
+    its whole answer (with the stated policy if ``settings.want_policy``)."""
+    infoset = question.infoset
     health = connection.health
     protocol = seat_protocol(health.protocol_version if health else 0)
     stream = connection.open_stream()
@@ -103,10 +131,10 @@ async def _ask(
         with trio.fail_after(budget):
             stream.send(
                 messages.match_start(
-                    match_id=f"exploit-{infoset.key}-{sample}",
+                    match_id=messages.new_match_token(match_id=""),  # no seed or key: secrets
                     game=settings.game,
-                    rules=settings.raw_rules,
-                    seat=seat,
+                    rules=question.rules,
+                    seat=question.seat,
                     num_seats=2,
                 )
             )
@@ -115,14 +143,14 @@ async def _ask(
                 raise ProbeError(f"the bot answered MatchStart with {ready.WhichOneof('kind')}")
             encoder = DeltaEncoder(codec, enabled=ready.ready.observation_deltas)
             nonce = messages.new_nonce() if protocol >= NONCE_PROTOCOL else ""
-            stream.send(
-                messages.turn_request(
-                    turn=1,
-                    observation=encoder.encode(infoset.observation),
-                    time_limit_ms=int(settings.decision_s * 1000),
-                    nonce=nonce,
-                )
+            request = messages.turn_request(
+                turn=infoset.turn,
+                observation=encoder.encode(infoset.observation),
+                time_limit_ms=int(settings.decision_s * 1000),
+                nonce=nonce,
             )
+            request.turn.want_policy = settings.want_policy
+            stream.send(request)
             reply = await stream.receive()
     except trio.TooSlowError:
         raise ProbeError(f"no answer within {budget:g} s at {infoset.observation!r}") from None
@@ -138,4 +166,66 @@ async def _ask(
         raise ProbeError(f"undecodable action {reply.turn.action!r}: {error}") from None
     if action not in infoset.actions:
         raise ProbeError(f"illegal action {action!r} at {infoset.observation!r}")
-    return infoset.actions.index(action)
+    return infoset.actions.index(action), reply.turn
+
+
+async def probe_stated_policy(
+    spec: BotSpec,
+    tree: GameTree,
+    seat: int,
+    codec: Codec[Any, Any],
+    settings: ProbeSettings,
+) -> dict[int, list[float]]:
+    """``seat``'s policy as the bot *states* it (``TurnResponse.policy``, asked with
+    ``want_policy``): one question per information set its stated policy can reach
+    (others get the uniform policy: no reach). Self-reported: the bot may play
+    otherwise. :class:`ProbeError` if it states none somewhere it is asked."""
+    stated = replace(settings, samples=1, want_policy=True)
+    policy = {i: _uniform(len(tree.infosets[i].actions)) for i in tree.seat_infosets(seat)}
+    support: dict[int, list[int]] = {}
+    start_rules = tree.game.format_rules(tree.rules)
+    limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
+    async with FreshLauncher(sandbox=settings.sandbox).lease(spec, settings.startup_s) as lease:
+
+        async def ask(index: int) -> None:
+            question = _Question(tree.infosets[index], seat, start_rules)
+            async with limiter:
+                _, reply = await _ask(lease.connection, question, codec, stated)
+            policy[index] = _stated(reply, tree.infosets[index], codec)
+            support[index] = [a for a, p in enumerate(policy[index]) if p > 0]
+
+        while frontier := unanswered_reachable(tree, seat, support):
+            async with trio.open_nursery() as nursery:
+                for index in sorted(frontier):
+                    if len(tree.infosets[index].actions) == 1:
+                        policy[index], support[index] = [1.0], [0]
+                    else:
+                        nursery.start_soon(ask, index)
+    return policy
+
+
+def _uniform(width: int) -> list[float]:
+    return [1.0 / width] * width
+
+
+def _stated(reply: bot_pb2.TurnResponse, infoset: InfoSet, codec: Codec[Any, Any]) -> list[float]:
+    """The probabilities of ``infoset``'s legal actions a reply states, checked."""
+    if not reply.policy:
+        raise ProbeError(
+            f"the bot states no policy at {infoset.observation!r} (it offers no"
+            " Bot.policy()); measure it by sampling instead"
+        )
+    probs = [0.0] * len(infoset.actions)
+    for entry in reply.policy:
+        try:
+            action = codec.decode_action(entry.action)
+        except (GameError, ValueError, TypeError, KeyError, IndexError) as error:
+            raise ProbeError(f"undecodable action in the stated policy: {error}") from None
+        if action not in infoset.actions:
+            if entry.probability > 0:
+                raise ProbeError(f"stated policy gives illegal {action!r} {entry.probability}")
+            continue
+        probs[infoset.actions.index(action)] += entry.probability
+    if abs(sum(probs) - 1.0) > 1e-6 or min(probs) < 0:
+        raise ProbeError(f"stated policy {probs} at {infoset.observation!r} is not a distribution")
+    return probs

@@ -161,7 +161,9 @@ async def bots_page(request: Request) -> Response:
 
 
 def _bot_page(session: Session, name: str) -> dict[str, Any]:
-    return views.bot_detail(session, name)
+    detail = views.bot_detail(session, name)
+    detail["exploitability"] = views.bot_exploitability(session, name)
+    return detail
 
 
 async def bot_page(request: Request) -> Response:

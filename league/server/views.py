@@ -30,6 +30,8 @@ from sqlmodel import Session, col, select
 
 from league.server.readme import strip_local_paths
 from league.store.bluff import league_bluff
+from league.store.exploits import as_json as exploit_json
+from league.store.exploits import bot_exploits, describe
 from league.store.leagues import (
     decompress_record,
     find_match,
@@ -345,6 +347,20 @@ def _percentile(values: Sequence[float], q: float) -> float:
     """Nearest-rank percentile (as ``docs/ladder.md`` reports it)."""
     ordered = sorted(values)
     return ordered[max(1, math.ceil(q * len(ordered))) - 1]
+
+
+def bot_exploitability(session: Session, name: str) -> list[dict[str, Any]]:
+    """Every stored ``arena exploit`` measurement of the bot's versions, newest first
+    (:mod:`league.store.exploits`), with the text the standings show."""
+    versions = {v.id: v.version for v in session.exec(select(BotRow).where(BotRow.name == name))}
+    rows = [
+        row for bot_id in versions if bot_id for row in bot_exploits(session=session, bot_id=bot_id)
+    ]
+    rows.sort(key=lambda row: (row.created_at, row.id or 0), reverse=True)
+    return [
+        {**exploit_json(row), "version": versions[row.bot_id], "text": describe(row)}
+        for row in rows
+    ]
 
 
 def bot_detail(session: Session, name: str) -> dict[str, Any]:

@@ -203,3 +203,37 @@ class MatchLogRow(SQLModel, table=True):
     size: int = 0
     """Bytes captured (before compression)."""
     data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class ExploitRow(SQLModel, table=True):
+    """One ``arena exploit`` measurement of a registered bot version, for one variant.
+
+    Shown on the bot's page and in the standings of a league whose game and
+    canonical rules are the measured ones (:mod:`league.store.exploits`)."""
+
+    __tablename__ = "exploit_result"
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    game: str = Field(max_length=50)
+    rules_digest: str = Field(max_length=64, index=True)
+    """SHA-256 (hex) of :attr:`rules`: what a league's rules are matched on."""
+    rules: str = Field(max_length=4000)
+    """Every rule option as canonical text, JSON object with sorted keys."""
+    value: float
+    """The exploitability (mean over seats; +1 win, -1 loss): exact, the plug-in
+    estimate of a sampled measurement, or a lower bound (``method``)."""
+    low: float | None = None
+    """The interval's lower end (95%, from sampling); ``None`` if not measured."""
+    high: float | None = None
+    """The interval's upper end; ``None`` for a lower bound or an exact value."""
+    method: str = Field(max_length=20)
+    """``exact``, ``sampled`` (split-sample / plug-in bracket) or ``lower-bound``."""
+    samples: int = 1
+    """Answers asked per information set (0 for the bot's own ``policy()``)."""
+    self_reported: bool = False
+    """The policy is what the bot said it plays (``policy()``), not what it was seen
+    to play: it may play otherwise."""
+    seconds: float = 0.0
+    """How long the measurement took."""
+    created_at: datetime = Field(default_factory=utcnow, index=True)

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from sqlmodel import Session
 
 from league.store.bluff import LeagueBluff, league_bluff
+from league.store.exploits import as_json as exploit_json
+from league.store.exploits import describe, league_exploits
 from league.store.leagues import bot_labels, finished_results, league_bots, seat_rows
 from league.store.models import LeagueRow
 from league.store.population import Population, PopulationError, nash_averaging
@@ -48,6 +50,11 @@ class Standing:
     matrix (:mod:`league.store.population`); ``None`` before its first match."""
     nash_value: float | None = None
     """Its payoff against that mixture in Elo points: 0 with mass, negative without."""
+    exploitability: dict[str, object] | None = None
+    """Its latest stored ``arena exploit`` measurement for exactly the league's game
+    and rules (:func:`league.store.exploits.as_json`); ``None`` if there is none."""
+    exploit_text: str = "-"
+    """That measurement as table text (:func:`league.store.exploits.describe`)."""
 
     def as_json(self) -> dict[str, object]:
         def finite(value: float | None) -> float | None:
@@ -72,6 +79,7 @@ class Standing:
             "retired": self.retired,
             "nash_mass": None if self.nash_mass is None else round(self.nash_mass, 4),
             "nash_value": finite(self.nash_value),
+            "exploitability": self.exploitability,
         }
 
 
@@ -112,13 +120,18 @@ def standings(
         if seat.fault:
             kinds = faults.setdefault(label, {})
             kinds[seat.fault] = kinds.get(seat.fault, 0) + 1
+    entered = league_bots(session=session, league=league)
+    measured = league_exploits(
+        session=session, league=league, bot_ids=[bot.id for _, bot in entered if bot.id]
+    )
     rows: list[Standing] = []
-    for entry, bot in league_bots(session=session, league=league):
+    for entry, bot in entered:
         if entry.retired and not include_retired:
             continue
         label = labels[bot.id]  # type: ignore[index]
         row = table.get(label)
         nash = None if population is None else population.row(label)
+        exploit = measured.get(bot.id or 0)
         bot_scores = scores.get(label, [])
         rows.append(
             Standing(
@@ -140,6 +153,8 @@ def standings(
                 retired=entry.retired,
                 nash_mass=nash.mass if nash else None,
                 nash_value=nash.value if nash else None,
+                exploitability=None if exploit is None else exploit_json(exploit),
+                exploit_text="-" if exploit is None else describe(exploit),
             )
         )
     rows.sort(key=lambda s: (s.rank is None, s.rank or 0, s.bot))

@@ -51,6 +51,9 @@ class InfoSet:
     observation: Any
     actions: tuple[Any, ...]
     """The legal actions, in the engine's ``legal_actions`` order."""
+    turn: int = 1
+    """The turn number a match sends here: decisions before it on its histories, plus
+    one (the observation holds the whole public history, so every history agrees)."""
 
     @property
     def key(self) -> str:
@@ -92,7 +95,8 @@ class GameTree:
         """A terminal node's payoff to seat 0 (seat 1 gets minus that)."""
         self.infosets: list[InfoSet] = []
         self._index: dict[Any, int] = {}
-        self._build(game.new_game(rules, 2), 0)
+        self._members: dict[int, dict[int, list[int]]] = {}
+        self._build(game.new_game(rules, 2), 0, 1)
 
     def _new(self, kind: int) -> int:
         if len(self.kind) >= self.max_nodes:
@@ -107,7 +111,7 @@ class GameTree:
         self.payoff.append(0.0)
         return len(self.kind) - 1
 
-    def _build(self, state: Any, chance_depth: int) -> int:
+    def _build(self, state: Any, chance_depth: int, turn: int) -> int:
         actor = self.game.to_act(state)
         if actor is None:
             node = self._new(TERMINAL)
@@ -115,23 +119,23 @@ class GameTree:
             self.payoff[node] = float((places[0] < places[1]) - (places[0] > places[1]))
             return node
         if actor == CHANCE:
-            return self._build_chance(state, chance_depth)
+            return self._build_chance(state, chance_depth, turn)
         node = self._new(actor)
         observation = self.game.observe(state, actor)
         index = self._index.get(observation)
         if index is None:
             index = len(self.infosets)
             actions = tuple(self.game.legal_actions(observation))
-            self.infosets.append(InfoSet(actor, observation, actions))
+            self.infosets.append(InfoSet(actor, observation, actions, turn))
             self._index[observation] = index
         self.infoset[node] = index
         self.children[node] = tuple(
-            self._build(self.game.transition(state, actor, action), chance_depth)
+            self._build(self.game.transition(state, actor, action), chance_depth, turn + 1)
             for action in self.infosets[index].actions
         )
         return node
 
-    def _build_chance(self, state: Any, chance_depth: int) -> int:
+    def _build_chance(self, state: Any, chance_depth: int, turn: int) -> int:
         request = self.game.chance_request(state)
         if not isinstance(request, DiceRoll):
             raise UnsupportedGameError(
@@ -146,10 +150,21 @@ class GameTree:
         outcomes = list(itertools.product(range(1, request.sides + 1), repeat=request.count))
         self.chance_p[node] = 1.0 / len(outcomes)
         self.children[node] = tuple(
-            self._build(self.game.apply_chance(state, outcome), chance_depth + 1)
+            self._build(self.game.apply_chance(state, outcome), chance_depth + 1, turn)
             for outcome in outcomes
         )
         return node
+
+    def members(self, seat: int) -> dict[int, list[int]]:
+        """``seat``'s information sets -> their nodes (histories), built once."""
+        known = self._members.get(seat)
+        if known is None:
+            known = {}
+            for node, kind in enumerate(self.kind):
+                if kind == seat:
+                    known.setdefault(self.infoset[node], []).append(node)
+            self._members[seat] = known
+        return known
 
     def seat_infosets(self, seat: int) -> list[int]:
         """Indices of ``seat``'s information sets."""
@@ -180,10 +195,7 @@ def best_response(tree: GameTree, seat: int, policy: Policy) -> BestResponse:
     information set of the other seat (:class:`KeyError` otherwise).
     """
     reach = _opponent_reach(tree, seat, policy)
-    members: dict[int, list[int]] = {}
-    for node, kind in enumerate(tree.kind):
-        if kind == seat:
-            members.setdefault(tree.infoset[node], []).append(node)
+    members = tree.members(seat)
     sign = 1.0 if seat == 0 else -1.0
     value: list[float | None] = [None] * len(tree.kind)
     chosen: dict[int, int] = {}
@@ -192,8 +204,10 @@ def best_response(tree: GameTree, seat: int, policy: Policy) -> BestResponse:
         if infoset not in chosen:
             nodes = members[infoset]
             width = len(tree.children[nodes[0]])
+            reached = [h for h in nodes if reach[h]]  # unreached histories add nothing
             totals = [
-                sum(reach[h] * node_value(tree.children[h][a]) for h in nodes) for a in range(width)
+                sum(reach[h] * node_value(tree.children[h][a]) for h in reached)
+                for a in range(width)
             ]
             chosen[infoset] = max(range(width), key=totals.__getitem__)  # first among ties
         return chosen[infoset]
@@ -268,3 +282,51 @@ def policy_from(
         infoset = tree.infosets[i]
         result[i] = list(choose(infoset.observation, infoset.actions))
     return result
+
+
+def response_value(tree: GameTree, seat: int, actions: Mapping[int, int], policy: Policy) -> float:
+    """What the pure strategy ``actions`` (information set -> action index) of ``seat``
+    wins against the other seat playing ``policy``: no maximisation, so evaluating a
+    best response chosen on one sample against another sample's policy estimate is
+    unbiased for a value at most the true best response's (docs/exploitability.md).
+    Information sets the nodes reach but ``policy`` lacks must have no reach."""
+    sign = 1.0 if seat == 0 else -1.0
+    value = [0.0] * len(tree.kind)
+    for node in range(len(tree.kind) - 1, -1, -1):  # preorder: children come later
+        kind, children = tree.kind[node], tree.children[node]
+        if kind == TERMINAL:
+            value[node] = sign * tree.payoff[node]
+        elif kind == CHANCE:
+            value[node] = tree.chance_p[node] * sum(value[c] for c in children)
+        elif kind == seat:
+            value[node] = value[children[actions[tree.infoset[node]]]]
+        else:
+            probs = policy.get(tree.infoset[node])
+            if probs is not None:
+                value[node] = sum(p * value[c] for p, c in zip(probs, children, strict=True) if p)
+    return value[0]
+
+
+def unanswered_reachable(
+    tree: GameTree, seat: int, answers: Mapping[int, Sequence[int]]
+) -> set[int]:
+    """``seat``'s information sets that some history reaches through actions ``seat``
+    already answered (``answers``: information set -> sampled action indices) but
+    that are not answered yet: the next questions when a bot is asked only where its
+    sampled play can lead. An information set no sample leads to has no reach under
+    the estimated policy, so its answer could not change any estimate."""
+    frontier: set[int] = set()
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        children = tree.children[node]
+        if tree.kind[node] != seat:
+            stack.extend(children)
+            continue
+        infoset = tree.infoset[node]
+        taken = answers.get(infoset)
+        if taken is None:
+            frontier.add(infoset)
+        else:
+            stack.extend(children[a] for a in set(taken))
+    return frontier

@@ -16,6 +16,7 @@ from league.store.db import DatabaseError, open_database, resolve_url, table_nam
 MODEL_TABLES = {
     "author",
     "bot",
+    "exploit_result",
     "league",
     "league_entry",
     "match",

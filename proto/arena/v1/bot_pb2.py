@@ -30,7 +30,7 @@ from arena.v1 import liars_poker_dice_pb2 as arena_dot_v1_dot_liars__poker__dice
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x61rena/v1/bot.proto\x12\x08\x61rena.v1\x1a\x1e\x61rena/v1/cockroach_poker.proto\x1a\x19\x61rena/v1/dice_poker.proto\x1a\x19\x61rena/v1/liars_dice.proto\x1a\x1a\x61rena/v1/liars_poker.proto\x1a\x1f\x61rena/v1/liars_poker_dice.proto\x1a\x19google/protobuf/any.proto\"\x0f\n\rHealthRequest\"G\n\x0eHealthResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\r\"\x86\x01\n\x0bPlayRequest\x12%\n\x05start\x18\x01 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12%\n\x04turn\x18\x02 \x01(\x0b\x32\x15.arena.v1.TurnRequestH\x00\x12!\n\x03\x65nd\x18\x03 \x01(\x0b\x32\x12.arena.v1.MatchEndH\x00\x42\x06\n\x04kind\"`\n\x0cPlayResponse\x12 \n\x05ready\x18\x01 \x01(\x0b\x32\x0f.arena.v1.ReadyH\x00\x12&\n\x04turn\x18\x02 \x01(\x0b\x32\x16.arena.v1.TurnResponseH\x00\x42\x06\n\x04kind\"\xc5\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12.\n\x05rules\x18\x03 \x03(\x0b\x32\x1f.arena.v1.MatchStart.RulesEntry\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x11\n\tnum_seats\x18\x05 \x01(\r\x12\x18\n\x10protocol_version\x18\x06 \x01(\r\x1a,\n\nRulesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"#\n\x05Ready\x12\x1a\n\x12observation_deltas\x18\x01 \x01(\x08\"m\n\x0bTurnRequest\x12\x0c\n\x04turn\x18\x01 \x01(\x04\x12*\n\x0bobservation\x18\x02 \x01(\x0b\x32\x15.arena.v1.Observation\x12\x15\n\rtime_limit_ms\x18\x03 \x01(\r\x12\r\n\x05nonce\x18\x04 \x01(\t\"M\n\x0cTurnResponse\x12\x0c\n\x04turn\x18\x01 \x01(\x04\x12 \n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x10.arena.v1.Action\x12\r\n\x05nonce\x18\x03 \x01(\t\"\x82\x01\n\x08MatchEnd\x12#\n\x06reason\x18\x01 \x01(\x0e\x32\x13.arena.v1.EndReason\x12%\n\x07results\x18\x02 \x03(\x0b\x32\x14.arena.v1.SeatResult\x12*\n\x0bobservation\x18\x03 \x01(\x0b\x32\x15.arena.v1.Observation\"\\\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05place\x18\x02 \x01(\r\x12\r\n\x05score\x18\x03 \x01(\x01\x12\"\n\x05\x66\x61ult\x18\x04 \x01(\x0e\x32\x13.arena.v1.FaultKind\"\xc1\x03\n\x0bObservation\x12\x34\n\nliars_dice\x18\x01 \x01(\x0b\x32\x1e.arena.v1.LiarsDiceObservationH\x00\x12?\n\x10liars_poker_dice\x18\x02 \x01(\x0b\x32#.arena.v1.LiarsPokerDiceObservationH\x00\x12\x34\n\ndice_poker\x18\x03 \x01(\x0b\x32\x1e.arena.v1.DicePokerObservationH\x00\x12>\n\x0f\x63ockroach_poker\x18\x04 \x01(\x0b\x32#.arena.v1.CockroachPokerObservationH\x00\x12\x36\n\x0bliars_poker\x18\x05 \x01(\x0b\x32\x1f.arena.v1.LiarsPokerObservationH\x00\x12)\n\textension\x18\x0f \x01(\x0b\x32\x14.google.protobuf.AnyH\x00\x12-\n\x04kept\x18\x10 \x03(\x0b\x32\x1f.arena.v1.Observation.KeptEntry\x1a+\n\tKeptEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\x42\x06\n\x04game\"\xc7\x02\n\x06\x41\x63tion\x12/\n\nliars_dice\x18\x01 \x01(\x0b\x32\x19.arena.v1.LiarsDiceActionH\x00\x12:\n\x10liars_poker_dice\x18\x02 \x01(\x0b\x32\x1e.arena.v1.LiarsPokerDiceActionH\x00\x12/\n\ndice_poker\x18\x03 \x01(\x0b\x32\x19.arena.v1.DicePokerActionH\x00\x12\x39\n\x0f\x63ockroach_poker\x18\x04 \x01(\x0b\x32\x1e.arena.v1.CockroachPokerActionH\x00\x12\x31\n\x0bliars_poker\x18\x05 \x01(\x0b\x32\x1a.arena.v1.LiarsPokerActionH\x00\x12)\n\textension\x18\x0f \x01(\x0b\x32\x14.google.protobuf.AnyH\x00\x42\x06\n\x04game*q\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45ND_REASON_COMPLETED\x10\x01\x12\x16\n\x12\x45ND_REASON_FORFEIT\x10\x02\x12\x16\n\x12\x45ND_REASON_ABORTED\x10\x03*\xc4\x01\n\tFaultKind\x12\x1a\n\x16\x46\x41ULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x41ULT_KIND_STARTUP\x10\x01\x12\x16\n\x12\x46\x41ULT_KIND_TIMEOUT\x10\x02\x12\x14\n\x10\x46\x41ULT_KIND_CRASH\x10\x03\x12\x14\n\x10\x46\x41ULT_KIND_STALL\x10\x04\x12\x1d\n\x19\x46\x41ULT_KIND_ILLEGAL_ACTION\x10\x05\x12 \n\x1c\x46\x41ULT_KIND_MALFORMED_MESSAGE\x10\x06\x32\x84\x01\n\nBotService\x12;\n\x06Health\x12\x17.arena.v1.HealthRequest\x1a\x18.arena.v1.HealthResponse\x12\x39\n\x04Play\x12\x15.arena.v1.PlayRequest\x1a\x16.arena.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x61rena/v1/bot.proto\x12\x08\x61rena.v1\x1a\x1e\x61rena/v1/cockroach_poker.proto\x1a\x19\x61rena/v1/dice_poker.proto\x1a\x19\x61rena/v1/liars_dice.proto\x1a\x1a\x61rena/v1/liars_poker.proto\x1a\x1f\x61rena/v1/liars_poker_dice.proto\x1a\x19google/protobuf/any.proto\"\x0f\n\rHealthRequest\"G\n\x0eHealthResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\r\"\x86\x01\n\x0bPlayRequest\x12%\n\x05start\x18\x01 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12%\n\x04turn\x18\x02 \x01(\x0b\x32\x15.arena.v1.TurnRequestH\x00\x12!\n\x03\x65nd\x18\x03 \x01(\x0b\x32\x12.arena.v1.MatchEndH\x00\x42\x06\n\x04kind\"`\n\x0cPlayResponse\x12 \n\x05ready\x18\x01 \x01(\x0b\x32\x0f.arena.v1.ReadyH\x00\x12&\n\x04turn\x18\x02 \x01(\x0b\x32\x16.arena.v1.TurnResponseH\x00\x42\x06\n\x04kind\"\xc5\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12.\n\x05rules\x18\x03 \x03(\x0b\x32\x1f.arena.v1.MatchStart.RulesEntry\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x11\n\tnum_seats\x18\x05 \x01(\r\x12\x18\n\x10protocol_version\x18\x06 \x01(\r\x1a,\n\nRulesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"#\n\x05Ready\x12\x1a\n\x12observation_deltas\x18\x01 \x01(\x08\"\x82\x01\n\x0bTurnRequest\x12\x0c\n\x04turn\x18\x01 \x01(\x04\x12*\n\x0bobservation\x18\x02 \x01(\x0b\x32\x15.arena.v1.Observation\x12\x15\n\rtime_limit_ms\x18\x03 \x01(\r\x12\r\n\x05nonce\x18\x04 \x01(\t\x12\x13\n\x0bwant_policy\x18\x05 \x01(\x08\"J\n\x11\x41\x63tionProbability\x12 \n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x10.arena.v1.Action\x12\x13\n\x0bprobability\x18\x02 \x01(\x01\"z\n\x0cTurnResponse\x12\x0c\n\x04turn\x18\x01 \x01(\x04\x12 \n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x10.arena.v1.Action\x12\r\n\x05nonce\x18\x03 \x01(\t\x12+\n\x06policy\x18\x04 \x03(\x0b\x32\x1b.arena.v1.ActionProbability\"\x82\x01\n\x08MatchEnd\x12#\n\x06reason\x18\x01 \x01(\x0e\x32\x13.arena.v1.EndReason\x12%\n\x07results\x18\x02 \x03(\x0b\x32\x14.arena.v1.SeatResult\x12*\n\x0bobservation\x18\x03 \x01(\x0b\x32\x15.arena.v1.Observation\"\\\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05place\x18\x02 \x01(\r\x12\r\n\x05score\x18\x03 \x01(\x01\x12\"\n\x05\x66\x61ult\x18\x04 \x01(\x0e\x32\x13.arena.v1.FaultKind\"\xc1\x03\n\x0bObservation\x12\x34\n\nliars_dice\x18\x01 \x01(\x0b\x32\x1e.arena.v1.LiarsDiceObservationH\x00\x12?\n\x10liars_poker_dice\x18\x02 \x01(\x0b\x32#.arena.v1.LiarsPokerDiceObservationH\x00\x12\x34\n\ndice_poker\x18\x03 \x01(\x0b\x32\x1e.arena.v1.DicePokerObservationH\x00\x12>\n\x0f\x63ockroach_poker\x18\x04 \x01(\x0b\x32#.arena.v1.CockroachPokerObservationH\x00\x12\x36\n\x0bliars_poker\x18\x05 \x01(\x0b\x32\x1f.arena.v1.LiarsPokerObservationH\x00\x12)\n\textension\x18\x0f \x01(\x0b\x32\x14.google.protobuf.AnyH\x00\x12-\n\x04kept\x18\x10 \x03(\x0b\x32\x1f.arena.v1.Observation.KeptEntry\x1a+\n\tKeptEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\x42\x06\n\x04game\"\xc7\x02\n\x06\x41\x63tion\x12/\n\nliars_dice\x18\x01 \x01(\x0b\x32\x19.arena.v1.LiarsDiceActionH\x00\x12:\n\x10liars_poker_dice\x18\x02 \x01(\x0b\x32\x1e.arena.v1.LiarsPokerDiceActionH\x00\x12/\n\ndice_poker\x18\x03 \x01(\x0b\x32\x19.arena.v1.DicePokerActionH\x00\x12\x39\n\x0f\x63ockroach_poker\x18\x04 \x01(\x0b\x32\x1e.arena.v1.CockroachPokerActionH\x00\x12\x31\n\x0bliars_poker\x18\x05 \x01(\x0b\x32\x1a.arena.v1.LiarsPokerActionH\x00\x12)\n\textension\x18\x0f \x01(\x0b\x32\x14.google.protobuf.AnyH\x00\x42\x06\n\x04game*q\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45ND_REASON_COMPLETED\x10\x01\x12\x16\n\x12\x45ND_REASON_FORFEIT\x10\x02\x12\x16\n\x12\x45ND_REASON_ABORTED\x10\x03*\xc4\x01\n\tFaultKind\x12\x1a\n\x16\x46\x41ULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x41ULT_KIND_STARTUP\x10\x01\x12\x16\n\x12\x46\x41ULT_KIND_TIMEOUT\x10\x02\x12\x14\n\x10\x46\x41ULT_KIND_CRASH\x10\x03\x12\x14\n\x10\x46\x41ULT_KIND_STALL\x10\x04\x12\x1d\n\x19\x46\x41ULT_KIND_ILLEGAL_ACTION\x10\x05\x12 \n\x1c\x46\x41ULT_KIND_MALFORMED_MESSAGE\x10\x06\x32\x84\x01\n\nBotService\x12;\n\x06Health\x12\x17.arena.v1.HealthRequest\x1a\x18.arena.v1.HealthResponse\x12\x39\n\x04Play\x12\x15.arena.v1.PlayRequest\x1a\x16.arena.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,10 +41,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHSTART_RULESENTRY']._serialized_options = b'8\001'
   _globals['_OBSERVATION_KEPTENTRY']._loaded_options = None
   _globals['_OBSERVATION_KEPTENTRY']._serialized_options = b'8\001'
-  _globals['_ENDREASON']._serialized_start=1967
-  _globals['_ENDREASON']._serialized_end=2080
-  _globals['_FAULTKIND']._serialized_start=2083
-  _globals['_FAULTKIND']._serialized_end=2279
+  _globals['_ENDREASON']._serialized_start=2110
+  _globals['_ENDREASON']._serialized_end=2223
+  _globals['_FAULTKIND']._serialized_start=2226
+  _globals['_FAULTKIND']._serialized_end=2422
   _globals['_HEALTHREQUEST']._serialized_start=206
   _globals['_HEALTHREQUEST']._serialized_end=221
   _globals['_HEALTHRESPONSE']._serialized_start=223
@@ -59,20 +59,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHSTART_RULESENTRY']._serialized_end=729
   _globals['_READY']._serialized_start=731
   _globals['_READY']._serialized_end=766
-  _globals['_TURNREQUEST']._serialized_start=768
-  _globals['_TURNREQUEST']._serialized_end=877
-  _globals['_TURNRESPONSE']._serialized_start=879
-  _globals['_TURNRESPONSE']._serialized_end=956
-  _globals['_MATCHEND']._serialized_start=959
-  _globals['_MATCHEND']._serialized_end=1089
-  _globals['_SEATRESULT']._serialized_start=1091
-  _globals['_SEATRESULT']._serialized_end=1183
-  _globals['_OBSERVATION']._serialized_start=1186
-  _globals['_OBSERVATION']._serialized_end=1635
-  _globals['_OBSERVATION_KEPTENTRY']._serialized_start=1584
-  _globals['_OBSERVATION_KEPTENTRY']._serialized_end=1627
-  _globals['_ACTION']._serialized_start=1638
-  _globals['_ACTION']._serialized_end=1965
-  _globals['_BOTSERVICE']._serialized_start=2282
-  _globals['_BOTSERVICE']._serialized_end=2414
+  _globals['_TURNREQUEST']._serialized_start=769
+  _globals['_TURNREQUEST']._serialized_end=899
+  _globals['_ACTIONPROBABILITY']._serialized_start=901
+  _globals['_ACTIONPROBABILITY']._serialized_end=975
+  _globals['_TURNRESPONSE']._serialized_start=977
+  _globals['_TURNRESPONSE']._serialized_end=1099
+  _globals['_MATCHEND']._serialized_start=1102
+  _globals['_MATCHEND']._serialized_end=1232
+  _globals['_SEATRESULT']._serialized_start=1234
+  _globals['_SEATRESULT']._serialized_end=1326
+  _globals['_OBSERVATION']._serialized_start=1329
+  _globals['_OBSERVATION']._serialized_end=1778
+  _globals['_OBSERVATION_KEPTENTRY']._serialized_start=1727
+  _globals['_OBSERVATION_KEPTENTRY']._serialized_end=1770
+  _globals['_ACTION']._serialized_start=1781
+  _globals['_ACTION']._serialized_end=2108
+  _globals['_BOTSERVICE']._serialized_start=2425
+  _globals['_BOTSERVICE']._serialized_end=2557
 # @@protoc_insertion_point(module_scope)

@@ -331,6 +331,7 @@ class TurnRequest(_message.Message):
     OBSERVATION_FIELD_NUMBER: _builtins.int
     TIME_LIMIT_MS_FIELD_NUMBER: _builtins.int
     NONCE_FIELD_NUMBER: _builtins.int
+    WANT_POLICY_FIELD_NUMBER: _builtins.int
     turn: _builtins.int
     """Sequence number of this request within the match, starting at 1. The
     answer must carry the same number.
@@ -345,6 +346,12 @@ class TurnRequest(_message.Message):
     TurnResponse.nonce, so only an answer written after this request arrived
     is accepted.
     """
+    want_policy: _builtins.bool
+    """`arena exploit --ask-policy` only, never in a match: the seat may also state
+    its policy here in TurnResponse.policy. What it states is self-reported (a
+    bot may state one policy and play another), and the request itself tells the
+    bot it is being measured. Bots that ignore it answer as usual.
+    """
     @_builtins.property
     def observation(self) -> Global___Observation:
         """Everything this seat may know now."""
@@ -356,14 +363,43 @@ class TurnRequest(_message.Message):
         observation: Global___Observation | None = ...,
         time_limit_ms: _builtins.int = ...,
         nonce: _builtins.str = ...,
+        want_policy: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["nonce", b"nonce", "observation", b"observation", "time_limit_ms", b"time_limit_ms", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["nonce", b"nonce", "observation", b"observation", "time_limit_ms", b"time_limit_ms", "turn", b"turn", "want_policy", b"want_policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TurnRequest: _TypeAlias = TurnRequest  # noqa: Y015
+
+@_typing.final
+class ActionProbability(_message.Message):
+    """ActionProbability is one action of a stated policy and its probability."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTION_FIELD_NUMBER: _builtins.int
+    PROBABILITY_FIELD_NUMBER: _builtins.int
+    probability: _builtins.float
+    """Its probability under the stated policy, in [0, 1]."""
+    @_builtins.property
+    def action(self) -> Global___Action:
+        """A legal action at the observation of the TurnRequest."""
+
+    def __init__(
+        self,
+        *,
+        action: Global___Action | None = ...,
+        probability: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "probability", b"probability"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ActionProbability: _TypeAlias = ActionProbability  # noqa: Y015
 
 @_typing.final
 class TurnResponse(_message.Message):
@@ -374,6 +410,7 @@ class TurnResponse(_message.Message):
     TURN_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     NONCE_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
     turn: _builtins.int
     """The `turn` of the TurnRequest being answered."""
     nonce: _builtins.str
@@ -382,16 +419,24 @@ class TurnResponse(_message.Message):
     def action(self) -> Global___Action:
         """The action chosen."""
 
+    @_builtins.property
+    def policy(self) -> _containers.RepeatedCompositeFieldContainer[Global___ActionProbability]:
+        """Only when the request had want_policy and the bot offers one: its action
+        probabilities at this observation (legal actions; missing ones count 0;
+        summing to 1). Empty: not offered. Self-reported, see want_policy.
+        """
+
     def __init__(
         self,
         *,
         turn: _builtins.int = ...,
         action: Global___Action | None = ...,
         nonce: _builtins.str = ...,
+        policy: _abc.Iterable[Global___ActionProbability] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "nonce", b"nonce", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "nonce", b"nonce", "policy", b"policy", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
