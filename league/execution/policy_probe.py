@@ -86,6 +86,19 @@ async def probe_policy(
     return {i: [c / settings.samples for c in row] for i, row in counts.items()}
 
 
+async def ask_action(
+    connection: BotConnection,
+    infoset: InfoSet,
+    codec: Codec[Any, Any],
+    settings: ProbeSettings,
+    sample: int,
+) -> int:
+    """One question at one observation (``infoset.seat`` plays): the index of the
+    bot's action among ``infoset.actions``; for callers that choose the observations
+    themselves (local best response, ``league/execution/local_br.py``)."""
+    return await _ask(connection, infoset, infoset.seat, codec, settings, sample)
+
+
 async def _ask(
     connection: BotConnection,
     infoset: InfoSet,
