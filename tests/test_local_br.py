@@ -79,9 +79,22 @@ def test_the_range_follows_the_bots_answers_and_the_values_the_claims() -> None:
     assert decision.values[Bid(2, 4)] == pytest.approx(fours[0] - (1 - fours[0]))
 
 
-def test_a_game_without_claims_is_refused() -> None:
-    with pytest.raises(LocalBestResponseError, match="dice_poker: local best response needs"):
-        LocalBestResponse(get_game("dice_poker"), 0)
+def test_a_game_outside_the_model_is_refused() -> None:
+    with pytest.raises(LocalBestResponseError, match="liars_poker_dice: local best response"):
+        LocalBestResponse(get_game("liars_poker_dice"), 0)
+
+
+def test_the_cli_refuses_it_in_one_line() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "exploit",
+            "python -m example_bots.liars_dice_random",
+            *("--game", "liars_poker_dice", "--lower-bound"),
+        ],
+    )
+    assert result.exit_code == 2, result.output
+    assert "error: liars_poker_dice: local best response supports liars_dice only" in result.output
 
 
 def test_the_bound_is_the_mean_over_seats_per_deal_with_its_interval() -> None:

@@ -25,10 +25,11 @@ never wrong.
 This module is pure (the engine, no process): it says which observations it needs
 answers for (:meth:`LocalBestResponse.questions`) and decides once they are known
 (:meth:`LocalBestResponse.decide`); ``league/execution/local_br.py`` asks the bot.
-Hands are dealt by the engine: the positions of the chance outcome that are private
-to the other seat are found by changing one die at a time and watching which seat's
-observation changes, and a hand is the multiset of those dice (weighted by its
-multinomial count; a bot that reads the order of its own dice sees them sorted).
+Hands are dealt by the engine: the positions of the chance outcome hidden from LBR
+are found by changing one die at a time and watching whether its observation
+changes (LBR never reads the real values there), and a hand is the multiset of
+those dice (weighted by its multinomial count; a bot that reads the order of its
+own dice sees them sorted).
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ DEFAULT_MAX_RAISES: Final = 8
 DEFAULT_SMOOTHING: Final = 0.1
 """Pseudo-count added to every legal action of an asked answer in the range, so an
 action the bot was never seen to take at a hand does not rule the hand out."""
+
+SUPPORTED_GAMES: Final = frozenset({"liars_dice"})
+"""Games whose hidden information fits the model: each round one chance event deals
+every seat its own dice and every action after it is public. (Liar's Poker Dice
+passes the dice and re-rolls them in secret mid-round: not handled.)"""
 
 Answers = Mapping[Hashable, Counter[Any]]
 """Observation -> how often the bot chose each action there (over its samples)."""
@@ -99,8 +105,7 @@ class LocalBestResponse:
         max_raises: int = DEFAULT_MAX_RAISES,
         smoothing: float = DEFAULT_SMOOTHING,
     ) -> None:
-        if game.challenge_action is None:
-            raise LocalBestResponseError(f"{game.name}: local best response needs a claim game")
+        check_supported(game)
         self.game = game
         self.seat = seat
         self.other = 1 - seat
@@ -154,17 +159,16 @@ class LocalBestResponse:
         return result
 
     def _private_positions(self, deal: Deal, sides: int) -> list[int]:
-        """Positions of the outcome that change the other seat's observation but not
-        this seat's: the other seat's hidden dice, as the engine deals them."""
+        """Positions of the outcome this seat's observation does not show (changing
+        the die leaves it unchanged): the other seat's hidden dice, as the engine
+        deals them. LBR never reads the real values there."""
         game, before = self.game, deal.before
-        real = game.apply_chance(before, deal.outcome)
-        mine, theirs = game.observe(real, self.seat), game.observe(real, self.other)
+        mine = game.observe(game.apply_chance(before, deal.outcome), self.seat)
         positions = []
         for position, value in enumerate(deal.outcome):
             changed = list(deal.outcome)
             changed[position] = value % sides + 1
-            state = game.apply_chance(before, tuple(changed))
-            if game.observe(state, self.seat) == mine and game.observe(state, self.other) != theirs:
+            if game.observe(game.apply_chance(before, tuple(changed)), self.seat) == mine:
                 positions.append(position)
         return positions
 
@@ -255,6 +259,15 @@ class LocalBestResponse:
                 won = game.claim_truth(after, reply) is False
             value += count / total * _won(won)
         return value
+
+
+def check_supported(game: Game[Any, Any, Any, Any]) -> None:
+    """:class:`LocalBestResponseError` unless ``game`` is in :data:`SUPPORTED_GAMES`."""
+    if game.name not in SUPPORTED_GAMES:
+        raise LocalBestResponseError(
+            f"{game.name}: local best response supports {', '.join(sorted(SUPPORTED_GAMES))}"
+            " only (hidden dice dealt once per round, public claims)"
+        )
 
 
 def _won(won: bool) -> float:
