@@ -141,6 +141,19 @@ def test_the_lower_bound_is_below_the_exact_value_and_not_trivial(bot: str, samp
     assert "a lower bound: a best response wins at least this much" in output
 
 
+def test_in_process_is_refused_in_one_line() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "exploit",
+            "example_bots.liars_dice_random:RandomLiarsDiceBot",
+            *("--in-process", "--game", "liars_dice", "--lower-bound"),
+        ],
+    )
+    assert result.exit_code == 2, result.output
+    assert "error: --lower-bound plays a bot process" in result.output
+
+
 def test_a_tree_too_large_points_to_the_lower_bound() -> None:
     result = runner.invoke(
         app,
