@@ -103,7 +103,13 @@ def test_the_bound_is_the_mean_over_seats_per_deal_with_its_interval() -> None:
     assert result.bound.mean == pytest.approx(0.625)
     half = 1.959963984540054 * 0.4787135538781691 / 2  # stdev of (0, 1, .5, 1) / sqrt 4
     assert result.bound.low == pytest.approx(0.625 - half)
-    assert result.bound.high == pytest.approx(0.625 + half)
+    assert result.bound.high == 1.0  # 0.625 + half, cut to the largest payoff
+
+
+def test_the_interval_stays_within_the_payoffs() -> None:
+    interval = Interval.of([1.0, 1.0, 1.0, -1.0])  # 0.5 +- 1.96 * 1 / 2: high cut to 1
+    assert interval.mean == 0.5 and interval.high == 1.0
+    assert interval.low == pytest.approx(0.5 - 1.959963984540054 / 2)
 
 
 def exploit(*args: str) -> str:

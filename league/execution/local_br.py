@@ -7,7 +7,9 @@ question — its real moves and LBR's counterfactual ones alike — through the 
 connection (``league/execution/policy_probe.py``): one match-like stream per
 question carrying the whole observation, so the bot must act from its observation
 alone (the engines give every seat the whole public history). Answers are cached by
-observation for the whole run, so a history asked once is never asked again.
+observation for one match (a history asked once in it is never asked again); two
+matches share next to nothing (the roll-off and earlier rounds are in every
+observation), so the cache is dropped between them and memory stays bounded.
 """
 
 from __future__ import annotations
@@ -67,9 +69,11 @@ class Interval:
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Interval:
+        """The normal interval of the mean of ``values``, cut to the payoffs' range
+        [-1, 1] (with few matches it can reach past it)."""
         mean = statistics.fmean(values)
         half = Z95 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0
-        return cls(mean, mean - half, mean + half)
+        return cls(mean, max(-1.0, mean - half), min(1.0, mean + half))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +82,8 @@ class LowerBound:
 
     payoffs: list[tuple[float, float]]
     questions: int
-    """Distinct observations the bot was asked about (each ``samples`` times)."""
+    """Observations the bot was asked about (each ``samples`` times; distinct
+    within a match) plus its real moves."""
 
     def seat(self, seat: int) -> Interval:
         """LBR's mean payoff in ``seat`` against the bot in the other seat."""
@@ -103,6 +108,8 @@ class _Asker:
         self.probe = probe
         self.answers: dict[Hashable, Counter[Any]] = {}
         self.moves = 0
+        self.asked = 0
+        """Observations asked about so far (distinct within each match)."""
 
     async def ask(self, seat: int, observation: Any, sample: int) -> Any:
         infoset = InfoSet(seat, observation, tuple(self.game.legal_actions(observation)))
@@ -114,6 +121,7 @@ class _Asker:
     async def fill(self, seat: int, observations: Sequence[Any]) -> None:
         """Ask ``samples`` times at every observation not yet answered."""
         missing = [o for o in observations if o not in self.answers]
+        self.asked += len(missing)
         limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
 
         async def one(observation: Any) -> None:
@@ -136,6 +144,7 @@ class _Asker:
 async def _play(asker: _Asker, rules: Any, lbr_seat: int, key: bytes, max_raises: int) -> float:
     """One match of LBR in ``lbr_seat`` against the bot; LBR's payoff."""
     game = asker.game
+    asker.answers.clear()
     lbr = LocalBestResponse(game, lbr_seat, max_raises=max_raises)
     chance = ChanceStream(key)
     state = game.new_game(rules, 2)
@@ -175,4 +184,4 @@ async def lower_bound(
             payoffs.append((pair[0], pair[1]))
             if on_progress is not None:
                 on_progress(deal + 1, settings.deals)
-    return LowerBound(payoffs=payoffs, questions=len(asker.answers))
+    return LowerBound(payoffs=payoffs, questions=asker.asked + asker.moves)
