@@ -125,18 +125,30 @@ BOUND = re.compile(
 EXACT = re.compile(r"exploitability \(mean over seats; \+1 win, -1 loss\): ([0-9.]+)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
-    ("bot", "samples"),
-    [("liars_dice_random", "4"), ("liars_dice_probability", "1")],
+    ("bot", "exact_args", "samples"),
+    [
+        # the random bot's exact policy() in process; K answers per question for LBR
+        (
+            "liars_dice_random",
+            ("example_bots.liars_dice_random:RandomLiarsDiceBot", "--in-process"),
+            "4",
+        ),
+        ("liars_dice_probability", ("python -m example_bots.liars_dice_probability",), "1"),
+    ],
 )
-def test_the_lower_bound_is_below_the_exact_value_and_not_trivial(bot: str, samples: str) -> None:
-    command = f"python -m example_bots.{bot}"
-    exact_output = exploit(command, *rule_args(SMALL_RULES), "--samples", samples)
+def test_the_lower_bound_is_below_the_exact_value_and_not_trivial(
+    bot: str, exact_args: tuple[str, ...], samples: str
+) -> None:
+    exact_output = exploit(*exact_args, *rule_args(SMALL_RULES))
     exact_match = EXACT.search(exact_output)
     assert exact_match, exact_output
     exact = float(exact_match.group(1))
     output = exploit(
-        command, *rule_args(SMALL_RULES), "--lower-bound", "--matches", "60", "--samples", samples
+        f"python -m example_bots.{bot}",
+        *rule_args(SMALL_RULES),
+        *("--lower-bound", "--matches", "60", "--samples", samples),
     )
     found = BOUND.search(output)
     assert found, output
