@@ -87,6 +87,9 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/exploit.py league.execution.policy_probe": (
         "trio, gRPC and the launcher: only `arena exploit` on a bot process"
     ),
+    "league/cli/exploit.py league.cli.exploit_lbr": (
+        "lower-bound: trio, gRPC and the launcher: only `arena exploit --lower-bound`"
+    ),
     "league/cli/exploit.py referee.faults": "gRPC's status codes: only `arena exploit`",
     "league/cli/exploit.py referee.process": "trio and gRPC: only commands that start bots",
     "league/cli/exploit.py league.execution.exploit": (

@@ -114,6 +114,21 @@ class _Question:
     """The canonical rules (``format_rules``), as ``run_match`` sends them."""
 
 
+async def ask_action(
+    connection: BotConnection,
+    infoset: InfoSet,
+    codec: Codec[Any, Any],
+    settings: ProbeSettings,
+    rules: Mapping[str, str],
+) -> int:
+    """One question at one observation (``infoset.seat`` plays): the index of the
+    bot's action among ``infoset.actions``; for callers that choose the observations
+    themselves (local best response, ``league/execution/local_br.py``). ``rules``:
+    the canonical rules text (``format_rules``), as a real match's MatchStart has it."""
+    index, _ = await _ask(connection, _Question(infoset, infoset.seat, rules), codec, settings)
+    return index
+
+
 async def _ask(
     connection: BotConnection,
     question: _Question,

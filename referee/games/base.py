@@ -249,7 +249,7 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
                 f"unknown rule option(s) for {self.name}: {', '.join(unknown)}"
                 f" (known: {', '.join(known) or 'none'})"
             )
-        values = {
+        values: dict[str, object] = {
             name: option.parse(raw[name]) if name in raw else option.default
             for name, option in known.items()
         }

@@ -26,7 +26,9 @@ MATCH_TOKEN = re.compile(r"[A-Za-z0-9_-]{16}")
 
 def looks_like_a_probe(match: MatchInfo) -> bool:
     """What a bot could read off its ``MatchStart`` to tell a probe from a match."""
-    every_option = {option.name for option in fields(match.rules)}
+    every_option = {f.name for f in fields(match.rules)} - {"spelled_defaults"}
+    if match.rules.wild_opening == "cancel":  # left out at its default
+        every_option.discard("wild_opening")
     return not MATCH_TOKEN.fullmatch(match.match_id) or set(match.raw_rules) != every_option
 
 

@@ -1,0 +1,188 @@
+"""Play local best response (``referee.core.local_br``) against a sandboxed bot.
+
+The bot is started once, as for a match (the referee's launcher, its sandbox). LBR
+plays N duplicate deals against it, each deal twice (LBR as seat 0, then as seat 1,
+the same chance key), over the engine in this process. The bot answers every
+question — its real moves and LBR's counterfactual ones alike — through the probe
+connection (``league/execution/policy_probe.py``): one match-like stream per
+question carrying the whole observation, so the bot must act from its observation
+alone (the engines give every seat the whole public history). Answers are cached by
+observation for one match (a history asked once in it is never asked again); two
+matches share next to nothing (the roll-off and earlier rounds are in every
+observation), so the cache is dropped between them and memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import trio
+
+from league.execution.policy_probe import PARALLEL_STREAMS, ProbeSettings, ask_action
+from referee.channel import BotConnection
+from referee.core.best_response import InfoSet
+from referee.core.catalogue import get_codec, get_game
+from referee.core.chance import ChanceStream, key_from_seed
+from referee.core.local_br import (
+    DEFAULT_MAX_RAISES,
+    Deal,
+    LocalBestResponse,
+    seat_payoff,
+)
+from referee.games.base import CHANCE, Game, draw_chance
+from referee.launcher import FreshLauncher
+from referee.process import BotSpec
+from referee.wire import Codec
+
+Z95: Final = 1.959963984540054
+"""Two-sided 95% normal quantile."""
+
+
+@dataclass(frozen=True, slots=True)
+class LowerBoundSettings:
+    """One lower-bound run."""
+
+    probe: ProbeSettings
+    """The game, its rules, samples per question (K) and the bot's limits."""
+    deals: int = 50
+    """Duplicate deals; each is played twice (LBR in seat 0, then in seat 1)."""
+    seed: int = 0
+    """Deal ``i`` uses the chance key of seed ``seed * 1_000_003 + i``."""
+    max_raises: int = DEFAULT_MAX_RAISES
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A mean with its 95% normal interval."""
+
+    mean: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Interval:
+        """The normal interval of the mean of ``values``, cut to the payoffs' range
+        [-1, 1] (with few matches it can reach past it)."""
+        mean = statistics.fmean(values)
+        half = Z95 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0
+        return cls(mean, max(-1.0, mean - half), min(1.0, mean + half))
+
+
+@dataclass(frozen=True, slots=True)
+class LowerBound:
+    """LBR's payoffs, deal by deal: ``payoffs[i] = (as seat 0, as seat 1)``."""
+
+    payoffs: list[tuple[float, float]]
+    questions: int
+    """Observations the bot was asked about (each ``samples`` times; distinct
+    within a match) plus its real moves."""
+
+    def seat(self, seat: int) -> Interval:
+        """LBR's mean payoff in ``seat`` against the bot in the other seat."""
+        return Interval.of([pair[seat] for pair in self.payoffs])
+
+    @property
+    def bound(self) -> Interval:
+        """The mean over seats (per deal, so the duplicate pairing cancels luck):
+        a lower bound on the exploitability, in the same units."""
+        return Interval.of([(a + b) / 2 for a, b in self.payoffs])
+
+
+class _Asker:
+    """The bot's answers, cached by observation, asked in parallel on one connection."""
+
+    def __init__(
+        self, connection: BotConnection, game: Game[Any, Any, Any, Any], probe: ProbeSettings
+    ):
+        self.connection = connection
+        self.game = game
+        self.codec: Codec[Any, Any] = get_codec(probe.game)
+        self.probe = probe
+        self.start_rules = game.format_rules(game.parse_rules(probe.raw_rules))
+        """What a real match's MatchStart carries: every option, canonical text."""
+        self.answers: dict[Hashable, Counter[Any]] = {}
+        self.moves = 0
+        self.asked = 0
+        """Observations asked about so far (distinct within each match)."""
+
+    async def ask(self, seat: int, observation: Any) -> Any:
+        """One answer; every question is a fresh match-like stream (a new secret
+        match id), so a bot drawing from ``self.rng`` draws anew each time."""
+        infoset = InfoSet(seat, observation, tuple(self.game.legal_actions(observation)))
+        if len(infoset.actions) == 1:
+            return infoset.actions[0]
+        index = await ask_action(self.connection, infoset, self.codec, self.probe, self.start_rules)
+        return infoset.actions[index]
+
+    async def fill(self, seat: int, observations: Sequence[Any]) -> None:
+        """Ask ``samples`` times at every observation not yet answered."""
+        missing = [o for o in observations if o not in self.answers]
+        self.asked += len(missing)
+        limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
+
+        async def one(observation: Any) -> None:
+            counts: Counter[Any] = Counter()
+            async with limiter:
+                for _ in range(self.probe.samples):
+                    counts[await self.ask(seat, observation)] += 1
+            self.answers[observation] = counts
+
+        async with trio.open_nursery() as nursery:
+            for observation in missing:
+                nursery.start_soon(one, observation)
+
+    async def move(self, seat: int, observation: Any) -> Any:
+        """The bot's real move (a fresh sample, not a cached answer)."""
+        self.moves += 1
+        return await self.ask(seat, observation)
+
+
+async def _play(asker: _Asker, rules: Any, lbr_seat: int, key: bytes, max_raises: int) -> float:
+    """One match of LBR in ``lbr_seat`` against the bot; LBR's payoff."""
+    game = asker.game
+    asker.answers.clear()
+    lbr = LocalBestResponse(game, lbr_seat, max_raises=max_raises)
+    chance = ChanceStream(key)
+    state = game.new_game(rules, 2)
+    while (actor := game.to_act(state)) is not None:
+        if actor == CHANCE:
+            outcome = tuple(draw_chance(game.chance_request(state), chance))
+            lbr.dealt(Deal(state, outcome))
+            state = game.apply_chance(state, outcome)
+            continue
+        observation = game.observe(state, actor)
+        if actor == lbr_seat:
+            await asker.fill(1 - lbr_seat, lbr.questions(observation))
+            action = lbr.decide(observation, asker.answers).action
+        else:
+            action = await asker.move(actor, observation)
+        lbr.acted(actor, action)
+        state = game.transition(state, actor, action)
+    return seat_payoff(game, state, lbr_seat)
+
+
+async def lower_bound(
+    spec: BotSpec,
+    settings: LowerBoundSettings,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> LowerBound:
+    """Play ``settings.deals`` duplicate deals of LBR against the bot (both seats)."""
+    probe = settings.probe
+    game = get_game(probe.game)
+    rules = game.parse_rules(probe.raw_rules)
+    payoffs: list[tuple[float, float]] = []
+    launcher = FreshLauncher(sandbox=probe.sandbox)
+    async with launcher.lease(spec, probe.startup_s) as lease:
+        asker = _Asker(lease.connection, game, probe)
+        for deal in range(settings.deals):
+            key = key_from_seed(settings.seed * 1_000_003 + deal)
+            pair = [await _play(asker, rules, seat, key, settings.max_raises) for seat in (0, 1)]
+            payoffs.append((pair[0], pair[1]))
+            if on_progress is not None:
+                on_progress(deal + 1, settings.deals)
+    return LowerBound(payoffs=payoffs, questions=asker.asked + asker.moves)
