@@ -163,6 +163,8 @@ def test_tiny_ladder_through_the_real_league(tmp_path: Path) -> None:
             str(out),
             "--counter-matches",
             "2",
+            "--exploit-samples",
+            "1",
         ],
     )
     assert result.exit_code == 0, result.output
@@ -173,6 +175,11 @@ def test_tiny_ladder_through_the_real_league(tmp_path: Path) -> None:
     lines = [line for line in elo.splitlines() if line.startswith("| ")]
     assert len(lines) == 3  # header and two bots
     assert "| `liars_dice_posterior` |" in worst and "2 matches each" in worst
+    # Its exploitability, measured on the enumerable one-die variant (K=1: no interval).
+    (row,) = [line for line in worst.splitlines() if line.startswith("| `liars_dice_posterior`")]
+    exploit = row.split("|")[-2]
+    assert "K=1 sampled; dice_per_player=1" in exploit
+    assert 0.0 < float(exploit.split(",")[0]) <= 1.0
     assert "`liars_dice_posterior`" in text and "`liars_dice_random`" in text
     body = [line.split("|") for line in lines[1:]]
     assert all(int(cells[8]) > 0 for cells in body)  # decisions were measured

@@ -99,8 +99,6 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/exploit.py league.store.registry": "SQLModel: only a registered BOT",
     "league/cli/exploit.py league.store.exploits": "SQLModel: only a registered BOT",
     "league/cli/exploit.py league.store.models": "SQLModel: only a registered BOT",
-    "league/cli/exploit.py referee.messages": "generated protobuf: only `--in-process`",
-    "league/cli/exploit.py sdk.bot": "the SDK package (gRPC server): only `--in-process`",
     "league/cli/exploit.py sdk.strategy_table": "the SDK package (gRPC server): only `--save`",
     "league/cli/match.py referee.process": "trio and gRPC: only commands that start bots",
     "league/cli/match.py referee.transcript": (

@@ -46,14 +46,15 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Final
 
 import trio
 import typer
 from sqlalchemy import Engine
 from sqlmodel import select
 
-from league.execution.counters import TARGET, Score, measure, worst
+from league.execution.counters import TARGET, Score, bot_class, measure, worst
+from league.execution.exploit import bracket, in_process_answers
 from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
@@ -67,7 +68,8 @@ from league.store.leagues import (
 from league.store.models import MatchRow
 from league.store.registry import NotFoundError, ensure_example_bot
 from league.store.standings import standings
-from referee.core.catalogue import Roster, entries
+from referee.core.best_response import GameTree, exploitability
+from referee.core.catalogue import Roster, entries, get_game
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 
@@ -335,6 +337,40 @@ def worst_case_table(
     return lines
 
 
+EXPLOIT_SAMPLES: Final = 4
+"""Answers asked per information set when the ladder measures exploitability."""
+
+
+def strong_exploitability(
+    game: str, *, samples: int = EXPLOIT_SAMPLES, seed: int = 0
+) -> str | None:
+    """The exploitability column of ``game``'s strong bot: the sampled bracket of
+    ``league.execution.exploit`` on the roster's ``exploit_rules`` (an enumerable
+    variant), the bot run in process; ``None`` without such a variant or bot."""
+    roster = rosters()[game]
+    if roster.strong is None or roster.exploit_rules is None or not module_exists(roster.strong):
+        return None
+    start = time.perf_counter()
+    engine = get_game(game)
+    rules = dict(roster.exploit_rules)
+    tree = GameTree(engine, engine.parse_rules(rules))
+    exact, answers = in_process_answers(bot_class(roster.strong), tree, samples)
+    variant = ", ".join(f"{k}={v}" for k, v in rules.items())
+    if exact is not None:
+        value, _ = exploitability(tree, exact)
+        text = f"{value:.4f} (its stated policy; {variant})"
+    else:
+        result = bracket(tree, answers, samples, bootstrap=10, seed=seed)
+        low, high = result.interval()
+        interval = f"[{low:.3f}, {high:.3f}]" if low is not None else f"[?, {high:.3f}]"
+        text = f"{result.upper:.3f}, 95% {interval} (K={samples} sampled; {variant})"
+    typer.echo(
+        f"{game}: exploitability of {roster.strong} in {time.perf_counter() - start:.1f} s",
+        err=True,
+    )
+    return text
+
+
 def _modules(modules: Sequence[str]) -> str:
     return ", ".join(f"`example_bots.{m}`" for m in modules) + "."
 
@@ -492,6 +528,14 @@ def main(
             f" {COUNTER_MATCHES}, --quick {QUICK_COUNTER_MATCHES}; 0: no worst-case table).",
         ),
     ] = None,
+    exploit_samples: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Answers per information set when measuring a strong bot's exploitability"
+            " on its game's enumerable variant, in process (0: not measured).",
+        ),
+    ] = EXPLOIT_SAMPLES,
 ) -> None:
     """Play the reference-bot ladder of every game and print it as Markdown."""
     known = ladder_bots()
@@ -528,8 +572,22 @@ def main(
         bot=bot or [],
         reproducible_seed=reproducible_seed,
         counter_matches=counter_matches,
+        exploit_samples=exploit_samples,
     )
-    text = render_markdown(ladders, command=command)
+    measured = {
+        roster.strong: text
+        for name in games
+        if (roster := rosters()[name]).strong is not None
+        and (bot is None or roster.strong in bot)
+        and exploit_samples > 0
+        and (
+            text := strong_exploitability(
+                name, samples=exploit_samples, seed=reproducible_seed or 0
+            )
+        )
+        is not None
+    }
+    text = render_markdown(ladders, command=command, exploitability=measured)
     typer.echo(text)
     if out is not None:
         out.write_text(text)
@@ -544,6 +602,7 @@ def _command(
     bot: Sequence[str],
     reproducible_seed: int | None,
     counter_matches: int | None,
+    exploit_samples: int = EXPLOIT_SAMPLES,
 ) -> str:
     """The command line that reproduces this ladder (shown above the tables)."""
     return " ".join(
@@ -559,6 +618,11 @@ def _command(
                 else []
             ),
             *([f"--counter-matches {counter_matches}"] if counter_matches is not None else []),
+            *(
+                [f"--exploit-samples {exploit_samples}"]
+                if exploit_samples != EXPLOIT_SAMPLES
+                else []
+            ),
         ]
     )
 

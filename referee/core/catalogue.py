@@ -68,6 +68,10 @@ class Roster:
     ``table_size`` (``None``: the same). Cockroach Poker's ladder plays three seats,
     because two seats are a forced win for seat 0 under its default rules, while
     its demo, with only the random and the heuristic bot, can seat just two."""
+    exploit_rules: tuple[tuple[str, str], ...] | None = None
+    """A two-seat variant small enough for the exact best response
+    (``referee.core.best_response``), on which the ladder measures the strong bot's
+    exploitability; ``None``: the game has none."""
 
     @property
     def check(self) -> tuple[str, str]:
@@ -273,6 +277,15 @@ LIARS_DICE = _builtin(
             "liars_dice_probability_10",
             "liars_dice_probability_20",
             "liars_dice_probability_30",
+        ),
+        exploit_rules=(  # OpenSpiel's liars_dice(numdice=1): docs/exploitability.md
+            ("dice_per_player", "1"),
+            ("raise_rule", "reset-face"),
+            ("wild_face", "6"),
+            ("wild_opening", "keep"),
+            ("sum_endgame", "false"),
+            ("one_round", "true"),
+            ("roll_off", "false"),
         ),
     ),
     ViewerSpec(renderer="liars_dice", facts="referee.games.liars_dice:viewer_facts"),
