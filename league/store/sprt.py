@@ -100,12 +100,13 @@ class Pentanomial:
         counts[outcome_index(points)] += 1
         return Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4]))
 
-    def mean_variance(self) -> tuple[float, float]:
-        """Regularized mean and variance of a pair's score / 2."""
+    def mean_variance(self, prior: float = REGULARIZE) -> tuple[float, float]:
+        """Mean and variance of a pair's score / 2, with ``prior`` pseudo-pairs added
+        to every outcome (the LLR's tiny regularization by default)."""
         c0, c1, c2, c3, c4 = self.counts
-        total = c0 + c1 + c2 + c3 + c4 + 5 * REGULARIZE
-        first = (0.25 * c1 + 0.5 * c2 + 0.75 * c3 + c4 + 2.5 * REGULARIZE) / total
-        second = (0.0625 * c1 + 0.25 * c2 + 0.5625 * c3 + c4 + 1.875 * REGULARIZE) / total
+        total = c0 + c1 + c2 + c3 + c4 + 5 * prior
+        first = (0.25 * c1 + 0.5 * c2 + 0.75 * c3 + c4 + 2.5 * prior) / total
+        second = (0.0625 * c1 + 0.25 * c2 + 0.5625 * c3 + c4 + 1.875 * prior) / total
         return first, max(second - first * first, 0.0)
 
 
@@ -142,6 +143,14 @@ class EloEstimate:
     """Half-width of the nElo interval: ``1.96 · 800/ln 10 / sqrt(2N)``."""
 
 
+ESTIMATE_PRIOR = 0.5
+"""Pseudo-pairs per outcome in the Elo and nElo *shown* (not in the LLR): a weak
+prior that keeps the first pairs' estimate finite and its interval open. After two
+pairs won 2-0 the LLR's 1e-3 regularization alone gives a variance near 0, so nElo
+read +4000 with a zero-width Elo interval; with it, +151 ± 340 (Elo +166, 95% from
+-220). It fades as 1/N."""
+
+
 def logistic_elo(score: float) -> float:
     """Elo difference whose expected score is ``score`` (clipped into (0, 1))."""
     clipped = min(max(score, 1e-6), 1.0 - 1e-6)
@@ -151,10 +160,11 @@ def logistic_elo(score: float) -> float:
 def estimate(penta: Pentanomial) -> EloEstimate:
     """Elo and nElo of NEW against OLD from the pairs so far.
 
-    The mean's standard error is ``σ / sqrt(N)``; the Elo interval maps the mean's
-    95% interval through :func:`logistic_elo` (so it is not symmetric), the nElo one
-    is ``t``'s, whose standard error is ``1 / sqrt(2N)``."""
-    mean, variance = penta.mean_variance()
+    Mean and variance carry :data:`ESTIMATE_PRIOR`. The mean's standard error is
+    ``σ / sqrt(N)``; the Elo interval maps the mean's 95% interval through
+    :func:`logistic_elo` (so it is not symmetric), the nElo one is ``t``'s,
+    whose standard error is ``1 / sqrt(2N)``."""
+    mean, variance = penta.mean_variance(prior=ESTIMATE_PRIOR)
     pairs = max(penta.pairs, 1)
     margin = Z95 * math.sqrt(variance / pairs)
     t = (mean - 0.5) / math.sqrt(2.0 * variance)

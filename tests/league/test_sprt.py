@@ -478,3 +478,16 @@ def test_a_second_command_on_a_running_test_changes_nothing(tmp_path: Path) -> N
     assert "is being played by another process" in second.stderr
     assert "Traceback" not in second.stderr and "resuming" not in second.stdout
     assert stored.max_pairs == 1
+
+
+@pytest.mark.parametrize("counts", [(0, 0, 0, 0, 2), (2, 0, 0, 0, 0), (0, 0, 3, 0, 0)])
+def test_the_first_pairs_estimate_stays_sane_and_its_interval_open(
+    counts: tuple[int, int, int, int, int],
+) -> None:
+    # Two pairs won 2-0 once read nElo +4010 with an Elo interval of no width: the
+    # LLR's 1e-3 regularization left a variance near zero. The shown estimate has a
+    # weak prior (half a pair per outcome), so it stays finite, modest and open.
+    e = estimate(Pentanomial(counts))
+    assert abs(e.nelo) < 1000 and abs(e.elo) < 1000
+    assert e.elo_high - e.elo_low > 100
+    assert e.elo_low <= e.elo <= e.elo_high
