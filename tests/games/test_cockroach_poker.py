@@ -505,7 +505,7 @@ SIX = (K.COCKROACH, K.SCORPION, K.TOAD, K.SPIDER, K.RAT, K.BAT)
 
 @pytest.mark.parametrize("bot_name", ["heuristic", "strong"])
 def test_bots_call_true_on_an_honest_announcer_and_false_on_a_liar(bot_name: str) -> None:
-    from bench.roster import bot_class
+    from league.execution.counters import bot_class
     from sdk.bot import MatchInfo
 
     honest = published_history(*((0, 1, k, k, True) for k in SIX))
