@@ -1,0 +1,111 @@
+"""The posterior Liar's Dice bot's model of how often an opponent challenges: the
+threshold it learns from revealed rounds, and what that opponent's raises cost us."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from example_bots.liars_dice_challenge_habit import (
+    THRESHOLD_GRID,
+    ChallengeHabit,
+    face_odds,
+    sum_odds,
+)
+from referee.games.liars_dice import Bid, PlacedBid, RoundResult, SumBid
+
+ME, THEM = 0, 1
+MY_DICE = (2, 2, 2, 2, 2)
+THEIR_DICE = (5, 5, 4, 3, 1)
+
+
+def round_result(
+    bids: list[Bid | SumBid], challenger: int, loser: int, opener: int = ME
+) -> RoundResult:
+    """A revealed two-seat round: ``opener`` opens, then the seats alternate."""
+    placed = tuple(PlacedBid((opener + i) % 2, bid) for i, bid in enumerate(bids))
+    return RoundResult(
+        round_number=1,
+        opener=opener,
+        wilds_active=False,
+        sum_round=False,
+        bids=placed,
+        challenger=challenger,
+        dice=(MY_DICE, THEIR_DICE),
+        actual=0,
+        bid_true=loser == challenger,
+        loser=loser,
+        eliminated=False,
+    )
+
+
+def threshold(habit: ChallengeHabit) -> float:
+    """The posterior mean of the opponent's challenge threshold."""
+    return float(np.dot(habit.weights(THEM), THRESHOLD_GRID))
+
+
+def test_odds_are_the_answering_seats_own() -> None:
+    """Holding one 5, with 5 dice unseen, 4 x 5s needs three more: P(Bin(5, 1/6) >= 3)."""
+    expected = sum(math.comb(5, k) * (1 / 6) ** k * (5 / 6) ** (5 - k) for k in range(3, 6))
+    assert float(face_odds(1, Bid(4, 5), 5, None)) == pytest.approx(expected)
+    assert float(face_odds(4, Bid(4, 5), 5, None)) == 1.0
+    # Wild 1s: a 5 comes up with probability 1/3.
+    assert float(face_odds(0, Bid(1, 5), 1, 1)) == pytest.approx(1 / 3)
+    assert float(sum_odds(3, 8)) == pytest.approx(2 / 6)  # 3 + {5, 6}
+
+
+def test_prior_is_centred_on_one_half() -> None:
+    """Before any evidence the likeliest threshold is the old fixed assumption, 1/2."""
+    weights = ChallengeHabit().weights(THEM)
+    assert THRESHOLD_GRID[int(np.argmax(weights))] == 0.5
+    assert weights.sum() == pytest.approx(1.0)
+
+
+def test_raising_long_shots_teaches_a_low_threshold() -> None:
+    """Holding no 2s, they raised our 3 x 2s (their odds P(Bin(5, 1/6) >= 3), 3.5 %)
+    round after round: a seat that challenges below 1/2 would not have."""
+    habit = ChallengeHabit()
+    rounds = tuple(
+        round_result([Bid(3, 2), Bid(3, 5), Bid(9, 2)], challenger=THEM, loser=ME) for _ in range(4)
+    )
+    habit.update(rounds, None, ME)
+    assert threshold(habit) < 0.1
+    # Such a seat is unlikely to challenge a bid it finds 20 % likely...
+    assert float(habit.challenge(THEM, np.array([0.2]))[0]) < 0.15
+    # ...which the prior (threshold 1/2) thought it very likely would.
+    assert float(ChallengeHabit().challenge(THEM, np.array([0.2]))[0]) > 0.7
+
+
+def test_challenging_likely_bids_teaches_a_high_threshold() -> None:
+    """They challenged our 3 x 5s although they hold two 5s (their odds 1 - (5/6)^5, 60 %)."""
+    habit = ChallengeHabit()
+    rounds = tuple(round_result([Bid(3, 5)], challenger=THEM, loser=THEM) for _ in range(4))
+    habit.update(rounds, None, ME)
+    assert threshold(habit) > 0.6
+
+
+def test_our_own_answers_and_already_seen_rounds_are_not_counted() -> None:
+    habit = ChallengeHabit()
+    # We challenged their opening bid: nothing about how they answer.
+    first = round_result([Bid(9, 5)], challenger=ME, loser=THEM, opener=THEM)
+    habit.update((first,), None, ME)
+    assert THEM not in habit.log_lik
+    second = round_result([Bid(4, 2), Bid(4, 5), Bid(9, 2)], challenger=THEM, loser=ME)
+    habit.update((first, second), None, ME)
+    once = habit.log_lik[THEM].copy()
+    habit.update((first, second), None, ME)  # nothing new
+    assert np.array_equal(habit.log_lik[THEM], once)
+
+
+def test_continuation_is_the_share_of_raised_rounds_we_lost() -> None:
+    """Prior 1/2 over 4 pseudo-rounds; then 6 rounds in which they raised us, 1 lost."""
+    habit = ChallengeHabit()
+    assert habit.continuation(THEM, 2) == pytest.approx(0.5)
+    lost = round_result([Bid(1, 2), Bid(2, 5), Bid(6, 2)], challenger=THEM, loser=ME)
+    won = round_result([Bid(1, 2), Bid(2, 5)], challenger=ME, loser=THEM)
+    # A round in which they never raised us does not count.
+    unraised = round_result([Bid(1, 2)], challenger=THEM, loser=THEM)
+    habit.update((lost, won, won, won, won, won, unraised), None, ME)
+    assert habit.continuation(THEM, 2) == pytest.approx((1 + 4 * 0.5) / (6 + 4))
