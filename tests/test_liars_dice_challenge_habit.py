@@ -14,7 +14,9 @@ from example_bots.liars_dice_challenge_habit import (
     face_odds,
     sum_odds,
 )
-from referee.games.liars_dice import Bid, PlacedBid, RoundResult, SumBid
+from example_bots.liars_dice_posterior import PosteriorLiarsDiceBot
+from referee.games.liars_dice import Bid, PlacedBid, RoundResult, Rules, SumBid
+from sdk.liars_dice import Observation, legal_actions
 
 ME, THEM = 0, 1
 MY_DICE = (2, 2, 2, 2, 2)
@@ -109,3 +111,50 @@ def test_continuation_is_the_share_of_raised_rounds_we_lost() -> None:
     unraised = round_result([Bid(1, 2)], challenger=THEM, loser=THEM)
     habit.update((lost, won, won, won, won, won, unraised), None, ME)
     assert habit.continuation(THEM, 2) == pytest.approx((1 + 4 * 0.5) / (6 + 4))
+
+
+def facing(own: tuple[int, ...], standing: Bid) -> Observation:
+    """Two seats of five dice, round 1: they opened with ``standing``, we answer."""
+    return Observation(
+        seat=ME,
+        num_seats=2,
+        rules=Rules(),
+        phase="bid",
+        to_act=ME,
+        dice_counts=(5, 5),
+        own_dice=own,
+        roll_offs=(),
+        round_number=1,
+        opener=THEM,
+        wilds_active=False,
+        sum_round=False,
+        bids=(PlacedBid(THEM, standing),),
+        history=(),
+        eliminated=(),
+    )
+
+
+def bot_against(threshold: float) -> PosteriorLiarsDiceBot:
+    """A posterior bot whose opponent's threshold is already known to be ``threshold``."""
+    bot = PosteriorLiarsDiceBot()
+    bot.habit.log_lik[THEM] = np.where(np.isclose(THRESHOLD_GRID, threshold), 0.0, -1e6)
+    return bot
+
+
+def test_the_bot_bluffs_against_a_never_challenger_and_not_against_a_challenger() -> None:
+    """Holding no 3s, a raise to 4 x 3s is a bluff (true only if they hold four 3s or
+    more). Against a seat that challenges anything it costs about its chance of being
+    false; against one that challenges only hopeless bids, little more than what
+    being raised costs. With every die useless for 3s, the challenger gets a true bid."""
+    observation = facing((2, 2, 2, 5, 5), Bid(2, 3))
+    bluff = Bid(4, 3)
+
+    def loss(bot: PosteriorLiarsDiceBot, action: Bid) -> float:
+        scored = bot.score_face_round(observation, legal_actions(observation))
+        return next(item.loss for item in scored if item.action == action)
+
+    never, always = bot_against(0.005), bot_against(0.995)
+    assert loss(never, bluff) < 0.6 < 0.85 < loss(always, bluff)
+    chosen = always.act(observation)
+    assert isinstance(chosen, Bid) and chosen.face in (2, 5)
+    assert chosen.quantity <= {2: 3, 5: 2}[chosen.face]  # true with our own dice alone
