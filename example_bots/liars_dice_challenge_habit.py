@@ -20,12 +20,6 @@ with its exact ``x``. The posterior over the grid starts from a prior centred on
 made the bid it answered; the lookahead then averages the challenge
 probability over that posterior, so it moves from the prior to the opponent's
 real habit as the rounds come in.
-
-**After a raise.** The lookahead also needs what a raise by the next seat costs
-us. That is measured too: of our bids the seat raised, the share of rounds we
-went on to lose (a Beta prior of ``CONTINUATION_PRIOR_WEIGHT`` rounds on
-``1 / seats``). Against an opponent that raises into hopeless bids it falls,
-and raising rather than challenging becomes cheaper.
 """
 
 from __future__ import annotations
@@ -57,8 +51,6 @@ NOISE = 0.03
 """Least probability of either answer: no seat is modelled as fully deterministic,
 so one surprising answer cannot rule a threshold out."""
 ODDS_CLIP = 1e-4
-CONTINUATION_PRIOR_WEIGHT = 4.0
-"""Pseudo-rounds behind the ``1 / seats`` prior on the cost of being raised."""
 
 
 @lru_cache(maxsize=256)
@@ -109,12 +101,10 @@ def sum_odds(die: IntArray | int, total: int) -> FloatArray:
 
 @dataclass
 class ChallengeHabit:
-    """Per opponent: the evidence on its challenge threshold, and what its raises cost us."""
+    """Per opponent: the log-likelihood of its revealed answers on each threshold."""
 
     rounds_seen: int = 0
     log_lik: dict[int, FloatArray] = field(default_factory=dict)
-    raised_rounds: dict[int, float] = field(default_factory=dict)
-    raised_lost: dict[int, float] = field(default_factory=dict)
 
     def update(self, history: tuple[RoundResult, ...], wild_face: int | None, me: int) -> None:
         """Take in every round revealed since the last call."""
@@ -132,19 +122,7 @@ class ChallengeHabit:
                 curve = challenge_curves(np.array([odds]))[0]
                 row = np.log(curve if challenged else 1.0 - curve)
                 self.log_lik[seat] = self.log_lik.get(seat, np.zeros_like(THRESHOLD_GRID)) + row
-            self._count_raises(result, answers, me)
         self.rounds_seen = len(history)
-
-    def _count_raises(self, result: RoundResult, answers: list[int], me: int) -> None:
-        """Once per round and seat: did a seat raise one of our bids, and did we lose?"""
-        raisers = {
-            seat
-            for placed, seat in zip(result.bids, answers, strict=True)
-            if placed.seat == me and seat != me and placed is not result.bids[-1]
-        }
-        for seat in raisers:
-            self.raised_rounds[seat] = self.raised_rounds.get(seat, 0.0) + 1.0
-            self.raised_lost[seat] = self.raised_lost.get(seat, 0.0) + (result.loser == me)
 
     def weights(self, seat: int) -> FloatArray:
         """The posterior over ``THRESHOLD_GRID`` for ``seat``."""
@@ -156,13 +134,6 @@ class ChallengeHabit:
     def challenge(self, seat: int, odds: FloatArray) -> FloatArray:
         """P(``seat`` challenges | its own odds), averaged over its threshold posterior."""
         return np.asarray(challenge_curves(odds) @ self.weights(seat), dtype=np.float64)
-
-    def continuation(self, seat: int, seats: int) -> float:
-        """Our chance of losing the round once ``seat`` has raised our bid."""
-        prior = 1.0 / seats
-        rounds = self.raised_rounds.get(seat, 0.0)
-        lost = self.raised_lost.get(seat, 0.0)
-        return (lost + CONTINUATION_PRIOR_WEIGHT * prior) / (rounds + CONTINUATION_PRIOR_WEIGHT)
 
 
 def _answer_odds(

@@ -27,9 +27,13 @@ at the next seat (the only seat that can challenge our bid):
 * challenge: we lose if the standing bid is true — its posterior probability;
 * raise to ``b``: for each hand ``h`` the next seat might hold, it challenges
   with a probability that falls as *its own* uniform-odds estimate that ``b`` is
-  true rises (a steep logistic around 1/2: the usual reasoning of simple bots),
-  and then we lose if ``b`` is false given ``h`` (and the posterior over the rest);
-  if it raises instead, we charge a flat continuation loss of ``1 / seats``.
+  true rises: a soft threshold on those odds, the usual reasoning of simple bots.
+  The threshold is that seat's *challenge habit*, learned within the match from
+  every answer it gave in a revealed round (``liars_dice_challenge_habit``:
+  prior centred on 1/2; a seat that challenges only hopeless bids is bluffed,
+  one that challenges anything gets bids that are likely true). If it challenges
+  we lose when ``b`` is false given ``h`` (and the posterior over the rest); if it
+  raises instead, we charge a flat continuation loss of ``1 / seats``.
 
 In a sum round (two seats, one die each) the same decision runs on the six
 values of the opponent's die, with a weak bidding model (a total is likelier
@@ -78,6 +82,9 @@ HONESTY_GRID: FloatArray = np.array([0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0])
 HONESTY_PRIOR_MEAN = 1.0
 HONESTY_PRIOR_SD = 0.75
 """A Gaussian prior on honesty: a few revealed rounds should not swing it to 0 or 3."""
+CONTINUATION_SCALE = 1.0
+"""Chance of losing a die charged when the next seat raises our bid: this over the
+seats still in (the loss travels on; a deeper search would be the refinement)."""
 RAISE_SPAN = 3
 """Quantities per face considered above the lowest legal one (higher ones rarely pay)."""
 RAISED_FLOOR = 0.2
@@ -303,7 +310,7 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             need = last.quantity - int(own[last.face - 1])
             scored.append(Scored(Challenge(), float(tail_at(table[last.face], need))))
         active = sum(1 for count in observation.dice_counts if count > 0)
-        continuation = self.habit.continuation(after, active)
+        continuation = CONTINUATION_SCALE / active
         habit = self.habit.weights(after)
         next_counting, next_weights = posts[after]
         unknown_to_next = observation.total_dice - observation.dice_counts[after]
@@ -332,7 +339,7 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
                 weights = weights * (SUM_BID_FLOOR + sum_odds(dice, placed.bid.total))
         weights = weights / weights.sum()
         habit = self.habit.weights(opponent)
-        continuation = self.habit.continuation(opponent, 2)
+        continuation = CONTINUATION_SCALE / 2
         scored: list[Scored] = []
         last = observation.last_bid
         if isinstance(last, SumBid):

@@ -1,5 +1,5 @@
 """The posterior Liar's Dice bot's model of how often an opponent challenges: the
-threshold it learns from revealed rounds, and what that opponent's raises cost us."""
+threshold it learns from revealed rounds, and the bot's bids following it."""
 
 from __future__ import annotations
 
@@ -101,18 +101,6 @@ def test_our_own_answers_and_already_seen_rounds_are_not_counted() -> None:
     assert np.array_equal(habit.log_lik[THEM], once)
 
 
-def test_continuation_is_the_share_of_raised_rounds_we_lost() -> None:
-    """Prior 1/2 over 4 pseudo-rounds; then 6 rounds in which they raised us, 1 lost."""
-    habit = ChallengeHabit()
-    assert habit.continuation(THEM, 2) == pytest.approx(0.5)
-    lost = round_result([Bid(1, 2), Bid(2, 5), Bid(6, 2)], challenger=THEM, loser=ME)
-    won = round_result([Bid(1, 2), Bid(2, 5)], challenger=ME, loser=THEM)
-    # A round in which they never raised us does not count.
-    unraised = round_result([Bid(1, 2)], challenger=THEM, loser=THEM)
-    habit.update((lost, won, won, won, won, won, unraised), None, ME)
-    assert habit.continuation(THEM, 2) == pytest.approx((1 + 4 * 0.5) / (6 + 4))
-
-
 def facing(own: tuple[int, ...], standing: Bid) -> Observation:
     """Two seats of five dice, round 1: they opened with ``standing``, we answer."""
     return Observation(
@@ -144,8 +132,9 @@ def bot_against(threshold: float) -> PosteriorLiarsDiceBot:
 def test_the_bot_bluffs_against_a_never_challenger_and_not_against_a_challenger() -> None:
     """Holding no 3s, a raise to 4 x 3s is a bluff (true only if they hold four 3s or
     more). Against a seat that challenges anything it costs about its chance of being
-    false; against one that challenges only hopeless bids, little more than what
-    being raised costs. With every die useless for 3s, the challenger gets a true bid."""
+    false; against one that challenges only hopeless bids, little more than the flat
+    cost of being raised (1/2 with two seats). Against the challenger it bids what its
+    own dice already make true."""
     observation = facing((2, 2, 2, 5, 5), Bid(2, 3))
     bluff = Bid(4, 3)
 
