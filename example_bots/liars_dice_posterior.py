@@ -160,8 +160,12 @@ def challenge_probability(
     """P(a seat challenges ``bid`` | its hand): its challenge curves in its own odds of
     the bid (every die it cannot see uniform, how simple bots decide), averaged over
     ``habit``, its posterior over ``THRESHOLD_GRID``."""
-    odds = face_odds(counting[:, bid.face - 1], bid, unknown, wild)
-    return np.asarray(challenge_curves(odds) @ habit, dtype=np.float64)
+    held = counting[:, bid.face - 1]
+    # The odds depend on the hand only through ``held`` (0..dice): evaluate the
+    # curves once per level, not once per hand (3003 hands with 10 dice).
+    levels = np.arange(int(held.max()) + 1)
+    by_level = challenge_curves(face_odds(levels, bid, unknown, wild)) @ habit
+    return np.asarray(by_level[held], dtype=np.float64)
 
 
 def raised_likelihood(
