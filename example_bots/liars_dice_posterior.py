@@ -29,7 +29,7 @@ at the next seat (the only seat that can challenge our bid):
   with a probability that falls as *its own* uniform-odds estimate that ``b`` is
   true rises: a soft threshold on those odds, the usual reasoning of simple bots.
   The threshold is that seat's *challenge habit*, learned within the match from
-  every answer it gave in a revealed round (``liars_dice_challenge_habit``:
+  every answer it gave in a revealed round (``challenge_habit``:
   prior centred on 1/2; a seat that challenges only hopeless bids is bluffed,
   one that challenges anything gets bids that are likely true). If it challenges
   we lose when ``b`` is false given ``h`` (and the posterior over the rest); if it
@@ -54,7 +54,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from example_bots.liars_dice_challenge_habit import (
+from example_bots.challenge_habit import (
     ChallengeHabit,
     challenge_curves,
     face_odds,

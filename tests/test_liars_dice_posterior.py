@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from example_bots.liars_dice_challenge_habit import NOISE, SLOPE, THRESHOLD_GRID
+from example_bots.challenge_habit import NOISE, SLOPE, THRESHOLD_GRID
 from example_bots.liars_dice_posterior import (
     RAISED_FLOOR,
     Honesty,

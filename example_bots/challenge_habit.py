@@ -1,5 +1,8 @@
 """How often each Liar's Dice opponent challenges, learned within the match.
 
+A helper of ``liars_dice_posterior``, not a bot: hence no ``liars_dice_`` prefix,
+which marks the runnable bots that ``tests/test_cli_bot_scaffold.py`` starts.
+
 The posterior bot's lookahead asks: if I raise to ``b``, will the next seat
 challenge? A fixed answer ("it challenges when its own odds of ``b`` fall below
 1/2", the probability bot's rule) is right against one opponent and wrong against

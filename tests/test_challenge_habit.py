@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bench.counters import play_rotations
-from example_bots.liars_dice_challenge_habit import (
+from example_bots.challenge_habit import (
     THRESHOLD_GRID,
     ChallengeHabit,
     face_odds,
