@@ -134,6 +134,10 @@ class ChallengeHabit:
         w = np.exp(score - score.max())
         return np.asarray(w / w.sum(), dtype=np.float64)
 
+    def mean_threshold(self, seat: int) -> float:
+        """The posterior mean of ``seat``'s challenge threshold."""
+        return float(np.dot(self.weights(seat), THRESHOLD_GRID))
+
     def challenge(self, seat: int, odds: FloatArray) -> FloatArray:
         """P(``seat`` challenges | its own odds), averaged over its threshold posterior."""
         return np.asarray(challenge_curves(odds) @ self.weights(seat), dtype=np.float64)

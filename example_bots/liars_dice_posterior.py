@@ -84,7 +84,11 @@ HONESTY_PRIOR_SD = 0.75
 """A Gaussian prior on honesty: a few revealed rounds should not swing it to 0 or 3."""
 CONTINUATION_SCALE = 1.0
 """Chance of losing a die charged when the next seat raises our bid: this over the
-seats still in (the loss travels on; a deeper search would be the refinement)."""
+seats still in (the loss travels on; a deeper search would be the refinement)..."""
+RARE_CHALLENGER_SCALE = 0.6
+"""...for a seat that challenges at 1/2 or above. One that challenges rarely keeps
+raising into bids that are likely false, which we then challenge: being raised by
+it costs less, down to this scale for a threshold near 0 (linear in between)."""
 RAISE_SPAN = 3
 """Quantities per face considered above the lowest legal one (higher ones rarely pay)."""
 RAISED_FLOOR = 0.2
@@ -314,7 +318,7 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             need = last.quantity - int(own[last.face - 1])
             scored.append(Scored(Challenge(), float(tail_at(table[last.face], need))))
         active = sum(1 for count in observation.dice_counts if count > 0)
-        continuation = CONTINUATION_SCALE / active
+        continuation = continuation_scale(self.habit.mean_threshold(after)) / active
         habit = self.habit.weights(after)
         next_counting, next_weights = posts[after]
         unknown_to_next = observation.total_dice - observation.dice_counts[after]
@@ -343,7 +347,7 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
                 weights = weights * (SUM_BID_FLOOR + sum_odds(dice, placed.bid.total))
         weights = weights / weights.sum()
         habit = self.habit.weights(opponent)
-        continuation = CONTINUATION_SCALE / 2
+        continuation = continuation_scale(self.habit.mean_threshold(opponent)) / 2
         scored: list[Scored] = []
         last = observation.last_bid
         if isinstance(last, SumBid):
@@ -359,6 +363,13 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             loss = challenge * (1.0 - true_given) + (1.0 - challenge) * continuation
             scored.append(Scored(action, float(np.dot(weights, loss))))
         return scored
+
+
+def continuation_scale(threshold: float) -> float:
+    """The cost scale of being raised by a seat whose challenge threshold is about
+    ``threshold``: ``CONTINUATION_SCALE`` from 1/2 up, ``RARE_CHALLENGER_SCALE`` at 0."""
+    share = min(1.0, max(0.0, threshold / 0.5))
+    return RARE_CHALLENGER_SCALE + (CONTINUATION_SCALE - RARE_CHALLENGER_SCALE) * share
 
 
 def _candidates(legal: list[Action]) -> list[Bid]:

@@ -15,7 +15,7 @@ from example_bots.challenge_habit import (
     face_odds,
     sum_odds,
 )
-from example_bots.liars_dice_posterior import PosteriorLiarsDiceBot
+from example_bots.liars_dice_posterior import PosteriorLiarsDiceBot, continuation_scale
 from example_bots.liars_dice_probability_05 import Probability05LiarsDiceBot
 from referee.games.liars_dice import Bid, PlacedBid, RoundResult, Rules, SumBid
 from sdk.liars_dice import Observation, legal_actions
@@ -160,3 +160,26 @@ def test_beats_a_rare_challenger_in_a_small_sample() -> None:
         "liars_dice", PosteriorLiarsDiceBot, Probability05LiarsDiceBot, 20, 1, {}
     )
     assert wins >= 28
+
+
+def test_being_raised_costs_less_against_a_rare_challenger() -> None:
+    """A seat that challenges rarely raises into bids that are likely false: the bot
+    charges less for being raised by it (0.6 / seats at threshold 0, 1 / seats from
+    1/2 up), so it raises rather than challenges more often against it."""
+    assert continuation_scale(0.5) == continuation_scale(0.9) == 1.0
+    assert continuation_scale(0.0) == pytest.approx(0.6)
+    assert continuation_scale(0.25) == pytest.approx(0.8)
+    never, prior = bot_against(0.005), PosteriorLiarsDiceBot()
+    assert continuation_scale(never.habit.mean_threshold(THEM)) < 0.62
+    assert continuation_scale(prior.habit.mean_threshold(THEM)) > 0.9
+    # With a standing bid that is about even, the flat raise cost decides.
+    observation = facing((2, 2, 3, 4, 6), Bid(3, 5))
+    raise_losses = [
+        min(
+            item.loss
+            for item in bot.score_face_round(observation, legal_actions(observation))
+            if isinstance(item.action, Bid)
+        )
+        for bot in (never, bot_against(0.5))
+    ]
+    assert raise_losses[0] < raise_losses[1] - 0.1
