@@ -33,7 +33,9 @@ at the next seat (the only seat that can challenge our bid):
   prior centred on 1/2; a seat that challenges only hopeless bids is bluffed,
   one that challenges anything gets bids that are likely true). If it challenges
   we lose when ``b`` is false given ``h`` (and the posterior over the rest); if it
-  raises instead, we charge a flat continuation loss of ``1 / seats``.
+  raises instead, we charge a continuation loss of ``1 / seats``, scaled down to
+  0.6 of that for a seat that challenges rarely (``continuation_scale``): such a
+  seat raises into bids that are likely false, which we then challenge.
 
 In a sum round (two seats, one die each) the same decision runs on the six
 values of the opponent's die, with a weak bidding model (a total is likelier

@@ -155,11 +155,11 @@ def test_beats_a_rare_challenger_in_a_small_sample() -> None:
     """A smoke check of the adaptation (the measurement is ``python -m bench.counters
     liars_dice``, in docs/bots.md): 20 duplicate pairs against the probability bot
     that challenges only bids under 5 % likely. Seeded, so it cannot flake; the bot
-    that assumed a threshold of 1/2 won 25 of these 40, this one wins 30."""
+    that assumed a threshold of 1/2 won 25 of these 40, this one wins 35."""
     wins, _, _ = play_rotations(
         "liars_dice", PosteriorLiarsDiceBot, Probability05LiarsDiceBot, 20, 1, {}
     )
-    assert wins >= 28
+    assert wins >= 30
 
 
 def test_being_raised_costs_less_against_a_rare_challenger() -> None:
