@@ -27,9 +27,15 @@ at the next seat (the only seat that can challenge our bid):
 * challenge: we lose if the standing bid is true — its posterior probability;
 * raise to ``b``: for each hand ``h`` the next seat might hold, it challenges
   with a probability that falls as *its own* uniform-odds estimate that ``b`` is
-  true rises (a steep logistic around 1/2: the usual reasoning of simple bots),
-  and then we lose if ``b`` is false given ``h`` (and the posterior over the rest);
-  if it raises instead, we charge a flat continuation loss of ``1 / seats``.
+  true rises: a soft threshold on those odds, the usual reasoning of simple bots.
+  The threshold is that seat's *challenge habit*, learned within the match from
+  every answer it gave in a revealed round (``challenge_habit``:
+  prior centred on 1/2; a seat that challenges only hopeless bids is bluffed,
+  one that challenges anything gets bids that are likely true). If it challenges
+  we lose when ``b`` is false given ``h`` (and the posterior over the rest); if it
+  raises instead, we charge a continuation loss of ``1 / seats``, scaled down to
+  0.6 of that for a seat that challenges rarely (``continuation_scale``): such a
+  seat raises into bids that are likely false, which we then challenge.
 
 In a sum round (two seats, one die each) the same decision runs on the six
 values of the opponent's die, with a weak bidding model (a total is likelier
@@ -50,6 +56,13 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from example_bots.challenge_habit import (
+    ChallengeHabit,
+    challenge_curves,
+    face_odds,
+    sum_odds,
+    tail_at,
+)
 from sdk import Bot, run
 from sdk.liars_dice import (
     Action,
@@ -71,11 +84,13 @@ HONESTY_GRID: FloatArray = np.array([0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0])
 HONESTY_PRIOR_MEAN = 1.0
 HONESTY_PRIOR_SD = 0.75
 """A Gaussian prior on honesty: a few revealed rounds should not swing it to 0 or 3."""
-CHALLENGE_SHARPNESS = 12.0
-"""Slope of the next seat's challenge model (logistic in its own odds, centred on 1/2)."""
 CONTINUATION_SCALE = 1.0
 """Chance of losing a die charged when the next seat raises our bid: this over the
-seats still in (the loss travels on; a deeper search would be the refinement)."""
+seats still in (the loss travels on; a deeper search would be the refinement)..."""
+RARE_CHALLENGER_SCALE = 0.6
+"""...for a seat that challenges at 1/2 or above. One that challenges rarely keeps
+raising into bids that are likely false, which we then challenge: being raised by
+it costs less, down to this scale for a threshold near 0 (linear in between)."""
 RAISE_SPAN = 3
 """Quantities per face considered above the lowest legal one (higher ones rarely pay)."""
 RAISED_FLOOR = 0.2
@@ -146,35 +161,26 @@ def face_posterior(
 
 
 def challenge_probability(
-    counting: IntArray, bid: Bid, unknown: int, wild: int | None
+    counting: IntArray, bid: Bid, unknown: int, wild: int | None, habit: FloatArray
 ) -> FloatArray:
-    """P(a seat challenges ``bid`` | its hand): a steep logistic in its own odds of the
-    bid with every die it cannot see uniform (how simple bots decide), around 1/2."""
-    p = 1.0 / 3.0 if wild is not None and bid.face != wild else 1.0 / 6.0
-    odds = tail_at(binomial_tail(unknown, p), bid.quantity - counting[:, bid.face - 1])
-    return _logistic(CHALLENGE_SHARPNESS * (0.5 - odds))
+    """P(a seat challenges ``bid`` | its hand): its challenge curves in its own odds of
+    the bid (every die it cannot see uniform, how simple bots decide), averaged over
+    ``habit``, its posterior over ``THRESHOLD_GRID``."""
+    held = counting[:, bid.face - 1]
+    # The odds depend on the hand only through ``held`` (0..dice): evaluate the
+    # curves once per level, not once per hand (3003 hands with 10 dice).
+    levels = np.arange(int(held.max()) + 1)
+    by_level = challenge_curves(face_odds(levels, bid, unknown, wild)) @ habit
+    return np.asarray(by_level[held], dtype=np.float64)
 
 
-def raised_likelihood(counting: IntArray, bid: Bid, unknown: int, wild: int | None) -> FloatArray:
+def raised_likelihood(
+    counting: IntArray, bid: Bid, unknown: int, wild: int | None, habit: FloatArray
+) -> FloatArray:
     """P(a seat raised ``bid`` rather than challenge it | its hand), floored so a seat
     that challenges by other reasoning cannot rule hands out."""
-    challenge = challenge_probability(counting, bid, unknown, wild)
+    challenge = challenge_probability(counting, bid, unknown, wild, habit)
     return RAISED_FLOOR + (1.0 - RAISED_FLOOR) * (1.0 - challenge)
-
-
-@lru_cache(maxsize=256)
-def binomial_tail(n: int, p: float) -> FloatArray:
-    """``tail[k] = P(Binomial(n, p) >= k)`` for k in 0..n+1."""
-    pmf = np.array([math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(n + 1)])
-    tail = np.concatenate([np.cumsum(pmf[::-1])[::-1], [0.0]])
-    return np.asarray(np.minimum(tail, 1.0), dtype=np.float64)
-
-
-def tail_at(tail: FloatArray, need: IntArray | int) -> FloatArray:
-    """``P(X >= need)`` from a tail table, for needs below 0 or above its end too."""
-    index = np.clip(np.asarray(need), 0, len(tail) - 1)
-    result = tail[index]
-    return np.where(np.asarray(need) <= 0, 1.0, result)
 
 
 def tail_of(distribution: FloatArray) -> FloatArray:
@@ -239,10 +245,12 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
     def __init__(self) -> None:
         super().__init__()
         self.honesty = Honesty()
+        self.habit = ChallengeHabit()
 
     def act(self, observation: Observation) -> Action:
         legal = legal_actions(observation)
         self.honesty.update(observation.history, observation.rules.wild, observation.seat)
+        self.habit.update(observation.history, observation.rules.wild, observation.seat)
         scored = (
             self.score_sum_round(observation, legal)
             if observation.sum_round
@@ -272,7 +280,9 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             unknown = observation.total_dice - dice
             for placed, answer in zip(observation.bids, observation.bids[1:], strict=False):
                 if answer.seat == seat and isinstance(placed.bid, Bid):
-                    weights = weights * raised_likelihood(counting, placed.bid, unknown, wild)
+                    weights = weights * raised_likelihood(
+                        counting, placed.bid, unknown, wild, self.habit.weights(seat)
+                    )
             out[seat] = counting, weights / weights.sum()
         return out
 
@@ -310,7 +320,8 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             need = last.quantity - int(own[last.face - 1])
             scored.append(Scored(Challenge(), float(tail_at(table[last.face], need))))
         active = sum(1 for count in observation.dice_counts if count > 0)
-        continuation = CONTINUATION_SCALE / active
+        continuation = continuation_scale(self.habit.mean_threshold(after)) / active
+        habit = self.habit.weights(after)
         next_counting, next_weights = posts[after]
         unknown_to_next = observation.total_dice - observation.dice_counts[after]
         for bid in _candidates(legal):
@@ -321,7 +332,7 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             if _is_top(bid, observation):
                 challenge = np.ones(len(held))
             else:
-                challenge = challenge_probability(next_counting, bid, unknown_to_next, wild)
+                challenge = challenge_probability(next_counting, bid, unknown_to_next, wild, habit)
             loss = challenge * (1.0 - true_given) + (1.0 - challenge) * continuation
             scored.append(Scored(bid, float(np.dot(next_weights, loss))))
         return scored
@@ -335,8 +346,10 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
         weights = np.ones(SIDES) / SIDES
         for placed in observation.bids:
             if placed.seat == opponent and isinstance(placed.bid, SumBid):
-                weights = weights * (SUM_BID_FLOOR + _sum_odds(dice, placed.bid.total))
+                weights = weights * (SUM_BID_FLOOR + sum_odds(dice, placed.bid.total))
         weights = weights / weights.sum()
+        habit = self.habit.weights(opponent)
+        continuation = continuation_scale(self.habit.mean_threshold(opponent)) / 2
         scored: list[Scored] = []
         last = observation.last_bid
         if isinstance(last, SumBid):
@@ -348,20 +361,17 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
             if action.total >= 2 * SIDES:
                 challenge = np.ones(SIDES)
             else:
-                challenge = _logistic(CHALLENGE_SHARPNESS * (0.5 - _sum_odds(dice, action.total)))
-            loss = challenge * (1.0 - true_given) + (1.0 - challenge) * 0.5
+                challenge = challenge_curves(sum_odds(dice, action.total)) @ habit
+            loss = challenge * (1.0 - true_given) + (1.0 - challenge) * continuation
             scored.append(Scored(action, float(np.dot(weights, loss))))
         return scored
 
 
-def _sum_odds(dice: IntArray, total: int) -> FloatArray:
-    """P(die + one uniform die >= total), for each value of ``die``."""
-    need = total - dice
-    return np.asarray(np.clip((SIDES + 1 - need) / SIDES, 0.0, 1.0), dtype=np.float64)
-
-
-def _logistic(x: FloatArray) -> FloatArray:
-    return np.asarray(1.0 / (1.0 + np.exp(-x)), dtype=np.float64)
+def continuation_scale(threshold: float) -> float:
+    """The cost scale of being raised by a seat whose challenge threshold is about
+    ``threshold``: ``CONTINUATION_SCALE`` from 1/2 up, ``RARE_CHALLENGER_SCALE`` at 0."""
+    share = min(1.0, max(0.0, threshold / 0.5))
+    return RARE_CHALLENGER_SCALE + (CONTINUATION_SCALE - RARE_CHALLENGER_SCALE) * share
 
 
 def _candidates(legal: list[Action]) -> list[Bid]:

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from example_bots.challenge_habit import NOISE, SLOPE, THRESHOLD_GRID
 from example_bots.liars_dice_posterior import (
-    CHALLENGE_SHARPNESS,
     RAISED_FLOOR,
     Honesty,
     PosteriorLiarsDiceBot,
@@ -71,19 +71,22 @@ def test_two_bids_multiply_and_wilds_count_for_every_face() -> None:
 
 def test_raising_instead_of_challenging_is_evidence_by_hand() -> None:
     """One hidden die, one other unseen die, standing bid 1 x 3s. Holding a 3 the
-    seat knows the bid is true (odds 1); otherwise its odds are 1/6. It challenges
-    with logistic(S * (1/2 - odds)); having raised, each hand weighs
-    floor + (1 - floor) * (1 - that)."""
+    seat knows the bid is true (odds 1, clipped to 1 - 1e-4); otherwise its odds are
+    1/6. With its threshold known to be 1/2 it challenges with
+    noise + (1 - 2 noise) * logistic(S * (logit 1/2 - logit odds)); having raised,
+    each hand weighs floor + (1 - floor) * (1 - that)."""
     counts, _ = hand_table(1)
-    likelihood = raised_likelihood(counts, Bid(1, 3), 1, None)
+    habit = (THRESHOLD_GRID == 0.5).astype(float)
+    likelihood = raised_likelihood(counts, Bid(1, 3), 1, None, habit)
 
     def expected(odds: float) -> float:
-        challenge = 1 / (1 + math.exp(-CHALLENGE_SHARPNESS * (0.5 - odds)))
+        logistic = 1 / (1 + math.exp(-SLOPE * (0.0 - math.log(odds / (1 - odds)))))
+        challenge = NOISE + (1 - 2 * NOISE) * logistic
         return RAISED_FLOOR + (1 - RAISED_FLOOR) * (1 - challenge)
 
     for row, value in zip(counts, likelihood, strict=True):
         die = int(np.argmax(row)) + 1
-        assert value == pytest.approx(expected(1.0 if die == 3 else 1 / 6))
+        assert value == pytest.approx(expected(1.0 - 1e-4 if die == 3 else 1 / 6))
 
 
 def test_honesty_is_fitted_from_revealed_rounds() -> None:
