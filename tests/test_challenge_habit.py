@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 
-from bench.counters import play_rotations
 from example_bots.challenge_habit import (
     THRESHOLD_GRID,
     ChallengeHabit,
@@ -17,6 +16,7 @@ from example_bots.challenge_habit import (
 )
 from example_bots.liars_dice_posterior import PosteriorLiarsDiceBot, continuation_scale
 from example_bots.liars_dice_probability_05 import Probability05LiarsDiceBot
+from league.execution.counters import play_rotations
 from referee.games.liars_dice import Bid, PlacedBid, RoundResult, Rules, SumBid
 from sdk.liars_dice import Observation, legal_actions
 
