@@ -14,7 +14,7 @@ What it models, and why:
   likely to name a hand it holds than one it lacks, so the posterior over its
   hand is the prior split into the hands that contain the claim (mass
   ``P(true)``) and those that do not. ``P(true)`` comes from
-  :class:`~example_bots.liars_poker_claims.ClaimModel`, a Bayesian logistic model
+  :class:`~example_bots.poker_claims.ClaimModel`, a Bayesian logistic model
   of the claim's features (its strength among random hands' best announcements
   for a starter; for a claim on cards we passed, how well the kept cards and
   draws reach it; whether it is the cheapest raise), refitted on this opponent's
@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations, islice
 
-from example_bots.liars_poker_claims import (
+from example_bots.poker_claims import (
     ClaimModel,
     Context,
     features,
@@ -324,7 +324,7 @@ class StrongLiarsPokerBot(Bot[Observation, Action]):
         """P(the standing claim is true), and sampled claimer hands with and without it.
 
         The posterior over the claimer's hand is the prior split by containment and
-        weighted by P(true) (see :mod:`example_bots.liars_poker_claims`).
+        weighted by P(true) (see :mod:`example_bots.poker_claims`).
         """
         claims = observation.claims
         claim = claims[-1].announcement

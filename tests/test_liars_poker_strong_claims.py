@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from example_bots.liars_poker_claims import (
+from example_bots.liars_poker_strong import StrongLiarsPokerBot
+from example_bots.poker_claims import (
     ClaimModel,
     Context,
     features,
@@ -19,7 +20,6 @@ from example_bots.liars_poker_claims import (
     reachable,
     strength,
 )
-from example_bots.liars_poker_strong import StrongLiarsPokerBot
 from referee.games.base import CHANCE, Shuffle
 from referee.games.liars_poker import State
 from sdk.bot import MatchInfo

@@ -277,7 +277,7 @@ def test_liars_poker_exchange_shows_the_discards_to_the_exchanger_alone() -> Non
         assert game.describe_action(lp.Challenge(), viewer, 1) == "challenge"
 
 
-def test_liars_poker_claims() -> None:
+def test_poker_claims() -> None:
     game = lp.LIARS_POKER
     assert game.challenge_action == lp.Challenge()
     state = _lp_dealt()  # 2c 2d 2h 2s 3c
