@@ -404,7 +404,11 @@ def render_markdown(
         " out-rates the one ranked just below it; latency: the referee's measured"
         " answer time per decision over gRPC (sandboxed), median and 99th percentile."
         " Worst case: in-process matches (`sdk.local`, no sandbox), the measurement of"
-        " `python -m bench.counters`."
+        " `python -m bench.counters`. Exploitability: what an exact best response wins"
+        " (+1 a win, -1 a loss, mean over seats) against the strong bot on its game's"
+        " enumerable variant, from K sampled answers per information set in process:"
+        " the plug-in value with a 95% interval (`arena exploit`,"
+        ' docs/exploitability.md); "-" where no variant is small enough.'
     )
     return "\n".join(lines) + "\n"
 
