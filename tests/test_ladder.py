@@ -102,11 +102,13 @@ def test_the_worst_case_table_names_the_worst_counter_and_the_target() -> None:
         " | 0.123 ± 0.004 |" in text
     )
     assert "`example_bots.liars_dice_gone`" in text
+    assert "Below the target: docs/bots.md" in text
     # Without an exploitability mapping the column stays, empty.
     assert "| 55.5% (probability_05) | **no** | - |" in render_markdown([game])
     meets = WorstCase("s", 2, 2, 1, (Score("liars_dice_truthful", 2, 0, 0),))
     text = render_markdown([GameLadder("liars_dice", "x", 1, (), (), worst_case=meets)])
     assert "| `s` | 100.0% | 100.0% (truthful) | yes | - |" in text
+    assert "Below the target" not in text
 
 
 def test_worst_case_plays_the_strong_bot_against_each_counter_present(

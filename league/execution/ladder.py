@@ -332,6 +332,8 @@ def worst_case_table(
         f"| `{case.strong}` | {' | '.join(cells)} | {low.rate:.1%} ({_short(game, low.counter)})"
         f" | {met} | {exploit} |",
     ]
+    if low.rate < TARGET:
+        lines += ["", "Below the target: docs/bots.md (Counter-strategies) says where and why."]
     if case.missing:
         lines += ["", "Counter bots not in this checkout (skipped): " + _modules(case.missing)]
     return lines
