@@ -75,8 +75,10 @@ class BlindServicer(BotServicer):
             answer = bot_pb2.TurnResponse(
                 turn=turn, action=self.codec.encode_action(Challenge()), nonce=nonce
             )
-            out.put(bot_pb2.PlayResponse(turn=answer).SerializeToString())
+            # Report first: the referee may fault and kill this process as soon as
+            # the answer arrives, before a report written after it is flushed.
             report({"blind_turn": turn, "request_seen": seen})
+            out.put(bot_pb2.PlayResponse(turn=answer).SerializeToString())
 
         def read() -> None:
             bot: Bot[Any, Any] | None = None
