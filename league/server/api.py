@@ -53,7 +53,9 @@ async def bots(request: Request) -> Response:
 
 
 async def bot(request: Request) -> Response:
-    return _json(await server_of(request).db(views.bot_detail, request.path_params["name"]))
+    return _json(
+        await server_of(request).db(views.bot_with_exploitability, request.path_params["name"])
+    )
 
 
 def _record_json(session: Any, key: str, finished_only: bool) -> str:

@@ -160,16 +160,10 @@ async def bots_page(request: Request) -> Response:
     return await render(request, "bots.html", bots=await server.db(views.bots))
 
 
-def _bot_page(session: Session, name: str) -> dict[str, Any]:
-    detail = views.bot_detail(session, name)
-    detail["exploitability"] = views.bot_exploitability(session, name)
-    return detail
-
-
 async def bot_page(request: Request) -> Response:
     server = server_of(request)
     name = request.path_params["name"]
-    detail = await server.db(_bot_page, name)
+    detail = await server.db(views.bot_with_exploitability, name)
     for row in detail["leagues"]:  # its rank there, as the league page shows it
         table = await standings_of(server, row["league"])
         row["standing"] = views.rank_of(table, name, row["version"])

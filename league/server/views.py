@@ -363,6 +363,14 @@ def bot_exploitability(session: Session, name: str) -> list[dict[str, Any]]:
     ]
 
 
+def bot_with_exploitability(session: Session, name: str) -> dict[str, Any]:
+    """:func:`bot_detail` plus its stored exploitability measurements: the bot page
+    and ``/api/bots/NAME`` show the same."""
+    detail = bot_detail(session, name)
+    detail["exploitability"] = bot_exploitability(session, name)
+    return detail
+
+
 def bot_detail(session: Session, name: str) -> dict[str, Any]:
     """A bot's versions, its results per league, faults and measured latency."""
     versions = list(
