@@ -33,9 +33,12 @@ at the next seat (the only seat that can challenge our bid):
   prior centred on 1/2; a seat that challenges only hopeless bids is bluffed,
   one that challenges anything gets bids that are likely true). If it challenges
   we lose when ``b`` is false given ``h`` (and the posterior over the rest); if it
-  raises instead, we charge a continuation loss of ``1 / seats``, scaled down to
-  0.6 of that for a seat that challenges rarely (``continuation_scale``): such a
-  seat raises into bids that are likely false, which we then challenge.
+  raises instead, we charge a continuation loss of 1/2 times the chance the round
+  comes back to us (every seat in between raises too, by its learned habit:
+  ``returns``; 1 with two seats), capped by the chance the bid is true when it
+  comes back (we may challenge it), scaled down to 0.6 for a next seat that
+  challenges rarely (``continuation_scale``): such a seat raises into bids that
+  are likely false, which we then challenge.
 
 In a sum round (two seats, one die each) the same decision runs on the six
 values of the opponent's die, with a weak bidding model (a total is likelier
@@ -340,8 +343,10 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
                 challenge = challenge_probability(next_counting, bid, unknown_to_next, wild, habit)
             back = RETURN_LOSS
             if later:
-                # It comes back raised once per seat in between: we may challenge it.
-                steps = bid.quantity + len(later) + 1 - mine
+                # It comes back raised, and we may challenge it then: count one
+                # step per seat in between (the next seat's raise is often on
+                # another face; a step more measured worse against _20 and _30).
+                steps = bid.quantity + len(later) - mine
                 back = min(back, float(tail_at(table[face], steps)))
             continuation = scale * back * self.returns(bid, later, posts, observation, wild)
             loss = challenge * (1.0 - true_given) + (1.0 - challenge) * continuation
