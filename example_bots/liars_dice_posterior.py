@@ -33,9 +33,12 @@ at the next seat (the only seat that can challenge our bid):
   prior centred on 1/2; a seat that challenges only hopeless bids is bluffed,
   one that challenges anything gets bids that are likely true). If it challenges
   we lose when ``b`` is false given ``h`` (and the posterior over the rest); if it
-  raises instead, we charge a continuation loss of ``1 / seats``, scaled down to
-  0.6 of that for a seat that challenges rarely (``continuation_scale``): such a
-  seat raises into bids that are likely false, which we then challenge.
+  raises instead, we charge a continuation loss of 1/2 times the chance the round
+  comes back to us (every seat in between raises too, by its learned habit:
+  ``returns``; 1 with two seats), capped by the chance the bid is true when it
+  comes back (we may challenge it), scaled down to 0.6 for a next seat that
+  challenges rarely (``continuation_scale``): such a seat raises into bids that
+  are likely false, which we then challenge.
 
 In a sum round (two seats, one die each) the same decision runs on the six
 values of the opponent's die, with a weak bidding model (a total is likelier
@@ -91,6 +94,11 @@ RARE_CHALLENGER_SCALE = 0.6
 """...for a seat that challenges at 1/2 or above. One that challenges rarely keeps
 raising into bids that are likely false, which we then challenge: being raised by
 it costs less, down to this scale for a threshold near 0 (linear in between)."""
+RETURN_LOSS = 0.5
+"""Chance of losing a die once the round comes back to us after the next seat's
+raise (the loss is then ours or the next bidder's, about evenly). With two seats it
+always comes back, which gives the old ``1 / seats``; with more, the seats in between
+may challenge among themselves first (``PosteriorLiarsDiceBot.returns``)."""
 RAISE_SPAN = 3
 """Quantities per face considered above the lowest legal one (higher ones rarely pay)."""
 RAISED_FLOOR = 0.2
@@ -319,8 +327,8 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
         if isinstance(last, Bid):
             need = last.quantity - int(own[last.face - 1])
             scored.append(Scored(Challenge(), float(tail_at(table[last.face], need))))
-        active = sum(1 for count in observation.dice_counts if count > 0)
-        continuation = continuation_scale(self.habit.mean_threshold(after)) / active
+        scale = continuation_scale(self.habit.mean_threshold(after))
+        later = self.later_seats(observation, posts, after)
         habit = self.habit.weights(after)
         next_counting, next_weights = posts[after]
         unknown_to_next = observation.total_dice - observation.dice_counts[after]
@@ -333,9 +341,57 @@ class PosteriorLiarsDiceBot(Bot[Observation, Action]):
                 challenge = np.ones(len(held))
             else:
                 challenge = challenge_probability(next_counting, bid, unknown_to_next, wild, habit)
+            back = RETURN_LOSS
+            if later:
+                # It comes back raised, and we may challenge it then: count one
+                # step per seat in between (the next seat's raise is often on
+                # another face; a step more measured worse against _20 and _30).
+                steps = bid.quantity + len(later) - mine
+                back = min(back, float(tail_at(table[face], steps)))
+            continuation = scale * back * self.returns(bid, later, posts, observation, wild)
             loss = challenge * (1.0 - true_given) + (1.0 - challenge) * continuation
             scored.append(Scored(bid, float(np.dot(next_weights, loss))))
         return scored
+
+    def later_seats(
+        self,
+        observation: Observation,
+        posts: dict[int, tuple[IntArray, FloatArray]],
+        after: int,
+    ) -> list[int]:
+        """The seats that answer the next seat's raise before the round comes back to
+        us, in turn order (none with two seats)."""
+        seats = []
+        seat = next_active(observation.dice_counts, after)
+        while seat != observation.seat and seat in posts:
+            seats.append(seat)
+            seat = next_active(observation.dice_counts, seat)
+        return seats
+
+    def returns(
+        self,
+        bid: Bid,
+        later: list[int],
+        posts: dict[int, tuple[IntArray, FloatArray]],
+        observation: Observation,
+        wild: int | None,
+    ) -> float:
+        """P(the round comes back to us once the next seat has raised ``bid``): every
+        later seat raises in turn. Each faces a bid one higher than ``bid`` (the next
+        seat's least raise on the same face, an approximation; capped at the dice on
+        the table) and challenges by its
+        learned habit in its own odds, averaged over its posterior hands. Whoever
+        challenges there, the loser is not us."""
+        raised = Bid(min(bid.quantity + 1, observation.total_dice), bid.face)
+        survive = 1.0
+        for seat in later:
+            counting, weights = posts[seat]
+            unknown = observation.total_dice - observation.dice_counts[seat]
+            challenge = challenge_probability(
+                counting, raised, unknown, wild, self.habit.weights(seat)
+            )
+            survive *= 1.0 - float(np.dot(weights, challenge))
+        return survive
 
     # -- sum rounds ------------------------------------------------------------
 

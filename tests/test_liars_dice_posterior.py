@@ -4,6 +4,7 @@ in-process matches under every kind of rule option and seat count."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,8 +22,8 @@ from example_bots.liars_dice_posterior import (
 )
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from example_bots.liars_dice_random import RandomLiarsDiceBot
-from referee.games.liars_dice import Bid, PlacedBid, RoundResult
-from sdk.liars_dice import Observation, is_legal
+from referee.games.liars_dice import Bid, PlacedBid, RoundResult, Rules
+from sdk.liars_dice import Observation, is_legal, legal_actions
 from sdk.local import BotFactory, play_local
 
 
@@ -174,3 +175,63 @@ def test_beats_the_probability_bot_in_a_small_sample() -> None:
         match = play_local("liars_dice", bots, seed=i // 2)
         wins += match.outcome.places[0 if posterior_first else 1] == 1
     assert wins >= 13
+
+
+# ---------------------------------------------------------------------------
+# Three or more seats: the rest of the round after the next seat's raise
+
+
+def three_seats(after_next_threshold: float) -> tuple[PosteriorLiarsDiceBot, Observation]:
+    """We are seat 0 of three (five dice each), answering seat 2's opening 2 x 3s; the
+    threshold of seat 2 (the seat after our next one) is known."""
+    bot = PosteriorLiarsDiceBot()
+    bot.habit.log_lik[2] = np.where(np.isclose(THRESHOLD_GRID, after_next_threshold), 0.0, -1e6)
+    observation = Observation(
+        seat=0,
+        num_seats=3,
+        rules=Rules(),
+        phase="bid",
+        to_act=0,
+        dice_counts=(5, 5, 5),
+        own_dice=(2, 2, 2, 5, 5),
+        roll_offs=(),
+        round_number=1,
+        opener=2,
+        wilds_active=False,
+        sum_round=False,
+        bids=(PlacedBid(2, Bid(2, 3)),),
+        history=(),
+        eliminated=(),
+    )
+    return bot, observation
+
+
+def test_later_seats_run_from_the_seat_after_next_back_to_us() -> None:
+    bot, observation = three_seats(0.5)
+    assert bot.later_seats(observation, bot.posteriors(observation), 1) == [2]
+    # Five seats, seat 3 out: after seat 1 come seats 2 and 4, then us.
+    five = replace(observation, num_seats=5, dice_counts=(5, 5, 5, 0, 5))
+    assert bot.later_seats(five, bot.posteriors(five), 1) == [2, 4]
+    # Two seats: the next seat's raise comes straight back to us.
+    two = replace(observation, num_seats=2, dice_counts=(5, 5), opener=1)
+    two = replace(two, bids=(PlacedBid(1, Bid(2, 3)),))
+    assert bot.later_seats(two, bot.posteriors(two), 1) == []
+
+
+def test_a_raise_costs_less_when_the_seat_after_next_challenges() -> None:
+    """If seat 1 raises our bid and seat 2 then challenges, the die is lost by seat 1
+    or seat 2, never by us: the round comes back to us only if seat 2 raises too. So
+    the same raise costs less when seat 2 challenges anything than when it never
+    challenges (the old flat 1/seats charge made them equal)."""
+    challenger, challenger_view = three_seats(0.995)
+    raiser, raiser_view = three_seats(0.005)
+    bid = Bid(2, 5)  # true with our own dice
+    posts = challenger.posteriors(challenger_view)
+    assert challenger.returns(bid, [2], posts, challenger_view, None) < 0.2
+    assert raiser.returns(bid, [2], raiser.posteriors(raiser_view), raiser_view, None) > 0.8
+
+    def loss(bot: PosteriorLiarsDiceBot, observation: Observation) -> float:
+        scored = bot.score_face_round(observation, legal_actions(observation))
+        return next(item.loss for item in scored if item.action == bid)
+
+    assert loss(challenger, challenger_view) < loss(raiser, raiser_view) - 0.1
