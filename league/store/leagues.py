@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -262,6 +262,26 @@ def settings_from_dict(
         return cls(**known)
     except TypeError as problem:
         raise error(f"bad {label} settings {dict(data)!r}: {problem}") from None
+
+
+def stored_settings(
+    league: LeagueRow,
+    *,
+    mode: str,
+    what: str,
+    parse: Callable[[Mapping[str, object]], SettingsT],
+    error: type[Exception],
+) -> SettingsT:
+    """The settings of a league of ``mode`` (a rolling ladder, an SPRT), read from
+    its JSON column; ``error`` when the league is of another mode or the JSON is bad.
+    ``what`` names the mode in messages ("a rolling ladder")."""
+    if league.mode != mode:
+        raise error(f"league {league.name!r} is not {what} (it is {league.mode})")
+    try:
+        data = json.loads(league.rolling or "{}")
+    except ValueError as problem:
+        raise error(f"league {league.name!r} has bad settings for {what}: {problem}") from None
+    return parse(data)
 
 
 def decompress_record(data: bytes) -> MatchRecord:

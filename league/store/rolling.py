@@ -41,6 +41,7 @@ from league.store.leagues import (
     list_leagues,
     new_league_row,
     settings_from_dict,
+    stored_settings,
 )
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.pairing import (
@@ -117,13 +118,13 @@ def is_rolling(league: LeagueRow) -> bool:
 
 
 def rolling_settings(league: LeagueRow) -> RollingSettings:
-    if not is_rolling(league):
-        raise RollingError(f"league {league.name!r} is not a rolling ladder")
-    try:
-        data = json.loads(league.rolling or "{}")
-    except ValueError as error:
-        raise RollingError(f"league {league.name!r} has bad rolling settings: {error}") from None
-    return RollingSettings.from_dict(data)
+    return stored_settings(
+        league,
+        mode="rolling",
+        what="a rolling ladder",
+        parse=RollingSettings.from_dict,
+        error=RollingError,
+    )
 
 
 def set_rolling_settings(*, session: Session, league: LeagueRow, settings: RollingSettings) -> None:

@@ -27,6 +27,7 @@ from league.store.leagues import (
     PendingMatch,
     new_league_row,
     settings_from_dict,
+    stored_settings,
 )
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.registry import LeagueError
@@ -93,13 +94,9 @@ def is_sprt(league: LeagueRow) -> bool:
 
 
 def sprt_settings(league: LeagueRow) -> SprtSettings:
-    if not is_sprt(league):
-        raise SprtLeagueError(f"league {league.name!r} is not an SPRT (it is {league.mode})")
-    try:
-        data = json.loads(league.rolling or "{}")
-    except ValueError as error:
-        raise SprtLeagueError(f"league {league.name!r} has bad SPRT settings: {error}") from None
-    return SprtSettings.from_dict(data)
+    return stored_settings(
+        league, mode=MODE, what="an SPRT", parse=SprtSettings.from_dict, error=SprtLeagueError
+    )
 
 
 def set_sprt_settings(*, session: Session, league: LeagueRow, settings: SprtSettings) -> None:
