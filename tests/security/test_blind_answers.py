@@ -30,7 +30,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ATTACKER, VICTIM = 0, 1
 RULES = {"dice_per_player": "2", "roll_off": "false"}
 """Seat 0 (the attacker) opens every match with a bid: its blind answer comes early."""
-MATCHES = 4
+SEEDS = (0, 1, 2, 4)
+"""Deals (and bot match ids, which seed both bots' choices) where the opponent raises
+the attacker's first bid, so the turn the attacker answers blind is its own. With a
+random deal the opponent sometimes challenges instead, the next round opens with
+the opponent, the match can end before the blind answer is due, and the attacker
+never reports (the suite failed on that: matches were unseeded)."""
 DELAY_S = 0.5
 """The blind answer leaves this long after the attacker's bid: the example opponent
 has nearly always answered by then, so the blind answer's request has been sent."""
@@ -63,21 +68,25 @@ class BlindMatch:
 
 
 async def play_blind(protocol: int) -> list[BlindMatch]:
-    """``MATCHES`` matches of the blind answerer against the random example bot;
+    """One match per seed of the blind answerer against the random example bot;
     each record verifies and regenerates what each seat was sent, nonces included."""
     played = []
-    for _ in range(MATCHES):
+    for seed in SEEDS:
         logs: dict[int, bytes] = {}
         log = MessageLog()
         bots = (blind(protocol), module_bot(EXAMPLE["random"], name="victim"))
         record = await run_match(
-            MatchSpec("liars_dice", bots, rules=RULES),
+            MatchSpec("liars_dice", bots, seed=seed, rules=RULES, bot_match_id=f"blind-{seed}"),
             LIMITS,
             launcher=FreshLauncher(),
             observer=log,
             logs=logs,
         )
         assert verify(record) == []
+        raised = [e for e in record.events if e.seat is not None][1]
+        assert raised.seat == VICTIM and "bid" in str(raised.action), (
+            f"seed {seed}: the opponent did not raise the first bid: {record.events}"
+        )
         for seat in (ATTACKER, VICTIM):
             replayed = [
                 m.SerializeToString(deterministic=True) for m in seat_messages(record, seat)
