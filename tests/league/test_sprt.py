@@ -4,6 +4,7 @@ the test stored as a league, and the command end to end on sandboxed bots."""
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import math
 import os
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -364,10 +366,26 @@ def results(url: str, league: str) -> dict[int, tuple[object, ...]]:
     }
 
 
+STARTED: list[subprocess.Popen[str]] = []
+"""Every ``arena sprt`` :func:`start_sprt` started; the fixture below kills what a
+failed test left running, so it cannot disturb the tests after it."""
+
+
+@pytest.fixture(autouse=True)
+def _no_run_outlives_its_test() -> Iterator[None]:
+    yield
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+
+
 def start_sprt(url: str, *args: str) -> subprocess.Popen[str]:
     """``arena sprt`` in a session of its own (its process group is its pid), as a
     terminal would run it: Ctrl-C signals the group."""
-    return subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "-m", "league.cli", "--db", url, *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -375,22 +393,30 @@ def start_sprt(url: str, *args: str) -> subprocess.Popen[str]:
         text=True,
         start_new_session=True,
     )
+    STARTED.append(process)
+    return process
 
 
 def wait_for_pairs(
     process: subprocess.Popen[str], url: str, league: str, pairs: int
 ) -> set[tuple[int, str]]:
-    """Until ``pairs`` pairs are finished (the run still going), or fail; every
-    process seen below the run meanwhile (its bots and their sandboxes)."""
+    """Until ``pairs`` pairs are finished and the run has bot processes running (it is
+    playing a later pair), or fail; every process seen below the run meanwhile (its
+    bots and their sandboxes). Waiting for live bots makes the stop that follows
+    one with bots to clean up: a pair can finish between two looks (one match of it
+    left by the previous run), and a stop between matches tests nothing."""
     seen: set[tuple[int, str]] = set()
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert process.poll() is None, process.communicate()
-        seen |= descendants(process.pid)
-        if finished_pairs(url, league) >= pairs:
-            assert seen, "the run has bot processes while it plays"
+        running = descendants(process.pid)
+        seen |= running
+        if running and finished_pairs(url, league) >= pairs:
             return seen
-    raise AssertionError(f"{pairs} pairs not finished in 120 s")
+    raise AssertionError(
+        f"{pairs} pairs not finished with bots running in 120 s"
+        f" ({finished_pairs(url, league)} finished, {len(seen)} processes seen)"
+    )
 
 
 def assert_gone(processes: set[tuple[int, str]], how: str) -> None:
