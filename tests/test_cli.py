@@ -111,3 +111,26 @@ def test_match_rejects_bad_input_clearly(args: list[str], message: str) -> None:
 def test_unknown_command_fails() -> None:
     result = runner.invoke(app, ["frobnicate"])
     assert result.exit_code != 0
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bot check nobody -g liars_dice",
+        "exploit nobody -g liars_dice -r dice_per_player=1 -r roll_off=false",
+    ],
+    ids=["bot check", "exploit"],
+)
+def test_an_unregistered_name_is_one_line_that_says_what_bot_may_be(
+    tmp_path: Path, command: str
+) -> None:
+    """Both commands read BOT through one lookup (league.cli.common.registered_bot):
+    a word that names no file and no registered bot, in a database that exists."""
+    db = ["--db", f"sqlite:///{tmp_path / 'arena.db'}"]
+    add = ["bot", "add", "somebody", "--cmd", "x", "-g", "liars_dice", "--no-check"]
+    added = runner.invoke(app, [*db, *add])
+    assert added.exit_code == 0, added.output
+    result = runner.invoke(app, [*db, *command.split()])
+    assert result.exit_code == 2, result.output
+    assert "'nobody' is not a registered bot" in result.output
+    assert "a command line such as" in result.output and "Traceback" not in result.output

@@ -17,6 +17,7 @@ from league.cli.common import (
     echo_table,
     fail,
     find_modules_here,
+    registered_bot,
     sandbox_config,
     transaction,
 )
@@ -231,23 +232,12 @@ def check_command(
 def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
     """A registered bot's name (one word, not a file) is looked up in the database;
     anything else is a command line, as in ``arena match --bot``."""
-    from league.store.registry import LeagueError, bot_spec, get_bot
+    from league.store.registry import bot_spec
     from referee.process import BotSpec, absolute_command
 
-    word = bot.strip()
-    if word and not any(c.isspace() for c in word) and not Path(word).exists():
-        from league.store.db import DatabaseError
-
-        try:
-            with transaction(ctx, create=False) as session:
-                return bot_spec(get_bot(session=session, name=word))
-        except typer.Exit:
-            raise fail(
-                f"{word!r} is not a registered bot (or there is no database): give a"
-                ' registered name or a command line such as "python my_bot.py"'
-            ) from None
-        except (LeagueError, DatabaseError) as error:
-            raise fail(str(error)) from None
+    row = registered_bot(ctx, bot)
+    if row is not None:
+        return bot_spec(row)
     try:
         argv = tuple(shlex.split(bot))
         if not argv:

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlmodel import Session
 
+    from league.store.models import BotRow
+
 
 EXIT_OK = 0
 EXIT_BOT_FAULT = 1
@@ -91,6 +93,28 @@ def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]
         with session_scope(engine) as session:
             yield session
     except (LeagueError, GameError, DatabaseError, SandboxError, ValueError) as error:
+        raise fail(str(error)) from None
+
+
+def registered_bot(ctx: typer.Context, bot: str) -> BotRow | None:
+    """BOT as a registered bot's current row, when it is one word that names no file;
+    ``None`` when it is a command line. A word that is not registered (or no database)
+    is a clean exit 2 that says what BOT may be."""
+    from league.store.db import DatabaseError
+    from league.store.registry import LeagueError, get_bot
+
+    word = bot.strip()
+    if not word or any(c.isspace() for c in word) or os.path.exists(word):
+        return None
+    try:
+        with transaction(ctx, create=False) as session:
+            return get_bot(session=session, name=word)
+    except typer.Exit:
+        raise fail(
+            f"{word!r} is not a registered bot (or there is no database): give a"
+            ' registered name or a command line such as "python my_bot.py"'
+        ) from None
+    except (LeagueError, DatabaseError) as error:
         raise fail(str(error)) from None
 
 
