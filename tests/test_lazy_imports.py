@@ -38,9 +38,6 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/bots.py league.execution.botcheck": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
-    "league/cli/bots.py league.store.db": (
-        "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
-    ),
     "league/cli/bots.py league.store.registry": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
@@ -95,7 +92,6 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/exploit.py league.execution.exploit": (
         "SQLModel (the stored measurement): only `arena exploit`"
     ),
-    "league/cli/exploit.py league.store.db": "SQLAlchemy: only a registered BOT",
     "league/cli/exploit.py league.store.registry": "SQLModel: only a registered BOT",
     "league/cli/exploit.py league.store.exploits": "SQLModel: only a registered BOT",
     "league/cli/exploit.py league.store.models": "SQLModel: only a registered BOT",
