@@ -25,14 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from referee import cpu_share
+from referee import cpu_share, owners
 
 ROOT = Path("/sys/fs/cgroup")
 GROUP = "arena-bots"
 CFS_PERIOD_US = 100_000
 PIN_MARK = "-core"
-"""A pinned group's name ends with this and its cores (``bot-PID-HEX-core1``,
-``bot-PID-HEX-core2_3``): how referees tell which cores are taken."""
+"""A pinned group's name ends with this and its cores (``bot-OWNER-HEX-core1``,
+``bot-OWNER-HEX-core2_3``; OWNER is the referee's :mod:`referee.owners` tag): how
+referees tell which cores are taken."""
 CpuSharing = Literal["fair", "before", "pooled"]
 CPU_SHARING: CpuSharing = "fair"
 """Test-only, for the guards that show what fair sharing prevents; never a setting
@@ -136,12 +137,18 @@ def _v1_cpuset_parent() -> Path | None:
 
 def _cpu_plan(siblings: Path, group_cores: str | None, cpus: float) -> cpu_share.CpuPlan:
     """The CPU of a new group beside the bot groups in ``siblings``: which cores
-    they are pinned to is in their names (``...-coreN``), on v1 and v2 alike."""
+    they are pinned to is in their names (``...-coreN``), on v1 and v2 alike. A
+    group a dead referee left (empty: the kernel killed its bots with the referee)
+    holds no core: it is removed here, so a core is never lost to one."""
     held: set[int] = set()
     others = 0
     for path in siblings.iterdir():
         if not path.name.startswith("bot-") or not path.is_dir():
             continue
+        if _is_stale(path):
+            with contextlib.suppress(OSError):
+                path.rmdir()
+                continue
         others += 1
         _, mark, pins = path.name.rpartition(PIN_MARK)
         if mark:
@@ -150,6 +157,27 @@ def _cpu_plan(siblings: Path, group_cores: str | None, cpus: float) -> cpu_share
     return cpu_share.plan(
         usable=usable, held=held, others=others, cpus=cpus, can_pin=group_cores is not None
     )
+
+
+def _is_stale(path: Path) -> bool:
+    """Whether the referee that made bot group ``path`` (``bot-OWNER-...``) is gone;
+    groups of the older pid-only form are stale once no process has that pid."""
+    owner = path.name.split("-")[1] if path.name.startswith("bot-") else ""
+    alive = owners.tag_is_alive(owner)
+    if alive is None:
+        return owner.isdigit() and not Path(f"/proc/{owner}").exists()
+    return not alive
+
+
+def live_groups() -> list[str]:
+    """The names of the bot groups of live referees on this host (this one's too),
+    where the CPU rule reads them; empty where there are no bot groups."""
+    parent = ROOT / GROUP if (ROOT / "cgroup.controllers").exists() else ROOT / "cpu" / GROUP
+    try:
+        paths = sorted(parent.iterdir())
+    except OSError:
+        return []
+    return [p.name for p in paths if p.name.startswith("bot-") and p.is_dir() and not _is_stale(p)]
 
 
 def _pin_suffix(cpu: cpu_share.CpuPlan) -> str:
@@ -182,7 +210,7 @@ def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
     the CPU of :mod:`referee.cpu_share` (equal weight, a core of its own when one
     is free, at most ``cpus`` cores of bandwidth). :class:`CgroupError` when that
     cannot be done."""
-    name = f"bot-{os.getpid()}-{secrets.token_hex(4)}"
+    name = f"bot-{owners.own_tag()}-{secrets.token_hex(4)}"
     made: list[Path] = []  # every directory made so far: removed if the group cannot be finished
     limits = _Limits(memory_mb, max_tasks, cpus)
     try:
@@ -322,8 +350,7 @@ def sweep_stale() -> int:
         if not parent.is_dir():
             continue
         for path in parent.iterdir():
-            owner = path.name.split("-")[1] if path.name.startswith("bot-") else ""
-            if not path.is_dir() or not owner.isdigit() or Path(f"/proc/{owner}").exists():
+            if not path.is_dir() or not _is_stale(path):
                 continue
             with contextlib.suppress(OSError):
                 path.rmdir()

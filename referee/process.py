@@ -20,7 +20,7 @@ from pathlib import Path
 
 import trio
 
-from referee import cgroups
+from referee import cgroups, owners
 from referee.faults import BotStartupError, HostUnavailable
 from referee.sandbox import (
     NO_SANDBOX,
@@ -503,15 +503,6 @@ WORKDIR_PREFIX = "arena-bot-"
 _swept = False
 
 
-def _start_ticks(pid: int) -> str | None:
-    """When ``pid`` started (clock ticks since boot, /proc/PID/stat field 22)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat_file:
-            return stat_file.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
 def make_workdir() -> Path:
     """A new private directory for one bot process (its log; unsandboxed, its socket).
 
@@ -523,8 +514,7 @@ def make_workdir() -> Path:
     if not _swept:
         _swept = True
         sweep_workdirs()
-    owner = f"{os.getpid()}.{_start_ticks(os.getpid()) or 0}"
-    return Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{owner}-"))
+    return Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{owners.own_tag()}-"))
 
 
 def sweep_workdirs(base: Path | None = None) -> list[Path]:
@@ -550,13 +540,9 @@ def sweep_workdirs(base: Path | None = None) -> list[Path]:
             continue
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
             continue
-        owner = path.name[len(WORKDIR_PREFIX) :].split("-", 1)[0]
-        pid, _, started = owner.partition(".")
-        if pid.isdigit() and started.isdigit():
-            if _start_ticks(int(pid)) == started:
-                continue  # its referee still runs
-        elif now - info.st_mtime < 86400:
-            continue
+        alive = owners.tag_is_alive(path.name[len(WORKDIR_PREFIX) :].split("-", 1)[0])
+        if alive or (alive is None and now - info.st_mtime < 86400):
+            continue  # its referee still runs, or an unnamed one changed within a day
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
     return removed

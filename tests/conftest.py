@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import cgroups
+from referee import cgroups, owners
 from referee.sandbox import referee_uids
 
 
@@ -71,13 +71,13 @@ def own_keys() -> dict[int, int]:
 
 
 def own_cgroups() -> list[str]:
-    """This process's bot control groups (``bot-PID-*``) still in the hierarchy."""
+    """This process's bot control groups (``bot-PID.START-*``) still in the hierarchy."""
     parents = [cgroups.ROOT / cgroups.GROUP]
     parents += [cgroups.ROOT / c / cgroups.GROUP for c in ("memory", "pids", "cpu", "cpuset")]
     found: list[str] = []
     for parent in parents:
         with contextlib.suppress(OSError):
-            found += [str(p) for p in parent.glob(f"bot-{os.getpid()}-*") if p.is_dir()]
+            found += [str(p) for p in parent.glob(f"bot-{owners.own_tag()}-*") if p.is_dir()]
     return sorted(found)
 
 

@@ -10,7 +10,9 @@ match; the guards run it with ``cgroup=False`` (rlimits only) and show it works.
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +25,7 @@ from referee.record import MatchRecord
 from referee.sandbox import SandboxConfig
 from tests.conftest import own_cgroups
 from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
+from tests.security.support import quiet_host
 
 pytestmark = [
     pytest.mark.e2e,
@@ -95,17 +98,53 @@ def test_control_groups_are_removed_with_their_bots() -> None:
     assert own_cgroups() == []
 
 
-def test_groups_of_dead_referees_are_swept() -> None:
+def stale_groups(*owners: str, suffix: str = "") -> list[Path]:
+    """Empty bot groups named as if made by each of ``owners``, beside a real one's."""
     group = cgroups.create(memory_mb=64, max_tasks=8, cpus=1.0)
-    dead = 2**22 + 12345  # above pid_max on any default kernel: never a live process
-    stale = [path.with_name(f"bot-{dead}-feed") for path in group.paths]
+    stale = [
+        path.with_name(f"bot-{owner}-feed{suffix}") for owner in owners for path in group.paths
+    ]
     group.remove()
     for path in stale:
         path.mkdir()
+    return stale
+
+
+DEAD_PID = 2**22 + 12345
+"""Above pid_max on any default kernel: never a live process."""
+REUSED = f"{os.getpid()}.1"
+"""A dead referee whose pid this test process now has (it did not start at tick 1)."""
+
+
+def test_groups_of_dead_referees_are_swept() -> None:
+    stale = stale_groups(str(DEAD_PID), f"{DEAD_PID}.77", REUSED)
     try:
         assert cgroups.sweep_stale() >= len(stale)
-        assert not any(path.exists() for path in stale)
+        assert not any(path.exists() for path in stale), stale
     finally:
+        for path in stale:
+            if path.exists():
+                path.rmdir()
+
+
+def test_a_dead_referees_pinned_group_holds_no_core() -> None:
+    """A killed referee's pinned group whose pid a live process now has (pids wrap at
+    32768 here) would keep every later bot off that core: it is stale, not live."""
+    usable = sorted(os.sched_getaffinity(0))
+    if len(usable) < 2:
+        pytest.skip("pinning needs two cores")
+    if others := quiet_host():
+        pytest.skip(f"other referees' bots hold cores on this host: {others}")
+    stale = stale_groups(REUSED, suffix=cgroups.PIN_MARK + "_".join(map(str, usable)))
+    groups = []
+    try:
+        groups = [cgroups.create(memory_mb=64, max_tasks=8, cpus=1.0) for _ in usable]
+        names = [path.name for group in groups for path in group.paths]
+        pinned = [n.rpartition(cgroups.PIN_MARK)[2] for n in names if cgroups.PIN_MARK in n]
+        assert sorted(set(pinned)) == [str(core) for core in usable], names
+    finally:
+        for group in groups:
+            group.remove()
         for path in stale:
             if path.exists():
                 path.rmdir()
