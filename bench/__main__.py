@@ -394,10 +394,10 @@ def server_rows(sizes: Sizes) -> list[Row]:
 
 def fairness_rows(sizes: Sizes) -> list[Row]:
     """A CPU hog's cost to its opponent (``bench/cpu_fairness.py``): the opponent's
-    median decision time beside a spinning hog ÷ beside a sleeping one, with fair
+    median decision time beside a spinning hog ÷ beside a stopped one, with fair
     share, and (informational) with the groups of before and with no CPU group per
     seat."""
-    name = "opponent's median decision time: hog spinning ÷ hog sleeping"
+    name = "opponent's median decision time: hog spinning ÷ hog stopped"
     if why := cgroups.available():
         return [Row("fairness", name, None, detail=f"no control groups here: {why}")]
     try:

@@ -1,16 +1,20 @@
 """What a CPU hog costs its opponent: the opponent's decision time with the hog ÷ without.
 
-    python -m bench.cpu_fairness [--matches 4] [--phase 1.0] [--sharing fair|before|pooled]
+    python -m bench.cpu_fairness [--matches 4] [--sharing fair|before|pooled]
 
 Real sandboxed matches: ``tests.security.cpu_hog`` (busy loops in 4 processes and 2
 threads) against ``tests.security.cpu_victim``, an honest bot that does the same
-CPU work (~45 ms on an idle core) every decision. The hog spins only in the even
-``phase``-second windows of the host's monotonic clock and sleeps in the odd ones,
-so every match measures the victim both beside a spinning hog and beside an idle
-one, under the same background load — on a shared machine, separate matches with
-and without a hog measure the neighbours more than the hog. A decision counts
-when it starts and ends inside one window (and not in its first ``SETTLE_S``);
-its time is the referee's ``elapsed_ms`` (request sent to answer received).
+CPU work (~45 ms on an idle core) every decision. The hog stops its spinners at one
+of its turns and resumes them at the next (``--toggle``), so the victim's decisions
+alternate between a spinning and a stopped hog and every match measures both,
+under the same background load — on a shared machine, separate matches with and
+without a hog measure the neighbours more than the hog. A decision counts for the
+state the hog was in when it started, unless the hog switched while it ran; its
+time is the referee's ``elapsed_ms`` (request sent to answer received).
+
+Windows of the clock (spin in even seconds, sleep in odd ones) were tried first:
+the hog answers slowly while its spinners crowd its own core, so the match moved
+on mostly in the sleeping windows, and a short match sometimes fell wholly in one.
 
 ``--sharing`` (``referee.cgroups.CPU_SHARING``, test-only) shows what the rule buys:
 ``before`` makes the groups of before (a bandwidth cap per bot only), ``pooled``
@@ -40,19 +44,15 @@ from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 WORK = 500_000
 """Loop iterations the victim runs per decision (~45 ms on an idle core here)."""
-PHASE_S = 1.0
-SETTLE_S = 0.05
-"""Decisions starting this soon after a window opens are not counted (the hog's
-processes are still waking up or going to sleep)."""
 HOG_PROCESSES = 4
 HOG_THREADS = 2
 LIMITS = Limits(decision_s=10.0, startup_s=30.0)
 VICTIM_SEAT = 1
 
 
-def hog_bot(phase: float) -> BotSpec:
+def hog_bot() -> BotSpec:
     argv = ["-m", "tests.security.cpu_hog", "--processes", str(HOG_PROCESSES)]
-    argv += ["--threads", str(HOG_THREADS), "--phase", str(phase)]
+    argv += ["--threads", str(HOG_THREADS), "--toggle"]
     return BotSpec("hog", command=(sys.executable, *argv))
 
 
@@ -74,6 +74,8 @@ class Decision:
     """The referee's ``elapsed_ms``: the request sent to the answer received."""
     cores: tuple[int, ...] = ()
     """The cores the victim could run on."""
+    hog_spinning: bool | None = None
+    """Whether the hog's spinners ran throughout (None: it switched meanwhile)."""
 
 
 @dataclass
@@ -106,14 +108,36 @@ class Played:
         return [self.hog_report(logs) for logs in self.logs]
 
 
-def victim_decisions(record: MatchRecord, log: bytes) -> list[Decision]:
-    """The victim's ``DECISION`` lines paired, in order, with its recorded answers."""
+def hog_states(log: bytes) -> list[tuple[float, bool]]:
+    """The hog's ``HOGSTATE`` lines: (when, spinning from then on), in order."""
+    states = []
+    for line in log.splitlines():
+        if line.startswith(b"HOGSTATE "):
+            state = json.loads(line[9:])
+            states.append((float(state["t"]), bool(state["spinning"])))
+    return states
+
+
+def hog_state_during(states: Sequence[tuple[float, bool]], start: float, end: float) -> bool | None:
+    """The hog's state from ``start`` to ``end``: None if it switched in between or
+    had said nothing yet."""
+    before = [spinning for when, spinning in states if when <= start]
+    if not before or any(start < when <= end for when, _ in states):
+        return None
+    return before[-1]
+
+
+def victim_decisions(record: MatchRecord, logs: dict[int, bytes]) -> list[Decision]:
+    """The victim's ``DECISION`` lines paired, in order, with its recorded answers and
+    the hog's state meanwhile."""
+    log = logs.get(VICTIM_SEAT, b"")
     lines = [json.loads(line[9:]) for line in log.splitlines() if line.startswith(b"DECISION ")]
     answers = [e.elapsed_ms for e in record.events if e.seat == VICTIM_SEAT]
     if len(lines) != len(answers):
         raise ValueError(
             f"the victim reported {len(lines)} decisions but the record has {len(answers)}"
         )
+    states = hog_states(logs.get(1 - VICTIM_SEAT, b""))
     return [
         Decision(
             line["start"],
@@ -122,22 +146,16 @@ def victim_decisions(record: MatchRecord, log: bytes) -> list[Decision]:
             line["cpu_ms"],
             elapsed or 0.0,
             tuple(line.get("cores", ())),
+            hog_state_during(states, line["start"], line["end"]),
         )
         for line, elapsed in zip(lines, answers, strict=True)
     ]
 
 
-def split_by_phase(
-    decisions: Sequence[Decision], phase: float
-) -> tuple[list[Decision], list[Decision]]:
-    """(decisions while the hog spun, decisions while it slept); straddlers dropped."""
-    spinning: list[Decision] = []
-    idle: list[Decision] = []
-    for decision in decisions:
-        window = int(decision.start // phase)
-        if int(decision.end // phase) != window or decision.start % phase < SETTLE_S:
-            continue
-        (idle if window % 2 else spinning).append(decision)
+def split_by_hog(decisions: Sequence[Decision]) -> tuple[list[Decision], list[Decision]]:
+    """(decisions while the hog spun, decisions while it was stopped); the others dropped."""
+    spinning = [decision for decision in decisions if decision.hog_spinning is True]
+    idle = [decision for decision in decisions if decision.hog_spinning is False]
     return spinning, idle
 
 
@@ -161,7 +179,6 @@ def cpu_sharing(sharing: cgroups.CpuSharing) -> Iterator[None]:
 
 async def play(
     matches: int,
-    phase: float,
     *,
     sharing: cgroups.CpuSharing = "fair",
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
@@ -176,35 +193,35 @@ async def play(
         logs: dict[int, bytes] = {}
         with cpu_sharing(sharing):
             record = await run_match(
-                MatchSpec("liars_dice", (hog_bot(phase), victim_bot(work)), seed=seed),
+                MatchSpec("liars_dice", (hog_bot(), victim_bot(work)), seed=seed),
                 LIMITS,
                 launcher=FreshLauncher(sandbox=sandbox),
                 logs=logs,
             )
         played.records.append(record)
         played.logs.append(logs)
-        played.per_match.append(victim_decisions(record, logs.get(VICTIM_SEAT, b"")))
+        played.per_match.append(victim_decisions(record, logs))
     return played
 
 
 @dataclass(frozen=True, slots=True)
 class Fairness:
-    """The victim's median decision times beside a spinning and a sleeping hog."""
+    """The victim's median decision times beside a spinning and a stopped hog."""
 
     with_hog_ms: float
     without_hog_ms: float
     with_wall_ms: float
     without_wall_ms: float
     without_cpu_ms: float
-    """The victim's median CPU time per decision beside a sleeping hog (its work)."""
+    """The victim's median CPU time per decision beside a stopped hog (its work)."""
     counted: tuple[int, int]
-    """Decisions counted (with the hog spinning, with it sleeping)."""
+    """Decisions counted (with the hog spinning, with it stopped)."""
     matches: int
     sharing: cgroups.CpuSharing
 
     @property
     def ratio(self) -> float:
-        """Median decision time with the hog spinning ÷ with it sleeping (referee's)."""
+        """Median decision time with the hog spinning ÷ with it stopped (referee's)."""
         return self.with_hog_ms / self.without_hog_ms
 
     @property
@@ -215,7 +232,7 @@ class Fairness:
     def describe(self) -> str:
         return (
             f"median {self.with_hog_ms:.1f} ms with the hog spinning vs"
-            f" {self.without_hog_ms:.1f} ms with it sleeping ({self.counted[0]} and"
+            f" {self.without_hog_ms:.1f} ms with it stopped ({self.counted[0]} and"
             f" {self.counted[1]} decisions, {self.matches} matches, referee-measured;"
             f" the victim's own timing {self.with_wall_ms:.1f} vs {self.without_wall_ms:.1f}"
             f" ms for {self.without_cpu_ms:.1f} ms of CPU);"
@@ -225,17 +242,15 @@ class Fairness:
 
 
 class NotEnoughDecisions(Exception):
-    """Too few of the victim's decisions fell inside one window to compare medians."""
+    """Too few of the victim's decisions in one of the hog's states to compare medians."""
 
 
-def summarize(
-    played: Played, phase: float, *, sharing: cgroups.CpuSharing, least: int = 5
-) -> Fairness:
-    spinning, idle = split_by_phase(played.decisions, phase)
+def summarize(played: Played, *, sharing: cgroups.CpuSharing, least: int = 5) -> Fairness:
+    spinning, idle = split_by_hog(played.decisions)
     if len(spinning) < least or len(idle) < least:
         raise NotEnoughDecisions(
             f"{len(spinning)} decisions beside a spinning hog and {len(idle)} beside a"
-            f" sleeping one (of {len(played.decisions)}); need {least} of each"
+            f" stopped one (of {len(played.decisions)}); need {least} of each"
         )
     return Fairness(
         with_hog_ms=statistics.median(d.referee_ms for d in spinning),
@@ -249,16 +264,14 @@ def summarize(
     )
 
 
-def measure(
-    matches: int = 4, phase: float = PHASE_S, *, sharing: cgroups.CpuSharing = "fair"
-) -> Fairness:
+def measure(matches: int = 4, *, sharing: cgroups.CpuSharing = "fair") -> Fairness:
     """Play ``matches`` hog-vs-victim matches (CPU shared as ``sharing``) and compare."""
-    played = trio.run(functools.partial(play, matches, phase, sharing=sharing))
-    return summarize(played, phase, sharing=sharing)
+    played = trio.run(functools.partial(play, matches, sharing=sharing))
+    return summarize(played, sharing=sharing)
 
 
 def measure_alternating(
-    matches: int, sharings: Sequence[cgroups.CpuSharing], phase: float = PHASE_S
+    matches: int, sharings: Sequence[cgroups.CpuSharing]
 ) -> dict[cgroups.CpuSharing, Fairness | NotEnoughDecisions]:
     """``matches`` matches for each way of sharing, played in turn (one of each,
     then again), so that every row sees the same minutes of background load."""
@@ -267,13 +280,13 @@ def measure_alternating(
         played: dict[cgroups.CpuSharing, Played] = {sharing: Played() for sharing in sharings}
         for seed in range(matches):
             for sharing in sharings:
-                await play(1, phase, sharing=sharing, into=played[sharing], first_seed=seed)
+                await play(1, sharing=sharing, into=played[sharing], first_seed=seed)
         return played
 
     results: dict[cgroups.CpuSharing, Fairness | NotEnoughDecisions] = {}
     for sharing, played in trio.run(play_all).items():
         try:
-            results[sharing] = summarize(played, phase, sharing=sharing)
+            results[sharing] = summarize(played, sharing=sharing)
         except NotEnoughDecisions as error:
             results[sharing] = error
     return results
@@ -282,12 +295,11 @@ def measure_alternating(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=4)
-    parser.add_argument("--phase", type=float, default=PHASE_S)
     parser.add_argument("--sharing", choices=sorted(SHARING_LABELS), default="fair")
     options = parser.parse_args()
     if why := cgroups.available():
         parser.exit(1, f"control groups unavailable here: {why}\n")
-    result = measure(options.matches, options.phase, sharing=options.sharing)
+    result = measure(options.matches, sharing=options.sharing)
     print(f"with hog ÷ without: {result.ratio:.2f} x (target ≤ 1.2)")
     print(result.describe())
 

@@ -3,6 +3,7 @@ raw floor replays them, and a table row says PASS/MISS (a few seconds)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -46,20 +47,30 @@ def test_workers_row_plays_through_worker_processes(monkeypatch: pytest.MonkeyPa
     assert result.runner_cpu_s >= 0
 
 
-def test_fairness_counts_decisions_inside_one_window() -> None:
+def test_fairness_counts_each_decision_for_the_hogs_state_meanwhile() -> None:
+    log = b"".join(
+        b"HOGSTATE " + json.dumps({"t": t, "spinning": spinning}).encode() + b"\n"
+        for t, spinning in [(10.0, True), (11.0, False), (12.0, True)]
+    )
+    states = cpu_fairness.hog_states(b"noise\n" + log)
+    assert states == [(10.0, True), (11.0, False), (12.0, True)]
+
     def at(start: float, end: float) -> cpu_fairness.Decision:
-        return cpu_fairness.Decision(start, end, (end - start) * 1e3, 40.0, (end - start) * 1e3)
+        spinning = cpu_fairness.hog_state_during(states, start, end)
+        return cpu_fairness.Decision(
+            start, end, (end - start) * 1e3, 40.0, (end - start) * 1e3, (), spinning
+        )
 
     decisions = [
-        at(10.2, 10.3),  # window 10: even, the hog spins
-        at(11.2, 11.25),  # window 11: odd, the hog sleeps
-        at(11.9, 12.1),  # straddles two windows: dropped
-        at(12.01, 12.1),  # starts while the hog wakes up: dropped
+        at(10.2, 10.3),  # the hog spins
+        at(11.2, 11.25),  # the hog is stopped
+        at(11.9, 12.1),  # the hog resumed meanwhile: dropped
+        at(9.0, 9.1),  # before the hog said anything: dropped
     ]
-    spinning, idle = cpu_fairness.split_by_phase(decisions, 1.0)
+    spinning, idle = cpu_fairness.split_by_hog(decisions)
     assert spinning == [decisions[0]] and idle == [decisions[1]]
     played = cpu_fairness.Played(per_match=[decisions])
     with pytest.raises(cpu_fairness.NotEnoughDecisions, match="1 decisions beside a spinning"):
-        cpu_fairness.summarize(played, 1.0, sharing="fair")
-    summary = cpu_fairness.summarize(played, 1.0, sharing="fair", least=1)
+        cpu_fairness.summarize(played, sharing="fair")
+    summary = cpu_fairness.summarize(played, sharing="fair", least=1)
     assert summary.ratio == pytest.approx(100 / 50)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee import cgroups
 from referee.faults import FaultKind
 from referee.launcher import FreshLauncher, Launcher, Lease, release, start_process
 from referee.match import Limits, MatchSpec, run_match
@@ -32,6 +33,20 @@ HOSTILE_MODULE = "tests.security.hostile_bot"
 PROJECT = Path(__file__).resolve().parents[2]
 HOSTILE_SEAT = 0
 VICTIM_SEAT = 1
+
+
+QUIET_S = 30.0
+"""How long a test that needs the host's cores to itself waits for other bots."""
+
+
+def quiet_host(timeout: float = QUIET_S) -> list[str]:
+    """Wait until no other bot group is on this host (at most ``timeout`` s): a test of
+    who gets pinned where needs every core free (other referees' groups hold theirs,
+    first come, first served). Returns the groups still there."""
+    deadline = time.monotonic() + timeout
+    while (left := cgroups.live_groups()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
 
 
 def new_token() -> str:

@@ -3,10 +3,10 @@
 The attack (``tests/security/cpu_hog.py``): 4 processes of 2 threads each spin for the
 whole match while the bot plays legal moves, and it asks for every core. The honest
 opponent (``tests/security/cpu_victim.py``) does the same CPU work every decision.
-The hog spins only in alternate one-second windows, so each match measures the
-victim beside a spinning and beside a sleeping hog under the same background load
-(this machine's other tenants come and go); the ratio of the two medians is what
-the hog costs. Matches with fair share (equal weight, a core of its own:
+The hog stops its spinners at one of its turns and resumes them at the next, so
+each match measures the victim beside a spinning and beside a stopped hog under the
+same background load (this machine's other tenants come and go); the ratio of the
+two medians is what the hog costs. Matches with fair share (equal weight, a core of its own:
 :mod:`referee.cpu_share`) alternate with guard matches without a CPU group per seat
 (``cgroups.CPU_SHARING = "pooled"``: every bot's threads compete one by one, so the
 seat with more threads gets more CPU), so both ratios come from the same minutes.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import pytest
 import trio
@@ -23,7 +24,7 @@ import trio
 from bench.cpu_fairness import Fairness, Played, play, summarize
 from referee import cgroups
 from tests.conftest import own_cgroups
-from tests.security.support import assert_no_processes_left
+from tests.security.support import assert_no_processes_left, quiet_host
 
 pytestmark = [
     pytest.mark.e2e,
@@ -34,36 +35,46 @@ pytestmark = [
     ),
 ]
 
-PHASE_S = 1.0
 PAIRS = 5
-"""Fair and guard matches, alternated (about 10 s a pair)."""
+"""Fair and guard matches, alternated (a few seconds a pair)."""
 
 
-async def play_pairs() -> tuple[Played, Played]:
-    fair, guard = Played(), Played()
+class Runs(NamedTuple):
+    fair: Played
+    guard: Played
+    crowded: dict[int, list[str]]
+    """Fair matches (by index) that started beside other referees' bot groups: those
+    groups legitimately hold cores (first come, first served), so a seat of such a
+    match may go unpinned."""
+
+
+async def play_pairs() -> Runs:
+    fair, guard, crowded = Played(), Played(), {}
     for seed in range(PAIRS):
-        await play(1, PHASE_S, sharing="fair", into=fair, first_seed=seed)
-        await play(1, PHASE_S, sharing="pooled", into=guard, first_seed=seed)
-    return fair, guard
+        if others := quiet_host():  # blocks the loop: nothing else runs yet
+            crowded[len(fair.records)] = others
+        await play(1, sharing="fair", into=fair, first_seed=seed)
+        await play(1, sharing="pooled", into=guard, first_seed=seed)
+    return Runs(fair, guard, crowded)
 
 
 @pytest.fixture(scope="module")
-def runs() -> Iterator[tuple[Played, Played]]:
+def runs() -> Iterator[Runs]:
     yield trio.run(play_pairs)
 
 
 OVERLOADED = 2.0
-"""Beside a sleeping hog, a victim whose work takes more than this many times its
+"""Beside a stopped hog, a victim whose work takes more than this many times its
 CPU time got less than half a core from the machine's other tenants alone: then
 nothing about the hog can be measured here."""
 
 
-def ratios(runs: tuple[Played, Played]) -> tuple[Fairness, Fairness]:
+def ratios(runs: Runs) -> tuple[Fairness, Fairness]:
     """Both ratios; skips (with the numbers) when the machine was too loaded."""
-    fair, guard = runs
+    fair, guard, _ = runs
     measured = (
-        summarize(fair, PHASE_S, sharing="fair"),
-        summarize(guard, PHASE_S, sharing="pooled"),
+        summarize(fair, sharing="fair"),
+        summarize(guard, sharing="pooled"),
     )
     for result in measured:
         if result.without_wall_ms > OVERLOADED * result.without_cpu_ms:
@@ -72,13 +83,13 @@ def ratios(runs: tuple[Played, Played]) -> tuple[Fairness, Fairness]:
 
 
 def test_guard_without_a_share_per_seat_the_hog_starves_its_opponent(
-    runs: tuple[Played, Played],
+    runs: Runs,
 ) -> None:
     _, unprotected = ratios(runs)
     assert unprotected.ratio >= 2.0, unprotected.describe()
 
 
-def test_with_fair_share_the_opponent_keeps_its_pace(runs: tuple[Played, Played]) -> None:
+def test_with_fair_share_the_opponent_keeps_its_pace(runs: Runs) -> None:
     protected, unprotected = ratios(runs)
     # Generous (the bench's target is 1.2): on a shared machine other tenants
     # move onto the victim's core while the hog holds the other one (the hog does
@@ -91,28 +102,34 @@ def test_with_fair_share_the_opponent_keeps_its_pace(runs: tuple[Played, Played]
 
 
 def test_the_hog_and_its_children_stay_on_a_core_of_their_own(
-    runs: tuple[Played, Played],
+    runs: Runs,
 ) -> None:
-    fair, guard = runs
+    fair, guard, crowded = runs
     for played in (fair, guard):
         for report in played.hog_reports():
             # Every spinning process is in the hog's own group (the bot sees its
             # group as the root of its cgroup namespace).
             assert set(report["groups"].values()) == {report["groups"]["self"]}, report
             assert len(report["groups"]) == report["processes"] + 1, report
-    for decisions, logs in zip(fair.decisions_by_match(), fair.logs, strict=True):
+    if len(crowded) > PAIRS // 2:
+        pytest.skip(f"other referees' bots held cores on this host throughout: {crowded}")
+    for match, (decisions, logs) in enumerate(
+        zip(fair.decisions_by_match(), fair.logs, strict=True)
+    ):
+        if match in crowded:
+            continue
         hog = fair.hog_report(logs)
         victim_cores = {core for decision in decisions for core in decision.cores}
         # Asking for every core gets the hog nothing beyond its pinned one.
         assert len(hog["cores"]) == 1, hog
-        assert victim_cores and not victim_cores & set(hog["cores"]), (hog, victim_cores)
+        assert victim_cores and not victim_cores & set(hog["cores"]), (hog, victim_cores, crowded)
     # Without fair share the hog may run on every core, the victim's included.
     for logs in guard.logs:
         assert guard.hog_report(logs)["cores"] == sorted(os.sched_getaffinity(0))
 
 
-def test_the_victim_is_never_blamed_and_nothing_is_left(runs: tuple[Played, Played]) -> None:
-    for played in runs:
+def test_the_victim_is_never_blamed_and_nothing_is_left(runs: Runs) -> None:
+    for played in runs[:2]:
         for record in played.records:
             assert record.reason == "completed", record.faults
             assert not record.faults, record.faults
