@@ -96,6 +96,7 @@ class GameTree:
         self.infosets: list[InfoSet] = []
         self._index: dict[Any, int] = {}
         self._members: dict[int, dict[int, list[int]]] = {}
+        self._seat_infosets: dict[int, list[int]] = {}
         self._build(game.new_game(rules, 2), 0, 1)
 
     def _new(self, kind: int) -> int:
@@ -167,8 +168,12 @@ class GameTree:
         return known
 
     def seat_infosets(self, seat: int) -> list[int]:
-        """Indices of ``seat``'s information sets."""
-        return [i for i, infoset in enumerate(self.infosets) if infoset.seat == seat]
+        """Indices of ``seat``'s information sets (a new list; found once)."""
+        known = self._seat_infosets.get(seat)
+        if known is None:
+            known = [i for i, infoset in enumerate(self.infosets) if infoset.seat == seat]
+            self._seat_infosets[seat] = known
+        return list(known)
 
 
 Policy = Mapping[int, Distribution]
@@ -192,7 +197,8 @@ def best_response(tree: GameTree, seat: int, policy: Policy) -> BestResponse:
     OpenSpiel's algorithm: an information set picks the action with the highest
     sum, over its histories, of (chance x opponent) reach times the child's value;
     a history's value then follows that choice. ``policy`` must cover every
-    information set of the other seat (:class:`KeyError` otherwise).
+    information set of the other seat that chance and its own play reach
+    (:class:`KeyError` otherwise).
     """
     reach = _opponent_reach(tree, seat, policy)
     members = tree.members(seat)
@@ -203,8 +209,11 @@ def best_response(tree: GameTree, seat: int, policy: Policy) -> BestResponse:
     def choose(infoset: int) -> int:
         if infoset not in chosen:
             nodes = members[infoset]
-            width = len(tree.children[nodes[0]])
             reached = [h for h in nodes if reach[h]]  # unreached histories add nothing
+            if not reached:  # every total is 0: the first action, as max picks it
+                chosen[infoset] = 0
+                return 0
+            width = len(tree.children[nodes[0]])
             totals = [
                 sum(reach[h] * node_value(tree.children[h][a]) for h in reached)
                 for a in range(width)
@@ -236,24 +245,37 @@ def best_response(tree: GameTree, seat: int, policy: Policy) -> BestResponse:
 
 
 def _opponent_reach(tree: GameTree, seat: int, policy: Policy) -> list[float]:
-    """Each node's reach probability from chance and the other seat (preorder pass)."""
-    reach = [0.0] * len(tree.kind)
+    """Each node's reach probability from chance and the other seat.
+
+    Only nodes with a nonzero reach are visited (depth first): every node below a
+    zero reach has reach 0 as well, which the list already holds, so the values are
+    those of a pass over the whole tree. A sampled policy reaches a small part of it."""
+    kinds, children_of, chance_p, infoset_of = tree.kind, tree.children, tree.chance_p, tree.infoset
+    reach = [0.0] * len(kinds)
     reach[0] = 1.0
-    for node, kind in enumerate(tree.kind):
-        children = tree.children[node]
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        children = children_of[node]
         if not children:
             continue
         here = reach[node]
+        kind = kinds[node]
         if kind == CHANCE:
-            for child in children:
-                reach[child] = here * tree.chance_p[node]
+            share = here * chance_p[node]
+            if share:
+                for child in children:
+                    reach[child] = share
+                stack.extend(children)
         elif kind == seat:
             for child in children:
                 reach[child] = here
+            stack.extend(children)
         else:
-            probs = policy[tree.infoset[node]]
-            for p, child in zip(probs, children, strict=True):
-                reach[child] = here * p
+            for p, child in zip(policy[infoset_of[node]], children, strict=True):
+                if p and (child_reach := here * p):
+                    reach[child] = child_reach
+                    stack.append(child)
     return reach
 
 
@@ -289,19 +311,41 @@ def response_value(tree: GameTree, seat: int, actions: Mapping[int, int], policy
     wins against the other seat playing ``policy``: no maximisation, so evaluating a
     best response chosen on one sample against another sample's policy estimate is
     unbiased for a value at most the true best response's (docs/exploitability.md).
-    Information sets the nodes reach but ``policy`` lacks must have no reach."""
+    Information sets the nodes reach but ``policy`` lacks must have no reach.
+
+    Only the nodes the value reads are evaluated: below chance every outcome, below
+    ``seat`` the chosen action, below the other seat the actions ``policy`` plays."""
     sign = 1.0 if seat == 0 else -1.0
-    value = [0.0] * len(tree.kind)
-    for node in range(len(tree.kind) - 1, -1, -1):  # preorder: children come later
-        kind, children = tree.kind[node], tree.children[node]
+    kinds, children_of, chance_p = tree.kind, tree.children, tree.chance_p
+    infoset_of, payoff = tree.infoset, tree.payoff
+    order: list[int] = []  # depth first: a node before its children
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        kind = kinds[node]
         if kind == TERMINAL:
-            value[node] = sign * tree.payoff[node]
-        elif kind == CHANCE:
-            value[node] = tree.chance_p[node] * sum(value[c] for c in children)
+            continue
+        children = children_of[node]
+        if kind == CHANCE:
+            stack.extend(children)
         elif kind == seat:
-            value[node] = value[children[actions[tree.infoset[node]]]]
+            stack.append(children[actions[infoset_of[node]]])
         else:
-            probs = policy.get(tree.infoset[node])
+            probs = policy.get(infoset_of[node])
+            if probs is not None:
+                stack.extend(c for p, c in zip(probs, children, strict=True) if p)
+    value = [0.0] * len(kinds)
+    for node in reversed(order):  # children first
+        kind, children = kinds[node], children_of[node]
+        if kind == TERMINAL:
+            value[node] = sign * payoff[node]
+        elif kind == CHANCE:
+            value[node] = chance_p[node] * sum(value[c] for c in children)
+        elif kind == seat:
+            value[node] = value[children[actions[infoset_of[node]]]]
+        else:
+            probs = policy.get(infoset_of[node])
             if probs is not None:
                 value[node] = sum(p * value[c] for p, c in zip(probs, children, strict=True) if p)
     return value[0]
