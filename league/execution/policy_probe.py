@@ -28,7 +28,7 @@ import trio
 from arena.v1 import bot_pb2
 from referee import messages
 from referee.channel import BotConnection
-from referee.core.best_response import GameTree, InfoSet, unanswered_reachable
+from referee.core.best_response import Frontier, GameTree, InfoSet
 from referee.core.protocol import NONCE_PROTOCOL, seat_protocol
 from referee.faults import BotFault
 from referee.games.base import GameError
@@ -81,6 +81,7 @@ async def probe_answers(
     start_rules = tree.game.format_rules(tree.rules)  # what run_match sends, every option
     limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
     launcher = FreshLauncher(sandbox=settings.sandbox)
+    frontiers = Frontier(tree, seat)
     async with launcher.lease(spec, settings.startup_s) as lease:
 
         async def ask_all(index: int) -> None:
@@ -94,7 +95,7 @@ async def probe_answers(
             if on_progress is not None:
                 on_progress(len(answers))
 
-        while frontier := unanswered_reachable(tree, seat, answers):
+        while frontier := frontiers.advance(answers):
             async with trio.open_nursery() as nursery:
                 for index in sorted(frontier):
                     if len(tree.infosets[index].actions) == 1:
@@ -200,6 +201,7 @@ async def probe_stated_policy(
     support: dict[int, list[int]] = {}
     start_rules = tree.game.format_rules(tree.rules)
     limiter = trio.CapacityLimiter(PARALLEL_STREAMS)
+    frontiers = Frontier(tree, seat)
     async with FreshLauncher(sandbox=settings.sandbox).lease(spec, settings.startup_s) as lease:
 
         async def ask(index: int) -> None:
@@ -209,7 +211,7 @@ async def probe_stated_policy(
             policy[index] = _stated(reply, tree.infosets[index], codec)
             support[index] = [a for a, p in enumerate(policy[index]) if p > 0]
 
-        while frontier := unanswered_reachable(tree, seat, support):
+        while frontier := frontiers.advance(support):
             async with trio.open_nursery() as nursery:
                 for index in sorted(frontier):
                     if len(tree.infosets[index].actions) == 1:

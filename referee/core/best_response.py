@@ -358,7 +358,8 @@ def unanswered_reachable(
     already answered (``answers``: information set -> sampled action indices) but
     that are not answered yet: the next questions when a bot is asked only where its
     sampled play can lead. An information set no sample leads to has no reach under
-    the estimated policy, so its answer could not change any estimate."""
+    the estimated policy, so its answer could not change any estimate. Asking wave
+    by wave, :class:`Frontier` gives the same sets without walking the tree again."""
     frontier: set[int] = set()
     stack = [0]
     while stack:
@@ -374,3 +375,48 @@ def unanswered_reachable(
         else:
             stack.extend(children[a] for a in set(taken))
     return frontier
+
+
+class Frontier:
+    """:func:`unanswered_reachable` for answers that only grow, wave by wave.
+
+    :meth:`advance` returns what :func:`unanswered_reachable` would for the answers
+    given, but walks on only from the histories where the previous call stopped (at
+    an information set without answers): everything above them was answered
+    already and, as a row once given never changes, leads where it led before. So a
+    whole probe walks the reachable tree once instead of once per wave."""
+
+    def __init__(self, tree: GameTree, seat: int) -> None:
+        self.tree = tree
+        self.seat = seat
+        self._stopped: list[int] = [0]
+        """Where the last walk stopped: ``seat``'s nodes at unanswered information
+        sets (before the first call: the root)."""
+
+    def advance(self, answers: Mapping[int, Sequence[int]]) -> set[int]:
+        """The information sets now reachable and unanswered. Rows given to an
+        earlier call must not have changed since (new rows may be added)."""
+        kinds, children_of, infoset_of, seat = (
+            self.tree.kind,
+            self.tree.children,
+            self.tree.infoset,
+            self.seat,
+        )
+        frontier: set[int] = set()
+        stopped: list[int] = []
+        stack = self._stopped
+        while stack:
+            node = stack.pop()
+            children = children_of[node]
+            if kinds[node] != seat:
+                stack.extend(children)
+                continue
+            infoset = infoset_of[node]
+            taken = answers.get(infoset)
+            if taken is None:
+                frontier.add(infoset)
+                stopped.append(node)
+            else:
+                stack.extend(children[a] for a in set(taken))
+        self._stopped = stopped
+        return frontier
