@@ -142,13 +142,7 @@ def _cpu_plan(siblings: Path, group_cores: str | None, cpus: float) -> cpu_share
     holds no core: it is removed here, so a core is never lost to one."""
     held: set[int] = set()
     others = 0
-    for path in siblings.iterdir():
-        if not path.name.startswith("bot-") or not path.is_dir():
-            continue
-        if _is_stale(path):
-            with contextlib.suppress(OSError):
-                path.rmdir()
-                continue
+    for path in _live_groups(siblings, remove_stale=True):
         others += 1
         _, mark, pins = path.name.rpartition(PIN_MARK)
         if mark:
@@ -169,15 +163,33 @@ def _is_stale(path: Path) -> bool:
     return not alive
 
 
-def live_groups() -> list[str]:
-    """The names of the bot groups of live referees on this host (this one's too),
-    where the CPU rule reads them; empty where there are no bot groups."""
-    parent = ROOT / GROUP if (ROOT / "cgroup.controllers").exists() else ROOT / "cpu" / GROUP
+def _live_groups(parent: Path, *, remove_stale: bool = False) -> list[Path]:
+    """The bot groups in ``parent`` whose referee still runs. ``remove_stale``: remove
+    the others, and count as live a stale one that cannot be removed (its processes
+    are still dying, and run meanwhile)."""
     try:
         paths = sorted(parent.iterdir())
     except OSError:
         return []
-    return [p.name for p in paths if p.name.startswith("bot-") and p.is_dir() and not _is_stale(p)]
+    live = []
+    for path in paths:
+        if not path.name.startswith("bot-") or not path.is_dir():
+            continue
+        if _is_stale(path):
+            if not remove_stale:
+                continue
+            with contextlib.suppress(OSError):
+                path.rmdir()
+                continue
+        live.append(path)
+    return live
+
+
+def live_groups() -> list[str]:
+    """The names of the bot groups of live referees on this host (this one's too),
+    where the CPU rule reads them; empty where there are no bot groups."""
+    parent = ROOT / GROUP if (ROOT / "cgroup.controllers").exists() else ROOT / "cpu" / GROUP
+    return [path.name for path in _live_groups(parent)]
 
 
 def _pin_suffix(cpu: cpu_share.CpuPlan) -> str:
