@@ -7,11 +7,20 @@ from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 from sqlmodel import SQLModel
 
-from league.store.db import DatabaseError, open_database, resolve_url, table_names
+from league.store.db import (
+    HEAD_REVISION,
+    MIGRATIONS,
+    DatabaseError,
+    open_database,
+    resolve_url,
+    table_names,
+)
 
 MODEL_TABLES = {
     "author",
@@ -31,6 +40,14 @@ def test_migrations_create_exactly_the_model_schema(engine: Engine) -> None:
     with engine.connect() as connection:
         diff = compare_metadata(MigrationContext.configure(connection), SQLModel.metadata)
     assert diff == [], f"models and migrations disagree: {diff}"
+
+
+def test_the_known_head_is_alembics_head() -> None:
+    """A database at ``HEAD_REVISION`` opens without running Alembic: a new migration
+    that forgot to move it would be skipped on every database already there."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert ScriptDirectory.from_config(config).get_current_head() == HEAD_REVISION
 
 
 def test_opening_twice_is_harmless(db_url: str) -> None:
