@@ -166,9 +166,12 @@ def _play(ctx: typer.Context, name: str, *, quiet: bool) -> None:
 
     engine = context_of(ctx).engine()
 
+    shown: list[str] = []
+
     def echo(state: SprtState) -> None:
         if not quiet:
-            typer.echo(state.progress_line())
+            shown.append(state.progress_line())
+            typer.echo(shown[-1])
 
     try:
         summary = trio.run(lambda: run_sprt(engine, name, on_pair=echo, handle_signals=True))
@@ -179,7 +182,8 @@ def _play(ctx: typer.Context, name: str, *, quiet: bool) -> None:
             raise fail(str(inner)) from None
         raise
     state = summary.state
-    typer.echo(state.progress_line())
+    if state.progress_line() not in shown[-1:]:  # --quiet, or no pair was played now
+        typer.echo(state.progress_line())
     for aborted in summary.aborted:
         typer.echo(f"error: the referee aborted {aborted.match_id}: {aborted.error}", err=True)
     if summary.interrupted:

@@ -272,9 +272,12 @@ def test_cli_accepts_h1_on_sandboxed_bots_and_resumes(tmp_path: Path) -> None:
     assert "started SPRT sprt-prob-rnd-liars_dice" in done.stdout
     assert "H1 accepted after" in done.stdout and "LLR " in done.stdout
     assert "Elo +" in done.stdout and "ptnml(0-2) [0, 0, 0, 0," in done.stdout
+    progress = [line for line in done.stdout.splitlines() if line.startswith("pairs ")]
+    assert len(progress) == len(set(progress)), done.stdout  # each pair's line once
     again = arena(url, *args)
     assert again.returncode == 0, again.stderr
     assert "resuming SPRT" in again.stdout and "H1 accepted" in again.stdout
+    assert sum(line.startswith("pairs ") for line in again.stdout.splitlines()) == 1
     other = arena(url, *args[:5], "--elo1", "10")
     assert other.returncode == 2 and "holds another test" in other.stderr
     assert "Traceback" not in other.stderr
