@@ -97,19 +97,35 @@ def test_the_cli_refuses_it_in_one_line() -> None:
     assert "error: liars_poker_dice: local best response supports liars_dice only" in result.output
 
 
+Z95 = 1.959963984540054
+
+
 def test_the_bound_is_the_mean_over_seats_per_deal_with_its_interval() -> None:
     result = LowerBound(payoffs=[(1.0, -1.0), (1.0, 1.0), (1.0, 0.0), (1.0, 1.0)], questions=0)
-    assert result.seat(0) == Interval(1.0, 1.0, 1.0)
+    # Seat 0 won all four: the spread of (1, 1, 1, 1) and the prior's -1 and +1 is
+    # sqrt(10/3 / 5) = 0.8165, so the interval is 1 - 1.96 * 0.8165 / 2 .. 1, not [1, 1].
+    seat0 = result.seat(0)
+    assert (seat0.mean, seat0.high) == (1.0, 1.0)
+    assert seat0.low == pytest.approx(1 - Z95 * 0.816497 / 2, abs=1e-5)
     assert result.bound.mean == pytest.approx(0.625)
-    half = 1.959963984540054 * 0.4787135538781691 / 2  # stdev of (0, 1, .5, 1) / sqrt 4
-    assert result.bound.low == pytest.approx(0.625 - half)
+    half = Z95 * 0.801041 / 2  # stdev of (0, 1, .5, 1, -1, 1) / sqrt 4
+    assert result.bound.low == pytest.approx(0.625 - half, abs=1e-5)
     assert result.bound.high == 1.0  # 0.625 + half, cut to the largest payoff
+
+
+def test_no_interval_has_zero_width() -> None:
+    """Three deals all won (the five-dice rows of docs/exploitability.md) say little."""
+    three = Interval.of([1.0, 1.0, 1.0])  # stdev of (1, 1, 1, -1, 1) = sqrt(0.8)
+    assert three.mean == 1.0 and three.high == 1.0
+    assert three.low == pytest.approx(1 - Z95 * 0.894427 / 3**0.5, abs=1e-5)  # -0.0121
+    assert Interval.of([0.0]).low == -1.0 and Interval.of([0.0]).high == 1.0
 
 
 def test_the_interval_stays_within_the_payoffs() -> None:
     interval = Interval.of([1.0, 1.0, 1.0, -1.0])  # 0.5 +- 1.96 * 1 / 2: high cut to 1
     assert interval.mean == 0.5 and interval.high == 1.0
-    assert interval.low == pytest.approx(0.5 - 1.959963984540054 / 2)
+    # stdev of (1, 1, 1, -1, -1, 1) is sqrt(32/30)
+    assert interval.low == pytest.approx(0.5 - Z95 * (32 / 30) ** 0.5 / 2)
 
 
 def exploit(*args: str) -> str:

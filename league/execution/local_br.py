@@ -67,9 +67,15 @@ class Interval:
     @classmethod
     def of(cls, values: Sequence[float]) -> Interval:
         """The normal interval of the mean of ``values``, cut to the payoffs' range
-        [-1, 1] (with few matches it can reach past it)."""
+        [-1, 1] (with few matches it can reach past it).
+
+        The spread counts two pseudo-deals at the payoffs' extremes, -1 and +1 (a
+        weak prior, as Agresti and Coull add two of each outcome): three deals all
+        won read ``1.0 [-0.01, 1.0]``, not a zero-width ``[1.0, 1.0]`` that looks
+        like certainty. The mean is the deals' own; the prior's weight fades as 1/N."""
         mean = statistics.fmean(values)
-        half = Z95 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0
+        spread = statistics.stdev([*values, -1.0, 1.0])
+        half = Z95 * spread / math.sqrt(len(values))
         return cls(mean, max(-1.0, mean - half), min(1.0, mean + half))
 
 
