@@ -54,7 +54,7 @@ from sqlalchemy import Engine
 from sqlmodel import select
 
 from league.execution.counters import TARGET, Score, bot_class, measure, worst
-from league.execution.exploit import bracket, in_process_answers
+from league.execution.exploit import bracket, in_process_answers, sampled_measurement
 from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
@@ -363,9 +363,13 @@ def strong_exploitability(
         text = f"{value:.4f} (its stated policy; {variant})"
     else:
         result = bracket(tree, answers, samples, bootstrap=10, seed=seed)
-        low, high = result.interval()
-        interval = f"[{low:.3f}, {high:.3f}]" if low is not None else f"[?, {high:.3f}]"
-        text = f"{result.upper:.3f}, 95% {interval} (K={samples} sampled; {variant})"
+        stored = sampled_measurement(tree, result, 0.0)  # its rule for when there is an interval
+        interval = (
+            f"95% [{stored.low:.3f}, {stored.high:.3f}]"
+            if stored.low is not None and stored.high is not None
+            else "no interval"
+        )
+        text = f"{result.upper:.3f}, {interval} (K={samples} sampled; {variant})"
     typer.echo(
         f"{game}: exploitability of {roster.strong} in {time.perf_counter() - start:.1f} s",
         err=True,

@@ -164,14 +164,20 @@ near 800 pairs, so both hypotheses take about 20 s; at the default 5 nElo a test
 takes ~14,000 pairs."""
 
 
-def test_error_rates_on_simulated_tests_are_nominal_within_one_point() -> None:
-    parameters = SprtParameters(elo0=0.0, elo1=20.0, alpha=0.05, beta=0.05)
-    base = [0.05, 0.20, 0.50, 0.20, 0.05]  # draws and win-loss pairs dominate, as in play
-    rng = random.Random(20260101)
-    at_h0 = tilted(base, parameters.elo0)
-    at_h1 = tilted(base, parameters.elo1)
+def error_counts(parameters: SprtParameters, seed: int) -> tuple[int, int]:
+    """H1 accepted under H0 and H0 accepted under H1, over ``SIMULATIONS`` each, on a
+    base where draws and win-loss pairs dominate, as in play."""
+    base = [0.05, 0.20, 0.50, 0.20, 0.05]
+    rng = random.Random(seed)
+    at_h0, at_h1 = tilted(base, parameters.elo0), tilted(base, parameters.elo1)
     false_positive = sum(simulate(at_h0, parameters, rng) == "H1" for _ in range(SIMULATIONS))
     false_negative = sum(simulate(at_h1, parameters, rng) == "H0" for _ in range(SIMULATIONS))
+    return false_positive, false_negative
+
+
+def test_error_rates_on_simulated_tests_are_nominal_within_one_point() -> None:
+    parameters = SprtParameters(elo0=0.0, elo1=20.0, alpha=0.05, beta=0.05)
+    false_positive, false_negative = error_counts(parameters, seed=20260101)
     assert abs(false_positive / SIMULATIONS - parameters.alpha) <= 0.01, false_positive
     assert abs(false_negative / SIMULATIONS - parameters.beta) <= 0.01, false_negative
 
@@ -181,11 +187,7 @@ def test_wide_hypotheses_keep_their_error_rates() -> None:
     regularization instead of the prior the rates were 14.8% and 8.1% (seed 7, 1,000
     tests each); the prior keeps both at most nominal + 1 point."""
     parameters = SprtParameters(elo0=0.0, elo1=80.0, alpha=0.05, beta=0.05)
-    base = [0.05, 0.20, 0.50, 0.20, 0.05]
-    rng = random.Random(7)
-    at_h0, at_h1 = tilted(base, parameters.elo0), tilted(base, parameters.elo1)
-    false_positive = sum(simulate(at_h0, parameters, rng) == "H1" for _ in range(SIMULATIONS))
-    false_negative = sum(simulate(at_h1, parameters, rng) == "H0" for _ in range(SIMULATIONS))
+    false_positive, false_negative = error_counts(parameters, seed=7)
     assert false_positive / SIMULATIONS <= parameters.alpha + 0.01, false_positive
     assert false_negative / SIMULATIONS <= parameters.beta + 0.01, false_negative
 
