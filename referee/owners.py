@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import os
 
+WORKDIR_PREFIX = "arena-bot-"
+"""Host directories a referee makes while bots run: ``arena-bot-OWNER-...``."""
+
 
 def start_ticks(pid: int) -> str | None:
     """When ``pid`` started (clock ticks since boot, /proc/PID/stat field 22)."""

@@ -499,7 +499,7 @@ class BotProcess:
             os.killpg(pgid, signum)
 
 
-WORKDIR_PREFIX = "arena-bot-"
+WORKDIR_PREFIX = owners.WORKDIR_PREFIX
 _swept = False
 
 

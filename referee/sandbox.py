@@ -7,6 +7,10 @@ process through `bubblewrap <https://github.com/containers/bubblewrap>`_
 - new PID, network (loopback only, nothing reachable), IPC, UTS and mount
   namespaces: it sees no other process, no socket of the host, and no file but
   the ones bound in below;
+- a view of ``/proc`` whose host-wide numbers stand still (:mod:`referee.proc_view`),
+  and a system-call filter (:mod:`referee.seccomp`) that refuses what would let two
+  sandboxes running at once signal each other (locks, file watches, shared futexes,
+  page-cache queries, host-wide counters);
 - a read-only view of the system (``/usr`` and the few ``/etc`` files programs
   need), the Python runtime, the SDK packages and the bot's own files;
 - a fresh, size-capped ``/tmp`` (also its working directory and ``$HOME``) that
@@ -41,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import seccomp
+from referee import proc_view, seccomp
 
 SOCKET_DIR_INSIDE = "/run/arena"
 """Where a sandboxed bot finds its (only writable, besides /tmp) socket directory."""
@@ -161,6 +165,15 @@ class SandboxConfig:
     fresh_keyring: bool = True
     """Start each bot with an empty session keyring of its own (see
     :mod:`referee.spawn`). Like ``seccomp``, switched off only by guard tests."""
+    close_channels: bool = True
+    """Close the channels between sandboxes that run at once: the filter's
+    :data:`referee.seccomp.CHANNEL_RULES` (locks, watches, shared futexes, page-cache
+    queries, host-wide counters) and the frozen view of ``/proc``
+    (:mod:`referee.proc_view`). Switched off only by the channel test's guard."""
+    ipc_net_namespaces: bool = True
+    """New IPC and network namespaces (System V IPC, POSIX message queues, abstract
+    unix sockets and the network of the sandbox's own). Switched off only by the
+    channel test's guard."""
 
     def __post_init__(self) -> None:
         if isinstance(self.cpus, bool) or not isinstance(self.cpus, int | float):
@@ -520,8 +533,9 @@ def build_command(
 def _system_args(config: SandboxConfig, as_root: bool) -> list[str]:
     """bubblewrap's namespaces, and the system read-only: /usr, the top-level
     library and binary directories, the allowed files of /etc, /proc, /dev, /tmp."""
-    bwrap = ["--die-with-parent", "--new-session"]
-    bwrap += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+    bwrap = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-uts"]
+    if config.ipc_net_namespaces:
+        bwrap += ["--unshare-net", "--unshare-ipc"]
     bwrap += ["--unshare-cgroup-try", "--hostname", "arena-bot"]
     if not as_root:
         bwrap += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--disable-userns"]
@@ -540,7 +554,10 @@ def _system_args(config: SandboxConfig, as_root: bool) -> list[str]:
         # its own uid cannot reach the file (bwrap would make them 0700).
         bwrap += _ancestors_args(Path(etc), etc_made)
         bwrap += ["--ro-bind-try", etc, etc]
-    bwrap += ["--proc", "/proc", "--dev", "/dev"]
+    bwrap += ["--proc", "/proc"]
+    if config.close_channels:
+        bwrap += proc_view.view_for(config.memory_mb).bwrap_args()
+    bwrap += ["--dev", "/dev"]
     bwrap += ["--perms", "1777", "--size", str(config.tmp_mb << 20), "--tmpfs", "/tmp"]
     return bwrap
 
@@ -636,7 +653,7 @@ def _command_files(
     bwrap = list(bwrap)
     try:
         if config.seccomp:
-            fds.append(seccomp.program_fd())
+            fds.append(seccomp.program_fd(config.close_channels))
             bwrap += ["--seccomp", str(fds[-1])]
         fds.append(_memory_file("arena-bwrap-args", bwrap))
         args_fd = fds[-1]

@@ -14,11 +14,13 @@ kill the process: libseccomp's default for a foreign architecture.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
 import tempfile
 from dataclasses import dataclass
+from typing import Any
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWCGROUP = 0x02000000
@@ -100,6 +102,132 @@ DENIED: tuple[Denied, ...] = (
 )
 """Denied outright (EPERM), with the reason."""
 
+
+@dataclass(frozen=True, slots=True)
+class ArgRule:
+    """A system call refused only with certain arguments (and how it fails).
+
+    ``when`` is a list of alternatives; each is ``(argument index, mask, value)``:
+    the rule applies when ``argument & mask == value``. ``number`` is the x86-64
+    call number, used when libseccomp is too old to know the name."""
+
+    name: str
+    result: int
+    when: tuple[tuple[int, int, int], ...]
+    why: str
+    number: int | None = None
+
+
+ANY = ((0, 0, 0),)
+"""An alternative that always holds (the call is refused whatever its arguments)."""
+
+F_GETLK, F_SETLK, F_SETLKW = 5, 6, 7
+F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38
+F_SETLEASE, F_NOTIFY = 1024, 1026
+FUTEX_PRIVATE_FLAG = 128
+FUTEX_CMD_MASK = 0x7F
+FUTEX_WAKE_CMDS = (1, 3, 4, 5, 7, 10, 12)
+"""WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, UNLOCK_PI, WAKE_BITSET, CMP_REQUEUE_PI."""
+RWF_NOWAIT = 0x08
+POSIX_FADV_DONTNEED = 4
+MADV_COLD, MADV_PAGEOUT = 20, 21
+SOCKET_FAMILIES = (1, 2, 10, 16)
+"""AF_UNIX, AF_INET, AF_INET6 (only the sandbox's own loopback), AF_NETLINK."""
+AF_MAX = 46
+"""Families at and above this do not exist (the kernel refuses them anyway)."""
+
+CHANNEL_RULES: tuple[ArgRule, ...] = (
+    # Locks: host files are bound read-only into every sandbox, so all of them share
+    # the same inodes, and a lock taken in one is seen from the other (F_OFD_GETLK
+    # reports it whatever the namespaces). A bot's locks on its private /tmp would
+    # be harmless, but a filter cannot tell one file from another.
+    *(
+        ArgRule("fcntl", errno.ENOLCK, ((1, ~0, cmd),), "file locks are seen across sandboxes")
+        for cmd in (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW)
+    ),
+    ArgRule("flock", errno.ENOLCK, ANY, "file locks are seen across sandboxes"),
+    ArgRule("fcntl", errno.EPERM, ((1, ~0, F_SETLEASE),), "leases signal other openers"),
+    ArgRule("fcntl", errno.EPERM, ((1, ~0, F_NOTIFY),), "directory notification (dnotify)"),
+    *(
+        ArgRule(name, errno.EPERM, ANY, "file watches see other sandboxes' opens and reads")
+        for name in (
+            "inotify_init",
+            "inotify_init1",
+            "inotify_add_watch",
+            "fanotify_init",
+            "fanotify_mark",
+        )
+    ),
+    # A futex that is not private is keyed by the file's inode and offset, and the
+    # text of every shared library is a file all sandboxes map: one wakes, the other
+    # is woken. Process-shared waits between a bot's own processes go with it.
+    *(
+        ArgRule(
+            "futex",
+            errno.EPERM,
+            ((1, FUTEX_PRIVATE_FLAG | FUTEX_CMD_MASK, cmd),),
+            "a shared futex is keyed by a file all sandboxes map",
+        )
+        for cmd in FUTEX_WAKE_CMDS
+    ),
+    ArgRule(
+        "futex_wake",
+        errno.EPERM,
+        ((3, FUTEX_PRIVATE_FLAG, 0),),
+        "a shared futex is keyed by a file all sandboxes map",
+        number=454,
+    ),
+    ArgRule("futex_requeue", errno.ENOSYS, ANY, "its flags are in memory", number=456),
+    # The page cache: whether a page of a shared file is cached tells whether
+    # another sandbox read it. Asking directly is refused; evicting is a no-op.
+    # (Timing a read still tells: see docs/security.md.)
+    ArgRule(
+        "preadv2", errno.EOPNOTSUPP, ((5, RWF_NOWAIT, RWF_NOWAIT),), "asks whether a page is cached"
+    ),
+    ArgRule(
+        "pwritev2",
+        errno.EOPNOTSUPP,
+        ((5, RWF_NOWAIT, RWF_NOWAIT),),
+        "asks whether a page is cached",
+    ),
+    ArgRule("cachestat", errno.EPERM, ANY, "counts another sandbox's cached pages", number=451),
+    *(
+        ArgRule(name, errno.ENOSYS, ANY, "asynchronous reads can ask whether a page is cached")
+        for name in ("io_setup", "io_submit", "io_getevents", "io_pgetevents", "io_destroy")
+    ),
+    ArgRule(
+        "fadvise64",
+        0,
+        ((3, ~0, POSIX_FADV_DONTNEED),),
+        "evicting a shared file's pages signals another sandbox (a no-op instead)",
+    ),
+    *(
+        ArgRule(
+            "madvise",
+            0,
+            ((2, ~0, advice),),
+            "evicting a shared file's pages signals another sandbox (a no-op instead)",
+        )
+        for advice in (MADV_COLD, MADV_PAGEOUT)
+    ),
+    ArgRule("process_madvise", errno.EPERM, ANY, "evicts pages"),
+    # Host-wide numbers that another sandbox moves (threads, free memory, disk).
+    ArgRule("sysinfo", errno.EPERM, ANY, "host-wide free memory and thread count"),
+    ArgRule("statfs", errno.EPERM, ANY, "host-wide free blocks (bots' logs fill them)"),
+    ArgRule("fstatfs", errno.EPERM, ANY, "host-wide free blocks (bots' logs fill them)"),
+    ArgRule("ustat", errno.EPERM, ANY, "host-wide free blocks"),
+    # Sockets: only the families a bot needs; the network namespace keeps even
+    # those to the sandbox (abstract unix names are per network namespace).
+    ArgRule(
+        "socket",
+        errno.EAFNOSUPPORT,
+        tuple((0, ~0, family) for family in range(AF_MAX) if family not in SOCKET_FAMILIES),
+        "families outside the network namespace's reach",
+    ),
+)
+"""Refused with particular arguments: the channels between sandboxes that run at once
+(tests/security/test_channels.py sends bits through each with the rules off)."""
+
 CLONE_WITH_NAMESPACES = "clone"
 """``clone`` is allowed (threads, fork) unless its flags ask for a new namespace."""
 CLONE3 = "clone3"
@@ -117,8 +245,10 @@ def denied_names() -> list[str]:
 
 
 @functools.cache
-def filter_program() -> bytes:
-    """The compiled BPF program (``struct sock_filter`` array) for this host."""
+def filter_program(close_channels: bool = True) -> bytes:
+    """The compiled BPF program (``struct sock_filter`` array) for this host.
+
+    ``close_channels=False`` leaves out :data:`CHANNEL_RULES` (guard tests only)."""
     try:
         import pyseccomp as seccomp
     except (ImportError, OSError, RuntimeError) as error:
@@ -138,17 +268,42 @@ def filter_program() -> bytes:
         for call in (CLONE_WITH_NAMESPACES,):
             program.add_rule(refuse, call, seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     program.add_rule(seccomp.ERRNO(errno.ENOSYS), CLONE3)
+    if close_channels:
+        _add_channel_rules(program, seccomp)
+    with contextlib.suppress(OSError, ValueError, RuntimeError, AttributeError):
+        # A binary tree of the calls, not a list: the filter runs on every call.
+        program.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
     with tempfile.TemporaryFile() as out:
         program.export_bpf(out)
         out.seek(0)
         return out.read()
 
 
-def program_fd() -> int:
+def _add_channel_rules(program: Any, seccomp: Any) -> None:
+    native_x86_64 = seccomp.system_arch() == seccomp.Arch.X86_64
+    for rule in CHANNEL_RULES:
+        call: int | str = rule.name
+        try:
+            seccomp.resolve_syscall(seccomp.Arch.NATIVE, rule.name)
+        except (OSError, ValueError, RuntimeError):
+            if rule.number is None or not native_x86_64:
+                continue  # not a system call here
+            call = rule.number
+        action = seccomp.ERRNO(rule.result)
+        for index, mask, value in rule.when:
+            if (index, mask, value) == (0, 0, 0):
+                program.add_rule(action, call)
+            elif mask == ~0:
+                program.add_rule(action, call, seccomp.Arg(index, seccomp.EQ, value))
+            else:
+                program.add_rule(action, call, seccomp.Arg(index, seccomp.MASKED_EQ, mask, value))
+
+
+def program_fd(close_channels: bool = True) -> int:
     """A fresh memory file holding :func:`filter_program`, at offset 0 (bubblewrap
     reads it to the end). The caller closes it once the child has started."""
     fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
-    data = filter_program()
+    data = filter_program(close_channels)
     written = 0
     while written < len(data):
         written += os.write(fd, data[written:])

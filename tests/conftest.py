@@ -82,9 +82,11 @@ def own_cgroups() -> list[str]:
 
 
 def own_workdirs() -> list[str]:
-    """This process's bot directories (``arena-bot-PID.START-*``) still on disk."""
+    """This process's bot directories (``arena-bot-PID.START-*``) still on disk (not
+    its view of /proc, ``-view-``, which lives as long as the referee process)."""
     base = Path(tempfile.gettempdir())
-    return sorted(str(p) for p in base.glob(f"arena-bot-{os.getpid()}.*"))
+    found = base.glob(f"arena-bot-{os.getpid()}.*")
+    return sorted(str(p) for p in found if "-view-" not in p.name)
 
 
 @pytest.fixture(autouse=True)
