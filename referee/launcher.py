@@ -54,9 +54,10 @@ class Lease:
 
 class Launcher(Protocol):
     def lease(
-        self, spec: BotSpec, startup_s: float, *, group: str = ""
+        self, spec: BotSpec, startup_s: float, *, group: str = "", last_of_deal: bool = True
     ) -> AbstractAsyncContextManager[Lease]:
-        """A ready bot for one seat of a match of deal group ``group`` ("" = none)."""
+        """A ready bot for one seat of a match of deal group ``group`` ("" = none);
+        ``last_of_deal``: no other match of the group is left to play after it."""
         ...
 
 
@@ -71,7 +72,7 @@ class FreshLauncher:
 
     @asynccontextmanager
     async def lease(
-        self, spec: BotSpec, startup_s: float, *, group: str = ""
+        self, spec: BotSpec, startup_s: float, *, group: str = "", last_of_deal: bool = True
     ) -> AsyncIterator[Lease]:
         if not spec.command:
             async with connect(spec, startup_s) as leased:

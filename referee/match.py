@@ -92,6 +92,9 @@ class MatchSpec:
     """Duplicate group of the deal ("" = none): a warm pool never gives one process
     two matches of the same group, so no bot remembers a deal it is dealt again."""
     chance_key: bytes | None = field(default=None, repr=False)
+    last_of_deal: bool = True
+    """No other match of ``deal_group`` is left to play after this one: a warm pool
+    parks the processes of the group's earlier matches until this one ends."""
     bot_match_id: str = ""
     """What the seats are sent as ``MatchStart.match_id``. Empty (every league,
     check and command-line match): an opaque token
@@ -269,7 +272,10 @@ class _Table:
         is the seat's fault, unless the host could not start the bot."""
         try:
             async with self.launcher.lease(
-                seat.bot, self.limits.startup_s, group=self.spec.deal_group
+                seat.bot,
+                self.limits.startup_s,
+                group=self.spec.deal_group,
+                last_of_deal=self.spec.last_of_deal,
             ) as lease:
                 seat.lease = lease
                 try:

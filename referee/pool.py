@@ -9,6 +9,15 @@ Duplicate deals without memory: the seat rotations of one deal group share the
 deal, so a process that played one rotation could remember the other seats'
 dice. A process is therefore never leased twice within one deal group (it may
 serve many groups); with the sandbox, nothing it wrote survives the process.
+
+Nor does it run while another rotation of its group is played: it could still
+signal the process playing it (timing channels cannot be closed on shared cores).
+A sandboxed process whose match was not the last of its deal (``last_of_deal``) is
+*parked*: every process of it stopped (SIGSTOP, :meth:`BotProcess.pause`) until the
+last match of the deal ends, then handed out again for other deals. (A league run
+plays the rotations of a deal one after the other, so the last one ends last.) A
+process that cannot be stopped is stopped for good instead.
+
 The cost: a league needs at least as many processes per bot as a group has
 rotations in flight, and a bot's processes are retired after ``max_uses``
 matches (bounding the CPU-time rlimit of long-lived processes).
@@ -40,13 +49,20 @@ class WarmPool:
         self.max_uses = max_uses
         self.sandbox = sandbox
         self._idle: dict[BotSpec, list[Lease]] = {}
+        self._parked: dict[str, list[Lease]] = {}
+        """Stopped processes, by the deal group whose remaining rotations they wait out."""
+        self.max_parked = 4 * max_idle_per_bot
+        """Parked processes kept at most; beyond, the longest parked is stopped for good
+        (a deal whose last rotation this pool never sees: another worker played it)."""
         self.started = 0
         """Processes started so far (for tests and benchmarks)."""
         self.reused = 0
+        self.parked = 0
+        """Times a process was parked (for tests and benchmarks)."""
 
     @asynccontextmanager
     async def lease(
-        self, spec: BotSpec, startup_s: float, *, group: str = ""
+        self, spec: BotSpec, startup_s: float, *, group: str = "", last_of_deal: bool = True
     ) -> AsyncIterator[Lease]:
         if not spec.command:
             async with connect(spec, startup_s) as remote:
@@ -75,8 +91,42 @@ class WarmPool:
                 or len(idle) >= self.max_idle_per_bot
             ):
                 await self._discard(leased)
+            elif group and not last_of_deal and self.sandbox.enabled:
+                await self._park(group, leased)
             else:
                 idle.append(leased)
+            if group and last_of_deal:
+                await self._wake(group)
+
+    async def _park(self, group: str, leased: Lease) -> None:
+        """Stop ``leased``'s processes until ``group``'s last match has ended."""
+        assert leased.process is not None
+        if not leased.process.pause():
+            await self._discard(leased)
+            return
+        self._parked.setdefault(group, []).append(leased)
+        self.parked += 1
+        while sum(len(waiting) for waiting in self._parked.values()) > self.max_parked:
+            oldest = next(iter(self._parked))
+            waiting = self._parked[oldest]
+            await self._discard(waiting.pop(0))
+            if not waiting:
+                del self._parked[oldest]
+
+    async def _wake(self, group: str) -> None:
+        """``group``'s deal is over: its parked processes serve other deals."""
+        for leased in self._parked.pop(group, []):
+            assert leased.process is not None
+            leased.process.resume()
+            idle = self._idle.setdefault(leased.spec, [])
+            if leased.process.returncode is not None or len(idle) >= self.max_idle_per_bot:
+                await self._discard(leased)
+            else:
+                idle.append(leased)
+
+    def parked_now(self) -> int:
+        """Processes stopped at this moment (for tests)."""
+        return sum(len(waiting) for waiting in self._parked.values())
 
     def _take_idle(self, spec: BotSpec, group: str) -> Lease | None:
         """An idle live process of ``spec`` that has not played in ``group``."""
@@ -104,6 +154,7 @@ class WarmPool:
     async def aclose(self) -> None:
         """Stop every idle process."""
         idle, self._idle = self._idle, {}
-        for leases in idle.values():
+        parked, self._parked = self._parked, {}
+        for leases in [*idle.values(), *parked.values()]:
             for leased in leases:
                 await self._discard(leased)

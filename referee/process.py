@@ -304,6 +304,8 @@ class BotProcess:
         self.uid = uid
         """Host uid of a sandboxed bot (root referee), else None."""
         self.sandboxed = sandboxed
+        self.paused = False
+        """Stopped by :meth:`pause` (until :meth:`resume`)."""
         """Started in the bot sandbox (its log is capped by the file-size limit)."""
         self._socket_fd: int | None = None
         """The referee's own descriptor of the bot's socket (:meth:`locate_socket`)."""
@@ -446,6 +448,35 @@ class BotProcess:
             return f"killed by signal {_signal_name(code - 128)}"
         return f"exited with code {code}"
 
+    def pause(self) -> bool:
+        """Stop (SIGSTOP) every process of the bot, to hold it while another rotation
+        of its deal is played: a stopped process runs nothing, so it can neither
+        signal nor time anything. True once every one is stopped; False if the bot is
+        gone or kept starting new processes.
+
+        A stopped process still dies at once of SIGKILL (so a dying referee still
+        takes it along through the death signal), unlike a frozen control group's."""
+        for _ in range(PAUSE_ROUNDS):
+            if self.returncode is not None:
+                return False
+            running = [pid for pid in _tree(self.process.pid) if _state(pid) not in "TtZX"]
+            if not running:
+                self.paused = True
+                return True
+            for pid in running:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGSTOP)
+            time.sleep(0.001)
+        self.resume()
+        return False
+
+    def resume(self) -> None:
+        """Undo :meth:`pause` (SIGCONT to every process of the bot)."""
+        for pid in _tree(self.process.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGCONT)
+        self.paused = False
+
     async def stop(self, grace: float = 1.0) -> None:
         """SIGTERM the whole process group, wait ``grace`` s, then SIGKILL it.
 
@@ -456,6 +487,8 @@ class BotProcess:
         """
         with trio.CancelScope(shield=True):
             try:
+                if self.paused:
+                    self.resume()  # a stopped process would sit on SIGTERM
                 if self.sandboxed:
                     await self._stop_sandbox()
                     return
@@ -588,6 +621,30 @@ def _children(pid: int) -> list[int]:
             with contextlib.suppress(OSError):
                 found += [int(c) for c in (task / "children").read_text().split()]
     return found
+
+
+PAUSE_ROUNDS = 50
+"""Sweeps :meth:`BotProcess.pause` makes over the bot's processes (one that forks
+while being stopped needs another) before it gives up."""
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and every descendant of it (children links, breadth first)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo += _children(current)
+    return found
+
+
+def _state(pid: int) -> str:
+    """The process state letter (``R``, ``S``, ``T``, ``Z``...), ``X`` when gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "X"
 
 
 def _alive(pid: int) -> bool:

@@ -201,10 +201,12 @@ class MeasuringPool:
 
     @asynccontextmanager
     async def lease(
-        self, spec: BotSpec, startup_s: float, *, group: str = ""
+        self, spec: BotSpec, startup_s: float, *, group: str = "", last_of_deal: bool = True
     ) -> AsyncIterator[Lease]:
         began = time.perf_counter()
-        async with self.pool.lease(spec, startup_s, group=group) as leased:
+        async with self.pool.lease(
+            spec, startup_s, group=group, last_of_deal=last_of_deal
+        ) as leased:
             if spec == self.checked and leased.uses == 1 and self.startup_ms is None:
                 self.startup_ms = (time.perf_counter() - began) * 1000
             try:

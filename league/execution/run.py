@@ -64,6 +64,10 @@ from referee.match import Limits, MatchSpec
 from referee.record import MatchRecord
 from referee.sandbox import SandboxConfig, require_tools
 
+DEAL_WAIT_S = 0.02
+"""How often a free slot looks again when every queued match waits for its deal's
+match in flight (at the end of a league, mostly)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Progress:
@@ -296,6 +300,10 @@ class LeagueRun:
         self.lost: list[LostMatch] = []
         self.started = time.monotonic()
         self._schedule_lock = trio.Lock()
+        self._playing: dict[str, int] = {}
+        """Deal groups with a match in flight (how many): the next rotation of a deal
+        waits until its group has none, so one rotation is played at a time and the
+        warm pool's parked processes of the earlier ones never run beside it."""
 
     async def play(self) -> RunSummary:
         """Play until the queue (and the schedule source) is empty, or a stop."""
@@ -391,7 +399,21 @@ class LeagueRun:
         limit = self.options.max_matches
         return not self.queue or self._stopped() or (limit is not None and self.handed >= limit)
 
-    async def _next_match(self) -> PendingMatch | None:
+    def _eligible(self, prefer: str) -> int | None:
+        """Where in the queue the next match to hand out is: a match of ``prefer`` (the
+        deal this slot just played) first, else the next one whose deal has no match in
+        flight; None when every queued match waits for its deal's match in flight."""
+        if prefer:
+            for index in range(len(self.queue) - 1, -1, -1):
+                if self.queue[index].group == prefer:
+                    return index
+        for index in range(len(self.queue) - 1, -1, -1):
+            group = self.queue[index].group
+            if not group or not self._playing.get(group):
+                return index
+        return None
+
+    async def _next_match(self, prefer: str = "") -> PendingMatch | None:
         """The next match to start (after the schedule's pace), or None: nothing more."""
         limit = self.options.max_matches
         if self._stopped() or (limit is not None and self.handed >= limit):
@@ -404,15 +426,28 @@ class LeagueRun:
         # this one waited for the schedule.
         if self._exhausted():
             return None
-        pending = self.queue.pop()
+        while (index := self._eligible(prefer)) is None:
+            await trio.sleep(DEAL_WAIT_S)
+            if self._exhausted():
+                return None
+        pending = self.queue.pop(index)
+        self._playing[pending.group] = self._playing.get(pending.group, 0) + 1
         self.handed += 1
         if self.schedule is not None:
             await self.schedule.pace()
             if self._stopped():  # not started: still pending
                 self.queue.append(pending)
+                self._done_with(pending)
                 self.handed -= 1
                 return None
         return pending
+
+    def _done_with(self, pending: PendingMatch) -> None:
+        left = self._playing.get(pending.group, 0) - 1
+        if left > 0:
+            self._playing[pending.group] = left
+        else:
+            self._playing.pop(pending.group, None)
 
     def _spec(self, pending: PendingMatch) -> MatchSpec:
         return MatchSpec(
@@ -422,10 +457,13 @@ class LeagueRun:
             match_id=match_id(self.league, pending),
             deal_group=pending.group,
             chance_key=match_deal_key(self.league, pending.group),
+            last_of_deal=not any(other.group == pending.group for other in self.queue),
         )
 
     async def _play_on(self, slot: MatchSlot) -> None:
-        while (pending := await self._next_match()) is not None:
+        last_deal = ""
+        while (pending := await self._next_match(last_deal)) is not None:
+            last_deal = pending.group
             spec = self._spec(pending)
             try:
                 result = await slot.play(spec, self.limits)
@@ -435,6 +473,8 @@ class LeagueRun:
             except WorkerLost as error:  # not written: still pending; this slot is gone
                 self.lost.append(LostMatch(spec.match_id, str(error)))
                 return
+            finally:
+                self._done_with(pending)
             record = result.record
             with session_scope(self.engine) as session:
                 record_result(

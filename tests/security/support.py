@@ -238,7 +238,7 @@ class LogMeasuringLauncher:
 
     @asynccontextmanager
     async def lease(
-        self, spec: BotSpec, startup_s: float, *, group: str = ""
+        self, spec: BotSpec, startup_s: float, *, group: str = "", last_of_deal: bool = True
     ) -> AsyncIterator[Lease]:
         leased = await start_process(spec, startup_s, sandbox=self.sandbox)
         try:
