@@ -57,6 +57,9 @@ from referee.sandbox import DEFAULT_SANDBOX
 PREAMBLE = "1010011001011010"
 """Known bits sent first on every channel: the receiver's calibration."""
 PLACEMENTS = ("apart", "shared")
+HAND_DICE = 5
+"""Liar's Dice's default dice per player: a hand is ``HAND_DICE × log2(6)`` bits."""
+HAND_BITS = HAND_DICE * math.log2(6)
 CHANNELS = ("cpu", "membw", "pagecache", "pagecache-fresh", "pagecache-probe")
 """The channels of ``tests/security/timing_bot.py`` (its docstring says what each does)."""
 
@@ -64,6 +67,11 @@ CHANNELS = ("cpu", "membw", "pagecache", "pagecache-fresh", "pagecache-probe")
 @dataclass(frozen=True, slots=True)
 class Sizes:
     payload_bits: int
+    """Random bits after the preamble (more when ``least_slots`` needs them)."""
+    least_slots: int
+    """Slots per experiment at least: a wide page-cache setting sends more bits, so
+    that every setting is measured across slot changes (the sender's undoing of
+    the previous slot is part of the channel)."""
     settings: dict[str, tuple[tuple[float, int], ...]]
     """(slot length in ms, bits per slot) tried per channel. Only the page-cache
     channels carry more than one bit per slot (a page each)."""
@@ -71,16 +79,18 @@ class Sizes:
 
 FULL = Sizes(
     payload_bits=240,
+    least_slots=8,
     settings={
-        "cpu": ((100.0, 1), (50.0, 1), (20.0, 1), (10.0, 1)),
+        "cpu": ((50.0, 1), (20.0, 1), (10.0, 1), (5.0, 1)),
         "membw": ((50.0, 1), (20.0, 1), (10.0, 1)),
         "pagecache": ((10.0, 1), (5.0, 1), (2.0, 1), (10.0, 8)),
         "pagecache-fresh": ((10.0, 1), (5.0, 1), (10.0, 4)),
-        "pagecache-probe": ((5.0, 1), (2.0, 1), (10.0, 16), (10.0, 64), (5.0, 64)),
+        "pagecache-probe": ((5.0, 1), (2.0, 1), (10.0, 64), (5.0, 64), (20.0, 256), (10.0, 256)),
     },
 )
 QUICK = Sizes(
     payload_bits=48,
+    least_slots=4,
     settings={
         "cpu": ((20.0, 1),),
         "membw": ((20.0, 1),),
@@ -89,6 +99,8 @@ QUICK = Sizes(
         "pagecache-probe": ((2.0, 1), (10.0, 64)),
     },
 )
+PAGE_SPACING = 256 << 10
+"""The bot's ``FRESH_SPACING``: the shared file needs this many bytes per page used."""
 GAP_S = 0.15
 """Pause between two experiments of a schedule."""
 START_MARGIN_S = 4.0
@@ -156,8 +168,8 @@ class Result:
         return None if ber is None else (1 - binary_entropy(ber)) * self.raw_bps
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "raw_bps": self.raw_bps, "ber": self.ber,
-                "capacity_bps": self.capacity_bps}  # fmt: skip
+        extra = {"raw_bps": self.raw_bps, "ber": self.ber, "capacity_bps": self.capacity_bps}
+        return {**asdict(self), **extra}
 
 
 DETRENDED = ("cpu", "membw")
@@ -232,7 +244,7 @@ def make_schedule(sizes: Sizes, start: float, file: str) -> Schedule:
         if channel.startswith("pagecache") and not file:
             continue
         for slot_ms, width in sizes.settings.get(channel, ()):
-            slots = -(-(len(PREAMBLE) + sizes.payload_bits) // width)
+            slots = max(sizes.least_slots, -(-(len(PREAMBLE) + sizes.payload_bits) // width))
             payload = "".join(secrets.choice("01") for _ in range(slots * width - len(PREAMBLE)))
             slot_s = slot_ms / 1000
             schedule.experiments.append(
@@ -304,6 +316,7 @@ class PlacementRun:
     cpu: dict[str, str]
     caps: dict[str, Any]
     cores_inside: dict[str, list[int]]
+    ready_late_s: float
 
 
 async def run_placement(placement: str, sizes: Sizes, file: str) -> PlacementRun:
@@ -333,12 +346,10 @@ async def run_placement(placement: str, sizes: Sizes, file: str) -> PlacementRun
     for role, log in logs.items():
         if not lines(log, "TIMING-DONE"):
             raise RuntimeError(f"the {role} did not finish; its output ends: {log[-1500:]!r}")
+    # A bot ready after slot 0 (a very loaded host) reaches its first slots late:
+    # they are counted as late, and decoded like the others.
     ready = [line["at"] for log in logs.values() for line in lines(log, "TIMING-READY")]
-    if max(ready) > schedule.start:
-        raise RuntimeError(
-            f"a bot was ready {max(ready) - schedule.start:.2f} s after slot 0"
-            f" (START_MARGIN_S = {START_MARGIN_S})"
-        )
+    ready_late_s = max(0.0, max(ready) - schedule.start)
     received = lines(logs["receiver"], "TIMING")
     sent = lines(logs["sender"], "TIMING")
     if len(received) != len(schedule.experiments) or len(sent) != len(received):
@@ -352,7 +363,7 @@ async def run_placement(placement: str, sizes: Sizes, file: str) -> PlacementRun
     ]
     caps = (lines(logs["receiver"], "TIMING-CAPS") or [{}])[0]
     inside = {role: lines(log, "TIMING-DONE")[0]["cores"] for role, log in logs.items()}
-    return PlacementRun(placement, results, cpu, caps, inside)
+    return PlacementRun(placement, results, cpu, caps, inside, ready_late_s)
 
 
 def best(results: Sequence[Result]) -> dict[tuple[str, str], Result]:
@@ -373,8 +384,18 @@ def _number(value: float | None, digits: str = ".3g") -> str:
 
 
 def format_results(results: Sequence[Result]) -> str:
-    headers = ("placement", "channel", "slot ms", "bits/slot", "raw bit/s", "errors", "BER", "capacity bit/s",
-               "late", "median 1 / 0")  # fmt: skip
+    headers = (
+        "placement",
+        "channel",
+        "slot ms",
+        "bits/slot",
+        "raw bit/s",
+        "errors",
+        "BER",
+        "capacity bit/s",
+        "late",
+        "median 1 / 0",
+    )
     rows = [
         (
             r.placement,
@@ -406,8 +427,11 @@ def load() -> str:
 
 def measure(sizes: Sizes, placements: Sequence[str] = PLACEMENTS) -> dict[str, Any]:
     """Run every placement; the results and what the run saw, as JSON-ready data."""
+    fresh = max((w for _, w in sizes.settings.get("pagecache-fresh", ())), default=0)
     widest = max(w for settings in sizes.settings.values() for _, w in settings)
-    file = shared_file(least=(sizes.payload_bits + len(PREAMBLE) + widest + 2) * (256 << 10))
+    fresh_bits = max(len(PREAMBLE) + sizes.payload_bits + fresh, sizes.least_slots * fresh)
+    pages = max(fresh_bits, widest) + 2
+    file = shared_file(least=pages * PAGE_SPACING)
     meta: dict[str, Any] = {
         "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "load_before": load(),
@@ -424,7 +448,12 @@ def measure(sizes: Sizes, placements: Sequence[str] = PLACEMENTS) -> dict[str, A
     return {
         "meta": meta,
         "placements": {
-            run.placement: {"cpu": run.cpu, "cores_inside": run.cores_inside} for run in runs
+            run.placement: {
+                "cpu": run.cpu,
+                "cores_inside": run.cores_inside,
+                "ready_late_s": run.ready_late_s,
+            }
+            for run in runs
         },
         "caps": next((run.caps for run in runs if run.caps), {}),
         "results": results,
@@ -456,7 +485,25 @@ def main(argv: list[str] | None = None) -> None:
     print("\nbest slot length per channel and placement (capacity):")
     print(format_results(list(best(results).values())))
     for placement, where in measured["placements"].items():
-        print(f"{placement}: " + "; ".join(f"{role} {cpu}" for role, cpu in where["cpu"].items()))
+        late = (
+            f" (a bot was ready {where['ready_late_s']:.2f} s late)"
+            if where["ready_late_s"]
+            else ""
+        )
+        print(
+            f"{placement}: "
+            + "; ".join(f"{role} {cpu}" for role, cpu in where["cpu"].items())
+            + late
+        )
+    top = max(results, key=lambda r: r.capacity_bps or 0.0, default=None)
+    if top is not None and top.capacity_bps is not None:
+        hand = (
+            f"a Liar's Dice hand of {HAND_DICE} dice ({HAND_BITS:.1f} bits) in"
+            f" {HAND_BITS / top.capacity_bps * 1e3:.1f} ms"
+            if top.capacity_bps
+            else "nothing gets through"
+        )
+        print(f"best: {top.channel} ({top.placement}), {top.capacity_bps:.0f} bit/s: {hand}")
     print(f"page-cache primitives in the sandbox: {json.dumps(measured['caps'])}")
     print(
         f"\n{meta['started']}  load {meta['load_before']} -> {meta['load_after']}"
