@@ -10,8 +10,9 @@ the default launcher (``referee.launcher.start_process`` with the default
 ``SandboxConfig``, so the default CPU plan of ``referee.cpu_share`` places them),
 has the sender send a known preamble and a random bit string on each channel at
 several slot lengths, decodes the receiver's measurements, and reports per channel
-and placement: the bit error rate, the raw rate (slots/s) and the capacity of a
-binary symmetric channel with that error rate (``(1 − H(p)) × slots/s``).
+and placement: the bit error rate, the raw rate (bits sent per second) and the
+capacity of a binary symmetric channel with that error rate
+(``(1 − H(p)) × raw rate``, counted as nothing when ``p`` ≥ 0.5).
 
 Placements:
 
@@ -164,8 +165,12 @@ class Result:
 
     @property
     def capacity_bps(self) -> float | None:
+        """``(1 − H(p)) × raw rate``; nothing when the decoder got half or more wrong
+        (a receiver cannot know that its calibration flipped, so it gains nothing)."""
         ber = self.ber
-        return None if ber is None else (1 - binary_entropy(ber)) * self.raw_bps
+        if ber is None:
+            return None
+        return (1 - binary_entropy(ber)) * self.raw_bps if ber < 0.5 else 0.0
 
     def to_json(self) -> dict[str, Any]:
         extra = {"raw_bps": self.raw_bps, "ber": self.ber, "capacity_bps": self.capacity_bps}
