@@ -73,6 +73,8 @@ class Sizes:
     """Slots per experiment at least: a wide page-cache setting sends more bits, so
     that every setting is measured across slot changes (the sender's undoing of
     the previous slot is part of the channel)."""
+    quiet_s: float
+    """How long each placement waits for other referees' bot groups to go."""
     settings: dict[str, tuple[tuple[float, int], ...]]
     """(slot length in ms, bits per slot) tried per channel. Only the page-cache
     channels carry more than one bit per slot (a page each)."""
@@ -81,6 +83,7 @@ class Sizes:
 FULL = Sizes(
     payload_bits=240,
     least_slots=8,
+    quiet_s=30.0,
     settings={
         "cpu": ((50.0, 1), (20.0, 1), (10.0, 1), (5.0, 1)),
         "membw": ((50.0, 1), (20.0, 1), (10.0, 1)),
@@ -100,6 +103,7 @@ FULL = Sizes(
 QUICK = Sizes(
     payload_bits=48,
     least_slots=4,
+    quiet_s=2.0,
     settings={
         "cpu": ((20.0, 1),),
         "membw": ((20.0, 1),),
@@ -304,6 +308,16 @@ def referee_on_one_core(placement: str) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
+async def quiet_host(timeout: float) -> int:
+    """Wait (at most ``timeout`` s) until no other bot group is on this host (they
+    hold cores, first come, first served: ``apart`` needs two free ones); how many
+    are left."""
+    deadline = time.monotonic() + timeout
+    while (left := len(cgroups.live_groups())) and time.monotonic() < deadline:
+        await trio.sleep(0.2)
+    return left
+
+
 def cpu_of(lease: Lease) -> str:
     """Where the bot's control group lets it run and its bandwidth cap (host side)."""
     group = lease.process.cgroup if lease.process else None
@@ -330,11 +344,14 @@ class PlacementRun:
     caps: dict[str, Any]
     cores_inside: dict[str, list[int]]
     ready_late_s: float
+    others: int
+    """Other referees' bot groups still on the host when the bots started."""
 
 
 async def run_placement(placement: str, sizes: Sizes, file: str) -> PlacementRun:
     """Start receiver then sender (the receiver's group is made first), run the
     schedule, collect and score."""
+    others = await quiet_host(sizes.quiet_s)
     schedule = make_schedule(sizes, time.time() + START_MARGIN_S, file)
     if file:
         evict(file)
@@ -376,7 +393,7 @@ async def run_placement(placement: str, sizes: Sizes, file: str) -> PlacementRun
     ]
     caps = (lines(logs["receiver"], "TIMING-CAPS") or [{}])[0]
     inside = {role: lines(log, "TIMING-DONE")[0]["cores"] for role, log in logs.items()}
-    return PlacementRun(placement, results, cpu, caps, inside, ready_late_s)
+    return PlacementRun(placement, results, cpu, caps, inside, ready_late_s, others)
 
 
 def best(results: Sequence[Result]) -> dict[tuple[str, str], Result]:
@@ -465,6 +482,7 @@ def measure(sizes: Sizes, placements: Sequence[str] = PLACEMENTS) -> dict[str, A
                 "cpu": run.cpu,
                 "cores_inside": run.cores_inside,
                 "ready_late_s": run.ready_late_s,
+                "other_bot_groups": run.others,
             }
             for run in runs
         },
@@ -498,11 +516,8 @@ def main(argv: list[str] | None = None) -> None:
     print("\nbest slot length per channel and placement (capacity):")
     print(format_results(list(best(results).values())))
     for placement, where in measured["placements"].items():
-        late = (
-            f" (a bot was ready {where['ready_late_s']:.2f} s late)"
-            if where["ready_late_s"]
-            else ""
-        )
+        late = f"; ready {where['ready_late_s']:.2f} s late" if where["ready_late_s"] else ""
+        late += f"; {where['other_bot_groups']} other bot groups on the host"
         print(
             f"{placement}: "
             + "; ".join(f"{role} {cpu}" for role, cpu in where["cpu"].items())
