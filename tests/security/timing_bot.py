@@ -15,11 +15,11 @@ a thread runs a schedule of experiments synchronised by the wall clock (the host
   through a buffer larger than the cache for a 1 and sleeps for a 0; the receiver
   copies a buffer that fits the cache and reports MB/s per slot.
 - ``pagecache``: page-cache timing on a shared read-only file. For a 1 the sender
-  reads one page of the file (into the page cache), for a 0 it evicts it
-  (``posix_fadvise(POSIX_FADV_DONTNEED)`` works on a read-only descriptor of a
-  file the bot does not own); halfway through the slot the receiver times a read
-  of that page (µs: a cached page is a copy, an evicted one a disk read). The
-  sender does not wait for the disk: ``POSIX_FADV_WILLNEED`` starts the read.
+  asks for one page of the file (``POSIX_FADV_WILLNEED`` starts the disk read
+  without waiting for it), for a 0 it evicts it (``POSIX_FADV_DONTNEED`` works on
+  a read-only descriptor of a file the bot does not own); at ``PROBE_AT`` of the
+  slot the receiver times a read of that page (µs: a cached page is a copy, an
+  evicted one a disk read). ``width`` pages side by side carry ``width`` bits.
 - ``pagecache-fresh``: the same without eviction (as if ``posix_fadvise`` were
   refused): every bit uses a page of its own, far from the others, which the
   sender reads for a 1 and leaves alone for a 0; the receiver times the first
