@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import cpu_fairness, engine, league, wire
+from bench import cpu_fairness, engine, league, timing_channel, wire
 from bench.instant_bot import plan
 from bench.report import Row, format_table
+from referee.sandbox import SandboxError, require_tools
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 
@@ -74,3 +75,50 @@ def test_fairness_counts_each_decision_for_the_hogs_state_meanwhile() -> None:
         cpu_fairness.summarize(played, sharing="fair")
     summary = cpu_fairness.summarize(played, sharing="fair", least=1)
     assert summary.ratio == pytest.approx(100 / 50)
+
+
+def test_timing_channel_decodes_on_the_preamble_and_scores_the_payload() -> None:
+    preamble = [5.0 if bit == "1" else 1.0 for bit in timing_channel.PREAMBLE]
+    sent = timing_channel.PREAMBLE + "0110"
+    report = {"channel": "pagecache", "slot_ms": 4.0, "width": 2, "late": 1}
+    result = timing_channel.score("apart", sent, {**report, "values": [*preamble, 1, 5, 5, 5]}, 2)
+    assert (result.errors, result.payload_bits, result.late_slots) == (1, 4, 3)
+    assert result.raw_bps == 500.0
+    assert result.capacity_bps == pytest.approx(500.0 * (1 - timing_channel.binary_entropy(0.25)))
+    # Slower is "1" when the preamble says so (a cold page takes longer to read).
+    inverted = [1.0 if bit == "1" else 5.0 for bit in timing_channel.PREAMBLE]
+    flipped = timing_channel.score("apart", sent, {**report, "values": [*inverted, 5, 1, 1, 5]}, 0)
+    assert flipped.errors == 0
+
+
+def _sandbox_missing() -> str:
+    try:
+        require_tools()
+    except SandboxError as error:
+        return str(error)
+    return ""
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(bool(_sandbox_missing()), reason=_sandbox_missing() or "sandbox available")
+def test_timing_channel_quick_bench_reports_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The quick bench end to end: two sandboxes per placement, every channel
+    measured. Only that numbers come out: their size is the machine's business."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    out = tmp_path / "timing.json"
+    timing_channel.main(["--quick", "--json", str(out)])
+    data = json.loads(out.read_text())
+    measured = {(r["placement"], r["channel"]) for r in data["results"]}
+    channels = set(timing_channel.QUICK.settings)
+    if not data["meta"]["file"]:
+        channels = {c for c in channels if not c.startswith("pagecache")}
+    assert measured == {(p, c) for p in timing_channel.PLACEMENTS for c in channels}
+    for row in data["results"]:
+        assert row["errors"] is not None, row
+        assert 0.0 <= row["ber"] <= 1.0 and row["raw_bps"] > 0, row
+        assert 0.0 <= row["capacity_bps"] <= row["raw_bps"], row
+    assert data["meta"]["load_before"] and data["meta"]["load_after"]
+    printed = capsys.readouterr().out
+    assert "capacity bit/s" in printed and "best:" in printed
