@@ -43,11 +43,14 @@ class WarmPool:
         max_idle_per_bot: int = 8,
         max_uses: int = 200,
         sandbox: SandboxConfig = DEFAULT_SANDBOX,
+        park: bool = True,
     ) -> None:
         self.stop_grace_s = stop_grace_s
         self.max_idle_per_bot = max_idle_per_bot
         self.max_uses = max_uses
         self.sandbox = sandbox
+        self.park = park
+        """Park the processes of a deal's earlier rotations (off only in a guard test)."""
         self._idle: dict[BotSpec, list[Lease]] = {}
         self._parked: dict[str, list[Lease]] = {}
         """Stopped processes, by the deal group whose remaining rotations they wait out."""
@@ -91,7 +94,7 @@ class WarmPool:
                 or len(idle) >= self.max_idle_per_bot
             ):
                 await self._discard(leased)
-            elif group and not last_of_deal and self.sandbox.enabled:
+            elif group and not last_of_deal and self.park and self.sandbox.enabled:
                 await self._park(group, leased)
             else:
                 idle.append(leased)
