@@ -300,6 +300,8 @@ class LeagueRun:
         self.lost: list[LostMatch] = []
         self.started = time.monotonic()
         self._schedule_lock = trio.Lock()
+        self.one_rotation_at_a_time = True
+        """Off only in the benchmark that measures what it costs (bench/trust_cost.py)."""
         self._playing: dict[str, int] = {}
         """Deal groups with a match in flight (how many): the next rotation of a deal
         waits until its group has none, so one rotation is played at a time and the
@@ -403,6 +405,8 @@ class LeagueRun:
         """Where in the queue the next match to hand out is: a match of ``prefer`` (the
         deal this slot just played) first, else the next one whose deal has no match in
         flight; None when every queued match waits for its deal's match in flight."""
+        if not self.one_rotation_at_a_time:
+            return len(self.queue) - 1 if self.queue else None
         if prefer:
             for index in range(len(self.queue) - 1, -1, -1):
                 if self.queue[index].group == prefer:
