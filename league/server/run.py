@@ -29,6 +29,7 @@ from league.server.events import LeagueWatcher
 from league.server.ladders import enter_ladders
 from league.server.rendering import templates
 from league.server.state import Server, Settings
+from league.services.submissions import fail_unfinished
 
 log = logging.getLogger("arena.server")
 
@@ -54,6 +55,9 @@ def make_server(
         check_queue=CheckQueue(settings.queue),
     )
     server.on_accepted.append(enter_ladders)
+    stale = fail_unfinished(engine)
+    if stale:
+        log.warning("%d submission(s) left checking by a stopped server marked failed", stale)
     return server
 
 
