@@ -135,6 +135,7 @@ async def _submit(
             check_matches=server.settings.check_matches,
             slot=server.check_queue.slot,
             check_budget_s=server.settings.queue.check_budget_s,
+            min_protocol=server.settings.min_protocol,
         )
     except Exception as error:
         status = http_status(error)
