@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from league.server.state import Server, Settings
 
 
+# long: one typer option per parameter; the body is short
 def serve_command(
     ctx: typer.Context,
     host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = (

@@ -116,8 +116,7 @@ async def run_rolling(
     ``handle_signals`` (the command line): the first SIGINT/SIGTERM is ``stop``
     without a grace limit, a second abandons the running matches. ``workers``:
     referee processes, as for :class:`league.execution.run.LeagueRun` (1: this process).
-    ``min_protocol``: the lowest bot protocol version a seat may speak (the server's
-    ``--min-protocol``); a bot announcing less forfeits with a start-up fault.
+    ``min_protocol``: the lowest protocol a seat may speak (``RunOptions.min_protocol``).
     """
     with session_scope(engine) as session:
         league = get_league(session=session, name=name)
