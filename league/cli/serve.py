@@ -79,7 +79,7 @@ def serve_command(
     ] = 3,
     max_streams_per_client: Annotated[
         int, typer.Option(min=1, help="Live-update streams one client may hold open.")
-    ] = 6,
+    ] = 16,
 ) -> None:
     """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API,
     bot submissions by authors; and play the rolling ladders in the background.

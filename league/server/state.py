@@ -53,9 +53,10 @@ class Settings:
     """Mark the session cookie ``Secure`` even on plain HTTP (behind a TLS proxy)."""
     max_streams: int = 200
     """Open event streams at most; more get 503."""
-    max_streams_per_client: int = 6
+    max_streams_per_client: int = 16
     """Open event streams of one client at most (an author, by session cookie; else
-    a client address); more get 429 (:mod:`league.server.live`)."""
+    a client address); more get 429 (:mod:`league.server.live`). Room for a few
+    people behind one address (a NAT) with a few tabs each, far from the total."""
     forwarded_allow_ips: tuple[Network, ...] = ()
     """Peers (reverse proxies) whose ``X-Forwarded-For`` names the client
     (``arena serve --forwarded-allow-ips``); none by default."""

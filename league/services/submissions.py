@@ -250,6 +250,9 @@ def _refuse(
     return SubmissionRefused(reasons, submission_id, status=status)
 
 
+FAIL_WRITE_S = 30.0
+"""How long marking a submission ``failed`` may take after an error (a cancelled
+request included) before it is given up (then the next server start does it)."""
 FINAL_STATES = ("accepted", "refused", "failed")
 """Where every submission ends; ``checking`` only while it is being judged."""
 
@@ -371,7 +374,8 @@ async def submit_bot(
         raise  # recorded as refused already
     except BaseException as error:  # recorded as failed, then raised again
         reason = _failure_reason(error)
-        with trio.CancelScope(shield=True):
+        # Shielded (the error may be the cancellation itself), but bounded.
+        with trio.CancelScope(shield=True, deadline=trio.current_time() + FAIL_WRITE_S):
             try:
                 await trio.to_thread.run_sync(_fail, engine, submission_id, reason)
             except Exception:

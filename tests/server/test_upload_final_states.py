@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import shutil
 import tarfile
 import zipfile
 from collections.abc import Callable, Iterator
@@ -51,8 +52,17 @@ LIMITS = SubmissionLimits(
 )  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def empty_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated empty database, made once: each test copies it (no migration each)."""
+    path = tmp_path_factory.mktemp("template") / "arena.db"
+    open_database(f"sqlite:///{path}").dispose()
+    return path
+
+
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
+def engine(tmp_path: Path, empty_db: Path) -> Iterator[Engine]:
+    shutil.copyfile(empty_db, tmp_path / "arena.db")
     engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
     yield engine
     engine.dispose()
