@@ -160,9 +160,6 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/serve.py league.server.state": (
         "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
     ),
-    "league/cli/serve.py league.server.throttle": (
-        "the store's models (SQLModel) through league.store.authors: `arena serve` only"
-    ),
     "league/cli/serve.py league.services.submissions": (
         "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
     ),

@@ -12,6 +12,7 @@ import typer
 
 from league.cli.common import context_of, fail
 from league.server.auth import KeyError_
+from league.server.throttle import parse_trusted
 
 if TYPE_CHECKING:
     from league.server.state import Server, Settings
@@ -92,8 +93,6 @@ def serve_command(
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    from league.server.throttle import parse_trusted
-
     try:
         trusted = parse_trusted(forwarded_allow_ips)
     except ValueError as error:

@@ -42,8 +42,6 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from league.store.authors import AuthError, parse_token
-
 WINDOW_S = 300.0
 """Failures older than this no longer count."""
 PER_ADDRESS = 10
@@ -169,14 +167,6 @@ class AuthThrottle:
             times = self._failures.get(key)
             if times is not None and attempt.at in times:
                 times.remove(attempt.at)
-
-
-def token_id_of(token: str) -> str | None:
-    """The id part of a well-formed token, else None (nothing to count it under)."""
-    try:
-        return parse_token(token)[0]
-    except AuthError:
-        return None
 
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
