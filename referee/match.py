@@ -65,6 +65,10 @@ class Limits:
     """Time a bot has to start, answer Health and confirm MatchStart."""
     finish_s: float = 1.0
     """Time a bot has to close its stream after MatchEnd."""
+    min_protocol: int = 1
+    """The lowest protocol version a seat may speak: a bot whose Health announces
+    less faults at start-up (a server ladder requires 3, whose answers echo the
+    request's nonce, so a blind pre-answer cannot land)."""
 
     def __post_init__(self) -> None:
         for name in ("decision_s", "startup_s"):
@@ -72,6 +76,10 @@ class Limits:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
         if self.grace_s < 0 or self.finish_s < 0:
             raise ValueError("grace_s and finish_s must not be negative")
+        if not 1 <= self.min_protocol <= PROTOCOL_VERSION:
+            raise ValueError(
+                f"min_protocol must be 1..{PROTOCOL_VERSION}, got {self.min_protocol!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +309,13 @@ class _Table:
         """Open the stream, confirm MatchStart, then hold it until the match ends."""
         health = lease.connection.health
         seat.protocol = seat_protocol(health.protocol_version if health else 0)
+        if seat.protocol < self.limits.min_protocol:
+            lease.faulty = True  # it is not fit for this match: do not reuse it
+            raise BotStartupError(
+                f"the bot announced protocol {health.protocol_version if health else 0}"
+                f" (speaks {seat.protocol}); this match requires protocol"
+                f" {self.limits.min_protocol} or later: update the bot's SDK"
+            )
         stream = lease.connection.open_stream(on_early=self.watch.callback(seat.index))
         try:
             ready = await self._start(seat, stream)

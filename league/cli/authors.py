@@ -220,8 +220,8 @@ def submit_command(
     typer.echo(json.dumps(answer, indent=2))
     if 200 <= status < 300 and isinstance(answer, dict) and answer.get("status") == "accepted":
         raise typer.Exit(0)
-    if status == 422:
-        raise typer.Exit(1)
+    if status == 422 or (isinstance(answer, dict) and answer.get("status") == "refused"):
+        raise typer.Exit(1)  # refused with reasons (422; 400 for an archive it cannot unpack)
     hint = {401: "bad or missing token", 413: "upload too large", 400: "malformed request"}
     message = hint.get(status, f"server answered HTTP {status}")
     if status == 429:

@@ -12,11 +12,13 @@ import typer
 
 from league.cli.common import context_of, fail
 from league.server.auth import KeyError_
+from league.server.throttle import parse_trusted
 
 if TYPE_CHECKING:
     from league.server.state import Server, Settings
 
 
+# long: one typer option per parameter; the body is short
 def serve_command(
     ctx: typer.Context,
     host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = (
@@ -58,6 +60,27 @@ def serve_command(
     check_matches: Annotated[
         int, typer.Option(min=1, help="Matches the pre-submission check plays in the sandbox.")
     ] = 4,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            help="Reverse proxies (comma-separated addresses or networks, '*': any peer)"
+            " whose X-Forwarded-For names the client; none by default. Set it to the"
+            " proxy's address behind a proxy, or every client has the proxy's address"
+            " (one throttle count, one live-stream cap for all).",
+        ),
+    ] = "",
+    min_protocol: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=3,
+            help="Lowest bot protocol version a submission may announce (3: answers must"
+            " echo the request's nonce, so blind pre-answers cannot land).",
+        ),
+    ] = 3,
+    max_streams_per_client: Annotated[
+        int, typer.Option(min=1, help="Live-update streams one client may hold open.")
+    ] = 16,
 ) -> None:
     """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API,
     bot submissions by authors; and play the rolling ladders in the background.
@@ -70,6 +93,10 @@ def serve_command(
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    try:
+        trusted = parse_trusted(forwarded_allow_ips)
+    except ValueError as error:
+        raise fail(f"--forwarded-allow-ips: {error}") from None
     engine = context_of(ctx).engine()
     settings = _settings(
         store,
@@ -79,6 +106,9 @@ def serve_command(
         submission_interval=submission_interval,
         check_matches=check_matches,
     )
+    settings.forwarded_allow_ips = trusted
+    settings.min_protocol = min_protocol
+    settings.max_streams_per_client = max_streams_per_client
     try:
         server = make_server(engine, settings)
     except (KeyError_, OSError) as error:

@@ -237,6 +237,7 @@ def check_bot_matches(
     vary_rules: bool = False,
     logs: list[bytes] | None = None,
     budget_s: float | None = None,
+    min_protocol: int = 1,
 ) -> CheckReport:
     """Play ``matches`` matches of ``spec`` against the game's example bots and judge.
 
@@ -246,7 +247,9 @@ def check_bot_matches(
     matches distinguishable from ladder matches. ``logs``, if given, receives what
     the checked bot printed in each match. ``budget_s``: the whole check's time
     limit (the server's check queue sets it); a check still playing then is
-    stopped, its bots ended, and it fails saying so.
+    stopped, its bots ended, and it fails saying so. ``min_protocol``: the lowest
+    protocol version the bot may announce (a server's ``--min-protocol``); a bot
+    announcing less faults at start-up in every match, saying why.
     """
     if game_name not in game_names():
         known = ", ".join(sorted(game_names()))
@@ -260,7 +263,7 @@ def check_bot_matches(
         BotSpec(name=module, command=(sys.executable, "-m", f"example_bots.{module}"))
         for module in modules
     ]
-    limits = Limits(decision_s=decision_s, startup_s=startup_s)
+    limits = Limits(decision_s=decision_s, startup_s=startup_s, min_protocol=min_protocol)
     if vary_rules:
         variants = rule_variants(game_name, matches)
     else:

@@ -100,6 +100,7 @@ async def run_rolling(
     grace_s: float | None = 10.0,
     idle_poll_s: float = 2.0,
     workers: int | None = 1,
+    min_protocol: int = 1,
 ) -> RollingSummary:
     """Play ladder ``name`` until ``stop`` is set (or ``max_matches`` are written).
 
@@ -115,6 +116,7 @@ async def run_rolling(
     ``handle_signals`` (the command line): the first SIGINT/SIGTERM is ``stop``
     without a grace limit, a second abandons the running matches. ``workers``:
     referee processes, as for :class:`league.execution.run.LeagueRun` (1: this process).
+    ``min_protocol``: the lowest protocol a seat may speak (``RunOptions.min_protocol``).
     """
     with session_scope(engine) as session:
         league = get_league(session=session, name=name)
@@ -137,6 +139,7 @@ async def run_rolling(
         max_matches=max_matches,
         handle_signals=False,
         grace_s=None if handle_signals else grace_s,
+        min_protocol=min_protocol,
     )
     run = LeagueRun(engine, name, options, schedule=schedule, stop=event, on_result=record)
     summary = None

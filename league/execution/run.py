@@ -193,6 +193,9 @@ class RunOptions:
     """After ``stop`` is set, abandon the running matches this much later (None: never)."""
     ray: RayOptions | None = None
     """Play each match as a task on a Ray cluster instead (``workers`` is then ignored)."""
+    min_protocol: int = 1
+    """The lowest bot protocol version a seat may speak (:attr:`referee.match.Limits.min_protocol`):
+    the server's ladders set its ``--min-protocol``."""
 
 
 class ScheduleSource(Protocol):
@@ -321,7 +324,11 @@ class LeagueRun:
             else (self.options.max_matches or self.options.concurrency)
         )
         self.rules = json.loads(self.league.rules)
-        self.limits = Limits(decision_s=self.league.decision_s, startup_s=self.league.startup_s)
+        self.limits = Limits(
+            decision_s=self.league.decision_s,
+            startup_s=self.league.startup_s,
+            min_protocol=self.options.min_protocol,
+        )
         executor = choose_executor(self.options, todo, capacity, self._sandbox())
         self.started = time.monotonic()
         self.done = self.status.done

@@ -1,8 +1,8 @@
 """Author sessions for the web pages: a signed cookie, CSRF tokens, who may read logs.
 
 An author logs in by pasting their token (``arena author add`` printed it) into
-the login form; the server checks it with the authenticator it was given
-(:func:`league.store.authors.authenticate`) and sets a session cookie:
+the login form; the server checks it (:meth:`league.server.state.Server.check_token`,
+throttled as :mod:`league.server.throttle` says) and sets a session cookie:
 
     arena_session = AUTHOR_ID.EXPIRES.NONCE.MAC
 

@@ -48,6 +48,7 @@ async def _play(server: Server, name: str, stop: trio.Event) -> None:
                 stop=stop,
                 on_match=lambda _match: server.watcher.notify(),
                 grace_s=GRACE_S,
+                min_protocol=server.settings.min_protocol,
             )
         except (LeagueError, SandboxError, OSError) as error:
             log.error(

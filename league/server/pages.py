@@ -218,12 +218,10 @@ async def log_page(request: Request) -> Response:
 async def login_page(request: Request) -> Response:
     server = server_of(request)
     if request.method == "GET":
-        return await render(
-            request, "login.html", enabled=server.authenticate is not None, error=""
-        )
+        return await render(request, "login.html", enabled=server.logins, error="")
     if not same_origin(dict(request.headers), request.headers.get("host", "")):
         raise HTTPException(403, "cross-site form submission refused")
-    if server.authenticate is None:
+    if not server.logins:
         return await render(
             request,
             "login.html",
@@ -233,9 +231,8 @@ async def login_page(request: Request) -> Response:
         )
     form = await small_form(request)
     token = str(form.get("token") or "").strip()
-    authenticate = server.authenticate
     try:
-        author_id = await server.check_token(authenticate, token, client_address(request))
+        author = await server.check_token(token, client_address(request))
     except Throttled as error:
         page = await render(request, "login.html", status=429, enabled=True, error=str(error))
         page.headers["retry-after"] = str(error.retry_after_s)
@@ -244,7 +241,8 @@ async def login_page(request: Request) -> Response:
         return await render(
             request, "login.html", status=401, enabled=True, error="that token is not valid"
         )
-    value, _session = new_session(server.key, author_id)
+    assert author.id is not None
+    value, _session = new_session(server.key, author.id)
     response = RedirectResponse("/", status_code=303)
     set_session_cookie(response, value, secure=_secure(request, server))
     return response

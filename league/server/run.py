@@ -21,7 +21,6 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from league.server.app import create_app
 from league.server.auth import load_server_key
@@ -29,8 +28,8 @@ from league.server.checkqueue import CheckQueue
 from league.server.events import LeagueWatcher
 from league.server.ladders import enter_ladders
 from league.server.rendering import templates
-from league.server.state import Authenticator, Server, Settings
-from league.store.authors import authenticate
+from league.server.state import Server, Settings
+from league.services.submissions import fail_unfinished
 
 log = logging.getLogger("arena.server")
 
@@ -39,18 +38,11 @@ Background = Callable[[Server, trio.Event], Awaitable[None]]
 is cancelled."""
 
 
-def author_id_of(session: Session, token: str) -> int:
-    """The id of the active author whose token this is (``AuthError`` otherwise)."""
-    row = authenticate(session=session, token=token)
-    assert row.id is not None
-    return row.id
-
-
 def make_server(
     engine: Engine,
     settings: Settings,
     *,
-    authenticate: Authenticator | None = author_id_of,
+    logins: bool = True,
 ) -> Server:
     server = Server(
         engine=engine,
@@ -58,11 +50,14 @@ def make_server(
         key=load_server_key(settings.store),
         watcher=LeagueWatcher(engine, interval_s=settings.watch_interval_s),
         templates=templates(),
-        authenticate=authenticate,
+        logins=logins,
         limiter=trio.CapacityLimiter(settings.db_threads),
         check_queue=CheckQueue(settings.queue),
     )
     server.on_accepted.append(enter_ladders)
+    stale = fail_unfinished(engine)
+    if stale:
+        log.warning("%d submission(s) left checking by a stopped server marked failed", stale)
     return server
 
 

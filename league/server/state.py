@@ -22,8 +22,16 @@ from starlette.requests import Request
 from league.server.auth import COOKIE, AuthorSession, read_session
 from league.server.checkqueue import CheckQueue, QueueLimits
 from league.server.events import LeagueWatcher, State
-from league.server.throttle import AuthThrottle, token_id_of
+from league.server.throttle import AuthThrottle, Network, forwarded_client
 from league.services.submissions import SubmissionLimits
+from league.store.authors import (
+    AuthError,
+    find_by_token_id,
+    is_slow,
+    parse_token,
+    secret_matches,
+    upgrade_hash,
+)
 from league.store.db import session_scope
 from league.store.models import AuthorRow
 
@@ -32,9 +40,6 @@ T = TypeVar("T")
 REFIT_FACTOR = 3.0
 """A league's standings are fitted again at the earliest this many times the last
 fit's duration after it ended (so fits take at most a quarter of a core)."""
-
-Authenticator = Callable[[Session, str], int]
-"""``(session, token) -> author id``; raises on a bad token."""
 
 Accepted = Callable[["Server", int, str], Awaitable[list[str]]]
 """``hook(server, bot id, game)`` after a submission is registered: the ladders the
@@ -48,6 +53,15 @@ class Settings:
     """Mark the session cookie ``Secure`` even on plain HTTP (behind a TLS proxy)."""
     max_streams: int = 200
     """Open event streams at most; more get 503."""
+    max_streams_per_client: int = 16
+    """Open event streams of one client at most (an author, by session cookie; else
+    a client address); more get 429 (:mod:`league.server.live`). Room for a few
+    people behind one address (a NAT) with a few tabs each, far from the total."""
+    forwarded_allow_ips: tuple[Network, ...] = ()
+    """Peers (reverse proxies) whose ``X-Forwarded-For`` names the client
+    (``arena serve --forwarded-allow-ips``); none by default."""
+    min_protocol: int = 3
+    """Submitted bots must speak at least this protocol version (``--min-protocol``)."""
     watch_interval_s: float = 1.0
     db_threads: int = 8
     limits: SubmissionLimits = field(default_factory=SubmissionLimits)
@@ -70,17 +84,20 @@ class Server:
     key: bytes
     watcher: LeagueWatcher
     templates: jinja2.Environment
-    authenticate: Authenticator | None = None
-    """Checks an author's token (``league.store.authors.authenticate``); None: logins are off."""
+    logins: bool = True
+    """Authors may log in on the web pages with their token; False: logins are off."""
     on_accepted: list[Accepted] = field(default_factory=list)
     streams: int = 0
+    streams_of: dict[str, int] = field(default_factory=dict)
+    """Open event streams per client (:func:`league.server.live.stream_client`)."""
     check_queue: CheckQueue = field(default_factory=CheckQueue)
     """Pre-submission checks (each plays matches in the sandbox): fair between
     authors, bounded (:mod:`league.server.checkqueue`)."""
     limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
-    token_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(2))
+    token_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(4))
+    """Threads of token checks: a flood of bad tokens queues there, not before pages."""
     throttle: AuthThrottle = field(default_factory=AuthThrottle)
-    """Failed token checks per client address and token id (429 before hashing)."""
+    """Failed token checks per client address and token id (:mod:`league.server.throttle`)."""
     _cache: dict[tuple[str, str], tuple[State, Any, float]] = field(default_factory=dict)
     """(kind, league) → (state computed for, value, earliest time to compute again)."""
     _running: dict[tuple[str, str], trio.Event] = field(default_factory=dict)
@@ -95,21 +112,39 @@ class Server:
             self._in_session, fn, args, kwargs, limiter=self.limiter
         )
 
-    async def check_token(self, fn: Callable[[Session, str], T], token: str, address: str) -> T:
-        """``fn(session, token)`` for a token check (scrypt: tens of ms of CPU each).
+    async def check_token(self, token: str, address: str) -> AuthorRow:
+        """The active author whose token this is (a detached row), else
+        :class:`AuthError` (401) or :class:`~league.server.throttle.Throttled` (429).
 
-        First :attr:`throttle` (:mod:`league.server.throttle`): an address or token id
-        with too many recent failures gets :class:`Throttled` before any hashing or
-        database work. Then the check, on threads of its own, so a flood of bad tokens
-        queues there instead of delaying every page. Until it succeeds the attempt
-        counts as a failure of ``address`` and of the token's id (a refusal, or any
-        error, leaves it counted)."""
-        attempt = self.throttle.admit(address, token_id_of(token))
-        found = await trio.to_thread.run_sync(
-            self._in_session, fn, (token,), {}, limiter=self.token_limiter
+        The token is always checked first — a lookup by its id and a SHA-256 — so a
+        valid one gets in whatever other clients failed before
+        (:mod:`league.server.throttle`); a failure is counted under ``address`` (and
+        the token id when it exists) and answered 429 once they are over their
+        limits. A row with the old slow hash is the exception: its check is admitted
+        by the throttle before hashing, and upgraded to the fast hash on success."""
+        try:
+            token_id, secret = parse_token(token)
+        except AuthError as error:
+            raise self.throttle.failed(address) or error from None
+        row = await trio.to_thread.run_sync(
+            self._in_session, _find_author, (token_id,), {}, limiter=self.token_limiter
         )
-        self.throttle.succeeded(attempt)
-        return found
+        if row is None:
+            raise self.throttle.failed(address) or AuthError("unknown or wrong token")
+        if is_slow(row):
+            attempt = self.throttle.admit_slow(address, token_id)
+            ok = await trio.to_thread.run_sync(
+                secret_matches, row, secret, limiter=self.token_limiter
+            )
+            if not ok:  # counted when admitted
+                raise AuthError("unknown or wrong token")
+            self.throttle.succeeded(attempt)
+            await self.db(_upgrade_hash, token_id, row.token_hash, secret)
+        elif not secret_matches(row, secret):
+            raise self.throttle.failed(address, token_id) or AuthError("unknown or wrong token")
+        if row.disabled:
+            raise AuthError(f"author {row.name!r} is disabled: ask the operator for a new token")
+        return row
 
     async def cached(
         self, kind: str, league: str, league_id: int, fn: Callable[..., T], *args: Any
@@ -163,14 +198,36 @@ class Server:
         return None if name is None else (session, name)
 
 
+def _find_author(session: Session, token_id: str) -> AuthorRow | None:
+    row = find_by_token_id(session, token_id)
+    if row is not None:
+        session.expunge(row)
+    return row
+
+
+def _upgrade_hash(session: Session, token_id: str, checked_hash: str, secret: str) -> None:
+    """The fast hash for a row whose slow hash (``checked_hash``) ``secret`` just matched."""
+    row = find_by_token_id(session, token_id)
+    if row is not None and row.token_hash == checked_hash:
+        upgrade_hash(row, secret)
+        session.add(row)
+
+
 def _active_author_name(session: Session, author_id: int) -> str | None:
     row = session.get(AuthorRow, author_id)
     return None if row is None or row.disabled else row.name
 
 
 def client_address(request: Request) -> str:
-    """The peer's address (never a forwarded header: a client can write those)."""
-    return request.client.host if request.client is not None else "unknown"
+    """The client's address: the peer's, unless the peer is a trusted proxy
+    (``Settings.forwarded_allow_ips``); then the one its ``X-Forwarded-For`` names
+    (:func:`league.server.throttle.forwarded_client`). With no proxy trusted (the
+    default) the header is ignored: a client can write it."""
+    peer = request.client.host if request.client is not None else "unknown"
+    trusted = server_of(request).settings.forwarded_allow_ips
+    if not trusted:
+        return peer
+    return forwarded_client(peer, request.headers.get("x-forwarded-for"), trusted)
 
 
 def server_of(request: Request) -> Server:

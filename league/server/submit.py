@@ -40,7 +40,7 @@ from league.services.submissions import (
     list_submissions,
     submit_bot,
 )
-from league.store.authors import AuthError, authenticate
+from league.store.authors import AuthError
 from league.store.models import AuthorRow
 from league.store.suspension import notices
 from referee.core.catalogue import game_names
@@ -104,12 +104,6 @@ async def parse_form(request: Request, body: bytes) -> dict[str, Any]:
     return fields
 
 
-def _authenticate(session: Session, token: str) -> AuthorRow:
-    author = authenticate(session=session, token=token)
-    session.expunge(author)
-    return author
-
-
 def _author(session: Session, author_id: int) -> AuthorRow | None:
     row = session.get(AuthorRow, author_id)
     if row is None or row.disabled:
@@ -141,6 +135,7 @@ async def _submit(
             check_matches=server.settings.check_matches,
             slot=server.check_queue.slot,
             check_budget_s=server.settings.queue.check_budget_s,
+            min_protocol=server.settings.min_protocol,
         )
     except Exception as error:
         status = http_status(error)
@@ -164,14 +159,15 @@ async def _submit(
 
 async def bearer_author(server: Server, request: Request) -> AuthorRow | Response:
     """The author whose token the ``Authorization: Bearer`` header carries, or the
-    answer refusing it: 401 (missing or bad), 429 (too many failed checks, before
-    hashing: :mod:`league.server.throttle`)."""
+    answer refusing it: 401 (missing or bad), 429 (a bad one, after too many failed
+    checks from its address or on its token id: :mod:`league.server.throttle`). A
+    valid token is never refused for others' failures."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return _error(401, "missing token: send `Authorization: Bearer <token>`")
     try:
-        return await server.check_token(_authenticate, token.strip(), client_address(request))
+        return await server.check_token(token.strip(), client_address(request))
     except Throttled as error:
         return _error(429, str(error), retry_after_s=error.retry_after_s)
     except Exception as error:

@@ -18,12 +18,21 @@ floods are counted):
 
 The web server calls :func:`submit_bot` (a trio coroutine: the slow steps run in
 a worker thread) and maps the exceptions to HTTP statuses with :func:`http_status`.
+
+**Every submission ends in a final state.** Once its row exists (step 2) it ends
+``accepted``, ``refused`` (with the reasons: an upload the unpacker rejects is
+also answered 400, a failed check 422) or ``failed``: any other error — a bug,
+a database or disk error, the request cancelled, the server stopped — marks it
+``failed`` with the error's type before the error goes on (HTTP 500). A row still
+``checking`` when the server starts belongs to a server that died meanwhile:
+:func:`fail_unfinished` marks it ``failed`` too.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 import shlex
 import sys
@@ -55,6 +64,8 @@ from referee.core.catalogue import game_names
 from referee.process import BotSpec
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
+log = logging.getLogger("arena.submissions")
+
 CheckSlot = Callable[[int, int], AbstractAsyncContextManager[None]]
 """``slot(author id, submission id)``: an async context held while the check plays."""
 
@@ -77,10 +88,15 @@ class RateLimited(LeagueError):
 class SubmissionRefused(LeagueError):
     """The upload was judged and refused; ``reasons`` say why (shown to the author)."""
 
-    def __init__(self, reasons: tuple[str, ...], submission_id: int | None = None) -> None:
+    def __init__(
+        self, reasons: tuple[str, ...], submission_id: int | None = None, *, status: int = 422
+    ) -> None:
         super().__init__("submission refused: " + "; ".join(reasons))
         self.reasons = reasons
         self.submission_id = submission_id
+        self.status = status
+        """The HTTP status: 422 (judged and refused), 400 (the upload is malformed:
+        an archive or member the unpacker rejects)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +140,10 @@ def http_status(error: BaseException) -> int:
         return 413
     if isinstance(error, RateLimited):
         return error.status
-    if isinstance(error, SubmissionRefused | UploadRejected):
-        return 422
+    if isinstance(error, SubmissionRefused):
+        return error.status
+    if isinstance(error, UploadRejected):
+        return 400
     if isinstance(error, BadSubmission):
         return 400
     return 500
@@ -220,14 +238,46 @@ MAX_REASONS, MAX_REASON_CHARS = 20, 900
 """What of the reasons is kept (they fit the ``reasons`` column and a page)."""
 
 
-def _refuse(engine: Engine, submission_id: int, reasons: tuple[str, ...]) -> SubmissionRefused:
+def _refuse(
+    engine: Engine, submission_id: int, reasons: tuple[str, ...], status: int = 422
+) -> SubmissionRefused:
     reasons = tuple(reason[:MAX_REASON_CHARS] for reason in reasons[:MAX_REASONS])
     with session_scope(engine) as session:
         row = session.get(SubmissionRow, submission_id)
         assert row is not None
         row.status, row.reasons = "refused", json.dumps(list(reasons))
         session.add(row)
-    return SubmissionRefused(reasons, submission_id)
+    return SubmissionRefused(reasons, submission_id, status=status)
+
+
+FAIL_WRITE_S = 30.0
+"""How long marking a submission ``failed`` may take after an error (a cancelled
+request included) before it is given up (then the next server start does it)."""
+FINAL_STATES = ("accepted", "refused", "failed")
+"""Where every submission ends; ``checking`` only while it is being judged."""
+
+
+def _fail(engine: Engine, submission_id: int, reason: str) -> None:
+    """Mark a submission still ``checking`` as ``failed`` (an accepted or refused one
+    stays as it is)."""
+    with session_scope(engine) as session:
+        row = session.get(SubmissionRow, submission_id)
+        if row is not None and row.status == "checking":
+            row.status, row.reasons = "failed", json.dumps([reason[:MAX_REASON_CHARS]])
+            session.add(row)
+
+
+def fail_unfinished(engine: Engine) -> int:
+    """At server start: every submission still ``checking`` was being judged by a
+    server that stopped (killed, crashed) before it ended; mark it ``failed``.
+    Returns how many."""
+    with session_scope(engine) as session:
+        rows = list(session.exec(select(SubmissionRow).where(SubmissionRow.status == "checking")))
+        for row in rows:
+            row.status = "failed"
+            row.reasons = json.dumps(["the server stopped before the check ended: submit again"])
+            session.add(row)
+        return len(rows)
 
 
 def _register(
@@ -283,6 +333,7 @@ async def submit_bot(
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
     slot: CheckSlot | None = None,
     check_budget_s: float | None = None,
+    min_protocol: int = 1,
 ) -> SubmissionResult:
     """Judge one upload and register it as a new version of ``name`` for ``author``.
 
@@ -292,7 +343,10 @@ async def submit_bot(
     not disabled. ``slot(author id, submission id)``: held while the check plays
     (the server's fair queue, :mod:`league.server.checkqueue`); a
     :class:`RateLimited` from it refuses the submission with its message.
-    ``check_budget_s``: the check's time limit.
+    ``check_budget_s``: the check's time limit. ``min_protocol``: the lowest
+    protocol version the bot may announce (the server's ``--min-protocol``).
+    Once recorded, the submission ends accepted, refused or failed (see the module
+    docstring), whatever is raised.
     """
     _check_request(author, name, game)
     store = store.resolve()  # the registered command must not depend on the server's cwd
@@ -300,11 +354,70 @@ async def submit_bot(
         _begin, engine, author, name, game, len(data), limits
     )
     try:
+        return await _judge(
+            engine=engine,
+            store=store,
+            author=author,
+            name=name,
+            game=game,
+            filename=filename,
+            data=data,
+            limits=limits,
+            check_matches=check_matches,
+            sandbox=sandbox,
+            slot=slot,
+            check_budget_s=check_budget_s,
+            min_protocol=min_protocol,
+            submission_id=submission_id,
+        )
+    except (SubmissionRefused, RateLimited):
+        raise  # recorded as refused already
+    except BaseException as error:  # recorded as failed, then raised again
+        reason = _failure_reason(error)
+        # Shielded (the error may be the cancellation itself), but bounded.
+        with trio.CancelScope(shield=True, deadline=trio.current_time() + FAIL_WRITE_S):
+            try:
+                await trio.to_thread.run_sync(_fail, engine, submission_id, reason)
+            except Exception:
+                log.exception("could not mark submission %d failed", submission_id)
+        raise
+
+
+def _failure_reason(error: BaseException) -> str:
+    if isinstance(error, trio.Cancelled | KeyboardInterrupt | SystemExit):
+        return "interrupted: the request was cancelled or the server stopped; submit again"
+    return (
+        f"internal error ({type(error).__name__}) while judging the upload:"
+        " the operator can find it in the server's log"
+    )
+
+
+async def _judge(
+    *,
+    engine: Engine,
+    store: Path,
+    author: AuthorRow,
+    name: str,
+    game: str,
+    filename: str,
+    data: bytes,
+    limits: SubmissionLimits,
+    check_matches: int,
+    sandbox: SandboxConfig,
+    slot: CheckSlot | None,
+    check_budget_s: float | None,
+    min_protocol: int,
+    submission_id: int,
+) -> SubmissionResult:
+    """Steps 3-6 of the module docstring for the recorded ``submission_id``."""
+    try:
         tree, entry = await trio.to_thread.run_sync(
             functools.partial(_unpack, store, submission_id, engine, filename, data, name, limits)
         )
     except UploadRejected as error:
-        raise await trio.to_thread.run_sync(_refuse, engine, submission_id, (str(error),)) from None
+        raise await trio.to_thread.run_sync(
+            _refuse, engine, submission_id, (str(error),), 400
+        ) from None
     command = shlex.join([sys.executable, str(entry)])
     version = tree.digest[:16]
     spec = BotSpec(name=name, command=(sys.executable, str(entry)), version=version)
@@ -319,6 +432,7 @@ async def submit_bot(
         decision_s=decision_s,
         startup_s=startup_s,
         budget_s=check_budget_s,
+        min_protocol=min_protocol,
     )
     report = await _run_check(check, engine, author, submission_id, slot)
     if not report.passed:

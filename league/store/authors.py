@@ -1,10 +1,22 @@
 """Authors: who may submit bots to the arena server, and their tokens.
 
 A token is shown once, when the operator creates the author, and never stored:
-the database keeps a salted scrypt hash of its secret part, so a leaked
-database does not let anyone submit as an author. The token carries a short
-public id (``arena_<id>_<secret>``) that finds the author's row directly,
-instead of hashing the presented secret against every row.
+the database keeps a salted hash of its secret part, so a leaked database does
+not let anyone submit as an author. The token carries a short public id
+(``arena_<id>_<secret>``) that finds the author's row directly, instead of
+hashing the presented secret against every row.
+
+**The hash is SHA-256, not a slow one.** The secret is 256 random bits
+(``secrets.token_urlsafe(32)``), not a password: no guess list shortens the search,
+so a slow hash adds nothing against a leaked database, and it made every wrong
+secret cost tens of milliseconds of a core — a flood of them, or a throttle
+against that flood, could lock authors out. SHA-256 of salt and secret costs about
+a microsecond, so a wrong secret is as cheap to refuse as an unknown id.
+
+Tokens made before (``token_params`` ``scrypt:...``) still work: their check is
+slow (the server throttles it per token id, :mod:`league.server.throttle`), and
+their first successful check rewrites the row with the fast hash
+(:func:`upgrade_hash`).
 """
 
 from __future__ import annotations
@@ -30,6 +42,9 @@ SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 """scrypt cost (16 MiB, tens of milliseconds): slow enough to make guessing a
 stolen hash expensive; the secret has 256 bits anyway."""
 SCRYPT_PARAMS = f"scrypt:n={SCRYPT_N},r={SCRYPT_R},p={SCRYPT_P}"
+"""The hash of tokens made before the fast one: still read, upgraded on first use."""
+FAST_PARAMS = "sha256"
+"""SHA-256 over salt and secret: what new tokens are stored with."""
 
 
 class AuthError(LeagueError):
@@ -38,10 +53,39 @@ class AuthError(LeagueError):
 
 
 def _hash(secret: str, salt: bytes, params: str) -> str:
+    """The slow (scrypt) hash of older tokens."""
     fields = dict(part.split("=", 1) for part in params.removeprefix("scrypt:").split(","))
     n, r, p = int(fields["n"]), int(fields["r"]), int(fields["p"])
     digest = hashlib.scrypt(secret.encode(), salt=salt, n=n, r=r, p=p, maxmem=128 << 20, dklen=32)
     return digest.hex()
+
+
+def _fast_hash(secret: str, salt: bytes) -> str:
+    return hashlib.sha256(salt + secret.encode()).hexdigest()
+
+
+def is_slow(row: AuthorRow) -> bool:
+    """The row's hash is the old, slow scrypt one (checking it costs tens of ms)."""
+    return row.token_params != FAST_PARAMS
+
+
+def secret_matches(row: AuthorRow, secret: str) -> bool:
+    """Whether ``secret`` is the row's token secret (constant-time comparison)."""
+    salt = bytes.fromhex(row.token_salt)
+    slow = is_slow(row)
+    presented = _hash(secret, salt, row.token_params) if slow else _fast_hash(secret, salt)
+    return hmac.compare_digest(presented, row.token_hash)
+
+
+def upgrade_hash(row: AuthorRow, secret: str) -> None:
+    """Store the fast hash of ``secret`` (just checked) instead of the slow one."""
+    salt = secrets.token_bytes(16)
+    row.token_hash, row.token_salt = _fast_hash(secret, salt), salt.hex()
+    row.token_params = FAST_PARAMS
+
+
+def find_by_token_id(session: Session, token_id: str) -> AuthorRow | None:
+    return session.exec(select(AuthorRow).where(AuthorRow.token_id == token_id)).first()
 
 
 def check_name(name: str, what: str = "name") -> str:
@@ -64,9 +108,9 @@ def add_author(*, session: Session, name: str) -> tuple[AuthorRow, str]:
     row = AuthorRow(
         name=name,
         token_id=token_id,
-        token_hash=_hash(secret, salt, SCRYPT_PARAMS),
+        token_hash=_fast_hash(secret, salt),
         token_salt=salt.hex(),
-        token_params=SCRYPT_PARAMS,
+        token_params=FAST_PARAMS,
     )
     session.add(row)
     session.flush()
@@ -91,19 +135,23 @@ def parse_token(token: str) -> tuple[str, str]:
 
 def authenticate(*, session: Session, token: str | None) -> AuthorRow:
     """The author whose token this is; :class:`AuthError` for a missing, malformed,
-    unknown, wrong or disabled one."""
+    unknown, wrong or disabled one. A row with the old slow hash is upgraded to
+    the fast one on success (see the module docstring)."""
     if not token or not token.strip():
         raise AuthError("missing token: send `Authorization: Bearer <token>`")
     token_id, secret = parse_token(token)
-    row = session.exec(select(AuthorRow).where(AuthorRow.token_id == token_id)).first()
+    row = find_by_token_id(session, token_id)
     if row is None:
         # No hashing for an id that exists nowhere: a flood of made-up tokens costs a
         # lookup each. (That such a refusal is quicker tells only that a random
         # 48-bit id is not taken; the server throttles failed checks per address.)
         raise AuthError("unknown or wrong token")
-    presented = _hash(secret, bytes.fromhex(row.token_salt), row.token_params)
-    if not hmac.compare_digest(presented, row.token_hash):
+    if not secret_matches(row, secret):
         raise AuthError("unknown or wrong token")
+    if is_slow(row):
+        upgrade_hash(row, secret)
+        session.add(row)
+        session.flush()
     if row.disabled:
         raise AuthError(f"author {row.name!r} is disabled: ask the operator for a new token")
     return row

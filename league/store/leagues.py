@@ -189,7 +189,11 @@ def bot_labels(*, session: Session, league: LeagueRow) -> dict[int, str]:
     ``name@version`` when the league holds several versions of that name (a rolling
     ladder a newer version entered), so results of different versions are never
     mixed. A version's label changes when a second version of its name enters."""
-    bots = [bot for _, bot in league_bots(session=session, league=league)]
+    return labels_of([bot for _, bot in league_bots(session=session, league=league)])
+
+
+def labels_of(bots: list[BotRow]) -> dict[int, str]:
+    """:func:`bot_labels` of the league's ``bots`` as already read."""
     counts = Counter(bot.name for bot in bots)
     return {
         bot.id: bot.name if counts[bot.name] == 1 else f"{bot.name}@{bot.version}"  # type: ignore[misc]

@@ -56,7 +56,8 @@ class BotRow(SQLModel, table=True):
 
 class AuthorRow(SQLModel, table=True):
     """Someone who may submit bots. Their token is never stored: only a salted
-    scrypt hash of its secret part, found through the non-secret ``token_id``."""
+    hash of its secret part (:mod:`league.store.authors`), found through the
+    non-secret ``token_id``."""
 
     __tablename__ = "author"
 
@@ -66,11 +67,12 @@ class AuthorRow(SQLModel, table=True):
     """The public part of the token (``arena_<token_id>_<secret>``): finds the row
     without trying every hash."""
     token_hash: str = Field(max_length=128)
-    """scrypt(secret, salt) in hex."""
+    """SHA-256(salt + secret) in hex (older rows: scrypt(secret, salt))."""
     token_salt: str = Field(max_length=64)
     """Random salt, hex."""
     token_params: str = Field(max_length=100)
-    """How the hash was made (``scrypt:n=...,r=...,p=...``), so it can change later."""
+    """How the hash was made: ``sha256``, or ``scrypt:n=...,r=...,p=...`` (older rows,
+    upgraded at their first successful check)."""
     disabled: bool = Field(default=False)
     """Revoked: the token no longer authenticates; the author's bots stay."""
     created_at: datetime = Field(default_factory=utcnow)

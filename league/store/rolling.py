@@ -37,6 +37,7 @@ from league.store.leagues import (
     PendingMatch,
     bot_labels,
     finished_results,
+    labels_of,
     league_bots,
     list_leagues,
     new_league_row,
@@ -233,19 +234,26 @@ def leave_ladders(*, session: Session, name: str) -> list[str]:
 def active_entries(*, session: Session, league: LeagueRow) -> list[tuple[EntryRow, BotRow]]:
     """The entries that get new matches, in entry order: not retired in the ladder,
     not removed from the registry (``arena bot remove``), not suspended."""
-    rows = [
-        (e, b)
-        for e, b in league_bots(session=session, league=league)
-        if not e.retired and not b.retired and b.suspended_at is None
-    ]
-    return sorted(rows, key=lambda pair: pair[0].id or 0)
+    return _active(league_bots(session=session, league=league))
 
 
-def ladder_entries(*, session: Session, league: LeagueRow) -> tuple[list[LadderEntry], int]:
+def _active(rows: list[tuple[EntryRow, BotRow]]) -> list[tuple[EntryRow, BotRow]]:
+    active = [(e, b) for e, b in rows if not e.retired and not b.retired and b.suspended_at is None]
+    return sorted(active, key=lambda pair: pair[0].id or 0)
+
+
+def ladder_entries(
+    *, session: Session, league: LeagueRow, rows: list[tuple[EntryRow, BotRow]] | None = None
+) -> tuple[list[LadderEntry], int]:
     """What :func:`~league.store.pairing.choose_tables` needs, from the database alone:
     the active entries, and how many matches the share window holds (the ladder's
-    last :data:`~league.store.pairing.SHARE_WINDOW`, finished or scheduled)."""
-    labels = bot_labels(session=session, league=league)
+    last :data:`~league.store.pairing.SHARE_WINDOW`, finished or scheduled).
+
+    ``rows``: the league's entries as already read (:func:`league_bots`). Labels and
+    active entries come from one read: a version entered between two reads (a
+    submission accepted meanwhile) had an entry but no label (``KeyError``)."""
+    rows = league_bots(session=session, league=league) if rows is None else rows
+    labels = labels_of([bot for _, bot in rows])
     results = finished_results(session=session, league=league)
     ratings, sd = fit_with_sd(results) if results else ({}, {})
     seats = session.exec(
@@ -258,7 +266,7 @@ def ladder_entries(*, session: Session, league: LeagueRow) -> tuple[list[LadderE
     window = set(positions)
     recent = Counter(bot_id for bot_id, position in seats if position in window)
     entries = []
-    for entry, bot in active_entries(session=session, league=league):
+    for entry, bot in _active(rows):
         label = labels[bot.id]  # type: ignore[index]
         entries.append(
             LadderEntry(
@@ -291,7 +299,8 @@ def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch
         [bot for _, bot in active_entries(session=session, league=league)],
         first=settings.suspend_after,
     )
-    entries, recent_total = ladder_entries(session=session, league=league)
+    rows = league_bots(session=session, league=league)
+    entries, recent_total = ladder_entries(session=session, league=league, rows=rows)
     tables = choose_tables(
         entries,
         groups=settings.batch_groups,
@@ -300,7 +309,7 @@ def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch
         min_share=settings.min_share,
         recent_total=recent_total,
     )
-    return write_tables(session=session, league=league, tables=tables)
+    return write_tables(session=session, league=league, tables=tables, rows=rows)
 
 
 def extend_adaptive(
@@ -310,7 +319,8 @@ def extend_adaptive(
     rolling ladder's are (:func:`~league.store.pairing.choose_tables`, no placement:
     a fixed league's own schedule places everyone), or nothing once the ratings are
     :func:`~league.store.pairing.settled` (every adjacent pair separated at 95%)."""
-    entries, recent_total = ladder_entries(session=session, league=league)
+    rows = league_bots(session=session, league=league)
+    entries, recent_total = ladder_entries(session=session, league=league, rows=rows)
     if settled(entries):
         return []
     tables = choose_tables(
@@ -321,14 +331,19 @@ def extend_adaptive(
         min_share=min_share,
         recent_total=recent_total,
     )
-    return write_tables(session=session, league=league, tables=tables)
+    return write_tables(session=session, league=league, tables=tables, rows=rows)
 
 
 def write_tables(
-    *, session: Session, league: LeagueRow, tables: list[tuple[str, ...]]
+    *,
+    session: Session,
+    league: LeagueRow,
+    tables: list[tuple[str, ...]],
+    rows: list[tuple[EntryRow, BotRow]] | None = None,
 ) -> list[PendingMatch]:
     """Write ``tables`` (entry labels) as the next round: one duplicate group each,
-    played in every cyclic seat rotation; returns the pending matches."""
+    played in every cyclic seat rotation; returns the pending matches. ``rows``: the
+    entries the labels were made from (:func:`ladder_entries`), else read now."""
     if not tables:
         return []
     last_position, last_round = session.exec(
@@ -338,8 +353,9 @@ def write_tables(
     ).one()
     position = 0 if last_position is None else last_position + 1
     batch = 0 if last_round is None else last_round + 1
-    labels = bot_labels(session=session, league=league)
-    bots = {labels[bot.id]: bot for _, bot in active_entries(session=session, league=league)}  # type: ignore[index]
+    rows = league_bots(session=session, league=league) if rows is None else rows
+    labels = labels_of([bot for _, bot in rows])
+    bots = {labels[bot.id]: bot for _, bot in _active(rows)}  # type: ignore[index]
     created: list[PendingMatch] = []
     assert league.id is not None
     for table, members in enumerate(tables):

@@ -45,6 +45,8 @@ from referee.sandbox import BOT_TREE_MARKER
 MANIFEST = "arena-bot.toml"
 CHUNK = 64 << 10
 MAX_PATH_CHARS = 1024
+MAX_NAME_BYTES = 255
+"""A path component at most this long in UTF-8 (``NAME_MAX`` of Linux file systems)."""
 
 
 class UploadRejected(LeagueError):
@@ -101,6 +103,11 @@ def safe_member_path(name: str) -> PurePosixPath | None:
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if ".." in parts:
         raise UploadRejected(f"member {shown!r} has a '..' component")
+    for part in parts:
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            raise UploadRejected(
+                f"member {shown!r} has a name component longer than {MAX_NAME_BYTES} bytes"
+            )
     return PurePosixPath(*parts) if parts else None
 
 

@@ -14,6 +14,7 @@ import zlib
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -22,7 +23,7 @@ from sqlmodel import select
 
 from league.execution.rolling import run_rolling
 from league.store.db import open_database, session_scope
-from league.store.leagues import decompress_record, get_league, revealed_secret
+from league.store.leagues import decompress_record, get_league, league_bots, revealed_secret
 from league.store.models import MatchLogRow, MatchRow, SeatRow
 from league.store.registry import AlreadyExistsError, add_bot, get_bot, remove_bot
 from league.store.report import write_league_report
@@ -406,3 +407,31 @@ def test_a_bot_removed_from_the_registry_gets_no_new_matches(engine: Engine) -> 
         remove_bot(session=session, name="gone")
         batch = extend_schedule(session=session, league=league)
     assert len(batch) == 4 and all("gone" not in [b.name for b in m.bots] for m in batch)
+
+
+def test_a_version_entered_while_a_batch_is_chosen_does_not_break_it(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submission accepted while the server's ladder picks its next batch enters a
+    version between two reads of the entries. Labels and active entries came from
+    separate reads, so the new entry had no label: ``KeyError`` killed the ladder
+    (seen once in tests/server/test_server_ladder.py). Now one read serves both."""
+    import league.store.rolling as rolling
+
+    make_ladder(engine, placement_matches=0)
+    real = league_bots
+    calls: list[int] = []
+
+    def racing(*, session: Any, league: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:  # review read first; the batch's read sees a new entry
+            add_bot(session=session, name="late", command=RANDOM, games=["liars_dice"], check=False)
+            enter_bot(session=session, league=league, bot=get_bot(session=session, name="late"))
+        return real(session=session, league=league)
+
+    # Before, the labels were read (through league.store.leagues) before this second
+    # read of the entries, which then held "late" without a label: KeyError.
+    monkeypatch.setattr(rolling, "league_bots", racing)
+    with session_scope(engine) as session:
+        batch = extend_schedule(session=session, league=get_league(session=session, name="lad"))
+    assert batch

@@ -256,8 +256,8 @@ def test_oversized_and_unsafe_uploads_are_refused_and_nothing_leaves_the_store(
     with pytest.raises(SubmissionRefused, match="'\\.\\.' component") as refused:
         submit(engine, store, ada, "evil", buffer.getvalue())
     assert not sentinel.exists() and not (store / "bots").exists()
-    assert http_status(refused.value) == 422
-    assert http_status(UploadRejected("x")) == 422 and http_status(AuthError("x")) == 401
+    assert http_status(refused.value) == 400  # the unpacker rejected it: a malformed upload
+    assert http_status(UploadRejected("x")) == 400 and http_status(AuthError("x")) == 401
     assert [s.status for s in submissions(engine)] == ["refused", "refused"]
 
 

@@ -1,6 +1,9 @@
-"""A flood of wrong tokens no longer pins a core: after a few failures per client
-address (or token id) the server answers 429 before hashing anything, and an author
-with the right token, from another address, still gets in.
+"""A flood of wrong tokens neither pins a core nor locks an author out: a wrong
+secret costs a SHA-256 (no scrypt), after a few failures per client address (or
+token id) the failures are answered 429, and an author with the right token — from
+the flooding address itself — still gets in. Tokens still stored with the old slow
+hash (scrypt) are throttled per token id before hashing, and lose the slow hash at
+their first successful check.
 
 The attack is a real client process (``tests.security.token_flood``) against the
 server running in this process, whose scrypt calls are counted.
@@ -19,7 +22,7 @@ from sqlalchemy import Engine
 
 import league.store.authors
 from league.server import throttle
-from league.store.authors import add_author
+from league.store.authors import SCRYPT_PARAMS, add_author, find_by_token_id
 from league.store.db import open_database, session_scope
 from tests.security.live_server import LiveServer, live_server
 
@@ -52,6 +55,28 @@ def author(engine: Engine, name: str) -> str:
     with session_scope(engine) as session:
         _row, token = add_author(session=session, name=name)
     return token
+
+
+def legacy_author(engine: Engine, name: str) -> str:
+    """An author whose row has the old slow hash (scrypt), as before the fast one."""
+    token = author(engine, name)
+    token_id, secret = token.split("_", 2)[1:]
+    with session_scope(engine) as session:
+        row = find_by_token_id(session, token_id)
+        assert row is not None
+        row.token_params = SCRYPT_PARAMS
+        row.token_hash = league.store.authors._hash(
+            secret, bytes.fromhex(row.token_salt), SCRYPT_PARAMS
+        )
+        session.add(row)
+    return token
+
+
+def params_of(engine: Engine, token: str) -> str:
+    with session_scope(engine) as session:
+        row = find_by_token_id(session, token.split("_")[1])
+        assert row is not None
+        return row.token_params
 
 
 def server_hashes(hashes: list[str]) -> list[str]:
@@ -87,7 +112,7 @@ def submit_status(site: LiveServer, token: str, source: str) -> int:
 
 
 @pytest.mark.parametrize("login", [False, True], ids=["api", "login-form"])
-def test_a_wrong_token_flood_is_429_before_hashing_and_the_author_still_gets_in(
+def test_a_wrong_token_flood_costs_no_hash_and_the_author_still_gets_in_from_that_address(
     engine: Engine, tmp_path: Path, hashes: list[str], login: bool
 ) -> None:
     victim = author(engine, "victim")
@@ -95,35 +120,34 @@ def test_a_wrong_token_flood_is_429_before_hashing_and_the_author_still_gets_in(
     server_hashes(hashes)
     with live_server(engine, tmp_path / "store") as site:
         result = flood(site, victim_id, source="127.0.0.2", login=login)
-        # Only the first PER_ADDRESS attempts were hashed, then 429 without hashing.
-        assert len(hashes) == throttle.PER_ADDRESS
+        assert hashes == []  # no scrypt: a wrong secret costs a SHA-256
         assert result["statuses"] == {
             "401": throttle.PER_ADDRESS,
             "429": FLOOD - throttle.PER_ADDRESS,
         }
         assert all(value.isdigit() and int(value) >= 1 for value in result["retry_after"])
-        # The victim, from another address, with the right token: accepted.
+        # The victim, from the flooding address itself, with the right token: accepted.
+        assert submit_status(site, victim, "127.0.0.2") == 400
         assert submit_status(site, victim, "127.0.0.3") == 400
-        assert len(hashes) == throttle.PER_ADDRESS + 1
+        assert hashes == []
 
 
 def test_a_flood_sent_all_at_once_is_cut_at_the_limit_too(
     engine: Engine, tmp_path: Path, hashes: list[str]
 ) -> None:
-    """Forty attempts in flight together: each is counted when admitted, before its
-    hash, so only the first PER_ADDRESS are hashed (counting refusals only once
-    hashed let every attempt that arrived before the first refusal through)."""
+    """Forty attempts in flight together: each failure is counted before the next is
+    judged, so exactly PER_ADDRESS are answered 401."""
     victim = author(engine, "victim")
     victim_id = victim.split("_")[1]
     server_hashes(hashes)
     with live_server(engine, tmp_path / "store") as site:
         result = flood(site, victim_id, source="127.0.0.2", parallel=FLOOD)
-        assert len(hashes) == throttle.PER_ADDRESS
+        assert hashes == []
         assert result["statuses"] == {
             "401": throttle.PER_ADDRESS,
             "429": FLOOD - throttle.PER_ADDRESS,
         }
-        assert submit_status(site, victim, "127.0.0.3") == 400
+        assert submit_status(site, victim, "127.0.0.2") == 400
 
 
 def test_made_up_token_ids_cost_no_hash_at_all(
@@ -138,32 +162,53 @@ def test_made_up_token_ids_cost_no_hash_at_all(
             "401": throttle.PER_ADDRESS,
             "429": FLOOD - throttle.PER_ADDRESS,
         }
-        assert submit_status(site, victim, "127.0.0.3") == 400
+        assert submit_status(site, victim, "127.0.0.2") == 400
 
 
-def test_a_token_id_flooded_from_many_addresses_is_429_before_hashing(
+def test_a_slow_hash_token_flooded_from_many_addresses_is_429_before_hashing(
     engine: Engine, tmp_path: Path, hashes: list[str]
 ) -> None:
-    """Per token id: PER_TOKEN failures from any number of addresses, then 429 for that
-    id (documented: the author waits for the window too), other authors unaffected."""
-    victim, other = author(engine, "victim"), author(engine, "other")
+    """A token still stored with scrypt: PER_ADDRESS slow checks per address on its
+    id, PER_TOKEN from all addresses together, then 429 for that id before hashing
+    (the documented exception: its author waits for the window, until the first
+    successful check upgrades the hash); other authors are unaffected."""
+    victim, other = legacy_author(engine, "victim"), author(engine, "other")
     victim_id = victim.split("_")[1]
     server_hashes(hashes)
     with live_server(engine, tmp_path / "store") as site:
         per = throttle.PER_ADDRESS
         sources = [f"127.0.1.{k}" for k in range(1, throttle.PER_TOKEN // per + 2)]
-        for source in sources:
+        result = flood(site, victim_id, source=sources[0])
+        assert result["statuses"] == {"401": per, "429": FLOOD - per}
+        assert len(hashes) == per
+        for source in sources[1:]:
             flood(site, victim_id, source=source)
         assert len(hashes) == throttle.PER_TOKEN
         assert submit_status(site, victim, "127.0.0.9") == 429
         assert len(hashes) == throttle.PER_TOKEN
         assert submit_status(site, other, "127.0.0.9") == 400
+        assert submit_status(site, other, sources[0]) == 400
 
 
-def test_guard_without_the_throttle_every_attempt_is_hashed(
+def test_a_slow_hash_is_upgraded_at_the_first_successful_check(
     engine: Engine, tmp_path: Path, hashes: list[str]
 ) -> None:
-    victim = author(engine, "victim")
+    victim = legacy_author(engine, "victim")
+    victim_id = victim.split("_")[1]
+    server_hashes(hashes)
+    with live_server(engine, tmp_path / "store") as site:
+        assert submit_status(site, victim, "127.0.0.2") == 400
+        assert len(hashes) == 1
+        assert params_of(engine, victim) == "sha256"
+        flood(site, victim_id, source="127.0.0.2")
+        assert len(hashes) == 1  # the flood hashed nothing more
+        assert submit_status(site, victim, "127.0.0.2") == 400
+
+
+def test_guard_without_the_throttle_every_slow_check_is_hashed(
+    engine: Engine, tmp_path: Path, hashes: list[str]
+) -> None:
+    victim = legacy_author(engine, "victim")
     victim_id = victim.split("_")[1]
     server_hashes(hashes)
     with live_server(engine, tmp_path / "store") as site:
