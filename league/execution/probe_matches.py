@@ -36,6 +36,7 @@ import bisect
 import itertools
 import random
 import secrets
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ import trio
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
-from referee.channel import BotConnection
+from referee.channel import BotConnection, SeatStream
 from referee.core.best_response import TERMINAL, GameTree
 from referee.core.chance import ChanceStream, new_secret
 from referee.core.protocol import PROTOCOL_VERSION
@@ -57,6 +58,7 @@ from referee.process import BotSpec
 from referee.record import MatchRecord
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec
+from referee.wire.deltas import DeltaDecoder
 
 DEFAULT_WORKERS: Final = 2
 """Matches at once (one bot process each), as a league's default concurrency."""
@@ -65,6 +67,12 @@ PROBER: Final = BotSpec(name="opponent", command=("opponent",))
 PROBER_DELAY_S: Final = (0.0004, 0.002)
 """The prober answers after a delay drawn uniformly from this range, about what an
 SDK bot process takes to answer over its socket (docs/exploitability.md)."""
+
+
+FILLER_SHARE: Final = 0.25
+"""Matches in which the prober aims at nothing: it plays as the random bot and
+chance is secret, so the lengths of the probe's matches stay nearer those of
+matches against that bot (the aimed ones reach deep information sets)."""
 
 
 class MatchProbeError(Exception):
@@ -79,6 +87,22 @@ class MatchProbeSettings:
     sandbox: SandboxConfig = DEFAULT_SANDBOX
     workers: int = DEFAULT_WORKERS
     prober_delay_s: tuple[float, float] = PROBER_DELAY_S
+    filler_share: float = FILLER_SHARE
+    shadow: BotSpec | None = None
+    """A real bot process the prober's seat is played through (:class:`_ShadowStream`):
+    it is sent the prober's seat's messages and its answers are awaited, so the
+    opponent takes as long as a bot process; its actions are replaced by the
+    prober's. ``None``: the prober answers itself after ``prober_delay_s``."""
+
+
+def shadow_bot(game: str) -> BotSpec | None:
+    """The game's random example bot (its catalogue roster), to shadow the prober."""
+    from league.execution.botcheck import check_opponents
+
+    modules = check_opponents(game)
+    if modules is None:
+        return None
+    return BotSpec(name="opponent", command=(sys.executable, "-m", f"example_bots.{modules[0]}"))
 
 
 class TreeIndex:
@@ -218,6 +242,37 @@ class Coverage:
             if row:
                 stack.extend(children[node][a] for a in set(row))
 
+    def aim(self, rng: random.Random, within: int = 0) -> int | None:
+        """A pending node below ``within`` to aim a match at: found by walking down
+        as the random opponent and chance would (a uniform choice at each node of
+        theirs, a recorded answer at this seat's), among the branches with pending
+        nodes, so that matches look like matches against that bot for as long as
+        shallow work is left; else any pending node (:meth:`pick`)."""
+        tree = self.index.tree
+        kinds, children, infoset_of = tree.kind, tree.children, tree.infoset
+        node = within
+        while kinds[node] != TERMINAL:
+            if kinds[node] == self.seat:
+                infoset = infoset_of[node]
+                if self._pending(node) and self.reserved.get(infoset, 0) < self.missing(infoset):
+                    return node
+                options = [children[node][a] for a in self.answers.get(infoset, ())]
+            else:
+                options = list(children[node])
+            options = [child for child in options if self._has_pending(child)]
+            if not options:
+                break
+            node = rng.choice(options)
+        return self.pick(rng, within)
+
+    def _pending(self, node: int) -> bool:
+        at = bisect.bisect_left(self.pending, node)
+        return at < len(self.pending) and self.pending[at] == node
+
+    def _has_pending(self, node: int) -> bool:
+        at = bisect.bisect_left(self.pending, node)
+        return at < len(self.pending) and self.pending[at] < self.index.end[node]
+
     def pick(self, rng: random.Random, within: int = 0) -> int | None:
         """A pending node in the subtree of ``within`` whose information set is not
         yet fully aimed at by matches under way, drawn at random; None if none."""
@@ -289,6 +344,8 @@ class _Prober:
         self.chance = chance
         self.known = 0
         """A node the match is at or below."""
+        self.filler = False
+        """Aim at nothing: play as the random bot."""
         self.target: int | None = None
         self.on_path: set[int] = set()
         """The nodes from where the target was aimed at down to it."""
@@ -327,6 +384,8 @@ class _Prober:
         tree = self.index.tree
         infoset = self.index.by_observation[observation]
         actions = tree.infosets[infoset].actions
+        if self.filler:
+            return self.rng.choice(actions)
         here = self.index.members_within(infoset, self.known)
         if len(here) > 1 and self.chance.followed:
             # chance drew the plan's outcomes: if the public history is the plan's,
@@ -337,7 +396,7 @@ class _Prober:
         node = here[0]
         target = self.target
         if target is None or not node < target < self.index.end[node]:
-            self.aim(self.coverage.pick(self.rng, node), node)
+            self.aim(self.coverage.aim(self.rng, node), node)
             target = self.target
             if target is None or target == node:
                 choice = self.rng.randrange(len(actions))
@@ -387,6 +446,51 @@ class _ProberStream:
         pass
 
 
+class _ShadowStream:
+    """The prober's seat played through a real bot process's stream: every message
+    goes to it and every answer comes from it (its timing, its Ready, its clean
+    close), but each action it answers is replaced by the prober's."""
+
+    def __init__(self, prober: _Prober, stream: SeatStream) -> None:
+        self.prober = prober
+        self.stream = stream
+        self.observations = DeltaDecoder(prober.codec)
+        self.action: bot_pb2.Action | None = None
+
+    def send(self, message: bot_pb2.PlayRequest) -> None:
+        self.stream.send(message)
+        if message.WhichOneof("kind") == "turn":  # decided while the shadow thinks
+            observation = self.observations.decode(message.turn.observation)
+            self.action = self.prober.codec.encode_action(self.prober.act(observation))
+
+    async def receive(self) -> bot_pb2.PlayResponse:
+        reply = await self.stream.receive()
+        if reply.WhichOneof("kind") == "turn" and self.action is not None:
+            reply.turn.action.CopyFrom(self.action)
+            del reply.turn.policy[:]
+            self.action = None
+        return reply
+
+    async def finish(self, timeout_s: float) -> bool:
+        return await self.stream.finish(timeout_s)
+
+    def cancel(self) -> None:
+        self.stream.cancel()
+
+
+class _ShadowConnection:
+    def __init__(self, connection: BotConnection, prober: _Prober) -> None:
+        self.connection = connection
+        self.health = connection.health
+        self.prober = prober
+
+    def open_stream(self, **kwargs: Any) -> _ShadowStream:
+        return _ShadowStream(self.prober, self.connection.open_stream(**kwargs))
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 class _ProberConnection:
     def __init__(self, stream: _ProberStream) -> None:
         self.health = bot_pb2.HealthResponse(
@@ -402,19 +506,39 @@ class _ProberConnection:
 
 
 class ProbeLauncher:
-    """A league's warm pool for the bot; the prober's seat played in this process."""
+    """A league's warm pool for the bot; the prober's seat played in this process,
+    through a shadow bot process from the same pool if there is one."""
 
-    def __init__(self, pool: Launcher, stream: _ProberStream) -> None:
+    def __init__(
+        self,
+        pool: Launcher,
+        prober: _Prober,
+        shadow: BotSpec | None,
+        delay_s: tuple[float, float] = PROBER_DELAY_S,
+    ) -> None:
         self.pool = pool
-        self.stream = stream
+        self.prober = prober
+        self.shadow = shadow
+        self.delay_s = delay_s
 
     @asynccontextmanager
     async def lease(
         self, spec: BotSpec, startup_s: float, *, group: str = ""
     ) -> AsyncIterator[Lease]:
+        if spec is PROBER and self.shadow is not None:
+            async with self.pool.lease(self.shadow, startup_s, group=group) as shadowed:
+                connection = cast(
+                    BotConnection, _ShadowConnection(shadowed.connection, self.prober)
+                )
+                lease = Lease(spec, connection, shadowed.process)
+                try:
+                    yield lease
+                finally:
+                    shadowed.faulty = shadowed.faulty or lease.faulty
+            return
         if spec is PROBER:
-            connection = cast(BotConnection, _ProberConnection(self.stream))
-            yield Lease(spec, connection, None)
+            stream = _ProberStream(self.prober, self.delay_s)
+            yield Lease(spec, cast(BotConnection, _ProberConnection(stream)), None)
             return
         async with self.pool.lease(spec, startup_s, group=group) as leased:
             yield leased
@@ -466,8 +590,9 @@ async def probe_by_matches(
         coverage = coverages[seat]
         chance = _PlannedChance()
         prober = _Prober(index, coverage, codec, rng, chance)
-        if not coverage.done:
-            target = coverage.pick(rng)
+        prober.filler = coverage.done or rng.random() < settings.filler_share
+        if not prober.filler:
+            target = coverage.aim(rng)
             if target is None:  # all pending ones aimed at already: wait for a match
                 await progress.wait()
                 return
@@ -476,12 +601,12 @@ async def probe_by_matches(
         match = _ProbeSpec(
             settings.game, bots, rules=tree.game.format_rules(tree.rules), planned=chance
         )
-        stream = _ProberStream(prober, settings.prober_delay_s)
+        launcher = ProbeLauncher(pool, prober, settings.shadow, settings.prober_delay_s)
         try:
-            record = await run_match(match, settings.limits, launcher=ProbeLauncher(pool, stream))
+            record = await run_match(match, settings.limits, launcher=launcher)
         finally:
             prober.release()
-        _check(record)
+        _check(record, seat)
         if records is not None:
             records.append(record)
         if played is not None:
@@ -509,10 +634,11 @@ async def probe_by_matches(
     return [c.answers for c in coverages]
 
 
-def _check(record: MatchRecord) -> None:
-    """A fault of the probed bot stops the probe (as an illegal answer did); the
-    prober never faults."""
+def _check(record: MatchRecord, seat: int) -> None:
+    """A fault of the probed bot (at ``seat``) stops the probe, as an illegal answer
+    did; so does one of the shadow process (which plays nothing of its own)."""
     for fault in record.faults:
-        raise MatchProbeError(f"{fault.kind}: {fault.message}")
+        who = "" if fault.seat == seat else "the prober's shadow bot: "
+        raise MatchProbeError(f"{who}{fault.kind}: {fault.message}")
     if record.reason == "aborted":
         raise MatchProbeError(f"the match was aborted: {record.meta.get('error', '')}")
