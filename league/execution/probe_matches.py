@@ -631,7 +631,11 @@ async def probe_by_matches(
     finally:
         with trio.CancelScope(shield=True):
             await pool.aclose()
-    return [c.answers for c in coverages]
+    # rows still short lie where no recorded answer leads (a match went there
+    # through an answer beyond the first K): no reach, left out
+    return [
+        {i: row for i, row in c.answers.items() if len(row) == settings.samples} for c in coverages
+    ]
 
 
 def _check(record: MatchRecord, seat: int) -> None:
