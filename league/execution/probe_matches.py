@@ -46,11 +46,12 @@ import trio
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
+from league.execution.botcheck import check_opponents
 from referee.channel import BotConnection, SeatStream
 from referee.core.best_response import TERMINAL, GameTree
 from referee.core.chance import ChanceStream, new_secret
 from referee.core.protocol import PROTOCOL_VERSION
-from referee.games.base import CHANCE
+from referee.games.base import CHANCE, DiceRoll
 from referee.launcher import Launcher, Lease
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
@@ -97,8 +98,6 @@ class MatchProbeSettings:
 
 def shadow_bot(game: str) -> BotSpec | None:
     """The game's random example bot (its catalogue roster), to shadow the prober."""
-    from league.execution.botcheck import check_opponents
-
     modules = check_opponents(game)
     if modules is None:
         return None
@@ -171,6 +170,7 @@ class TreeIndex:
 
     def _product(self, state: Any) -> list[tuple[int, ...]]:
         request = self.tree.game.chance_request(state)
+        assert isinstance(request, DiceRoll)  # GameTree enumerates dice only
         return list(itertools.product(range(1, request.sides + 1), repeat=request.count))
 
 

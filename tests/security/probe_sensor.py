@@ -14,7 +14,7 @@ appends one JSON line to OUT.jsonl when the stream ends, however it ends:
   ``rules_full`` (every rule option spelled, as ``format_rules`` sends them),
   ``rules``: the rules text;
 - ``seat``, ``same_seat``: whether its seat is the one of the previous stream on
-  this process (the order of matches);
+  this process (the order of matches); ``own_die``: its dice (the deal);
 - timing: ``gap_ms`` (since the previous stream on this process ended),
   ``ready_ms`` (its Ready to its first TurnRequest), ``opp_ms`` (mean time from its
   answer to its next TurnRequest: the opponent's thinking as it sees it).
@@ -42,12 +42,13 @@ from typing import Any
 import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from referee.core.catalogue import get_game
+from referee.core.catalogue import get_codec, get_game
 from sdk import Bot
 from sdk.liars_dice import Action, Challenge, Observation, legal_actions
 from sdk.serve import BotServicer
 
 GAME = "liars_dice"
+CODEC = get_codec(GAME)
 LOCK = threading.Lock()
 STATE: dict[str, Any] = {"open": 0, "last_end": None, "last_seat": None}
 
@@ -84,6 +85,7 @@ class StreamSeen:
     rules_full: bool = False
     seat: int = -1
     same_seat: bool = False
+    own_die: int = -1
     gap_ms: float = -1.0
     ready_ms: float = -1.0
     opp_ms: float = -1.0
@@ -108,7 +110,8 @@ class StreamSeen:
                 self.same_seat = STATE["last_seat"] == start.seat
                 STATE["last_seat"] = start.seat
         elif kind == "turn":
-            if self.turns == 0:
+            if self.turns == 0:  # the first observation comes whole
+                self.own_die = sum(CODEC.decode_observation(request.turn.observation).own_dice)
                 self.first_turn = request.turn.turn
                 self.time_limit_ms = request.turn.time_limit_ms
                 if self._ready_at:
