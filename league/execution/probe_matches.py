@@ -7,10 +7,14 @@ match: 8 streams at once, a first turn deep in a round, no ``MatchEnd``), the bo
 plays whole matches through :func:`referee.match.run_match`, the referee code a
 league plays, leased from a :class:`~referee.pool.WarmPool` as a league leases it
 (one match at a time per process; ``workers`` matches at once, as a league's
-concurrency). Its opponent is the *prober*, a seat played inside the referee
-(:class:`_ProberStream`): it answers like a bot process (after a short delay) and
+concurrency). Its opponent is the *prober*, a seat played inside the referee: it
 steers the match, with the chance outcomes it draws and the actions it plays,
-towards the information sets still to be asked. What the probed bot is sent is a
+towards the information sets still to be asked, and it is played through a
+shadow process of the game's random example bot leased from the same pool
+(:class:`_ShadowStream`: the shadow gets the seat's messages and its answers are
+awaited, its actions replaced), so the opponent takes the time a bot process
+takes; a game without example bots gets :class:`_ProberStream` (the prober
+answers after a short delay). What the probed bot is sent is a
 match's, byte for byte: ``MatchStart`` with an opaque match id and every rule
 option, every ``TurnRequest`` of the match from turn 1 with the match's time limit
 and nonce, ``MatchEnd``.
@@ -382,7 +386,9 @@ class _Prober:
         """The prober's action at its turn: towards the target, or a new target in
         the subtree it is in, or (nothing left there) a random legal action."""
         tree = self.index.tree
-        infoset = self.index.by_observation[observation]
+        infoset = self.index.by_observation.get(observation)
+        if infoset is None:  # a view the wire does not give back whole: play on at random
+            return self.rng.choice(tree.game.legal_actions(observation))
         actions = tree.infosets[infoset].actions
         if self.filler:
             return self.rng.choice(actions)
