@@ -637,11 +637,9 @@ async def probe_by_matches(
     finally:
         with trio.CancelScope(shield=True):
             await pool.aclose()
-    # rows still short lie where no recorded answer leads (a match went there
-    # through an answer beyond the first K): no reach, left out
-    return [
-        {i: row for i, row in c.answers.items() if len(row) == settings.samples} for c in coverages
-    ]
+    # only where the kept answers lead: a match may have gone elsewhere through an
+    # answer beyond the first K (no reach under the estimate)
+    return [{i: c.answers[i] for i in c.found} for c in coverages]
 
 
 def _check(record: MatchRecord, seat: int) -> None:
