@@ -74,6 +74,8 @@ PROBER_DELAY_S: Final = (0.0004, 0.002)
 SDK bot process takes to answer over its socket (docs/exploitability.md)."""
 
 
+PROGRESS_EVERY: Final = 500
+"""Matches between two progress reports."""
 FILLER_SHARE: Final = 0.25
 """Matches in which the prober aims at nothing: it plays as the random bot and
 chance is secret, so the lengths of the probe's matches stay nearer those of
@@ -575,7 +577,7 @@ async def probe_by_matches(
     tree: GameTree,
     codec: Codec[Any, Any],
     settings: MatchProbeSettings,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
     *,
     index: TreeIndex | None = None,
     played: list[int] | None = None,
@@ -584,14 +586,17 @@ async def probe_by_matches(
     """Both seats' sampled play (as :func:`policy_probe.probe_answers` gives one
     seat's), asked in real matches against the prober. Each match gives the bot a
     seat drawn at random; matches go on until both seats are covered.
-    ``played`` gets a 1 per match played, ``records`` (tests) every record."""
+    ``on_progress`` gets the matches played and the information sets holding
+    their K answers every :data:`PROGRESS_EVERY` matches; ``played`` a 1 per match played,
+    ``records`` (tests) every record."""
     index = index or TreeIndex(tree)
     coverages = [Coverage(index, seat, settings.samples) for seat in (0, 1)]
     rng = random.Random(secrets.randbits(64))
     progress = trio.Event()
+    matches = 0
 
     async def one_match(pool: WarmPool) -> None:
-        nonlocal progress
+        nonlocal progress, matches
         seat = rng.randrange(2)
         coverage = coverages[seat]
         chance = _PlannedChance()
@@ -620,8 +625,10 @@ async def probe_by_matches(
         for infoset, action in replay(index, record, codec):
             if tree.infosets[infoset].seat == seat:
                 coverage.record(infoset, action)
-        if on_progress is not None:
-            on_progress(sum(len(c.answers) for c in coverages))
+        matches += 1
+        if on_progress is not None and matches % PROGRESS_EVERY == 0:
+            full = sum(c.missing(i) <= 0 for c in coverages for i in c.found)
+            on_progress(matches, full)
         progress.set()
         progress = trio.Event()
 
