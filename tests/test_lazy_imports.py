@@ -84,6 +84,10 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/exploit.py league.execution.policy_probe": (
         "trio, gRPC and the launcher: only `arena exploit` on a bot process"
     ),
+    "league/cli/exploit.py league.execution.probe_matches": (
+        "trio, gRPC and the warm pool: only `arena exploit` on a bot process"
+    ),
+    "league/cli/exploit.py referee.match": "trio and gRPC: only `arena exploit` on a bot process",
     "league/cli/exploit.py league.cli.exploit_lbr": (
         "lower-bound: trio, gRPC and the launcher: only `arena exploit --lower-bound`"
     ),

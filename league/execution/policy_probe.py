@@ -12,9 +12,13 @@ badly in matches, so the ``MatchStart`` is a real match's: an opaque match id dr
 as the referee draws one for a match (:func:`referee.messages.new_match_token`, fresh
 per sample, so a bot that draws from ``self.rng`` draws anew), the canonical rules
 the referee sends (every option, ``format_rules``), and the ``TurnRequest`` carries
-the turn number the match would have reached. What still differs from a match is
-said in docs/exploitability.md (the stream ends after one answer, without
-``MatchEnd``).
+the turn number the match would have reached. A bot can still tell it from a
+match (8 streams open at once, a first turn deep in a round, no ``MatchEnd``:
+``tests/security/test_probe_sensing.py``'s guard), so ``arena exploit`` samples a
+bot by playing real matches instead (:mod:`league.execution.probe_matches`); this
+per-question probe is left for ``--ask-policy`` (whose request says it is a
+measurement anyway), the local best response's questions (``--lower-bound``) and
+tests.
 """
 
 from __future__ import annotations

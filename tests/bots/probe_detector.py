@@ -41,9 +41,10 @@ class ProbeDetectorBot(Bot[Observation, Action]):
 
     def act(self, observation: Observation) -> Action:
         actions = legal_actions(observation)
-        if self.probed or Challenge() not in actions:
-            return next(a for a in actions if a != Challenge())
-        return Challenge()
+        bids = [a for a in actions if a != Challenge()]
+        if bids and (self.probed or Challenge() not in actions):
+            return bids[0]
+        return Challenge()  # when no bid is left a match asks too (the old probe never did)
 
 
 if __name__ == "__main__":
