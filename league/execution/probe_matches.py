@@ -531,7 +531,7 @@ class ProbeLauncher:
 
     @asynccontextmanager
     async def lease(
-        self, spec: BotSpec, startup_s: float, *, group: str = ""
+        self, spec: BotSpec, startup_s: float, *, group: str = "", last_of_deal: bool = True
     ) -> AsyncIterator[Lease]:
         if spec is PROBER and self.shadow is not None:
             async with self.pool.lease(self.shadow, startup_s, group=group) as shadowed:
