@@ -92,6 +92,12 @@ class MatchSpec:
     """Duplicate group of the deal ("" = none): a warm pool never gives one process
     two matches of the same group, so no bot remembers a deal it is dealt again."""
     chance_key: bytes | None = field(default=None, repr=False)
+    single_use: bool = False
+    """Every bot process of this match plays it and no other: the launcher stops it
+    when the match ends (:attr:`referee.launcher.Lease.retire`). Checks and rolling
+    ladders set it, so a process's match count and age never tell one from the
+    other. A warm pool hands such a match a fresh process only if every match it
+    serves sets it (then it never holds an idle one)."""
     bot_match_id: str = ""
     """What the seats are sent as ``MatchStart.match_id``. Empty (every league,
     check and command-line match): an opaque token
@@ -272,6 +278,8 @@ class _Table:
                 seat.bot, self.limits.startup_s, group=self.spec.deal_group
             ) as lease:
                 seat.lease = lease
+                if self.spec.single_use:
+                    lease.retire = True
                 try:
                     await self.open_seat(seat, lease)
                 except Exception:

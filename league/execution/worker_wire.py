@@ -143,6 +143,7 @@ def encode_job(job: Job) -> dict[str, Any]:
         "match_id": spec.match_id,
         "bot_match_id": spec.bot_match_id,
         "deal_group": spec.deal_group,
+        "single_use": spec.single_use,
         "chance_key": None if spec.chance_key is None else spec.chance_key.hex(),
         "limits": asdict(job.limits),
     }
@@ -162,6 +163,7 @@ def decode_job(message: Mapping[str, Any]) -> Job:
             match_id=str(message["match_id"]),
             bot_match_id=str(message.get("bot_match_id", "")),
             deal_group=str(message["deal_group"]),
+            single_use=bool(message.get("single_use", False)),
             chance_key=None if key is None else bytes.fromhex(key),
         )
         return Job(int(message["job"]), spec, Limits(**message["limits"]))
