@@ -46,7 +46,7 @@ import league.execution.run as run_module
 from league.execution.botcheck import check_bot_matches, check_opponents
 from league.execution.rolling import run_rolling
 from league.store.db import open_database, session_scope
-from league.store.leagues import get_league, match_log
+from league.store.leagues import get_league, league_sandbox, match_log
 from league.store.models import BotRow, MatchRow, SeatRow
 from league.store.registry import add_bot, get_bot
 from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
@@ -301,9 +301,10 @@ def collect(
 @pytest.fixture
 def guard_sandbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[SandboxConfig]:
     """The host's tree bound as it was, in the check and in the ladder."""
-    old = run_module.league_sandbox
     monkeypatch.setattr(
-        run_module, "league_sandbox", lambda league: replace(old(league), copy_trees=False)
+        run_module,
+        "league_sandbox",
+        lambda league: replace(league_sandbox(league), copy_trees=False),
     )
     yield replace(DEFAULT_SANDBOX, copy_trees=False)
 
