@@ -12,7 +12,8 @@ process through `bubblewrap <https://github.com/containers/bubblewrap>`_
   sandboxes running at once signal each other (locks, file watches, shared futexes,
   page-cache queries, host-wide counters);
 - a read-only view of the system (``/usr`` and the few ``/etc`` files programs
-  need), the Python runtime, the SDK packages and the bot's own files;
+  need), the Python runtime, the SDK packages and the bot's own files (a submitted
+  tree as a fresh copy with fixed times, :mod:`referee.tree_copy`);
 - a fresh, size-capped ``/tmp`` (also its working directory and ``$HOME``) that
   disappears with the process, and its socket directory (``/run/arena``);
 - an allow-listed environment;
@@ -118,7 +119,8 @@ and the command from descriptor M, both memory files the referee wrote."""
 BOT_TREE_MARKER = ".arena-bot-tree"
 """A file of this name in a directory marks it as one bot's own tree (written by
 the arena server when it unpacks a submitted bot): a script under it gets the whole
-tree bound, so it can import its sibling modules and read its data files."""
+tree, so it can import its sibling modules and read its data files — copied afresh
+into every start (:mod:`referee.tree_copy`) unless ``SandboxConfig.copy_trees`` is off."""
 
 
 class SandboxError(Exception):
