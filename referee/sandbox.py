@@ -106,7 +106,8 @@ INSIDE = (
 pipe whose only writer is the referee. End of file means the referee has died —
 possibly while bubblewrap was still arming its own death signal, a window no
 signal covers — so exit instead of starting an orphan. Otherwise close it, read
-the rest of the command (limits, user switch, the bot's own command) as
+the rest of the command (the copy of a submitted tree, :mod:`referee.tree_copy`;
+limits, user switch, the bot's own command) as
 NUL-separated words from the descriptor named by its argument, close that too,
 and exec it (the bot sees neither descriptor).
 
