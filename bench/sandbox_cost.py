@@ -1,6 +1,7 @@
 """What the bot sandbox costs: start-up per bot process and time per decision.
 
-    python -m bench.sandbox_cost [--starts 12] [--matches 12]
+    python -m bench.sandbox_cost [--starts 12] [--matches 12] [--tree-starts 12]
+                                 [--single-matches 16]
 
 Every figure is measured in this run, sandboxed and unsandboxed interleaved so
 machine noise hits both alike; the ratios are what to quote.
@@ -13,16 +14,27 @@ machine noise hits both alike; the ratios are what to quote.
 2. per decision: median of the referee's measured round trip (``elapsed_ms`` in
    the record) over real matches between random-bot processes, both ways;
 3. stop: time to stop and reap a bot (the sandbox waits until its whole PID
-   namespace is gone).
+   namespace is gone);
+4. a submitted tree (a marked directory: the bot's script, a 1 MiB data file and
+   40 small ones): start-up to Health with the tree copied into a fresh tmpfs
+   with fixed times (:mod:`referee.tree_copy`, the default) and bound from the
+   host (``copy_trees=False``), interleaved;
+5. one match per process (``MatchSpec.single_use``, as checks and rolling
+   ladders play): matches per second through one warm pool with every process
+   stopped after its match, and with processes reused, interleaved.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import trio
 
@@ -30,7 +42,7 @@ from referee.launcher import release, start_process
 from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
+from referee.sandbox import BOT_TREE_MARKER, DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
 
 BOT = BotSpec("random", command=(sys.executable, "-m", "example_bots.liars_dice_random"))
 
@@ -62,6 +74,80 @@ async def decisions(sandbox: SandboxConfig, matches: int) -> list[float]:
     finally:
         await pool.aclose()
     return elapsed
+
+
+def make_tree(root: Path) -> BotSpec:
+    """A submitted tree as the server unpacks one (read-only, marked) whose script
+    serves the random bot."""
+    tree = root / "tree"
+    (tree / "data").mkdir(parents=True)
+    (tree / "bot.py").write_text(
+        "from example_bots.liars_dice_random import RandomLiarsDiceBot\n"
+        "from sdk import run\n\nrun(RandomLiarsDiceBot)\n"
+    )
+    (tree / "data" / "table.bin").write_bytes(os.urandom(1 << 20))
+    for index in range(40):
+        (tree / "data" / f"part{index}.txt").write_text(f"{index}\n" * 50)
+    (tree / BOT_TREE_MARKER).write_text("files unpacked by arena submit\n")
+    for directory, _dirs, names in os.walk(tree):
+        for name in names:
+            os.chmod(os.path.join(directory, name), 0o444)
+    for directory, _dirs, _names in os.walk(tree, topdown=False):
+        os.chmod(directory, 0o555)
+    root.chmod(0o755)
+    return BotSpec("tree", command=(sys.executable, str(tree / "bot.py")))
+
+
+async def tree_startup(starts: int) -> dict[str, list[float]]:
+    """Start-up to Health of a submitted tree's bot, copied and bound, interleaved."""
+    modes = {"copied": DEFAULT_SANDBOX, "bound": replace(DEFAULT_SANDBOX, copy_trees=False)}
+    root = Path(tempfile.mkdtemp(prefix="bench-tree-"))
+    times: dict[str, list[float]] = {m: [] for m in modes}
+    try:
+        spec = make_tree(root)
+        for _ in range(starts):
+            for mode, config in modes.items():
+                started = time.perf_counter()
+                lease = await start_process(spec, 30.0, sandbox=config)
+                times[mode].append(time.perf_counter() - started)
+                await release(lease)
+    finally:
+        for directory, _dirs, _names in os.walk(root):
+            os.chmod(directory, 0o755)
+        shutil.rmtree(root, ignore_errors=True)
+    return times
+
+
+async def match_rate(single_use: bool, matches: int) -> float:
+    """Matches per second of the random bot against itself through one warm pool."""
+    pool = WarmPool(sandbox=DEFAULT_SANDBOX)
+    started = time.perf_counter()
+    try:
+        for index in range(matches):
+            spec = MatchSpec(
+                "liars_dice", (BOT, BOT), match_id=f"bench-{index}", single_use=single_use
+            )
+            await run_match(spec, Limits(startup_s=30.0), launcher=pool)
+    finally:
+        await pool.aclose()
+    return matches / (time.perf_counter() - started)
+
+
+async def tree_and_single_use(tree_starts: int, single_matches: int) -> None:
+    """Items 4 and 5 of the module docstring."""
+    times = await tree_startup(tree_starts)
+    copied, bound = (statistics.median(times[m]) * 1000 for m in ("copied", "bound"))
+    print(f"submitted tree, start-up to Health, median of {tree_starts}:")
+    print(f"  copied      {copied:8.1f} ms\n  bound       {bound:8.1f} ms")
+    print(f"  the copy adds {copied - bound:.1f} ms ({copied / bound:.2f}x)")
+    rates: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(2):
+        for single_use in (True, False):
+            rates[single_use].append(await match_rate(single_use, single_matches // 2))
+    one, warm = (statistics.mean(rates[s]) for s in (True, False))
+    print(f"matches per second through one pool ({single_matches} matches each, one at a time):")
+    print(f"  one match per process {one:6.2f}\n  processes reused      {warm:6.2f}")
+    print(f"  ratio one match per process / reused: {one / warm:.2f}")
 
 
 async def main(starts: int, matches: int) -> None:
@@ -116,5 +202,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--starts", type=int, default=12)
     parser.add_argument("--matches", type=int, default=12)
+    parser.add_argument("--tree-starts", type=int, default=12)
+    parser.add_argument("--single-matches", type=int, default=16)
+    parser.add_argument("--only-trees", action="store_true", help="measure items 4 and 5 alone")
     options = parser.parse_args()
-    trio.run(main, options.starts, options.matches)
+    if not options.only_trees:
+        trio.run(main, options.starts, options.matches)
+    trio.run(tree_and_single_use, options.tree_starts, options.single_matches)

@@ -30,6 +30,9 @@ class Lease:
     process: BotProcess | None
     faulty: bool = False
     """Set by the match when this bot faulted: a pool must not hand it out again."""
+    retire: bool = False
+    """Set by a match that is this process's only one (``MatchSpec.single_use``): a
+    pool stops it when the lease ends."""
     log_start: int = 0
     """Offset in the process's log where this lease's output begins."""
     groups: set[str] = field(default_factory=set)

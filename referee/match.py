@@ -103,6 +103,12 @@ class MatchSpec:
     last_of_deal: bool = True
     """No other match of ``deal_group`` is left to play after this one: a warm pool
     parks the processes of the group's earlier matches until this one ends."""
+    single_use: bool = False
+    """Every bot process of this match plays it and no other: the launcher stops it
+    when the match ends (:attr:`referee.launcher.Lease.retire`). Checks and rolling
+    ladders set it, so a process's match count and age never tell one from the
+    other. A warm pool hands such a match a fresh process only if every match it
+    serves sets it (then it never holds an idle one)."""
     bot_match_id: str = ""
     """What the seats are sent as ``MatchStart.match_id``. Empty (every league,
     check and command-line match): an opaque token
@@ -286,6 +292,8 @@ class _Table:
                 last_of_deal=self.spec.last_of_deal,
             ) as lease:
                 seat.lease = lease
+                if self.spec.single_use:
+                    lease.retire = True
                 try:
                     await self.open_seat(seat, lease)
                 except Exception:

@@ -88,6 +88,7 @@ class WarmPool:
             idle = self._idle.setdefault(spec, [])
             if (
                 leased.faulty
+                or leased.retire
                 or process is None
                 or process.returncode is not None
                 or leased.uses >= self.max_uses

@@ -12,7 +12,8 @@ process through `bubblewrap <https://github.com/containers/bubblewrap>`_
   sandboxes running at once signal each other (locks, file watches, shared futexes,
   page-cache queries, host-wide counters);
 - a read-only view of the system (``/usr`` and the few ``/etc`` files programs
-  need), the Python runtime, the SDK packages and the bot's own files;
+  need), the Python runtime, the SDK packages and the bot's own files (a submitted
+  tree as a fresh copy with fixed times, :mod:`referee.tree_copy`);
 - a fresh, size-capped ``/tmp`` (also its working directory and ``$HOME``) that
   disappears with the process, and its socket directory (``/run/arena``);
 - an allow-listed environment;
@@ -45,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import proc_view, seccomp
+from referee import proc_view, seccomp, tree_copy
 
 SOCKET_DIR_INSIDE = "/run/arena"
 """Where a sandboxed bot finds its (only writable, besides /tmp) socket directory."""
@@ -105,7 +106,8 @@ INSIDE = (
 pipe whose only writer is the referee. End of file means the referee has died —
 possibly while bubblewrap was still arming its own death signal, a window no
 signal covers — so exit instead of starting an orphan. Otherwise close it, read
-the rest of the command (limits, user switch, the bot's own command) as
+the rest of the command (the copy of a submitted tree, :mod:`referee.tree_copy`;
+limits, user switch, the bot's own command) as
 NUL-separated words from the descriptor named by its argument, close that too,
 and exec it (the bot sees neither descriptor).
 
@@ -118,7 +120,8 @@ and the command from descriptor M, both memory files the referee wrote."""
 BOT_TREE_MARKER = ".arena-bot-tree"
 """A file of this name in a directory marks it as one bot's own tree (written by
 the arena server when it unpacks a submitted bot): a script under it gets the whole
-tree bound, so it can import its sibling modules and read its data files."""
+tree, so it can import its sibling modules and read its data files — copied afresh
+into every start (:mod:`referee.tree_copy`) unless ``SandboxConfig.copy_trees`` is off."""
 
 
 class SandboxError(Exception):
@@ -174,6 +177,11 @@ class SandboxConfig:
     """New IPC and network namespaces (System V IPC, POSIX message queues, abstract
     unix sockets and the network of the sandbox's own). Switched off only by the
     channel test's guard."""
+    copy_trees: bool = True
+    """Give a submitted tree (:data:`BOT_TREE_MARKER`) to the bot as a fresh copy with
+    fixed times (:mod:`referee.tree_copy`) instead of binding the host's, so its
+    file metadata is the same in every start. Switched off only by the
+    check-versus-ladder test's guard."""
 
     def __post_init__(self) -> None:
         if isinstance(self.cpus, bool) or not isinstance(self.cpus, int | float):
@@ -503,7 +511,8 @@ def build_command(
     bwrap = _system_args(config, as_root)
     # The runtime and the bot's own files, read-only, at their host paths.
     own, pythonpath = bot_files(command)
-    bwrap += _bot_file_args(config, own, as_root)
+    trees = [p for p in own if config.copy_trees and tree_copy.is_tree(p, BOT_TREE_MARKER)]
+    bwrap += _bot_file_args(config, own, as_root, copied=trees)
     bwrap += ["--perms", "0755", "--dir", "/run"]
     # The socket directory: the bot's own, size-capped, invisible to the host
     # but through the sandbox's root (the referee never follows a link there).
@@ -517,7 +526,11 @@ def build_command(
     limits = _limit_args(tools, config)
     uid = next_bot_uid() if as_root else None
     switch = _switch_user_args(tools, uid)
-    fds, args_fd, command_fd = _command_files(config, bwrap, [*limits, *switch, *command], uid)
+    # Copied trees are filled by the sandbox's root before the limits and the user switch.
+    copy = tree_copy.copy_command(trees, (Path(p).resolve() for p in config.protect))
+    fds, args_fd, command_fd = _command_files(
+        config, bwrap, [*copy, *limits, *switch, *command], uid
+    )
     # Dies with the referee from the first instruction on (see LAUNCH).
     launch = [tools["setpriv"], "--pdeathsig", "KILL", "--", "/bin/bash", "-c", LAUNCH]
     launch += ["arena-launch", str(os.getpid()), str(lifeline_fd), str(len(cgroup_paths))]
@@ -562,9 +575,12 @@ def _system_args(config: SandboxConfig, as_root: bool) -> list[str]:
     return bwrap
 
 
-def _bot_file_args(config: SandboxConfig, own: Sequence[Path], as_root: bool) -> list[str]:
+def _bot_file_args(
+    config: SandboxConfig, own: Sequence[Path], as_root: bool, *, copied: Sequence[Path] = ()
+) -> list[str]:
     """The Python runtime, the bot's ``own`` files and ``config.readable``, bound
-    read-only; anything of ``config.protect`` under them hidden.
+    read-only; anything of ``config.protect`` under them hidden. The trees of
+    ``own`` in ``copied`` are not bound but staged for :mod:`referee.tree_copy`.
 
     :class:`BotFilesError` if a root referee's bot could not read its own files."""
     if as_root:
@@ -577,10 +593,16 @@ def _bot_file_args(config: SandboxConfig, own: Sequence[Path], as_root: bool) ->
                 )
     bwrap: list[str] = []
     made: set[Path] = set()
-    bound = _minimal([*python_runtime(), *own, *(Path(p) for p in config.readable)])
+    bound = _minimal(
+        [*python_runtime(), *(p for p in own if p not in copied), *map(Path, config.readable)]
+    )
     for path in bound:
         bwrap += _ancestors_args(path, made)
         bwrap += ["--ro-bind", str(path), str(path)]
+    for tree in copied:
+        if not any(b == tree or b in tree.parents for b in bound):
+            bwrap += _ancestors_args(tree, made)
+    bwrap += tree_copy.bwrap_args(copied)
     # Nothing secret under a bound directory is visible (database, records).
     for secret in config.protect:
         target = Path(secret).resolve()

@@ -15,7 +15,10 @@ is only the report's name), secret chance (no seed: a seeded deal is a
 fingerprint a bot can precompute), the ladder's rules (the game's defaults
 unless given) and limits, and its placement pattern: pairs of matches on one
 duplicate deal, the bot in seat 0 and then in seat 1, as a ladder seats a new
-entry. ``vary_rules`` brings back the tour of rule options for an author's own
+entry. Each bot process plays one match (``MatchSpec.single_use``), as in a
+rolling ladder, so neither a process's match count nor its age tells them apart;
+and a submitted tree is a fresh copy with fixed times in both
+(:mod:`referee.tree_copy`). ``vary_rules`` brings back the tour of rule options for an author's own
 use (``arena bot check --vary-rules``), which a bot *can* tell from a ladder.
 """
 
@@ -323,6 +326,7 @@ async def _play_checks(
                     match_id=f"check-{k + 1}",  # the report's name; the bot gets a token
                     deal_group=f"check-{k // 2}",
                     chance_key=deal,
+                    single_use=True,  # one match per process, as in a rolling ladder
                 )
                 seat_logs: dict[int, bytes] = {}
                 record = await run_match(match, limits, launcher=pool, logs=seat_logs)

@@ -5,7 +5,9 @@ itself, so a rolling ladder has the same transactional writes, resuming, sandbox
 warm pool and Ctrl-C as a fixed league. This module only adds what makes it roll:
 :class:`RollingSchedule`, the run's schedule source (the next batch from
 :func:`league.store.rolling.extend_schedule` when the queue is empty, match starts
-spaced to the ladder's rate), and a stop event.
+spaced to the ladder's rate), and a stop event; and it plays every match with
+bot processes of its own (``MatchSpec.single_use``, :class:`RollingRun`), as the
+pre-entry check does, so a process sees one match in both and cannot tell them apart.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import trio
 from sqlalchemy import Engine, func
@@ -24,6 +26,7 @@ from league.store.db import session_scope
 from league.store.leagues import PendingMatch, get_league
 from league.store.models import MatchRow
 from league.store.rolling import RollingError, RollingSettings, extend_schedule, rolling_settings
+from referee.match import MatchSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,15 @@ class RollingSummary:
     processes_reused: int = 0
     match_ids: tuple[str, ...] = ()
     """``LEAGUE-POSITION`` of each match written, in the order written."""
+
+
+class RollingRun(LeagueRun):
+    """A :class:`LeagueRun` whose every match starts its bots afresh and stops them
+    after it (``MatchSpec.single_use``): a ladder match is its processes' only one,
+    as a check match is (:mod:`league.execution.botcheck`)."""
+
+    def _spec(self, pending: PendingMatch) -> MatchSpec:
+        return replace(super()._spec(pending), single_use=True)
 
 
 class RollingSchedule:
@@ -141,7 +153,7 @@ async def run_rolling(
         grace_s=None if handle_signals else grace_s,
         min_protocol=min_protocol,
     )
-    run = LeagueRun(engine, name, options, schedule=schedule, stop=event, on_result=record)
+    run = RollingRun(engine, name, options, schedule=schedule, stop=event, on_result=record)
     summary = None
     async with trio.open_nursery() as nursery:
         abandon = trio.CancelScope()

@@ -144,6 +144,7 @@ def encode_job(job: Job) -> dict[str, Any]:
         "bot_match_id": spec.bot_match_id,
         "deal_group": spec.deal_group,
         "last_of_deal": spec.last_of_deal,
+        "single_use": spec.single_use,
         "chance_key": None if spec.chance_key is None else spec.chance_key.hex(),
         "limits": asdict(job.limits),
     }
@@ -164,6 +165,7 @@ def decode_job(message: Mapping[str, Any]) -> Job:
             bot_match_id=str(message.get("bot_match_id", "")),
             deal_group=str(message["deal_group"]),
             last_of_deal=bool(message.get("last_of_deal", True)),
+            single_use=bool(message.get("single_use", False)),
             chance_key=None if key is None else bytes.fromhex(key),
         )
         return Job(int(message["job"]), spec, Limits(**message["limits"]))
