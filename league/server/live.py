@@ -18,9 +18,11 @@ response ends, however it ends.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator
 
+import anyio
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -87,6 +89,12 @@ class _CountedStream(StreamingResponse):
             await super().__call__(scope, receive, send)
         finally:
             self.release()
+            # A client that went away leaves the generator suspended: close it here,
+            # not whenever the garbage collector gets to it.
+            close = getattr(self.body_iterator, "aclose", None)
+            if close is not None:
+                with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                    await close()
 
 
 async def league_events(request: Request) -> Response:

@@ -26,11 +26,11 @@ class SlowStarter(Bot[Observation, Action]):
 
 
 def seconds_since_start() -> float:
-    """How long ago this process started (Linux: /proc/self/stat against /proc/uptime)."""
+    """How long ago this process started (Linux: /proc/self/stat against the boot clock;
+    the sandbox's /proc/uptime stands still, like every host-wide number there)."""
     with open("/proc/self/stat") as stat:
         started_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
-    with open("/proc/uptime") as uptime:
-        now = float(uptime.read().split()[0])
+    now = time.clock_gettime(time.CLOCK_BOOTTIME)
     return now - started_ticks / os.sysconf("SC_CLK_TCK")
 
 
