@@ -151,22 +151,30 @@ class SniffingServicer(BotServicer):
         return super()._turn(bot, turn, observations)
 
 
+def tagged(log: bytes, tag: bytes) -> list[dict[str, Any]]:
+    """Every ``TAG {json}`` line in a bot's captured output."""
+    prefix = tag + b" "
+    return [json.loads(line[len(prefix) :]) for line in log.splitlines() if line.startswith(prefix)]
+
+
 def sniffs(log: bytes) -> list[dict[str, Any]]:
     """Every ``SNIFF {json}`` line in a bot's captured output."""
-    return [
-        json.loads(line[len(b"SNIFF ") :])
-        for line in log.splitlines()
-        if line.startswith(b"SNIFF ")
-    ]
+    return tagged(log, b"SNIFF")
 
 
-def main() -> None:
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    bot_pb2_grpc.add_BotServiceServicer_to_server(SniffingServicer(Sniffer), server)
+def serve(servicer: BotServicer, workers: int = 8) -> None:
+    """Serve ``servicer`` (a raw one: the sniffers see what the SDK hides) where the
+    referee listens for the bot, until SIGTERM or SIGINT."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers))
+    bot_pb2_grpc.add_BotServiceServicer_to_server(servicer, server)
     server.add_insecure_port(os.environ["ARENA_LISTEN"])
     server.start()
     signal.sigwait({signal.SIGTERM, signal.SIGINT})
     server.stop(0)
+
+
+def main() -> None:
+    serve(SniffingServicer(Sniffer))
 
 
 if __name__ == "__main__":

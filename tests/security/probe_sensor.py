@@ -30,22 +30,21 @@ import hashlib
 import json
 import os
 import re
-import signal
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent import futures
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import grpc
 
-from arena.v1 import bot_pb2, bot_pb2_grpc
+from arena.v1 import bot_pb2
 from referee.core.catalogue import get_codec, get_game
 from sdk import Bot
 from sdk.liars_dice import Action, Challenge, Observation, legal_actions
 from sdk.serve import BotServicer
+from tests.security.context_sniffer import serve
 
 GAME = "liars_dice"
 CODEC = get_codec(GAME)
@@ -190,12 +189,7 @@ def read_seen(path: str) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
-    bot_pb2_grpc.add_BotServiceServicer_to_server(SensingServicer(sys.argv[1]), server)
-    server.add_insecure_port(os.environ["ARENA_LISTEN"])
-    server.start()
-    signal.sigwait({signal.SIGTERM, signal.SIGINT})
-    server.stop(0)
+    serve(SensingServicer(sys.argv[1]), workers=16)
 
 
 if __name__ == "__main__":
