@@ -29,6 +29,7 @@ import hashlib
 import io
 import secrets
 import shlex
+import statistics
 import sys
 import tarfile
 import time
@@ -37,7 +38,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 import trio
 from sqlmodel import select
@@ -53,6 +53,7 @@ from league.store.rolling import RollingSettings, create_rolling_league, enter_b
 from league.store.uploads import find_entry, unpack
 from referee.process import BotSpec
 from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from tests.security.classifiers import fit_centroid, fit_stump
 from tests.security.support import assert_no_processes_left
 from tests.security.tree_sniffer import sniffs
 
@@ -184,15 +185,15 @@ def features(sniff: dict[str, Any]) -> dict[str, float]:
 
 def matrix(
     checks: list[dict[str, Any]], ladders: list[dict[str, Any]]
-) -> tuple[Any, Any, list[str]]:
+) -> tuple[list[list[float]], list[int], list[str]]:
     """The samples' features (the clock and device numbers left out, see
     :func:`clock_only` and :func:`device_number`) and labels (1: check)."""
     rows = [features(s) for s in (*checks, *ladders)]
     names = sorted(set.intersection(*(set(r) for r in rows)))
     names = [n for n in names if not clock_only(rows, n) and not device_number(n)]
     assert len(names) >= 40, names  # every entry of the tree, twice, and the rest
-    x = np.array([[r[n] for n in names] for r in rows], dtype=float)
-    y = np.array([1] * len(checks) + [0] * len(ladders))
+    x = [[r[n] for n in names] for r in rows]
+    y = [1] * len(checks) + [0] * len(ladders)
     return x, y, names
 
 
@@ -212,7 +213,7 @@ def clock_only(rows: list[dict[str, float]], name: str) -> bool:
     if not name.endswith("_age"):
         return False
     offsets = [r[name] - r[f"{part}.clock"] for r in rows]
-    return float(np.std(offsets)) < 0.01
+    return statistics.pstdev(offsets) < 0.01
 
 
 def device_number(name: str) -> bool:
@@ -226,37 +227,6 @@ def device_number(name: str) -> bool:
     return name.endswith(":dev")
 
 
-def stump_fit(x: Any, y: Any) -> tuple[int, float, int]:
-    """The single feature, threshold and direction that classify ``x`` best."""
-    best = (-1.0, 0, 0.0, 1)
-    for j in range(x.shape[1]):
-        values = np.unique(x[:, j])
-        cuts = (values[:-1] + values[1:]) / 2 if len(values) > 1 else values
-        for cut in cuts:
-            above = x[:, j] > cut
-            for sign in (1, 0):
-                accuracy = float(np.mean((above if sign else ~above) == (y == 1)))
-                if accuracy > best[0]:
-                    best = (accuracy, j, float(cut), sign)
-    return best[1], best[2], best[3]
-
-
-def stump_predict(model: tuple[int, float, int], row: Any) -> int:
-    j, cut, sign = model
-    return int((row[j] > cut) == bool(sign))
-
-
-def centroid_predict(x: Any, y: Any, row: Any) -> int:
-    mean, std = x.mean(axis=0), x.std(axis=0)
-    keep = std > 0
-    if not keep.any():
-        return round(float(y.mean()))
-    z = (x[:, keep] - mean[keep]) / std[keep]
-    r = (row[keep] - mean[keep]) / std[keep]
-    distances = [float(np.linalg.norm(r - z[y == label].mean(axis=0))) for label in (0, 1)]
-    return int(np.argmin(distances))
-
-
 @dataclass
 class Scores:
     stump: float
@@ -268,13 +238,13 @@ def leave_one_out(checks: list[dict[str, Any]], ladders: list[dict[str, Any]]) -
     x, y, names = matrix(checks, ladders)
     right = {"stump": 0, "centroid": 0}
     for i in range(len(y)):
-        rest = np.arange(len(y)) != i
-        right["stump"] += stump_predict(stump_fit(x[rest], y[rest]), x[i]) == y[i]
-        right["centroid"] += centroid_predict(x[rest], y[rest], x[i]) == y[i]
+        rows, labels = x[:i] + x[i + 1 :], y[:i] + y[i + 1 :]
+        right["stump"] += fit_stump(rows, labels).predict(x[i]) == y[i]
+        right["centroid"] += fit_centroid(rows, labels)(x[i]) == y[i]
     return Scores(
         stump=right["stump"] / len(y),
         centroid=right["centroid"] / len(y),
-        best_feature=names[stump_fit(x, y)[0]],
+        best_feature=names[fit_stump(x, y).feature],
     )
 
 

@@ -44,6 +44,7 @@ from referee.match import Limits, MatchSpec, run_match
 from referee.pool import WarmPool
 from referee.process import BotSpec
 from referee.sandbox import DEFAULT_SANDBOX
+from tests.security.classifiers import fit_centroid, fit_stump
 from tests.security.probe_sensor import FEATURES, read_seen
 
 pytestmark = [pytest.mark.e2e]
@@ -139,45 +140,6 @@ def vector(seen: dict[str, Any]) -> list[float]:
     return out
 
 
-def stump(train: list[tuple[list[float], int]]) -> tuple[int, float, int]:
-    """The single-feature threshold with the best training accuracy: (feature,
-    threshold, sign)."""
-    best = (0.0, (0, 0.0, 1))
-    for feature in range(len(train[0][0])):
-        values = sorted({x[feature] for x, _ in train})
-        step = max(1, len(values) // 64)
-        cuts = [(a + b) / 2 for a, b in zip(values[::step], values[step::step], strict=False)]
-        for cut in cuts or [values[0]]:
-            for sign in (1, -1):
-                right = sum((sign * (x[feature] - cut) > 0) == bool(y) for x, y in train)
-                if right / len(train) > best[0]:
-                    best = (right / len(train), (feature, cut, sign))
-    return best[1]
-
-
-def centroid(train: list[tuple[list[float], int]]) -> Any:
-    """Nearest centroid on features standardised on the training half."""
-    width = len(train[0][0])
-    mean = [statistics.fmean(x[i] for x, _ in train) for i in range(width)]
-    spread = [statistics.pstdev([x[i] for x, _ in train]) or 1.0 for i in range(width)]
-
-    def norm(x: list[float]) -> list[float]:
-        return [(x[i] - mean[i]) / spread[i] for i in range(width)]
-
-    centres = {}
-    for label in (0, 1):
-        rows = [norm(x) for x, y in train if y == label]
-        centres[label] = [statistics.fmean(r[i] for r in rows) for i in range(width)]
-
-    def predict(x: list[float]) -> int:
-        z = norm(x)
-        return min(
-            (0, 1), key=lambda c: sum((a - b) ** 2 for a, b in zip(z, centres[c], strict=True))
-        )
-
-    return predict
-
-
 def accuracies(matches: list[dict[str, Any]], probed: list[dict[str, Any]]) -> dict[str, float]:
     """Held-out accuracy of each classifier on balanced samples (0: a league
     match, 1: the probe), averaged over ``SPLITS`` random halvings."""
@@ -190,11 +152,10 @@ def accuracies(matches: list[dict[str, Any]], probed: list[dict[str, Any]]) -> d
         rows += [(vector(s), 1) for s in rng.sample(probed, n)]
         rng.shuffle(rows)
         train, test = rows[: len(rows) // 2], rows[len(rows) // 2 :]
-        feature, cut, sign = stump(train)
-        scores["stump"].append(
-            statistics.fmean((sign * (x[feature] - cut) > 0) == bool(y) for x, y in test)
-        )
-        predict = centroid(train)
+        inputs, labels = [x for x, _ in train], [y for _, y in train]
+        stump = fit_stump(inputs, labels, max_cuts=64)
+        scores["stump"].append(statistics.fmean(stump.predict(x) == y for x, y in test))
+        predict = fit_centroid(inputs, labels)
         scores["centroid"].append(statistics.fmean(predict(x) == y for x, y in test))
     return {name: statistics.fmean(values) for name, values in scores.items()}
 
