@@ -128,10 +128,6 @@ class WarmPool:
             else:
                 idle.append(leased)
 
-    def parked_now(self) -> int:
-        """Processes stopped at this moment (for tests)."""
-        return sum(len(waiting) for waiting in self._parked.values())
-
     def _take_idle(self, spec: BotSpec, group: str) -> Lease | None:
         """An idle live process of ``spec`` that has not played in ``group``."""
         idle = self._idle.get(spec, [])

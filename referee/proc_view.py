@@ -30,6 +30,7 @@ like the bots' own directories (``arena-bot-OWNER-view-...``), so the sweep of
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import shutil
 import tempfile
@@ -71,8 +72,8 @@ class ProcView:
         self.root = root
         self.memory_mb = memory_mb
 
-    def bwrap_args(self) -> list[str]:
-        """bubblewrap options that turn the ``--proc /proc`` just mounted into the view."""
+    @functools.cached_property
+    def _args(self) -> tuple[str, ...]:
         args: list[str] = []
         for name in SYNTHETIC:
             args += ["--ro-bind", str(self.root / "memory" / str(self.memory_mb) / name)]
@@ -81,7 +82,12 @@ class ProcView:
         for name, is_dir in _hidden_entries():
             empty = self.root / ("empty-dir" if is_dir else "empty-file")
             args += ["--ro-bind", str(empty), f"/proc/{name}"]
-        return args
+        return tuple(args)
+
+    def bwrap_args(self) -> list[str]:
+        """bubblewrap options that turn the ``--proc /proc`` just mounted into the view
+        (worked out once: listing /proc on a busy host is not free)."""
+        return list(self._args)
 
 
 _lock = threading.Lock()
