@@ -107,7 +107,11 @@ def main(starts: int, rounds: int, repeats: int) -> None:
     for mode, values in started.items():
         print(f"  {mode:<16} {statistics.median(values) * 1000:8.1f} ms")
     closed, opened = (statistics.median(v) for v in started.values())
-    print(f"  ratio closed / open: {closed / opened:.2f}")
+    per_round = [c / o for c, o in zip(*started.values(), strict=True)]
+    print(
+        f"  ratio closed / open: {closed / opened:.2f}"
+        f" (per interleaved round {min(per_round):.2f}-{max(per_round):.2f})"
+    )
     variants = {
         "as landed": functools.partial(league_rate, rounds, serial=True, park=True),
         "no parking": functools.partial(league_rate, rounds, serial=True, park=False),
@@ -124,9 +128,10 @@ def main(starts: int, rounds: int, repeats: int) -> None:
     base = statistics.median(rates["neither"])
     for name in variants:
         rate = statistics.median(rates[name])
+        spread = [r / b for r, b in zip(rates[name], rates["neither"], strict=True)]
         print(
-            f"  {name:<11} {rate:6.2f} matches/s  ({rate / base:.2f}x neither;"
-            f" processes started {processes[name]})"
+            f"  {name:<11} {rate:6.2f} matches/s  ({rate / base:.2f}x neither, per round"
+            f" {min(spread):.2f}-{max(spread):.2f}; processes started {processes[name]})"
         )
 
 
