@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,11 @@ def test_timing_channel_quick_bench_reports_numbers(
     """The quick bench end to end: two sandboxes per placement, every channel
     measured. Only that numbers come out: their size is the machine's business."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    # Smaller than --quick (a smoke test): fewer payload bits, shorter waits.
+    monkeypatch.setattr(
+        timing_channel, "QUICK", replace(timing_channel.QUICK, payload_bits=16, quiet_s=0.5)
+    )
+    monkeypatch.setattr(timing_channel, "START_MARGIN_S", 2.5)
     out = tmp_path / "timing.json"
     timing_channel.main(["--quick", "--json", str(out)])
     data = json.loads(out.read_text())
