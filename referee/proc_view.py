@@ -15,16 +15,19 @@ So the view is an allow-list. Inside the sandbox:
 - ``cpuinfo``, ``meminfo``, ``stat``, ``loadavg`` and ``uptime`` are synthetic and
   constant: the host's processors (without their clock rate), the bot's own memory
   limit, zero load;
-- ``/proc/sys`` is a copy of the host's, taken once per referee process and never
-  updated (programs read settings there, such as ``vm/overcommit_memory``; the
-  counters in it stand still);
+- ``/proc/sys`` is a copy of the host's, taken once per boot and never updated
+  (programs read settings there, such as ``vm/overcommit_memory``; the counters in it
+  stand still);
 - ``version``, ``filesystems``, ``cmdline``, ``crypto``, ``devices``, ``sysvipc``
   (the bot's own IPC namespace) are the kernel's, and do not change while it runs;
 - every other top-level entry is hidden behind an empty file or directory.
 
-The synthetic files and the copy live in one directory per referee process, named
-like the bots' own directories (``arena-bot-OWNER-view-...``), so the sweep of
-:func:`referee.process.sweep_workdirs` removes those of a killed referee.
+The synthetic files live in one directory per referee process, named like the bots'
+own directories (``arena-bot-OWNER-view-...``), so the sweep of
+:func:`referee.process.sweep_workdirs` removes those of a killed referee. The copy of
+``/proc/sys`` (1,300 files, half a second to read) is shared by every referee of the
+same user on the host until it reboots (:func:`shared_sys`): each ``arena`` command
+used to take its own.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import atexit
 import functools
 import os
 import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -78,7 +82,7 @@ class ProcView:
         for name in SYNTHETIC:
             args += ["--ro-bind", str(self.root / "memory" / str(self.memory_mb) / name)]
             args.append(f"/proc/{name}")
-        args += ["--ro-bind", str(self.root / "sys"), "/proc/sys"]
+        args += ["--ro-bind", str(shared_sys()), "/proc/sys"]
         for name, is_dir in _hidden_entries():
             empty = self.root / ("empty-dir" if is_dir else "empty-file")
             args += ["--ro-bind", str(empty), f"/proc/{name}"]
@@ -117,7 +121,6 @@ def _root() -> Path:
         root.chmod(0o755)
         (root / "empty-dir").mkdir(mode=0o755)
         (root / "empty-file").touch(mode=0o444)
-        _copy_sys(Path("/proc/sys"), root / "sys")
         if pid not in _roots:
             atexit.register(_remove_all, pid)
         _roots[pid] = root
@@ -125,8 +128,9 @@ def _root() -> Path:
 
 
 def _remove_all(pid: int) -> None:
-    if os.getpid() == pid:  # not in a forked child that inherited the handler
-        shutil.rmtree(_roots[pid], ignore_errors=True)
+    root = _roots.get(pid)
+    if os.getpid() == pid and root is not None:  # not in a forked child
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _hidden_entries() -> list[tuple[str, bool]]:
@@ -140,6 +144,63 @@ def _hidden_entries() -> list[tuple[str, bool]]:
             continue  # a link into the bot's own processes (e.g. ``net``, ``mounts``)
         hidden.append((entry, path.is_dir()))
     return hidden
+
+
+SHARED_SYS_PREFIX = "arena-proc-sys-"
+"""The shared copy of ``/proc/sys``: ``arena-proc-sys-UID-BOOT_ID`` in the temporary
+directory (not ``arena-bot-...``: no sweep removes it while the host runs)."""
+
+_shared: dict[int, Path] = {}
+
+
+def shared_sys() -> Path:
+    """The copy of ``/proc/sys`` every referee of this user shares until the host
+    reboots: made once, atomically (built aside, then renamed into place; of two
+    referees racing, one rename wins and both use its copy).
+
+    A directory at that path that is not this user's own, or that others could
+    write, is never used: this referee then keeps a private copy in its view
+    directory."""
+    pid = os.getpid()
+    found = _shared.get(pid)
+    if found is not None and found.is_dir():
+        return found
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = "unknown-boot"
+    path = Path(tempfile.gettempdir()) / f"{SHARED_SYS_PREFIX}{os.getuid()}-{boot}"
+    if not _trusted(path):
+        building = Path(tempfile.mkdtemp(prefix=f"{path.name}.building-", dir=path.parent))
+        try:
+            building.chmod(0o755)
+            _copy_sys(Path("/proc/sys"), building / "sys")
+            os.rename(building, path)
+        except OSError:  # another referee renamed first (or the path is taken)
+            shutil.rmtree(building, ignore_errors=True)
+    if _trusted(path):
+        found = path / "sys"
+    else:
+        found = _root() / "sys"
+        if not found.is_dir():
+            _copy_sys(Path("/proc/sys"), found)
+    _shared[pid] = found
+    return found
+
+
+def _trusted(path: Path) -> bool:
+    """Whether ``path`` is a complete shared copy: a real directory (not a link) of
+    this user's, writable by no one else, holding ``sys``."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(st.st_mode)
+        and st.st_uid == os.getuid()
+        and not st.st_mode & 0o022
+        and (path / "sys").is_dir()
+    )
 
 
 def _copy_sys(source: Path, target: Path) -> None:
