@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := referee sdk example_bots league bench tests proto/generate.py
 
-.PHONY: help venv sandbox-tools demo ladder ladder-quick dice-poker-table match test pytest lint typecheck proto proto-check docs clean
+.PHONY: help venv bytecode sandbox-tools demo ladder ladder-quick dice-poker-table match test pytest lint typecheck proto proto-check docs clean
 
 help:
 	@echo "make demo   - example bots of every game play a league over real gRPC (arena.db)"
@@ -24,6 +24,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# Bytecode for the project's own modules, written once. Every bot, every `arena`
+# command and every referee worker is a fresh Python process; where
+# PYTHONDONTWRITEBYTECODE is set (CI images often set it) none of them writes its
+# bytecode, and each compiled the project's sources again (0.1 s more per bot start,
+# thousands of starts in the suite). Up-to-date files are skipped.
+bytecode: venv
+	@$(BIN)/python -m compileall -q -j 0 referee sdk example_bots league bench proto tests >/dev/null
+
 # The bot sandbox needs bubblewrap (bwrap); prlimit and setpriv come with util-linux.
 sandbox-tools:
 	@{ command -v bwrap >/dev/null 2>&1 && ldconfig -p | grep -q 'libseccomp\.so\.2'; } || { \
@@ -34,7 +42,7 @@ sandbox-tools:
 	    echo "the bot sandbox needs bubblewrap and libseccomp2: sudo apt-get install bubblewrap libseccomp2" >&2; exit 1; \
 	  fi; }
 
-demo: venv sandbox-tools
+demo: venv bytecode sandbox-tools
 	$(BIN)/arena match --game liars_dice --seed 7 --quiet \
 		--bot "python -m example_bots.liars_dice_probability" \
 		--bot "python -m example_bots.liars_dice_random"
@@ -60,14 +68,14 @@ ladder-quick: venv sandbox-tools dice-poker-table
 	@mkdir -p $(dir $(LADDER_OUT))
 	$(BIN)/python -m league.execution.ladder --quick --out $(LADDER_OUT) $(LADDER_ARGS)
 
-test: venv sandbox-tools proto-check lint typecheck pytest
+test: venv bytecode sandbox-tools proto-check lint typecheck pytest
 
 # One pytest worker per core (pytest-xdist); a test file stays on one worker, so its
 # module fixtures (a solved table, a Ray instance) are built once. Tests marked
 # serial measure how many cores a bot gets, so they run afterwards, alone.
 PYTEST_WORKERS ?= auto
 
-pytest: venv
+pytest: venv bytecode
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
 	$(BIN)/python -m pytest -q -m serial
 
