@@ -71,12 +71,14 @@ ladder-quick: venv sandbox-tools dice-poker-table
 test: venv bytecode sandbox-tools proto-check lint typecheck pytest
 
 # One pytest worker per core (pytest-xdist); a test file stays on one worker, so its
-# module fixtures (a solved table, a Ray instance) are built once. Tests marked
+# module fixtures (a solved table, a Ray instance) are built once. Files go out in
+# collection order, the costliest first (tests/conftest.py), so no long file is left
+# for one worker at the end. Tests marked
 # serial measure how many cores a bot gets, so they run afterwards, alone.
 PYTEST_WORKERS ?= auto
 
 pytest: venv bytecode
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial"
 	$(BIN)/python -m pytest -q -m serial
 
 lint: venv
