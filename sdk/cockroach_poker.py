@@ -67,6 +67,7 @@ from referee.games.cockroach_poker import (
     turned_up,
     unseen_counts,
 )
+from sdk.legality import legality
 
 __all__ = [
     "CALL_RULES",
@@ -101,18 +102,10 @@ __all__ = [
 ]
 
 
-def legal_actions(observation: Observation) -> list[Action]:
-    """Every legal action for the observing seat (empty when it is not its turn)."""
-    return list(COCKROACH_POKER.legal_actions(observation))
-
-
-def is_legal(observation: Observation, action: object) -> bool:
-    """Whether the referee would accept ``action`` from the observing seat now."""
-    try:
-        COCKROACH_POKER.check_action(observation, action)
-    except GameError:
-        return False
-    return True
+legal_actions, is_legal = legality(COCKROACH_POKER)
+"""``legal_actions(observation)``: every legal action for the observing seat (empty when
+it is not its turn); ``is_legal(observation, action)``: whether the referee would
+accept ``action`` from it now (:mod:`sdk.legality`)."""
 
 
 def claim_probability(observation: Observation, kind: Kind) -> Fraction:

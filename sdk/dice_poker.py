@@ -71,6 +71,7 @@ from referee.games.dice_poker import (
     score_options,
 )
 from referee.games.poker_dice import roll_outcomes
+from sdk.legality import legality
 
 __all__ = [
     "ALL_REROLLS",
@@ -113,18 +114,10 @@ Throw = tuple[int, ...]
 """Dice as a sorted tuple (order does not matter for scoring)."""
 
 
-def legal_actions(observation: Observation) -> list[Action]:
-    """Every legal action for the observing seat (empty when it is not its turn)."""
-    return list(DICE_POKER.legal_actions(observation))
-
-
-def is_legal(observation: Observation, action: object) -> bool:
-    """Whether the referee would accept ``action`` from the observing seat now."""
-    try:
-        DICE_POKER.check_action(observation, action)
-    except GameError:
-        return False
-    return True
+legal_actions, is_legal = legality(DICE_POKER)
+"""``legal_actions(observation)``: every legal action for the observing seat (empty when
+it is not its turn); ``is_legal(observation, action)``: whether the referee would
+accept ``action`` from it now (:mod:`sdk.legality`)."""
 
 
 ALL_THROWS: tuple[Throw, ...] = tuple(

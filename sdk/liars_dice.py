@@ -69,6 +69,7 @@ from referee.games.liars_dice import (
     is_raise,
     next_active,
 )
+from sdk.legality import legality
 
 __all__ = [
     "FACES",
@@ -108,18 +109,10 @@ __all__ = [
 ]
 
 
-def legal_actions(observation: Observation) -> list[Action]:
-    """Every legal action for the observing seat (empty when it is not its turn)."""
-    return list(LIARS_DICE.legal_actions(observation))
-
-
-def is_legal(observation: Observation, action: object) -> bool:
-    """Whether the referee would accept ``action`` from the observing seat now."""
-    try:
-        LIARS_DICE.check_action(observation, action)
-    except GameError:
-        return False
-    return True
+legal_actions, is_legal = legality(LIARS_DICE)
+"""``legal_actions(observation)``: every legal action for the observing seat (empty when
+it is not its turn); ``is_legal(observation, action)``: whether the referee would
+accept ``action`` from it now (:mod:`sdk.legality`)."""
 
 
 def bid_probability(observation: Observation, bid: Bid | SumBid) -> Fraction:

@@ -92,6 +92,7 @@ from referee.games.poker_hands import (
     lowest_contained_above,
     required_ranks,
 )
+from sdk.legality import legality
 
 if TYPE_CHECKING:
     ALL_ANNOUNCEMENTS: tuple[Announcement, ...]
@@ -157,22 +158,13 @@ __all__ = [
 ]
 
 
-def legal_actions(observation: Observation) -> list[Action]:
-    """Every legal action for the observing seat (empty when it is not its turn).
+legal_actions, is_legal = legality(LIARS_POKER)
+"""``legal_actions(observation)``: every legal action for the observing seat (empty when
+it is not its turn); ``is_legal(observation, action)``: whether the referee would
+accept ``action`` from it now (:mod:`sdk.legality`).
 
-    In the announce phase this is every announcement above the last one: up to
-    8,596 actions. Use :func:`announcements_above` to walk them in order.
-    """
-    return list(LIARS_POKER.legal_actions(observation))
-
-
-def is_legal(observation: Observation, action: object) -> bool:
-    """Whether the referee would accept ``action`` from the observing seat now."""
-    try:
-        LIARS_POKER.check_action(observation, action)
-    except GameError:
-        return False
-    return True
+In the announce phase ``legal_actions`` is every announcement above the last one: up
+to 8,596 actions. Use :func:`announcements_above` to walk them in order."""
 
 
 def containment_probability(

@@ -79,6 +79,7 @@ from referee.games.poker_dice import (
     rank_distribution,
     roll_outcomes,
 )
+from sdk.legality import legality
 
 __all__ = [
     "ALL_HANDS",
@@ -123,18 +124,10 @@ __all__ = [
 ]
 
 
-def legal_actions(observation: Observation) -> list[Action]:
-    """Every legal action for the observing seat (empty when it is not its turn)."""
-    return list(LIARS_POKER_DICE.legal_actions(observation))
-
-
-def is_legal(observation: Observation, action: object) -> bool:
-    """Whether the referee would accept ``action`` from the observing seat now."""
-    try:
-        LIARS_POKER_DICE.check_action(observation, action)
-    except GameError:
-        return False
-    return True
+legal_actions, is_legal = legality(LIARS_POKER_DICE)
+"""``legal_actions(observation)``: every legal action for the observing seat (empty when
+it is not its turn); ``is_legal(observation, action)``: whether the referee would
+accept ``action`` from it now (:mod:`sdk.legality`)."""
 
 
 def probability_above(kept: Sequence[int], hand: Hand | None) -> float:

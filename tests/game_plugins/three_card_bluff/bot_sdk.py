@@ -9,7 +9,7 @@ Importing this module registers the game (its package does), so ``sdk.run`` and
 
 from __future__ import annotations
 
-from referee.games.base import GameError
+from sdk.legality import legality
 from tests.game_plugins.three_card_bluff.engine import (
     RANKS,
     THREE_CARD_BLUFF,
@@ -32,15 +32,7 @@ __all__ = [
 ]
 
 
-def legal_actions(observation: Observation) -> list[Action]:
-    """Every legal action for the observing seat (empty when it is not its turn)."""
-    return list(THREE_CARD_BLUFF.legal_actions(observation))
-
-
-def is_legal(observation: Observation, action: object) -> bool:
-    """Whether the referee would accept ``action`` from the observing seat now."""
-    try:
-        THREE_CARD_BLUFF.check_action(observation, action)
-    except GameError:
-        return False
-    return True
+legal_actions, is_legal = legality(THREE_CARD_BLUFF)
+"""``legal_actions(observation)``: every legal action for the observing seat (empty when
+it is not its turn); ``is_legal(observation, action)``: whether the referee would
+accept ``action`` from it now (:mod:`sdk.legality`)."""
