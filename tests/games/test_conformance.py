@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -148,7 +149,7 @@ def test_observations_do_not_leak_and_survive_the_wire(name: str, data: st.DataO
                 assert not legal
 
 
-def some_of(legal: list[Any], rng: random.Random, most: int = 64) -> list[Any]:
+def some_of(legal: Sequence[Any], rng: random.Random, most: int = 64) -> list[Any]:
     """``legal`` if it is short; else its first and last actions and a random sample.
 
     A Liar's Poker turn has thousands of legal bids, all of the same few shapes:
