@@ -68,16 +68,3 @@ class IllegalAction(BotFault):
 
 class ProtocolViolation(BotFault):
     kind = FaultKind.MALFORMED_MESSAGE
-
-
-FAULT_TYPES: dict[FaultKind, type[BotFault]] = {
-    cls.kind: cls
-    for cls in (
-        BotStartupError,
-        BotTimeout,
-        BotCrashed,
-        BotStalled,
-        IllegalAction,
-        ProtocolViolation,
-    )
-}

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from league.cli import authors, bots, exploit, leagues, match, replay, rolling, serve, sprt
-from league.cli.common import Context, context_of
+from league.cli.common import EXIT_INTERRUPTED, Context, context_of
 from referee.core.catalogue import entries, get_game
 
 app = typer.Typer(
@@ -194,7 +194,7 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

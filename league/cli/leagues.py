@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Final, TextIO
 import typer
 
 from league.cli.common import (
+    EXIT_ABORTED,
+    EXIT_INTERRUPTED,
+    EXIT_LOST_WORKER,
     SANDBOX_DEFAULTS,
     CpuOption,
     CpusOption,
@@ -281,11 +284,11 @@ def _print_run(summary: RunSummary, *, err: bool = False) -> None:
         for aborted in summary.aborted:
             typer.echo(f"  {aborted.match_id}: {aborted.error}", err=True)
     if summary.interrupted:
-        raise typer.Exit(130)
+        raise typer.Exit(EXIT_INTERRUPTED)
     if summary.aborted:
-        raise typer.Exit(3)
+        raise typer.Exit(EXIT_ABORTED)
     if summary.lost_workers:
-        raise typer.Exit(4)
+        raise typer.Exit(EXIT_LOST_WORKER)
 
 
 ProgressOption = Annotated[

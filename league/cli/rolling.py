@@ -11,6 +11,8 @@ from typing import Annotated
 import typer
 
 from league.cli.common import (
+    EXIT_ABORTED,
+    EXIT_INTERRUPTED,
     SANDBOX_DEFAULTS,
     CpuOption,
     CpusOption,
@@ -229,9 +231,9 @@ def run_command(
     for aborted in summary.aborted:
         typer.echo(f"error: the referee aborted {aborted.match_id}: {aborted.error}", err=True)
     if summary.stopped:
-        raise typer.Exit(130)
+        raise typer.Exit(EXIT_INTERRUPTED)
     if summary.aborted:
-        raise typer.Exit(3)
+        raise typer.Exit(EXIT_ABORTED)
 
 
 @app.command("status")

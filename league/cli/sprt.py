@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from league.cli.common import (
+    EXIT_ABORTED,
+    EXIT_INTERRUPTED,
     SANDBOX_DEFAULTS,
     CpuOption,
     CpusOption,
@@ -188,9 +190,9 @@ def _play(ctx: typer.Context, name: str, *, quiet: bool) -> None:
         typer.echo(f"error: the referee aborted {aborted.match_id}: {aborted.error}", err=True)
     if summary.interrupted:
         typer.echo(f"interrupted after {state.penta.pairs} pairs; run the same command to resume")
-        raise typer.Exit(130)
+        raise typer.Exit(EXIT_INTERRUPTED)
     if summary.aborted:
-        raise typer.Exit(3)
+        raise typer.Exit(EXIT_ABORTED)
     verdict = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(state.decision, "undecided")
     typer.echo(f"SPRT {name}: {verdict} after {state.penta.pairs} pairs")
     raise typer.Exit({"H1": EXIT_H1, "H0": EXIT_H0}.get(state.decision, EXIT_UNDECIDED))

@@ -407,13 +407,6 @@ def _record_aborted(*, session: Session, match: MatchRow, record: MatchRecord) -
     session.flush()
 
 
-def aborted_error(match: MatchRow) -> str:
-    """The referee error that aborted ``match`` (from its stored record)."""
-    if match.record is None:
-        return ""
-    return str(decompress_record(match.record).meta.get("error", ""))
-
-
 def finished_results(*, session: Session, league: LeagueRow) -> list[MatchResult]:
     """Every finished match as rating input, in the order they finished; bots are
     named by :func:`bot_labels`."""

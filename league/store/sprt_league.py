@@ -89,10 +89,6 @@ class SprtSettings:
         return settings_from_dict(cls, data, SprtLeagueError, "SPRT")
 
 
-def is_sprt(league: LeagueRow) -> bool:
-    return league.mode == MODE
-
-
 def sprt_settings(league: LeagueRow) -> SprtSettings:
     return stored_settings(
         league, mode=MODE, what="an SPRT", parse=SprtSettings.from_dict, error=SprtLeagueError

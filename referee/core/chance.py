@@ -37,9 +37,6 @@ from typing import Any, Final
 KEY_BYTES: Final = 32
 """Length of a chance key and of a league secret (256 bits)."""
 
-BLOCK_BYTES: Final = 32
-"""Bytes per HMAC-SHA256 block."""
-
 SEED_LABEL: Final = b"bluff-arena/chance/seed/v1:"
 """Domain label of :func:`key_from_seed`."""
 DEAL_LABEL: Final = b"bluff-arena/chance/deal/v1:"

@@ -47,7 +47,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
@@ -377,8 +377,3 @@ def describe_announcement(announcement: Announcement) -> str:
     if category is Category.FIVE_OF_A_KIND:
         return f"five {labels[0]}s"
     return f"{category.label} to {labels[0]}"
-
-
-def count_categories(hands: Iterable[Sequence[Card]]) -> Counter[Category]:
-    """How many of ``hands`` fall in each category."""
-    return Counter(best_announcement(hand).category for hand in hands)
