@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import secrets
+import shlex
 import signal
 import sys
 import time
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from league.store.registry import add_bot
 from referee import cgroups
 from referee.faults import FaultKind
 from referee.launcher import FreshLauncher, Launcher, Lease, release, start_process
@@ -272,4 +274,16 @@ def write_child_spec(
                 "startup_s": LIMITS.startup_s,
             }
         )
+    )
+
+
+def add_unchecked(session: Any, spec: BotSpec, game: str) -> None:
+    """Register ``spec`` for ``game`` without the pre-entry check (a test that plays it
+    in a league of its own, at once)."""
+    add_bot(
+        session=session,
+        name=spec.name,
+        command=shlex.join(spec.command),
+        games=[game],
+        check=False,
     )

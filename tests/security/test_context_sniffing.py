@@ -19,7 +19,6 @@ in the check too, and fails it.
 from __future__ import annotations
 
 import functools
-import shlex
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from league.execution.rolling import run_rolling
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, get_league, match_log
 from league.store.models import BotRow, MatchRow, SeatRow
-from league.store.registry import add_bot, get_bot
+from league.store.registry import get_bot
 from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
 from referee.faults import FaultKind
 from referee.match import Limits, MatchSpec, run_match
@@ -45,7 +44,7 @@ from referee.record import MatchRecord
 from referee.sandbox import DEFAULT_SANDBOX
 from tests.e2e.conftest import module_bot
 from tests.security.context_sniffer import sniffs
-from tests.security.support import assert_no_processes_left
+from tests.security.support import add_unchecked, assert_no_processes_left
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -151,13 +150,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Seen]]:
     try:
         with session_scope(engine) as session:
             for spec in (*OPPONENT_SPECS, SNIFFER):
-                add_bot(
-                    session=session,
-                    name=spec.name,
-                    command=shlex.join(spec.command),
-                    games=[GAME],
-                    check=False,
-                )
+                add_unchecked(session, spec, GAME)
             league = create_rolling_league(
                 session=session,
                 name="ladder",
