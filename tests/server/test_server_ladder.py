@@ -115,6 +115,10 @@ def test_submit_over_http_the_ladder_plays_and_a_killed_server_resumes(tmp_path:
         wait_for(served, lambda t: t["done"] >= 8, 60, "two more matches")
         killed = served.process.pid
         if os.geteuid() == 0:  # bots run under uids of the server's own: they are found
+            # Between two matches no bot runs: wait for the next one to start.
+            deadline = time.monotonic() + 30
+            while not sandboxed_processes(killed) and time.monotonic() < deadline:
+                time.sleep(0.05)
             assert sandboxed_processes(killed), "no bot of the ladder is running"
         served.process.send_signal(signal.SIGKILL)
         served.process.wait(timeout=10)
