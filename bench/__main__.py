@@ -25,9 +25,9 @@ from pathlib import Path
 
 from bench import cpu_fairness, engine, league, server_load, startup, wire
 from bench.report import Row, format_table, write_json
-from referee import cgroups
 from referee.core.catalogue import game_names
-from referee.sandbox import DEFAULT_SANDBOX
+from referee.runtime import cgroups
+from referee.runtime.sandbox import DEFAULT_SANDBOX
 
 GAMES = game_names()
 """Every game in the catalogue, in listing order."""

@@ -16,7 +16,7 @@ Windows of the clock (spin in even seconds, sleep in odd ones) were tried first:
 the hog answers slowly while its spinners crowd its own core, so the match moved
 on mostly in the sleeping windows, and a short match sometimes fell wholly in one.
 
-``--sharing`` (``referee.cgroups.CPU_SHARING``, test-only) shows what the rule buys:
+``--sharing`` (``referee.runtime.cgroups.CPU_SHARING``, test-only) shows what the rule buys:
 ``before`` makes the groups of before (a bandwidth cap per bot only), ``pooled``
 puts every bot's threads in one CPU group (no share per seat).
 """
@@ -35,12 +35,12 @@ from typing import Any
 
 import trio
 
-from referee import cgroups
-from referee.launcher import FreshLauncher
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.records.record import MatchRecord
+from referee.runtime import cgroups
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 WORK = 500_000
 """Loop iterations the victim runs per decision (~45 ms on an idle core here)."""

@@ -38,8 +38,8 @@ from referee.core.catalogue import entries, get_codec, get_game
 from referee.core.digests import observation_digest, state_digest
 from referee.core.playout import match_rng
 from referee.games.base import CHANCE, draw_chance
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
 
 RANDOM_BOTS = {e.name: e.roster.random for e in entries() if e.roster is not None}
 """Per game with example bots: its random bot (from the catalogue's rosters)."""

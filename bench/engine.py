@@ -13,8 +13,8 @@ from referee.core.digests import state_digester
 from referee.core.driver import MatchDriver
 from referee.core.playout import match_rng
 from referee.games.base import CHANCE, draw_chance
-from referee.match import action_json
-from referee.record import FORMAT_VERSION, RecordedEvent
+from referee.records.record import FORMAT_VERSION, RecordedEvent
+from referee.runtime.match import action_json
 
 LONG_GAME = "liars_poker"
 LONG_RULES: Mapping[str, str] = {"chips_variant": "true", "starting_chips": "50"}
@@ -77,7 +77,7 @@ class LongMatch:
 def long_match(matches: int, early: int = 30, late: int = 3000, window: int = 20) -> LongMatch:
     """Referee work per event (no transport) at event ~``early`` vs ~``late``.
 
-    Per event, exactly as :meth:`referee.match._Table.play` does it, with a
+    Per event, exactly as :meth:`referee.runtime.match._Table.play` does it, with a
     :class:`~referee.core.driver.MatchDriver` (both seats take observation deltas, as SDK
     bots do): the decision (observe, encode, observation digest) and its
     serialisation, decoding the answer, applying it (legality, transition, state

@@ -20,11 +20,11 @@ from bench.instant_bot import match_id_for
 from bench.wire import instant_spec
 from league.execution.executor import Executor, LocalExecutor, MatchSlot
 from league.execution.workers import RefereeWorkers
-from referee.launcher import FreshLauncher, Launcher
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.sandbox import NO_SANDBOX, SandboxConfig
+from referee.runtime.launcher import FreshLauncher, Launcher
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import NO_SANDBOX, SandboxConfig
 
 GAME = "liars_dice"
 

@@ -17,7 +17,7 @@ machine noise hits both alike; the ratios are what to quote.
    namespace is gone);
 4. a submitted tree (a marked directory: the bot's script, a 1 MiB data file and
    40 small ones): start-up to Health with the tree copied into a fresh tmpfs
-   with fixed times (:mod:`referee.tree_copy`, the default) and bound from the
+   with fixed times (:mod:`referee.runtime.tree_copy`, the default) and bound from the
    host (``copy_trees=False``), interleaved;
 5. one match per process (``MatchSpec.single_use``, as checks and rolling
    ladders play): matches per second through one warm pool with every process
@@ -38,11 +38,11 @@ from pathlib import Path
 
 import trio
 
-from referee.launcher import release, start_process
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.sandbox import BOT_TREE_MARKER, DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
+from referee.runtime.launcher import release, start_process
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import BOT_TREE_MARKER, DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
 
 BOT = BotSpec("random", command=(sys.executable, "-m", "example_bots.liars_dice_random"))
 

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.sandbox import NO_SANDBOX
+from referee.runtime.sandbox import NO_SANDBOX
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAGUE = "bench"

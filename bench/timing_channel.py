@@ -6,8 +6,8 @@ The sandbox closes every channel it can name; what two bots running at the same
 time still share is the machine: cores, memory bandwidth and cache, and the page
 cache of the read-only files every sandbox sees. This bench starts a sender and a
 receiver (``tests/security/timing_bot.py``, an ordinary SDK bot) in two sandboxes of
-the default launcher (``referee.launcher.start_process`` with the default
-``SandboxConfig``, so the default CPU plan of ``referee.cpu_share`` places them),
+the default launcher (``referee.runtime.launcher.start_process`` with the default
+``SandboxConfig``, so the default CPU plan of ``referee.runtime.cpu_share`` places them),
 has the sender send a known preamble and a random bit string on each channel at
 several slot lengths, decodes the receiver's measurements, and reports per channel
 and placement: the bit error rate, the raw rate (bits sent per second) and the
@@ -50,10 +50,10 @@ from typing import Any
 
 import trio
 
-from referee import cgroups
-from referee.launcher import Lease, release, start_process
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX
+from referee.runtime import cgroups
+from referee.runtime.launcher import Lease, release, start_process
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX
 
 PREAMBLE = "1010011001011010"
 """Known bits sent first on every channel: the receiver's calibration."""

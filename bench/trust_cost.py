@@ -33,10 +33,10 @@ from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league
 from league.store.registry import add_bot
-from referee.launcher import release, start_process
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.launcher import release, start_process
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 BOT = BotSpec("random", command=(sys.executable, "-m", "example_bots.liars_dice_random"))
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"

@@ -27,10 +27,10 @@ import trio
 
 from bench import instant_bot
 from bench.instant_bot import SERVICE, match_id_for
-from referee.match import Limits, MatchSpec, MessageLog, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.sandbox import NO_SANDBOX, SandboxConfig
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import NO_SANDBOX, SandboxConfig
 
 INSTANT = ("-m", "bench.instant_bot")
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from referee.core.best_response import infoset_key
+from referee.analysis.best_response import infoset_key
 from referee.core.catalogue import get_game
 
 TABLE_FORMAT: Final = 1

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import cgroups, owners
-from referee.sandbox import referee_uids
+from referee.runtime import cgroups, owners
+from referee.runtime.sandbox import referee_uids
 
 EXPECTED_S = {"slow": 20.0, "e2e": 4.0}
 """A rough cost per test by its marks (else :data:`UNMARKED_S`), to order the files."""

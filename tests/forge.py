@@ -1,7 +1,7 @@
 """Forging match records in tests: rewrite events and recompute every digest and hash.
 
 What a dishonest operator with the record API could do: the result passes
-:func:`referee.replay.verify` unless the verifier can re-draw the chance outcomes.
+:func:`referee.records.replay.verify` unless the verifier can re-draw the chance outcomes.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from referee.core.catalogue import get_codec, get_game
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, Event
 from referee.games.base import GameError, forfeit
-from referee.record import MatchRecord, RecordedEvent, RecordedFault, SeatInfo
-from referee.replay import record_driver
+from referee.records.record import MatchRecord, RecordedEvent, RecordedFault, SeatInfo
+from referee.records.replay import record_driver
 
 
 def reforged(record: MatchRecord, events: Sequence[RecordedEvent]) -> MatchRecord:

@@ -13,7 +13,7 @@ import pytest
 from bench import cpu_fairness, engine, league, timing_channel, wire
 from bench.instant_bot import plan
 from bench.report import Row, format_table
-from referee.sandbox import SandboxError, require_tools
+from referee.runtime.sandbox import SandboxError, require_tools
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 

@@ -15,17 +15,9 @@ from typing import Any
 
 import pytest
 
-from referee.analytics import (
-    AnalyticsError,
-    BluffStats,
-    analyse_events,
-    analyse_record,
-    claim_rules,
-    format_ratio,
-)
 from referee.core.catalogue import get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.faults import FaultKind
+from referee.core.faults import FaultKind
 from referee.games import cockroach_poker as cp
 from referee.games import liars_dice as ld
 from referee.games import liars_poker as lp
@@ -36,8 +28,16 @@ from referee.games.poker_dice import Category as DiceCategory
 from referee.games.poker_dice import Hand
 from referee.games.poker_hands import Announcement
 from referee.games.poker_hands import Category as CardCategory
-from referee.record import MatchRecord, RecordedFault
-from referee.replay import verify
+from referee.records.analytics import (
+    AnalyticsError,
+    BluffStats,
+    analyse_events,
+    analyse_record,
+    claim_rules,
+    format_ratio,
+)
+from referee.records.record import MatchRecord, RecordedFault
+from referee.records.replay import verify
 from tests.forge import record_of
 
 S = BluffStats

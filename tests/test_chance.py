@@ -24,8 +24,8 @@ from referee.core.chance import (
     parse_secret,
 )
 from referee.games.base import DiceRoll, Shuffle, draw_chance
-from referee.match import MatchSpec
-from referee.process import BotSpec
+from referee.runtime.match import MatchSpec
+from referee.runtime.process import BotSpec
 
 KEY = bytes(range(32))
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from league.cli import app
 from referee.core.catalogue import game_names
-from referee.record import MatchRecord
+from referee.records.record import MatchRecord
 
 runner = CliRunner()
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"

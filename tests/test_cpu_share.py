@@ -1,4 +1,4 @@
-"""The fair-CPU rule (referee.cpu_share) and the files it writes in both cgroup layouts.
+"""The fair-CPU rule (referee.runtime.cpu_share) and the files it writes in both cgroup layouts.
 
 The v2 layout is checked against a directory tree shaped like ``/sys/fs/cgroup``
 (this host's cgroup2 mount carries no cpu controller, so a live v2 group cannot be
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import cgroups, cpu_share
-from referee.cpu_share import CpuListError, CpuPlan, format_cpu_list, parse_cpu_list, plan
+from referee.runtime import cgroups, cpu_share
+from referee.runtime.cpu_share import CpuListError, CpuPlan, format_cpu_list, parse_cpu_list, plan
 
 
 @pytest.mark.parametrize(

@@ -39,11 +39,11 @@ from referee.games import liars_poker as lp
 from referee.games.cards import parse_cards
 from referee.games.poker_hands import Announcement
 from referee.games.poker_hands import Category as CardCategory
-from referee.html_replay import json_for_script, render_replay_html, replay_data
-from referee.match import MatchSpec, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.replay import replay_steps
+from referee.records.html_replay import json_for_script, render_replay_html, replay_data
+from referee.records.record import MatchRecord
+from referee.records.replay import replay_steps
+from referee.runtime.match import MatchSpec, run_match
+from referee.runtime.process import BotSpec
 from tests.forge import record_of
 
 EVIL = "</script><script>alert(1)</script>"

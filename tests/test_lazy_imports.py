@@ -44,7 +44,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/bots.py league.store.rolling": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
-    "league/cli/bots.py referee.process": "trio and gRPC: only commands that start bots",
+    "league/cli/bots.py referee.runtime.process": "trio and gRPC: only commands that start bots",
     "league/cli/common.py league.store.db": (
         "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
     ),
@@ -75,11 +75,11 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/leagues.py league.store.standings": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
-    "league/cli/leagues.py referee.analytics": (
+    "league/cli/leagues.py referee.records.analytics": (
         "protobuf: only commands that read or print match records"
     ),
     "league/cli/leagues.py trio": "trio: only commands that run an event loop",
-    "league/cli/match.py referee.match": "trio and gRPC: only commands that start bots",
+    "league/cli/match.py referee.runtime.match": "trio and gRPC: only commands that start bots",
     "league/cli/exploit.py trio": "trio: only `arena exploit` on a bot process",
     "league/cli/exploit.py league.execution.policy_probe": (
         "trio, gRPC and the launcher: only `arena exploit` on a bot process"
@@ -87,12 +87,14 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/exploit.py league.execution.probe_matches": (
         "trio, gRPC and the warm pool: only `arena exploit` on a bot process"
     ),
-    "league/cli/exploit.py referee.match": "trio and gRPC: only `arena exploit` on a bot process",
+    "league/cli/exploit.py referee.runtime.match": (
+        "trio and gRPC: only `arena exploit` on a bot process"
+    ),
     "league/cli/exploit.py league.cli.exploit_lbr": (
         "lower-bound: trio, gRPC and the launcher: only `arena exploit --lower-bound`"
     ),
-    "league/cli/exploit.py referee.faults": "gRPC's status codes: only `arena exploit`",
-    "league/cli/exploit.py referee.process": "trio and gRPC: only commands that start bots",
+    "league/cli/exploit.py referee.core.faults": "gRPC's status codes: only `arena exploit`",
+    "league/cli/exploit.py referee.runtime.process": "trio and gRPC: only commands that start bots",
     "league/cli/exploit.py league.execution.exploit": (
         "SQLModel (the stored measurement): only `arena exploit`"
     ),
@@ -100,8 +102,8 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/exploit.py league.store.exploits": "SQLModel: only a registered BOT",
     "league/cli/exploit.py league.store.models": "SQLModel: only a registered BOT",
     "league/cli/exploit.py sdk.strategy_table": "the SDK package (gRPC server): only `--save`",
-    "league/cli/match.py referee.process": "trio and gRPC: only commands that start bots",
-    "league/cli/match.py referee.transcript": (
+    "league/cli/match.py referee.runtime.process": "trio and gRPC: only commands that start bots",
+    "league/cli/match.py referee.records.transcript": (
         "protobuf: only commands that read or print match records"
     ),
     "league/cli/replay.py google.protobuf": (
@@ -110,16 +112,16 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/replay.py league.store.leagues": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
-    "league/cli/replay.py referee.html_replay": (
+    "league/cli/replay.py referee.records.html_replay": (
         "protobuf: only commands that read or print match records"
     ),
-    "league/cli/replay.py referee.record": (
+    "league/cli/replay.py referee.records.record": (
         "protobuf: only commands that read or print match records"
     ),
-    "league/cli/replay.py referee.replay": (
+    "league/cli/replay.py referee.records.replay": (
         "protobuf: only commands that read or print match records"
     ),
-    "league/cli/replay.py referee.transcript": (
+    "league/cli/replay.py referee.records.transcript": (
         "protobuf: only commands that read or print match records"
     ),
     "league/cli/rolling.py league.execution.rolling": (
@@ -150,7 +152,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/sprt.py league.store.sprt_league": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
-    "league/cli/sprt.py referee.sandbox": "the referee stack: only commands that play",
+    "league/cli/sprt.py referee.runtime.sandbox": "the referee stack: only commands that play",
     "league/cli/sprt.py trio": "trio: only commands that run an event loop",
     "league/cli/scaffold.py sdk": (
         "protobuf and gRPC: `arena bot new` only (reads the game's SDK module)"
@@ -179,7 +181,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/execution/ray_executor.py ray": (
         "Ray is an optional extra (pip install '.[ray]') and slow to import: --executor ray only"
     ),
-    "referee/seccomp.py pyseccomp": (
+    "referee/runtime/seccomp.py pyseccomp": (
         "loads libseccomp through ctypes (~20 ms) and fails on a host without it: only a"
         " sandboxed match compiles the filter (the CLI, the server and --no-sandbox runs"
         " never do), and the failure becomes SeccompUnavailable there"

@@ -1,6 +1,6 @@
 """Local best response: a lower bound on exploitability (``arena exploit --lower-bound``).
 
-The pure part (referee/core/local_br.py) is checked on hand-made answers: the other
+The pure part (referee/analysis/local_best_response.py) is checked on hand-made answers: the other
 seat's hands come from the engine's deal, the range follows the bot's answers, and
 the values are the claims' truth. End to end, on the one-die variant whose exact
 exploitability is known, the bound lies below the exact value and is not trivial.
@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from league.cli import app
 from league.execution.local_br import Interval, LowerBound
+from referee.analysis.local_best_response import Deal, LocalBestResponse, LocalBestResponseError
 from referee.core.catalogue import get_game
-from referee.core.local_br import Deal, LocalBestResponse, LocalBestResponseError
 from referee.games.liars_dice import LIARS_DICE, Bid, Challenge
 
 runner = CliRunner()

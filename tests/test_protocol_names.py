@@ -2,7 +2,7 @@
 
 The play core keys the protocol's fault values by name, so the SDK reads them
 without importing the referee's fault exceptions; these tests keep those names
-and :class:`referee.faults.FaultKind` the same set.
+and :class:`referee.core.faults.FaultKind` the same set.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import get_args, get_type_hints
 
 from arena.v1 import bot_pb2
+from referee.core.faults import FaultKind
 from referee.core.protocol import PROTO_FAULTS, PROTO_REASONS
-from referee.faults import FaultKind
-from referee.record import MatchRecord
+from referee.records.record import MatchRecord
 
 
 def test_every_fault_kind_has_its_own_protocol_value() -> None:

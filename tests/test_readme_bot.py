@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 

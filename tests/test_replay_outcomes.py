@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from league.cli import app
 from referee.core.catalogue import get_game
 from referee.core.playout import random_playout
-from referee.record import MatchRecord
-from referee.transcript import OUTCOME_MARK, event_entries, transcript_lines
+from referee.records.record import MatchRecord
+from referee.records.transcript import OUTCOME_MARK, event_entries, transcript_lines
 from tests.forge import record_of
 
 SETUPS: dict[str, tuple[dict[str, str], int, str, str]] = {

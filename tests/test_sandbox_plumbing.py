@@ -16,11 +16,11 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from referee import cgroups
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.sandbox import (
+from referee.runtime import cgroups
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import (
     DEFAULT_SANDBOX,
     SandboxConfig,
     SandboxError,
@@ -74,7 +74,7 @@ async def test_a_host_that_cannot_start_bots_aborts_the_match_and_blames_nobody(
     """The host failing (here: the uid block exhausted) is no seat's fault: the
     match ends aborted, with no fault to rate, not as a forfeit of whichever seat
     the referee tried first."""
-    from referee import sandbox
+    from referee.runtime import sandbox
 
     def exhausted() -> int:
         raise SandboxError("all 1000 bot uids of this referee are in use")

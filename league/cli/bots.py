@@ -26,8 +26,8 @@ from league.cli.scaffold import ScaffoldError, write_project
 if TYPE_CHECKING:
     from league.execution.botcheck import CheckReport
     from league.store.models import BotRow
-    from referee.process import BotSpec
-    from referee.sandbox import SandboxConfig
+    from referee.runtime.process import BotSpec
+    from referee.runtime.sandbox import SandboxConfig
 
 app = typer.Typer(help="Register and inspect bots.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -233,7 +233,7 @@ def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
     """A registered bot's name (one word, not a file) is looked up in the database;
     anything else is a command line, as in ``arena match --bot``."""
     from league.store.registry import bot_spec
-    from referee.process import BotSpec, absolute_command
+    from referee.runtime.process import BotSpec, absolute_command
 
     row = registered_bot(ctx, bot)
     if row is not None:

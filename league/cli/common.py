@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from referee import cgroups
 from referee.games.base import GameError
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
+from referee.runtime import cgroups
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -123,7 +123,7 @@ def find_modules_here(commands: Iterable[Sequence[str]]) -> None:
 
     Python puts the current directory on a ``-m`` module's path, but the sandbox
     runs the bot in a private /tmp and binds only the module the referee finds
-    (``referee.sandbox.bot_files``). So the current directory goes at the *end* of
+    (``referee.runtime.sandbox.bot_files``). So the current directory goes at the *end* of
     this process's module path (it never shadows an installed module) when a
     command's ``-m`` names a module found nowhere else."""
     here = os.getcwd()

@@ -34,8 +34,8 @@ from league.cli.common import (
 )
 from league.store.ratings import PRIOR_DRAWS, PairElo, pair_elo
 from referee.core.chance import parse_secret
-from referee.faults import FaultKind
-from referee.sandbox import SandboxError
+from referee.core.faults import FaultKind
+from referee.runtime.sandbox import SandboxError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -786,7 +786,7 @@ def _echo_population(rows: list[Standing]) -> None:
 
 def _echo_bluff(rows: list[Standing], bluff: LeagueBluff) -> None:
     """The bluff analytics table (definitions: docs/bots.md, "Bluff analytics")."""
-    from referee.analytics import BluffStats, format_ratio
+    from referee.records.analytics import BluffStats, format_ratio
 
     typer.echo(f"\nbluff analytics, judged from {bluff.matches} match records:")
     table = []

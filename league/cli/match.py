@@ -25,11 +25,11 @@ from league.cli.common import (
     sandbox_config,
 )
 from referee.core.catalogue import get_game
-from referee.files import write_atomic
 from referee.games.base import GameError
+from referee.records.files import write_atomic
 
 if TYPE_CHECKING:
-    from referee.record import MatchRecord
+    from referee.records.record import MatchRecord
 
 
 def match_command(
@@ -77,8 +77,8 @@ def match_command(
       2  usage error (bad option, unknown game or rule, bad command line)
       3  the referee aborted the match (the host could not run it; nobody blamed)
     """
-    from referee.match import Limits, MatchSpec, play_match
-    from referee.process import BotSpec
+    from referee.runtime.match import Limits, MatchSpec, play_match
+    from referee.runtime.process import BotSpec
 
     rules = parse_rule_options(rule or [])
     try:
@@ -117,7 +117,7 @@ def exit_code(result: MatchRecord) -> int:
 def _print_result(title: str, result: MatchRecord, *, quiet: bool, as_json: bool) -> None:
     """The record as JSON, or the transcript (unless ``quiet``) and the result; then
     exit with :func:`exit_code`."""
-    from referee.transcript import result_lines, transcript_lines
+    from referee.records.transcript import result_lines, transcript_lines
 
     if as_json:
         typer.echo(result.to_json(indent=2))

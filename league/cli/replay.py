@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from league.cli.common import fail, transaction
-from referee.files import write_atomic
 from referee.games.base import GameError
+from referee.records.files import write_atomic
 
 if TYPE_CHECKING:
     from arena.v1 import bot_pb2
-    from referee.record import MatchRecord
+    from referee.records.record import MatchRecord
 
 
 def load_record(ctx: typer.Context, match: str) -> MatchRecord:
     """A record from a JSON file, or from the database by ``LEAGUE-POSITION``."""
     from league.store.leagues import decompress_record, find_match
-    from referee.record import MatchRecord, RecordError
+    from referee.records.record import MatchRecord, RecordError
 
     path = Path(match)
     if path.is_file():
@@ -70,7 +70,7 @@ def _wait_for_key() -> bool:
 
 def _verify(record: MatchRecord) -> None:
     """Re-simulate ``record``: exit 1 listing the problems, else say what was checked."""
-    from referee.replay import verify
+    from referee.records.replay import verify
 
     problems = verify(record)
     if problems:
@@ -85,13 +85,23 @@ def _verify(record: MatchRecord) -> None:
 
 
 def _write_html(record: MatchRecord, html: Path) -> None:
-    from referee.html_replay import render_replay_html
+    from referee.records.html_replay import render_replay_html
 
     try:
         write_atomic(html, render_replay_html(record).encode())
     except OSError as error:
         raise fail(f"cannot write {html}: {error}") from None
     typer.echo(f"wrote {html}")
+
+
+def _messages_json(messages: list[bot_pb2.PlayRequest]) -> str:
+    """The messages a seat was sent, as a JSON list (``--seat N --json``)."""
+    from google.protobuf import json_format
+
+    return json.dumps(
+        [json_format.MessageToDict(m, preserving_proto_field_name=True) for m in messages],
+        indent=2,
+    )
 
 
 def replay_command(
@@ -120,11 +130,14 @@ def replay_command(
 ) -> None:
     """Replay a match: transcript with what each challenge, pass or score led to
     (default), one seat's view, verification, export."""
-    from google.protobuf import json_format
-
-    from referee.record import RecordError
-    from referee.replay import seat_exchange
-    from referee.transcript import message_pages, result_lines, seat_transcript, transcript_lines
+    from referee.records.record import RecordError
+    from referee.records.replay import seat_exchange
+    from referee.records.transcript import (
+        message_pages,
+        result_lines,
+        seat_transcript,
+        transcript_lines,
+    )
 
     if raw and seat is None:
         raise fail("--raw shows the messages one seat was sent: add --seat N")
@@ -145,15 +158,7 @@ def replay_command(
             exchange = seat_exchange(record, seat)
             messages = [message for message, _ in exchange]
             if as_json:
-                typer.echo(
-                    json.dumps(
-                        [
-                            json_format.MessageToDict(m, preserving_proto_field_name=True)
-                            for m in messages
-                        ],
-                        indent=2,
-                    )
-                )
+                typer.echo(_messages_json(messages))
                 return
             texts = seat_message_text(messages) if raw else message_pages(record, exchange)
             pages = seat_transcript(record, seat, texts)

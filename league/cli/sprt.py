@@ -164,7 +164,7 @@ def _play(ctx: typer.Context, name: str, *, quiet: bool) -> None:
 
     from league.execution.sprt import run_sprt
     from league.store.registry import LeagueError
-    from referee.sandbox import SandboxError
+    from referee.runtime.sandbox import SandboxError
 
     engine = context_of(ctx).engine()
 

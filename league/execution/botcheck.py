@@ -10,7 +10,7 @@ memory.
 To the checked bot a check match looks like a ladder match (issue 19, §3): a bot
 that could tell them apart could play well here and fault in every real match.
 So everything the bot is sent has the same shape and distribution: an opaque
-match id (the referee's, :func:`referee.messages.new_match_token`; ``check-N``
+match id (the referee's, :func:`referee.core.messages.new_match_token`; ``check-N``
 is only the report's name), secret chance (no seed: a seeded deal is a
 fingerprint a bot can precompute), the ladder's rules (the game's defaults
 unless given) and limits, and its placement pattern: pairs of matches on one
@@ -18,7 +18,8 @@ duplicate deal, the bot in seat 0 and then in seat 1, as a ladder seats a new
 entry. Each bot process plays one match (``MatchSpec.single_use``), as in a
 rolling ladder, so neither a process's match count nor its age tells them apart;
 and a submitted tree is a fresh copy with fixed times in both
-(:mod:`referee.tree_copy`). ``vary_rules`` brings back the tour of rule options for an author's own
+(:mod:`referee.runtime.tree_copy`). ``vary_rules`` brings back the tour of rule
+options for an author's own
 use (``arena bot check --vary-rules``), which a bot *can* tell from a ladder.
 """
 
@@ -39,14 +40,14 @@ import trio
 
 from referee.core.catalogue import game_names, get_entry, get_game
 from referee.core.chance import new_secret
-from referee.faults import FaultKind
+from referee.core.faults import FaultKind
 from referee.games.base import GameError
-from referee.launcher import Lease
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.records.record import MatchRecord
+from referee.runtime.launcher import Lease
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 SLOW_FRACTION = 0.75
 """A p99 decision time at or above this share of the limit fails the check: a bot

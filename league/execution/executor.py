@@ -22,10 +22,10 @@ from typing import Protocol
 
 import trio
 
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.record import MatchRecord
-from referee.sandbox import SandboxConfig
+from referee.records.record import MatchRecord
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.sandbox import SandboxConfig
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,9 +68,9 @@ from league.store.leagues import (
 from league.store.models import MatchRow
 from league.store.registry import NotFoundError, ensure_example_bot
 from league.store.standings import standings
-from referee.core.best_response import GameTree, exploitability
+from referee.analysis.best_response import GameTree, exploitability
 from referee.core.catalogue import Roster, entries, get_game
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 
 def rosters() -> dict[str, Roster]:

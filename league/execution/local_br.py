@@ -1,4 +1,4 @@
-"""Play local best response (``referee.core.local_br``) against a sandboxed bot.
+"""Play local best response (``referee.analysis.local_best_response``) against a sandboxed bot.
 
 The bot is started once, as for a match (the referee's launcher, its sandbox). LBR
 plays N duplicate deals against it, each deal twice (LBR as seat 0, then as seat 1,
@@ -24,19 +24,19 @@ from typing import Any, Final
 import trio
 
 from league.execution.policy_probe import PARALLEL_STREAMS, ProbeSettings, ask_action
-from referee.channel import BotConnection
-from referee.core.best_response import InfoSet
-from referee.core.catalogue import get_codec, get_game
-from referee.core.chance import ChanceStream, key_from_seed
-from referee.core.local_br import (
+from referee.analysis.best_response import InfoSet
+from referee.analysis.local_best_response import (
     DEFAULT_MAX_RAISES,
     Deal,
     LocalBestResponse,
     seat_payoff,
 )
+from referee.core.catalogue import get_codec, get_game
+from referee.core.chance import ChanceStream, key_from_seed
 from referee.games.base import CHANCE, Game, draw_chance
-from referee.launcher import FreshLauncher
-from referee.process import BotSpec
+from referee.runtime.channel import BotConnection
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.process import BotSpec
 from referee.wire import Codec
 
 Z95: Final = 1.959963984540054

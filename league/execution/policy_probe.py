@@ -9,7 +9,7 @@ set estimate a stochastic policy by frequencies.
 
 A bot that could tell a probe from a real match could play well when probed and
 badly in matches, so the ``MatchStart`` is a real match's: an opaque match id drawn
-as the referee draws one for a match (:func:`referee.messages.new_match_token`, fresh
+as the referee draws one for a match (:func:`referee.core.messages.new_match_token`, fresh
 per sample, so a bot that draws from ``self.rng`` draws anew), the canonical rules
 the referee sends (every option, ``format_rules``), and the ``TurnRequest`` carries
 the turn number the match would have reached. A bot can still tell it from a
@@ -30,15 +30,15 @@ from typing import Any, Final
 import trio
 
 from arena.v1 import bot_pb2
-from referee import messages
-from referee.channel import BotConnection
-from referee.core.best_response import Frontier, GameTree, InfoSet
+from referee.analysis.best_response import Frontier, GameTree, InfoSet
+from referee.core import messages
+from referee.core.faults import BotFault
 from referee.core.protocol import NONCE_PROTOCOL, seat_protocol
-from referee.faults import BotFault
 from referee.games.base import GameError
-from referee.launcher import FreshLauncher
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.channel import BotConnection
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec
 from referee.wire.deltas import DeltaEncoder
 
@@ -77,7 +77,7 @@ async def probe_answers(
     bot's ``samples`` answers among the legal actions, in the order they came.
 
     Only where the bot's own sampled answers can lead is it asked, wave by wave
-    down the tree (:func:`~referee.core.best_response.unanswered_reachable`): an
+    down the tree (:func:`~referee.analysis.best_response.unanswered_reachable`): an
     information set no sampled answer leads to has no reach under any estimate
     made from these answers, so asking there would change no number. One legal
     action: no question. ``on_progress`` gets the count asked so far."""

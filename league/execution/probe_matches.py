@@ -4,8 +4,8 @@
 reach. Instead of asking each one on a stream of its own (the old probe,
 :func:`league.execution.policy_probe.probe_answers`, which a bot could tell from a
 match: 8 streams at once, a first turn deep in a round, no ``MatchEnd``), the bot
-plays whole matches through :func:`referee.match.run_match`, the referee code a
-league plays, leased from a :class:`~referee.pool.WarmPool` as a league leases it
+plays whole matches through :func:`referee.runtime.match.run_match`, the referee code a
+league plays, leased from a :class:`~referee.runtime.pool.WarmPool` as a league leases it
 (one match at a time per process; ``workers`` matches at once, as a league's
 concurrency). Its opponent is the *prober*, a seat played inside the referee: it
 steers the match, with the chance outcomes it draws and the actions it plays,
@@ -51,17 +51,17 @@ from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
 from league.execution.botcheck import check_opponents
-from referee.channel import BotConnection, SeatStream
-from referee.core.best_response import TERMINAL, GameTree
+from referee.analysis.best_response import TERMINAL, GameTree
 from referee.core.chance import ChanceStream, new_secret
 from referee.core.protocol import PROTOCOL_VERSION
 from referee.games.base import CHANCE, DiceRoll
-from referee.launcher import Launcher, Lease
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.records.record import MatchRecord
+from referee.runtime.channel import BotConnection, SeatStream
+from referee.runtime.launcher import Launcher, Lease
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec
 from referee.wire.deltas import DeltaDecoder
 

@@ -46,9 +46,9 @@ from league.execution.worker_wire import (
 )
 from league.execution.workers import MatchRefusedError, WorkerLost
 from league.store.registry import LeagueError, command_file_args, content_version
-from referee.match import Limits, MatchSpec
-from referee.process import BotSpec
-from referee.sandbox import SandboxConfig
+from referee.runtime.match import Limits, MatchSpec
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import SandboxConfig
 
 CONTENT_VERSION = re.compile(r"[0-9a-f]{12}")
 """How :func:`league.store.registry.content_version` versions look (else: a user's label)."""

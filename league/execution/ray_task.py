@@ -41,9 +41,9 @@ from league.execution.worker_wire import (
     encode_result,
 )
 from league.store.registry import LeagueError, command_file_args, version_of
-from referee.match import MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.sandbox import SandboxConfig, claim_uid_block, require_tools
+from referee.runtime.match import MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.sandbox import SandboxConfig, claim_uid_block, require_tools
 
 
 class BotFilesMismatch(LeagueError):

@@ -26,7 +26,7 @@ from league.store.db import session_scope
 from league.store.leagues import PendingMatch, get_league
 from league.store.models import MatchRow
 from league.store.rolling import RollingError, RollingSettings, extend_schedule, rolling_settings
-from referee.match import MatchSpec
+from referee.runtime.match import MatchSpec
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,9 +60,9 @@ from league.store.leagues import (
 from league.store.models import LeagueRow
 from league.store.registry import bot_spec
 from league.store.runlock import league_lock
-from referee.match import Limits, MatchSpec
-from referee.record import MatchRecord
-from referee.sandbox import SandboxConfig, require_tools
+from referee.records.record import MatchRecord
+from referee.runtime.match import Limits, MatchSpec
+from referee.runtime.sandbox import SandboxConfig, require_tools
 
 DEAL_WAIT_S = 0.02
 """How often a free slot looks again when every queued match waits for its deal's
@@ -194,7 +194,8 @@ class RunOptions:
     ray: RayOptions | None = None
     """Play each match as a task on a Ray cluster instead (``workers`` is then ignored)."""
     min_protocol: int = 1
-    """The lowest bot protocol version a seat may speak (:attr:`referee.match.Limits.min_protocol`):
+    """The lowest bot protocol version a seat may speak
+    (:attr:`referee.runtime.match.Limits.min_protocol`):
     the server's ladders set its ``--min-protocol``."""
 
 

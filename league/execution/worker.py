@@ -33,9 +33,9 @@ from league.execution.worker_wire import (
     encode_frame,
     encode_result,
 )
-from referee.match import run_match
-from referee.pool import WarmPool
-from referee.sandbox import share_uids
+from referee.runtime.match import run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.sandbox import share_uids
 
 
 class Outbox:

@@ -8,8 +8,8 @@ Runner → worker (the worker's stdin):
 
 - ``config``: the sandbox (with the files no bot may see) and this worker's
   share of the bot uids; sent once, first. The worker answers ``ready``.
-- ``play``: one match — :class:`~referee.match.MatchSpec` and
-  :class:`~referee.match.Limits` — under a job number. The league's deal key
+- ``play``: one match — :class:`~referee.runtime.match.MatchSpec` and
+  :class:`~referee.runtime.match.Limits` — under a job number. The league's deal key
   travels only here, over a private pipe: never on a command line or in an
   environment, never to a bot.
 - end of file: stop. Matches still running are abandoned (never reported), the
@@ -31,10 +31,10 @@ from typing import Any
 
 import trio
 
-from referee.match import Limits, MatchSpec
-from referee.process import BotSpec
-from referee.record import MatchRecord, RecordError, chain_problems
-from referee.sandbox import SandboxConfig
+from referee.records.record import MatchRecord, RecordError, chain_problems
+from referee.runtime.match import Limits, MatchSpec
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import SandboxConfig
 
 HEADER = struct.Struct(">I")
 MAX_FRAME = 512 << 20

@@ -41,8 +41,8 @@ from league.execution.worker_wire import (
     encode_job,
 )
 from league.store.registry import LeagueError
-from referee.match import Limits, MatchSpec
-from referee.sandbox import SandboxConfig
+from referee.runtime.match import Limits, MatchSpec
+from referee.runtime.sandbox import SandboxConfig
 
 WORKER_COMMAND = (sys.executable, "-m", "league.execution.worker")
 READY_S = 60.0

@@ -26,7 +26,7 @@ from league.server.state import Server
 from league.store.models import BotRow
 from league.store.registry import AlreadyExistsError, LeagueError
 from league.store.rolling import RollingError, enter_bot, rolling_leagues
-from referee.sandbox import SandboxError
+from referee.runtime.sandbox import SandboxError
 
 log = logging.getLogger("arena.server")
 

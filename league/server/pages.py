@@ -35,8 +35,8 @@ from league.server.submit import TooLarge, author_notices, capped_body, parse_fo
 from league.server.throttle import Throttled
 from league.store.leagues import match_log
 from league.store.report import REPORT_CSS
-from referee.faults import FaultKind
-from referee.html_replay import render_replay_html
+from referee.core.faults import FaultKind
+from referee.records.html_replay import render_replay_html
 
 
 async def standings_of(server: Server, name: str) -> dict[str, Any]:

@@ -49,8 +49,8 @@ from league.store.registry import NotFoundError
 from league.store.report import rating_figures
 from league.store.rolling import is_rolling, rolling_settings
 from league.store.standings import Standing, standings
-from referee.analytics import BluffStats, format_ratio
-from referee.record import MatchRecord
+from referee.records.analytics import BluffStats, format_ratio
+from referee.records.record import MatchRecord
 
 STANDINGS_SAMPLES = 1000
 """Bootstrap resamples of the standings table (``arena league standings``' default)."""

@@ -61,8 +61,8 @@ from league.store.uploads import (
     unpack,
 )
 from referee.core.catalogue import game_names
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 log = logging.getLogger("arena.submissions")
 

@@ -1,6 +1,6 @@
 """Bluff analytics of a league: every finished match's record judged, summed per bot.
 
-The numbers come from the stored records alone (:mod:`referee.analytics` replays
+The numbers come from the stored records alone (:mod:`referee.records.analytics` replays
 each one with the engine), over the same matches the standings count: status
 ``done``, completed or forfeited (a forfeit counts the decisions made before the
 fault). Aborted matches are skipped: nobody is rated for them and the next run
@@ -21,9 +21,9 @@ from sqlmodel import Session, col, select
 
 from league.store.leagues import bot_labels, decompress_record, match_key
 from league.store.models import LeagueRow, MatchRow, SeatRow
-from referee.analytics import AnalyticsError, BluffStats, claim_rules
-from referee.analytics import analyse_record as analyse_one
-from referee.record import RecordError
+from referee.records.analytics import AnalyticsError, BluffStats, claim_rules
+from referee.records.analytics import analyse_record as analyse_one
+from referee.records.record import RecordError
 
 
 @dataclass(frozen=True, slots=True)

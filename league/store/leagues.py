@@ -34,11 +34,11 @@ from referee.core.chance import (
     league_secret_from_seed,
     new_secret,
 )
-from referee.faults import FaultKind
+from referee.core.faults import FaultKind
 from referee.games.base import GameError
-from referee.record import MatchRecord, RecordError
-from referee.replay import verify
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.records.record import MatchRecord, RecordError
+from referee.records.replay import verify
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 RECORD_CAP_BYTES = 16 << 20
 """Largest compressed match record stored (16 MiB); larger ones are refused."""

@@ -124,7 +124,7 @@ class LeagueRow(SQLModel, table=True):
     startup_s: float = 15.0
     k_factor: float = 16.0
     sandbox: str = Field(default="{}", max_length=4000)
-    """Bot sandbox settings, JSON object (``referee.sandbox.SandboxConfig``)."""
+    """Bot sandbox settings, JSON object (``referee.runtime.sandbox.SandboxConfig``)."""
     mode: str = Field(default="fixed", max_length=20)
     """``fixed``: the whole schedule is written at creation; ``rolling``: a ladder that
     never ends, its schedule extended batch by batch (:mod:`league.store.rolling`)."""

@@ -18,9 +18,9 @@ from sqlmodel import Session, col, select
 from arena.v1 import bot_pb2
 from league.store.models import BotRow, EntryRow, SeatRow
 from referee.core.catalogue import game_names
-from referee.faults import BotFault, HostUnavailable
-from referee.launcher import FreshLauncher
-from referee.process import BotSpec, absolute_command
+from referee.core.faults import BotFault, HostUnavailable
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.process import BotSpec, absolute_command
 
 
 class LeagueError(Exception):

@@ -52,12 +52,12 @@ from league.store.models import BotRow, LeagueRow, MatchRow, SeatRow
 from league.store.population import Population
 from league.store.ratings import PRIOR_DRAWS, HeadToHead, elo_history, pair_elo
 from league.store.standings import Standing, crosstable, league_population, standings
-from referee.analytics import BluffStats, format_ratio
 from referee.core.catalogue import get_game
-from referee.files import write_atomic
 from referee.games.base import GameError
-from referee.html_replay import BASE_CSS, render_replay_html
-from referee.record import RecordError
+from referee.records.analytics import BluffStats, format_ratio
+from referee.records.files import write_atomic
+from referee.records.html_replay import BASE_CSS, render_replay_html
+from referee.records.record import RecordError
 
 __all__ = [
     "REPORT_CSS",

@@ -55,7 +55,7 @@ from league.store.pairing import (
 from league.store.ratings import EXACT_Z95, PRIOR_DRAWS, fit_with_sd
 from league.store.registry import AlreadyExistsError, LeagueError
 from league.store.suspension import SUSPEND_AFTER, review
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 _NO_GAMES_SD = 400.0 / math.log(10.0) / math.sqrt(PRIOR_DRAWS / 4.0)
 """The posterior standard deviation (Elo) of an entry without results: the prior's

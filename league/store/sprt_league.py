@@ -40,7 +40,7 @@ from league.store.sprt import (
     estimate,
     llr,
 )
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 MODE = "sprt"
 

@@ -19,7 +19,7 @@ from league.store.ratings import (
     head_to_head_from_results,
     league_table,
 )
-from referee.analytics import BluffStats
+from referee.records.analytics import BluffStats
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from league.store.registry import LeagueError
-from referee.sandbox import BOT_TREE_MARKER
+from referee.runtime.sandbox import BOT_TREE_MARKER
 
 MANIFEST = "arena-bot.toml"
 CHUNK = 64 << 10

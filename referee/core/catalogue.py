@@ -70,7 +70,7 @@ class Roster:
     its demo, with only the random and the heuristic bot, can seat just two."""
     exploit_rules: tuple[tuple[str, str], ...] | None = None
     """A two-seat variant small enough for the exact best response
-    (``referee.core.best_response``), on which the ladder measures the strong bot's
+    (``referee.analysis.best_response``), on which the ladder measures the strong bot's
     exploitability; ``None``: the game has none."""
 
     @property
@@ -98,7 +98,7 @@ class Roster:
 class ViewerSpec:
     """How the HTML replay viewer draws a seat's observation of this game.
 
-    ``renderer`` names a function of ``window.ArenaGames`` (``referee/viewer/games.js``
+    ``renderer`` names a function of ``window.ArenaGames`` (``referee/records/viewer/games.js``
     for the built-in games); ``None`` draws the observation's fields generically.
     ``script`` (``"package:file"``, a package resource) is a plugin game's own
     JavaScript that adds its renderer to ``window.ArenaGames``; the page inlines it

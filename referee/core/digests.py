@@ -2,7 +2,7 @@
 
 The driver (:mod:`referee.core.driver`) digests every observation it builds and,
 given a digest function, every state after an event; the records
-(:mod:`referee.record`) store these digests and the replays recompute them, so a
+(:mod:`referee.records.record`) store these digests and the replays recompute them, so a
 match is checked the same way live, in-process and in replay. Which state digest a
 record uses depends on its format (:func:`state_digester`).
 """

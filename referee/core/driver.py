@@ -1,8 +1,8 @@
 """The decision loop, once: a match as a sequence of chance draws and decisions.
 
-The live referee (:mod:`referee.match`), the in-process runner (:mod:`sdk.local`),
+The live referee (:mod:`referee.runtime.match`), the in-process runner (:mod:`sdk.local`),
 random playouts (:mod:`referee.core.playout`) and the replays
-(:mod:`referee.replay`: verification and what each seat was sent) all step a
+(:mod:`referee.records.replay`: verification and what each seat was sent) all step a
 :class:`MatchDriver`. It alone numbers the turns, builds what the acting seat is
 sent (observation deltas included, :mod:`referee.wire.deltas`) and digests
 states, so these are computed identically live, locally and in replay; the

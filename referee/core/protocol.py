@@ -1,6 +1,7 @@
 """The bot protocol's versions and the protobuf values of its names.
 
-The referee (:mod:`referee.match`, :mod:`referee.messages`, :mod:`referee.replay`)
+The referee (:mod:`referee.runtime.match`, :mod:`referee.core.messages`,
+:mod:`referee.records.replay`)
 and the SDK's bot server (:mod:`sdk.serve`) both speak the protocol these constants
 describe, so they live below both: a bot imports them without loading the referee.
 """
@@ -40,7 +41,7 @@ PROTO_FAULTS: Final[dict[str | None, bot_pb2.FaultKind.ValueType]] = {
     "malformed_message": bot_pb2.FAULT_KIND_MALFORMED_MESSAGE,
 }
 """The protocol's value of each fault name (None: no fault). The names are the values
-of :class:`referee.faults.FaultKind`, a string enum, so its members index this too;
+of :class:`referee.core.faults.FaultKind`, a string enum, so its members index this too;
 the fault exceptions themselves belong to the referee, not to this layer."""
 PROTO_REASONS: Final[dict[str, bot_pb2.EndReason.ValueType]] = {
     "completed": bot_pb2.END_REASON_COMPLETED,

@@ -17,9 +17,9 @@ from sqlmodel import select
 from league.store.db import session_scope
 from league.store.leagues import decompress_record
 from league.store.models import MatchRow
-from referee.html_replay import render_replay_html
-from referee.record import MatchRecord
-from referee.replay import replay_steps
+from referee.records.html_replay import render_replay_html
+from referee.records.record import MatchRecord
+from referee.records.replay import replay_steps
 from tests.browser.conftest import Watched
 from tests.test_html_render import League, build_league, play_liars_dice
 

@@ -69,7 +69,7 @@ def _seed(tmp: Path) -> tuple[str, Path]:
     from league.store.db import open_database, session_scope
     from league.store.leagues import LeagueSettings, create_league
     from league.store.registry import add_bot
-    from referee.sandbox import SandboxConfig
+    from referee.runtime.sandbox import SandboxConfig
 
     home = tmp / "home" / "alice" / "bots" / "sly_bot"
     write_project("sly_bot", "liars_dice", home)

@@ -32,8 +32,8 @@ from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from example_bots.liars_dice_random import RandomLiarsDiceBot
 from example_bots.liars_poker_dice_heuristic import HeuristicLiarsPokerDiceBot
 from example_bots.liars_poker_heuristic import HeuristicLiarsPokerBot
-from referee.html_replay import render_replay_html, replay_data
-from referee.record import MatchRecord
+from referee.records.html_replay import render_replay_html, replay_data
+from referee.records.record import MatchRecord
 from sdk.local import play_local
 from tests.browser.conftest import Watched
 from tests.forge import record_of

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.process import BotSpec
-from referee.sandbox import referee_uids
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import referee_uids
 
 EXAMPLE = {
     "random": "example_bots.liars_dice_random",

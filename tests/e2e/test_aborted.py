@@ -8,11 +8,11 @@ import pytest
 
 from referee.core.catalogue import get_game
 from referee.games.liars_dice import Challenge
-from referee.html_replay import render_replay_html
-from referee.match import Limits, MatchSpec, MessageLog, run_match
-from referee.record import MatchRecord
-from referee.replay import seat_messages, verify
-from referee.transcript import result_lines, transcript_lines
+from referee.records.html_replay import render_replay_html
+from referee.records.record import MatchRecord
+from referee.records.replay import seat_messages, verify
+from referee.records.transcript import result_lines, transcript_lines
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
 from tests.e2e.conftest import EXAMPLE, module_bot
 
 pytestmark = pytest.mark.e2e

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from referee.core.catalogue import get_entry, get_game
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.replay import verify
+from referee.records.replay import verify
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
 from tests.e2e.conftest import module_bot
 
 pytestmark = pytest.mark.e2e

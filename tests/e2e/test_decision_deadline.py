@@ -17,11 +17,11 @@ import pytest
 import trio
 
 from arena.v1 import bot_pb2
-from referee.faults import FaultKind
-from referee.match import Limits, MatchSpec, MessageLog, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.replay import verify
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.records.replay import verify
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
+from referee.runtime.process import BotSpec
 from tests.e2e.conftest import module_bot
 
 pytestmark = pytest.mark.e2e

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from example_bots.liars_dice_cfr_solver import openspiel_rules
-from referee.match import Limits, MatchSpec, run_match
+from referee.runtime.match import Limits, MatchSpec, run_match
 from tests.e2e.conftest import EXAMPLE, module_bot
 
 pytestmark = pytest.mark.e2e

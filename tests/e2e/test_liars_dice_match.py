@@ -10,12 +10,12 @@ import trio
 
 from referee.core.catalogue import get_game
 from referee.core.events import replay
-from referee.faults import FaultKind
-from referee.launcher import FreshLauncher
-from referee.match import Limits, MatchSpec, MessageLog, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX, NO_SANDBOX
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, NO_SANDBOX
 from tests.e2e.conftest import (
     EXAMPLE,
     assert_all_gone,

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
 from tests.e2e.conftest import EXAMPLE, module_bot
 
 pytestmark = pytest.mark.e2e

@@ -13,7 +13,7 @@ import pytest
 
 from arena.v1 import bot_pb2
 from referee.core.catalogue import get_codec
-from referee.match import Limits, MatchSpec, MessageLog, run_match
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
 from tests.e2e.conftest import EXAMPLE, misbehaving, module_bot
 from tests.e2e.test_seat_integrity import check_replay
 

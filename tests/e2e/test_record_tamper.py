@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 import trio
 
-from referee.faults import FaultKind
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord, RecordedEvent, chain_problems
-from referee.replay import verify
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord, RecordedEvent, chain_problems
+from referee.records.replay import verify
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
 from tests.e2e.conftest import misbehaving, module_bot
 
 pytestmark = pytest.mark.e2e

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.faults import FaultKind
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
+from referee.core.faults import FaultKind
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
 from tests.e2e.conftest import EXAMPLE, module_bot
 
 pytestmark = [

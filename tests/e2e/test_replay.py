@@ -14,11 +14,11 @@ from arena.v1 import bot_pb2
 from league.cli import app
 from league.cli.replay import seat_message_text
 from referee.core.catalogue import entries
-from referee.match import Limits, MatchSpec, MessageLog, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord, RecordError
-from referee.replay import replay_steps, seat_exchange, seat_messages, verify
-from referee.transcript import event_entries, message_pages, seat_transcript
+from referee.records.record import MatchRecord, RecordError
+from referee.records.replay import replay_steps, seat_exchange, seat_messages, verify
+from referee.records.transcript import event_entries, message_pages, seat_transcript
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
+from referee.runtime.process import BotSpec
 from tests.e2e.conftest import misbehaving, module_bot
 
 pytestmark = pytest.mark.e2e

@@ -10,10 +10,10 @@ from dataclasses import replace
 import pytest
 
 from arena.v1 import bot_pb2
-from referee.faults import FaultKind
-from referee.match import Limits, MatchSpec, MessageLog, run_match
-from referee.record import MatchRecord
-from referee.replay import seat_messages, verify
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.records.replay import seat_messages, verify
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
 from tests.e2e.conftest import EXAMPLE, misbehaving, module_bot
 
 pytestmark = pytest.mark.e2e

@@ -29,8 +29,8 @@ from referee.games.cockroach_poker import (
     State,
     unseen_counts,
 )
-from referee.record import MatchRecord
-from referee.replay import verify
+from referee.records.record import MatchRecord
+from referee.records.replay import verify
 from referee.wire.cockroach_poker import CockroachPokerCodec
 
 G = COCKROACH_POKER

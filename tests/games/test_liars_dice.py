@@ -32,8 +32,8 @@ from referee.games.liars_dice import (
     State,
     SumBid,
 )
-from referee.record import MatchRecord
-from referee.replay import verify
+from referee.records.record import MatchRecord
+from referee.records.replay import verify
 from referee.wire.base import MalformedObservationError
 from referee.wire.liars_dice import LiarsDiceCodec
 from sdk.liars_dice import bid_probability, is_legal, legal_actions

@@ -20,7 +20,7 @@ from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.models import MatchRow
 from league.store.registry import add_bot
 from league.store.rolling import create_rolling_league
-from referee.sandbox import SandboxConfig
+from referee.runtime.sandbox import SandboxConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = {

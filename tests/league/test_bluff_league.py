@@ -29,7 +29,7 @@ from league.store.leagues import (
 )
 from league.store.registry import add_bot
 from league.store.standings import standings
-from referee.analytics import BluffStats, analyse_events, format_ratio
+from referee.records.analytics import BluffStats, analyse_events, format_ratio
 from sdk.local import BotFactory, play_local
 from tests.forge import record_of
 

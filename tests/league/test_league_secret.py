@@ -31,7 +31,7 @@ from league.store.registry import LeagueError, add_bot
 from referee.core.catalogue import get_game
 from referee.core.chance import ChanceStream, commitment, deal_key, league_secret_from_seed
 from referee.games.base import CHANCE, draw_chance
-from referee.replay import replay_states, verify
+from referee.records.replay import replay_states, verify
 from tests.forge import swap_two_dice
 
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
@@ -148,7 +148,7 @@ def test_commit_run_reveal_verify_and_catch_a_forged_deal(tmp_path: Path) -> Non
 
 def assert_draws_match(record: object, key: bytes) -> None:
     """Independently of verify(): re-draw every chance event from the group's key."""
-    from referee.record import MatchRecord
+    from referee.records.record import MatchRecord
 
     assert isinstance(record, MatchRecord)
     game = get_game(record.game)

@@ -36,7 +36,7 @@ from league.store.registry import (
 )
 from league.store.schedule import expected_count
 from league.store.standings import crosstable, standings
-from referee.record import MatchRecord
+from referee.records.record import MatchRecord
 
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
 PROBABILITY = f"{sys.executable} -m example_bots.liars_dice_probability"

@@ -21,7 +21,7 @@ from sqlalchemy import text
 from league.store.db import MIGRATIONS, DatabaseError, make_engine, open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league, list_matches
 from league.store.registry import add_bot
-from referee.sandbox import SandboxConfig
+from referee.runtime.sandbox import SandboxConfig
 
 
 def _at_revision(url: str, revision: str) -> None:

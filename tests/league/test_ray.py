@@ -42,9 +42,9 @@ from league.execution.run import LeagueRun, RunOptions  # noqa: E402
 from league.execution.worker_wire import Job, WorkerConfig, encode_config, encode_job  # noqa: E402
 from league.store.db import open_database, session_scope  # noqa: E402
 from league.store.leagues import get_league, match_deal_key  # noqa: E402
-from referee.match import Limits, MatchSpec  # noqa: E402
-from referee.process import BotSpec  # noqa: E402
-from referee.sandbox import DEFAULT_SANDBOX  # noqa: E402
+from referee.runtime.match import Limits, MatchSpec  # noqa: E402
+from referee.runtime.process import BotSpec  # noqa: E402
+from referee.runtime.sandbox import DEFAULT_SANDBOX  # noqa: E402
 from tests.e2e.conftest import process_alive  # noqa: E402
 from tests.league.test_resume import bots_of, done_count  # noqa: E402
 from tests.league.test_workers import (  # noqa: E402

@@ -39,7 +39,7 @@ from league.store.rolling import (
     rolling_status,
 )
 from league.store.standings import standings
-from referee.sandbox import SandboxConfig
+from referee.runtime.sandbox import SandboxConfig
 from tests.league.test_resume import bots_of
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,10 +8,10 @@ import sys
 import trio
 
 from league.execution.worker_wire import Job, decode_job, encode_job
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX
 
 BOT = BotSpec("random", command=(sys.executable, "-m", "example_bots.liars_dice_random"))
 

@@ -47,7 +47,7 @@ from league.store.sprt_league import (
     sprt_state,
 )
 from league.store.standings import standings
-from referee.sandbox import SandboxConfig
+from referee.runtime.sandbox import SandboxConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from league.store.uploads import UploadRejected, find_entry, safe_member_path, store_upload, unpack
-from referee.sandbox import BOT_TREE_MARKER, bot_files
+from referee.runtime.sandbox import BOT_TREE_MARKER, bot_files
 
 LIMITS = {"max_files": 20, "max_unpacked_bytes": 1 << 20}
 BOT = b"print('hello')\n"

@@ -45,10 +45,10 @@ from league.store.models import MatchLogRow, MatchRow, SeatRow
 from league.store.registry import add_bot
 from league.store.standings import standings
 from referee.core.chance import ChanceStream, new_secret
-from referee.match import Limits, MatchSpec
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX
+from referee.records.record import MatchRecord
+from referee.runtime.match import Limits, MatchSpec
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX
 from tests.e2e.conftest import process_alive
 from tests.league.test_resume import bots_of, done_count, worker_pids
 from tests.test_chance_records import engine_record

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import trio
 
-from referee.launcher import FreshLauncher
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
-from referee.sandbox import NO_SANDBOX
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import NO_SANDBOX
 
 
 async def main(spec_path: Path) -> None:

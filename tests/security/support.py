@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from league.store.registry import add_bot
-from referee import cgroups
-from referee.faults import FaultKind
-from referee.launcher import FreshLauncher, Launcher, Lease, release, start_process
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig, referee_uids
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.runtime import cgroups
+from referee.runtime.launcher import FreshLauncher, Launcher, Lease, release, start_process
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig, referee_uids
 from tests.e2e.conftest import EXAMPLE, assert_no_sandboxed_processes, module_bot, process_alive
 from tests.security.hostile_bot import encode_config
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from referee.faults import FaultKind
-from referee.launcher import FreshLauncher
-from referee.match import MatchSpec, MessageLog, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.replay import seat_messages, verify
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.records.replay import seat_messages, verify
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.match import MatchSpec, MessageLog, run_match
+from referee.runtime.process import BotSpec
 from tests.e2e.conftest import EXAMPLE, module_bot
 from tests.security.support import LIMITS, assert_no_processes_left, final_report
 

@@ -30,9 +30,9 @@ from typing import Any
 
 import pytest
 
-from referee.launcher import FreshLauncher
-from referee.match import Limits, MatchSpec, run_match
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from tests.e2e.conftest import module_bot
 from tests.security.channel_bot import ACTIONS, CHANNELS, encode_config
 from tests.security.support import assert_no_processes_left, reports

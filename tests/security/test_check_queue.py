@@ -191,7 +191,7 @@ def test_a_check_over_its_budget_fails_saying_so_and_leaves_nothing_running(
     tmp_path: Path,
 ) -> None:
     from league.execution.botcheck import check_bot_matches
-    from referee.process import BotSpec
+    from referee.runtime.process import BotSpec
 
     source = tmp_path / "slow.py"
     source.write_text(BOT.format(sleep=30))

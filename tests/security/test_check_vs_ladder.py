@@ -16,7 +16,7 @@ ladder and plays in it a few seconds later; the next upload follows. Two classif
 what it saw, each scored leave-one-out: a decision stump (the best single feature
 and threshold) and a nearest centroid on standardised features.
 
-With the tree copied afresh with fixed times (:mod:`referee.tree_copy`) and one
+With the tree copied afresh with fixed times (:mod:`referee.runtime.tree_copy`) and one
 match per process (``MatchSpec.single_use``), neither does better than chance
 (with a margin for the small samples). GUARD: with the host's tree bound as it
 was (``copy_trees=False``), the stump tells every check from every ladder match.
@@ -50,8 +50,8 @@ from league.store.models import BotRow, MatchRow, SeatRow
 from league.store.registry import get_bot
 from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
 from league.store.uploads import find_entry, unpack
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from tests.security.classifiers import fit_centroid, fit_stump
 from tests.security.support import add_unchecked, assert_no_processes_left
 from tests.security.tree_sniffer import sniffs

@@ -36,12 +36,12 @@ from league.store.leagues import decompress_record, get_league, match_log
 from league.store.models import BotRow, MatchRow, SeatRow
 from league.store.registry import get_bot
 from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
-from referee.faults import FaultKind
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX
 from tests.e2e.conftest import module_bot
 from tests.security.context_sniffer import sniffs
 from tests.security.support import add_unchecked, assert_no_processes_left

@@ -27,10 +27,10 @@ from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league, decompress_record, match_log
 from league.store.models import LeagueRow, MatchRow, SeatRow
 from league.store.registry import add_bot
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
 from tests.e2e.conftest import assert_no_sandboxed_processes
 
 pytestmark = pytest.mark.e2e

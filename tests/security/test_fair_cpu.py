@@ -7,7 +7,7 @@ The hog stops its spinners at one of its turns and resumes them at the next, so
 each match measures the victim beside a spinning and beside a stopped hog under the
 same background load (this machine's other tenants come and go); the ratio of the
 two medians is what the hog costs. Matches with fair share (equal weight, a core of its own:
-:mod:`referee.cpu_share`) alternate with guard matches without a CPU group per seat
+:mod:`referee.runtime.cpu_share`) alternate with guard matches without a CPU group per seat
 (``cgroups.CPU_SHARING = "pooled"``: every bot's threads compete one by one, so the
 seat with more threads gets more CPU), so both ratios come from the same minutes.
 """
@@ -22,7 +22,7 @@ import pytest
 import trio
 
 from bench.cpu_fairness import Fairness, Played, play, summarize
-from referee import cgroups
+from referee.runtime import cgroups
 from tests.conftest import own_cgroups
 from tests.security.support import assert_no_processes_left, quiet_host
 

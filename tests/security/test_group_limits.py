@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from referee import cgroups
-from referee.faults import FaultKind
-from referee.launcher import FreshLauncher
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import SandboxConfig
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.runtime import cgroups
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import SandboxConfig
 from tests.conftest import own_cgroups
 from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
 from tests.security.support import quiet_host

@@ -33,18 +33,18 @@ from typing import Any
 import pytest
 import trio
 
-from referee import spawn
-from referee.faults import BotStartupError, FaultKind
-from referee.match import MatchSpec, run_match
-from referee.process import BotProcess, make_workdir
-from referee.sandbox import (
+from referee.core.faults import BotStartupError, FaultKind
+from referee.runtime import spawn
+from referee.runtime.match import MatchSpec, run_match
+from referee.runtime.process import BotProcess, make_workdir
+from referee.runtime.sandbox import (
     DEFAULT_SANDBOX,
     NO_SANDBOX,
     SOCKET_DIR_BYTES,
     SOCKET_DIR_INSIDE,
     SandboxConfig,
 )
-from referee.seccomp import denied_names
+from referee.runtime.seccomp import denied_names
 from tests.security.support import (
     HOSTILE_SEAT,
     LIMITS,
@@ -344,11 +344,13 @@ def _uid_of(report: dict[str, Any]) -> int:
 
 MAKE_AND_DIE = (
     "import os, signal\n"
-    "from referee.process import make_workdir\n"
+    "from referee.runtime.process import make_workdir\n"
     "print(make_workdir(), flush=True)\n"
     "os.kill(os.getpid(), signal.SIGKILL)\n"
 )
-MAKE_AND_LIVE = "from referee.process import make_workdir\nprint(make_workdir(), flush=True)\n"
+MAKE_AND_LIVE = (
+    "from referee.runtime.process import make_workdir\nprint(make_workdir(), flush=True)\n"
+)
 
 
 def _python(code: str, tmp: Path) -> subprocess.CompletedProcess[str]:
@@ -373,7 +375,7 @@ def test_a_killed_referees_directories_are_swept_by_the_next(tmp_path: Path) -> 
 
 
 async def test_a_live_referees_directories_are_left_alone(tmp_path: Path) -> None:
-    from referee import process
+    from referee.runtime import process
 
     ours = process.make_workdir()
     try:

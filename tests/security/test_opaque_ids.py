@@ -33,9 +33,9 @@ from league.store.leagues import (
 from league.store.models import MatchRow
 from league.store.registry import add_bot
 from referee.core.chance import new_secret
-from referee.messages import new_match_token
-from referee.record import MatchRecord
-from referee.replay import seat_messages
+from referee.core.messages import new_match_token
+from referee.records.record import MatchRecord
+from referee.records.replay import seat_messages
 from tests.e2e.conftest import EXAMPLE, module_bot
 from tests.security.support import assert_no_processes_left
 

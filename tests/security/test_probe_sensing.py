@@ -38,12 +38,12 @@ import trio
 
 from league.execution.policy_probe import ProbeSettings, probe_answers
 from league.execution.probe_matches import MatchProbeSettings, probe_by_matches, shadow_bot
-from referee.core.best_response import GameTree
+from referee.analysis.best_response import GameTree
 from referee.core.catalogue import get_codec, get_game
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX
 from tests.security.classifiers import fit_centroid, fit_stump
 from tests.security.probe_sensor import FEATURES, read_seen
 

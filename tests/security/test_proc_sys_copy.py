@@ -1,6 +1,6 @@
 """The frozen copy of /proc/sys that sandboxed bots see is shared by a user's
 referees until the host reboots, and a directory someone else planted at its path is
-never used (:func:`referee.proc_view.shared_sys`)."""
+never used (:func:`referee.runtime.proc_view.shared_sys`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import proc_view
+from referee.runtime import proc_view
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_the_copy_holds_the_hosts_settings_read_only(temp_dir: Path) -> None:
 def test_every_referee_process_uses_the_same_copy(temp_dir: Path) -> None:
     mine = proc_view.shared_sys()
     code = (
-        "import tempfile; from referee import proc_view;"
+        "import tempfile; from referee.runtime import proc_view;"
         f" tempfile.gettempdir = lambda: {str(temp_dir)!r};"
         " print(proc_view.shared_sys())"
     )

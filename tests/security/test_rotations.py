@@ -30,10 +30,10 @@ from league.execution.run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league
 from league.store.registry import add_bot
-from referee.launcher import Lease
-from referee.pool import WarmPool
-from referee.process import BotSpec, _state, _tree
-from referee.sandbox import DEFAULT_SANDBOX
+from referee.runtime.launcher import Lease
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec, _state, _tree
+from referee.runtime.sandbox import DEFAULT_SANDBOX
 from tests.e2e.conftest import assert_no_sandboxed_processes
 
 pytestmark = pytest.mark.e2e

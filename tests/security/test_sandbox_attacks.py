@@ -23,11 +23,11 @@ from typing import Any
 import pytest
 import trio
 
-from referee.faults import FaultKind
-from referee.pool import WarmPool
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.sandbox import DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.runtime.pool import WarmPool
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, NO_SANDBOX, SandboxConfig
 from tests.e2e.conftest import process_alive
 from tests.security.hostile_bot import MARKER_PREFIX
 from tests.security.support import (

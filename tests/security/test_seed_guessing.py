@@ -26,9 +26,9 @@ from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import new_secret
 from referee.games.base import CHANCE, draw_chance
 from referee.games.liars_dice import Challenge
-from referee.match import Limits, MatchSpec, MessageLog, run_match
-from referee.record import MatchRecord
-from referee.replay import replay_states, verify
+from referee.records.record import MatchRecord
+from referee.records.replay import replay_states, verify
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
 from sdk.bot import MatchInfo
 from tests.e2e.conftest import module_bot
 from tests.security.seed_guesser import (

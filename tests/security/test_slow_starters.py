@@ -6,7 +6,7 @@ the *thread* that forked them. Forked from a trio worker thread (which trio
 retires after 10 s idle), a bot was SIGKILLed about 10 s after its start: a seat
 that took 12 s to start got itself or its opponent faulted ``crash``/``startup``
 in about half of all matches. Every bot is now forked from one thread that lives
-as long as the referee (:mod:`referee.spawn`).
+as long as the referee (:mod:`referee.runtime.spawn`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import sys
 import pytest
 import trio
 
-from referee.faults import FaultKind
-from referee.launcher import FreshLauncher
-from referee.match import Limits, MatchSpec, run_match
-from referee.process import BotSpec
-from referee.record import MatchRecord
-from referee.spawn import spawn
+from referee.core.faults import FaultKind
+from referee.records.record import MatchRecord
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.process import BotSpec
+from referee.runtime.spawn import spawn
 from tests.e2e.conftest import EXAMPLE, module_bot, process_alive
 from tests.security.support import RULES, assert_no_processes_left
 

@@ -144,7 +144,7 @@ def test_the_faulter_can_no_longer_pass_the_pre_submission_check() -> None:
     match and fails it (before, a ``check-`` id let it pass). Suspension remains
     for bots that tell a check apart some other way (e.g. their first matches)."""
     from league.execution.botcheck import check_bot_matches
-    from referee.process import BotSpec
+    from referee.runtime.process import BotSpec
 
     spec = BotSpec(name="sly", command=(sys.executable, "-m", "tests.security.ladder_faulter"))
     report = check_bot_matches(spec, "liars_dice", matches=2)

@@ -1,4 +1,4 @@
-"""A submitted tree reaches the bot as a fresh copy with fixed times (referee/tree_copy.py).
+"""A submitted tree reaches the bot as a fresh copy with fixed times (referee/runtime/tree_copy.py).
 
 Each start of a bot sees the same metadata of its own files — modification times
 fixed, change times as old as the sandbox, inode numbers, link counts, sizes,
@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 import trio
 
-from referee.process import BotProcess, BotSpec, make_workdir
-from referee.sandbox import BOT_TREE_MARKER, SandboxConfig
-from referee.tree_copy import FIXED_MTIME, STAGE_ROOT, bwrap_args, copy_command
+from referee.runtime.process import BotProcess, BotSpec, make_workdir
+from referee.runtime.sandbox import BOT_TREE_MARKER, SandboxConfig
+from referee.runtime.tree_copy import FIXED_MTIME, STAGE_ROOT, bwrap_args, copy_command
 from tests.security.support import assert_no_processes_left
 
 pytestmark = [pytest.mark.e2e]

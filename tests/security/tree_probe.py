@@ -9,7 +9,7 @@ import os
 import sys
 import time
 
-from referee.tree_copy import STAGE_ROOT
+from referee.runtime.tree_copy import STAGE_ROOT
 
 
 def main() -> None:

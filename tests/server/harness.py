@@ -50,7 +50,7 @@ def played_league(tmp: Path, *, played: int = 6, db: str | None = None) -> str:
     from league.store.db import open_database, session_scope
     from league.store.leagues import LeagueSettings, create_league
     from league.store.registry import add_bot
-    from referee.sandbox import SandboxConfig
+    from referee.runtime.sandbox import SandboxConfig
 
     db = db or f"sqlite:///{tmp / 'arena.db'}"
     engine = open_database(db)

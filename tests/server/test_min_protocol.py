@@ -5,7 +5,7 @@ the request's nonce, so an answer it streams before reading its request (a blind
 pre-answer) can land; on a server ladder it did in 3 of 18 matches. Now the
 server's check refuses such a bot with a clear reason (``arena serve
 --min-protocol``, default 3), and the server's ladder matches forfeit a seat that
-announces less (:attr:`referee.match.Limits.min_protocol`), in case a bot tells
+announces less (:attr:`referee.runtime.match.Limits.min_protocol`), in case a bot tells
 the check from a ladder match.
 """
 
@@ -27,9 +27,9 @@ from league.server.state import Settings
 from league.services.submissions import SubmissionLimits
 from league.store.authors import add_author
 from league.store.db import open_database, session_scope
-from referee.faults import FaultKind
-from referee.launcher import FreshLauncher
-from referee.match import Limits, MatchSpec, run_match
+from referee.core.faults import FaultKind
+from referee.runtime.launcher import FreshLauncher
+from referee.runtime.match import Limits, MatchSpec, run_match
 from tests.e2e.conftest import EXAMPLE, module_bot
 from tests.security.live_server import live_server
 
@@ -91,7 +91,7 @@ def old_bot(tmp_path: Path) -> Any:
     path.write_bytes(OLD_BOT)
     import sys
 
-    from referee.process import BotSpec
+    from referee.runtime.process import BotSpec
 
     return BotSpec(name="old", command=(sys.executable, str(path)))
 

@@ -41,7 +41,7 @@ from league.services.submissions import (
 from league.store.authors import add_author
 from league.store.db import open_database, session_scope
 from league.store.models import AuthorRow, SubmissionRow
-from referee.sandbox import BOT_TREE_MARKER, SandboxConfig
+from referee.runtime.sandbox import BOT_TREE_MARKER, SandboxConfig
 from tests.security.live_server import live_server
 
 GAME = "liars_dice"

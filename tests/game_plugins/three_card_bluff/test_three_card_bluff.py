@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from referee import analytics
 from referee.core.catalogue import game_names, get_codec, get_entry, get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.games.base import MalformedActionError
 from referee.games.liars_dice import Challenge as LiarsDiceChallenge
-from referee.html_replay import render_replay_html, replay_data
-from referee.match import Limits, MatchSpec, run_match
-from referee.pool import WarmPool
-from referee.record import MatchRecord
-from referee.replay import verify
+from referee.records import analytics
+from referee.records.html_replay import render_replay_html, replay_data
+from referee.records.record import MatchRecord
+from referee.records.replay import verify
+from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.pool import WarmPool
 from sdk.local import play_local
 from tests.browser import conftest as browser_fixtures
 from tests.browser.conftest import Watched

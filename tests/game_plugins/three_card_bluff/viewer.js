@@ -1,6 +1,6 @@
 /* Three-Card Bluff in the replay viewer: the toy plugin game's renderer.
  *
- * Its registration names this file (ViewerSpec.script); referee/html_replay.py
+ * Its registration names this file (ViewerSpec.script); referee/records/html_replay.py
  * inlines it after games.js. It draws ONE seat's observation (the protobuf JSON of
  * ThreeCardBluffObservation): the seat's own card face up inside
  * `.hand[data-private-of=S]`, the other seat's face down until a call shows both.

@@ -1,6 +1,6 @@
 """A match record as one self-contained HTML page: a step-by-step replay viewer.
 
-:func:`render_replay_html` re-simulates the record (:func:`referee.replay.replay_steps`)
+:func:`render_replay_html` re-simulates the record (:func:`referee.records.replay.replay_steps`)
 and writes a single page with inline CSS and JavaScript and the steps embedded as
 JSON in a ``<script type="application/json">`` tag. The page makes no network
 requests. The header (game, rules, seed, seats, result) is plain HTML; the step
@@ -17,7 +17,7 @@ view is drawn by the script:
 * ``#step-slider`` is a range input over the steps.
 
 Each ``.seat-panel`` draws its seat's observation as that seat sees the table
-(``referee/viewer/games.js``, one renderer per game): its own hidden dice or cards
+(``referee/records/viewer/games.js``, one renderer per game): its own hidden dice or cards
 face up in ``.hand[data-private-of=N]``, other seats' face down, the bid or claim
 history, the last challenge and reveal; the raw fields stay under a ``<details>``.
 In a seat's view every event reads as the engine describes it to that seat
@@ -27,7 +27,7 @@ cup, discarded card or re-rolled position shows; a chance outcome the seat sees
 nothing of reads as a placeholder. What a renderer needs computed by the engine
 (Liar's Dice: which faces count) comes in ``step.facts[seat]``.
 
-The script and style are package files in ``referee/viewer/`` inlined at build time.
+The script and style are package files in ``referee/records/viewer/`` inlined at build time.
 
 The location hash ``#step=I&seat=S`` selects the initial step and view.
 """
@@ -45,8 +45,8 @@ from typing import Any
 from arena.v1 import bot_pb2
 from referee.core.catalogue import get_entry, get_game, load
 from referee.games.base import Game
-from referee.record import MatchRecord
-from referee.replay import ReplayStep, replay_steps
+from referee.records.record import MatchRecord
+from referee.records.replay import ReplayStep, replay_steps
 
 __all__ = ["BASE_CSS", "json_for_script", "render_replay_html", "replay_data"]
 
@@ -88,9 +88,9 @@ def _number(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def _asset(name: str, package: str = "referee", folder: str = "viewer") -> str:
-    """A file of the viewer (``referee/viewer/``, or a plugin game's renderer script in
-    its own package), shipped as package data."""
+def _asset(name: str, package: str = "referee.records", folder: str = "viewer") -> str:
+    """A file of the viewer (``referee/records/viewer/``, or a plugin game's renderer
+    script in its own package), shipped as package data."""
     text = resources.files(package).joinpath(folder, name).read_text(encoding="utf-8")
     if "</" in text and name.endswith(".js"):
         raise ValueError(f"{package}/{folder}/{name} must not contain '</' (inlined in <script>)")

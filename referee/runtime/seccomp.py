@@ -4,7 +4,7 @@ bubblewrap loads the filter (``--seccomp FD``) just before it runs the bot's
 command, so it covers everything the bot runs. It is a deny list: the calls
 below fail with ``EPERM`` (``clone3`` with ``ENOSYS``, which makes the C library
 fall back to ``clone``, whose flags a filter can see); everything else is allowed,
-and the namespaces, rlimits, control group and user of :mod:`referee.sandbox`
+and the namespaces, rlimits, control group and user of :mod:`referee.runtime.sandbox`
 bound what it can do. The program is compiled by libseccomp (Debian package
 ``libseccomp2``) through its Python binding ``pyseccomp``, never by hand.
 

@@ -15,8 +15,8 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from arena.v1 import bot_pb2
+from referee.core.faults import FaultKind
 from referee.core.protocol import PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
-from referee.faults import FaultKind
 from referee.games.base import Outcome
 
 NONCE_BYTES = 12

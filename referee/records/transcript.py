@@ -16,7 +16,7 @@ from typing import Any
 from referee.core.catalogue import get_game
 from referee.core.events import ActionEvent, Event, apply_event, describe_event
 from referee.games.base import Game
-from referee.record import MatchRecord, RecordError
+from referee.records.record import MatchRecord, RecordError
 
 HIDDEN_CHANCE = "chance (hidden)"
 """The line for a chance outcome the viewing seat sees nothing of."""
@@ -93,7 +93,7 @@ def event_entries(record: MatchRecord, viewer: int | None = None) -> list[list[s
 
 def seat_transcript(record: MatchRecord, seat: int, message_pages: Sequence[str]) -> list[str]:
     """The pages of ``arena replay --seat N``: the messages ``seat`` was sent
-    (``message_pages``, one per message of :func:`referee.replay.seat_messages`, in
+    (``message_pages``, one per message of :func:`referee.records.replay.seat_messages`, in
     order), with every event between them as that seat read it.
 
     The messages are the MatchStart (if it was sent), one TurnRequest before each of
@@ -279,7 +279,7 @@ _LINE_LIMIT = 240
 
 def message_pages(record: MatchRecord, exchange: Sequence[tuple[Any, Any]]) -> list[str]:
     """One readable page per message a seat was sent (``exchange``: the messages of
-    :func:`referee.replay.seat_exchange` with the observation each carried)."""
+    :func:`referee.records.replay.seat_exchange` with the observation each carried)."""
     game = get_game(record.game)
     pages = []
     for number, (message, view) in enumerate(exchange, start=1):

@@ -7,7 +7,7 @@
  * `.hand[data-private-of=S]` element, other seats' hidden dice or cards face down.
  * Public reveals (after a challenge) are drawn in `.reveal` boxes.
  *
- * Inlined by referee/html_replay.py before viewer.js; exposes window.ArenaGames.
+ * Inlined by referee/records/html_replay.py before viewer.js; exposes window.ArenaGames.
  */
 (function () {
   "use strict";

@@ -17,7 +17,7 @@ an answer *before* the request is queued; the reader thread consumes that mark
 when a message arrives, so a message that arrives while nothing is awaited (a
 second answer, or an answer streamed ahead of its request) is an early message:
 the stream reports it to its ``on_early`` callback at once and :meth:`receive`
-refuses it with :class:`~referee.faults.ProtocolViolation`.
+refuses it with :class:`~referee.core.faults.ProtocolViolation`.
 
 The hand-over queue is unbounded but cannot grow: messages that are not early
 are at most the answers asked for, and after the first early message (a fault
@@ -39,8 +39,8 @@ import outcome
 import trio
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from referee.faults import BotCrashed, BotFault, BotStalled, BotStartupError, ProtocolViolation
-from referee.process import BotSpec
+from referee.core.faults import BotCrashed, BotFault, BotStalled, BotStartupError, ProtocolViolation
+from referee.runtime.process import BotSpec
 
 MAX_MESSAGE_FROM_BOT = 1 << 20
 """Largest message a bot may send (1 MiB); anything larger breaks its stream."""
@@ -138,7 +138,7 @@ class BotConnection:
     @classmethod
     def local(cls, locate: Callable[[], str | None]) -> BotConnection:
         """A connection to a bot process the referee started, whose socket
-        ``locate`` finds (see :meth:`referee.process.BotProcess.locate_socket`)."""
+        ``locate`` finds (see :meth:`referee.runtime.process.BotProcess.locate_socket`)."""
         return cls("its socket", locate=locate)
 
     @classmethod

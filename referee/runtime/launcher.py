@@ -15,10 +15,10 @@ from typing import Protocol
 
 import trio
 
-from referee.channel import BotConnection
-from referee.faults import BotStartupError
-from referee.process import BotProcess, BotSpec, make_workdir
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.core.faults import BotStartupError
+from referee.runtime.channel import BotConnection
+from referee.runtime.process import BotProcess, BotSpec, make_workdir
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 
 @dataclass(slots=True)

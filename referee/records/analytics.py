@@ -39,7 +39,7 @@ from referee.core.catalogue import get_game
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, Event
 from referee.games.base import GameError, IllegalActionError
-from referee.record import MatchRecord
+from referee.records.record import MatchRecord
 
 
 class AnalyticsError(Exception):

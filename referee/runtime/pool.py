@@ -28,13 +28,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from referee.launcher import Lease, connect, release, start_process
-from referee.process import BotSpec
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.runtime.launcher import Lease, connect, release, start_process
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 
 class WarmPool:
-    """Implements :class:`referee.launcher.Launcher`; call :meth:`aclose` at the end."""
+    """Implements :class:`referee.runtime.launcher.Launcher`; call :meth:`aclose` at the end."""
 
     def __init__(
         self,

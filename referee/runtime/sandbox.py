@@ -7,13 +7,13 @@ process through `bubblewrap <https://github.com/containers/bubblewrap>`_
 - new PID, network (loopback only, nothing reachable), IPC, UTS and mount
   namespaces: it sees no other process, no socket of the host, and no file but
   the ones bound in below;
-- a view of ``/proc`` whose host-wide numbers stand still (:mod:`referee.proc_view`),
-  and a system-call filter (:mod:`referee.seccomp`) that refuses what would let two
+- a view of ``/proc`` whose host-wide numbers stand still (:mod:`referee.runtime.proc_view`),
+  and a system-call filter (:mod:`referee.runtime.seccomp`) that refuses what would let two
   sandboxes running at once signal each other (locks, file watches, shared futexes,
   page-cache queries, host-wide counters);
 - a read-only view of the system (``/usr`` and the few ``/etc`` files programs
   need), the Python runtime, the SDK packages and the bot's own files (a submitted
-  tree as a fresh copy with fixed times, :mod:`referee.tree_copy`);
+  tree as a fresh copy with fixed times, :mod:`referee.runtime.tree_copy`);
 - a fresh, size-capped ``/tmp`` (also its working directory and ``$HOME``) that
   disappears with the process, and its socket directory (``/run/arena``);
 - an allow-listed environment;
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import proc_view, seccomp, tree_copy
+from referee.runtime import proc_view, seccomp, tree_copy
 
 SOCKET_DIR_INSIDE = "/run/arena"
 """Where a sandboxed bot finds its (only writable, besides /tmp) socket directory."""
@@ -106,7 +106,7 @@ INSIDE = (
 pipe whose only writer is the referee. End of file means the referee has died —
 possibly while bubblewrap was still arming its own death signal, a window no
 signal covers — so exit instead of starting an orphan. Otherwise close it, read
-the rest of the command (the copy of a submitted tree, :mod:`referee.tree_copy`;
+the rest of the command (the copy of a submitted tree, :mod:`referee.runtime.tree_copy`;
 limits, user switch, the bot's own command) as
 NUL-separated words from the descriptor named by its argument, close that too,
 and exec it (the bot sees neither descriptor).
@@ -121,7 +121,7 @@ BOT_TREE_MARKER = ".arena-bot-tree"
 """A file of this name in a directory marks it as one bot's own tree (written by
 the arena server when it unpacks a submitted bot): a script under it gets the whole
 tree, so it can import its sibling modules and read its data files — copied afresh
-into every start (:mod:`referee.tree_copy`) unless ``SandboxConfig.copy_trees`` is off."""
+into every start (:mod:`referee.runtime.tree_copy`) unless ``SandboxConfig.copy_trees`` is off."""
 
 
 class SandboxError(Exception):
@@ -155,31 +155,31 @@ class SandboxConfig:
     cgroup: bool = True
     """Also bound the bot's whole process tree — ``memory_mb`` of memory in all,
     ``max_procs`` tasks, ``cpus`` cores — with a control group, where the host
-    allows (:mod:`referee.cgroups`). rlimits alone are per process."""
+    allows (:mod:`referee.runtime.cgroups`). rlimits alone are per process."""
     readable: tuple[str, ...] = ()
     """Extra host paths the bot may read (bound read-only at the same path)."""
     protect: tuple[str, ...] = field(default=())
     """Host files never visible inside even if under a bound directory (the
     database, records): each is hidden behind an empty file."""
     seccomp: bool = True
-    """Load the system-call filter of :mod:`referee.seccomp`. Never stored nor
+    """Load the system-call filter of :mod:`referee.runtime.seccomp`. Never stored nor
     offered on the command line: only the guard tests switch it off, to show
     that the attacks it stops succeed without it."""
     fresh_keyring: bool = True
     """Start each bot with an empty session keyring of its own (see
-    :mod:`referee.spawn`). Like ``seccomp``, switched off only by guard tests."""
+    :mod:`referee.runtime.spawn`). Like ``seccomp``, switched off only by guard tests."""
     close_channels: bool = True
     """Close the channels between sandboxes that run at once: the filter's
-    :data:`referee.seccomp.CHANNEL_RULES` (locks, watches, shared futexes, page-cache
+    :data:`referee.runtime.seccomp.CHANNEL_RULES` (locks, watches, shared futexes, page-cache
     queries, host-wide counters) and the frozen view of ``/proc``
-    (:mod:`referee.proc_view`). Switched off only by the channel test's guard."""
+    (:mod:`referee.runtime.proc_view`). Switched off only by the channel test's guard."""
     ipc_net_namespaces: bool = True
     """New IPC and network namespaces (System V IPC, POSIX message queues, abstract
     unix sockets and the network of the sandbox's own). Switched off only by the
     channel test's guard."""
     copy_trees: bool = True
     """Give a submitted tree (:data:`BOT_TREE_MARKER`) to the bot as a fresh copy with
-    fixed times (:mod:`referee.tree_copy`) instead of binding the host's, so its
+    fixed times (:mod:`referee.runtime.tree_copy`) instead of binding the host's, so its
     file metadata is the same in every start. Switched off only by the
     check-versus-ladder test's guard."""
 
@@ -504,7 +504,7 @@ def build_command(
     With ``cgroup_paths``, a shell first moves itself into those control groups
     and then execs bubblewrap, so every process of the bot starts inside them.
     The bot serves on ``/run/arena/<socket_name>``, a small tmpfs of its own
-    inside the sandbox (see :func:`referee.process.BotProcess.locate_socket`).
+    inside the sandbox (see :func:`referee.runtime.process.BotProcess.locate_socket`).
     """
     tools = require_tools()
     as_root = os.geteuid() == 0
@@ -580,7 +580,7 @@ def _bot_file_args(
 ) -> list[str]:
     """The Python runtime, the bot's ``own`` files and ``config.readable``, bound
     read-only; anything of ``config.protect`` under them hidden. The trees of
-    ``own`` in ``copied`` are not bound but staged for :mod:`referee.tree_copy`.
+    ``own`` in ``copied`` are not bound but staged for :mod:`referee.runtime.tree_copy`.
 
     :class:`BotFilesError` if a root referee's bot could not read its own files."""
     if as_root:

@@ -1,7 +1,7 @@
 """Fair CPU between seats: the rule that gives each bot's control group its CPU.
 
 A bot that busy-loops in many threads and processes must not slow its opponent's
-thinking. Every bot's control group (:mod:`referee.cgroups`) gets:
+thinking. Every bot's control group (:mod:`referee.runtime.cgroups`) gets:
 
 1. **the same weight** — ``cpu.weight`` 100 (v2) / ``cpu.shares`` 1024 (v1) — so
    the kernel divides contended CPU equally between *seats*, however many threads

@@ -5,7 +5,7 @@ child may spin on a core of its own. A control group bounds the bot as a whole â
 total memory (the kernel's OOM killer acts inside the group only), total tasks,
 and CPU bandwidth (``cpus`` cores at most), so one bot can neither exhaust the
 host's memory nor starve the referee and the other seats of CPU. Seats share the
-CPU fairly (:mod:`referee.cpu_share`): equal weight, a core of their own while
+CPU fairly (:mod:`referee.runtime.cpu_share`): equal weight, a core of their own while
 there are enough, a tighter bandwidth cap when cores are scarce.
 
 Both cgroup layouts are supported: v1 (``/sys/fs/cgroup/{memory,pids,cpu}``) and
@@ -25,19 +25,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from referee import cpu_share, owners
+from referee.runtime import cpu_share, owners
 
 ROOT = Path("/sys/fs/cgroup")
 GROUP = "arena-bots"
 CFS_PERIOD_US = 100_000
 PIN_MARK = "-core"
 """A pinned group's name ends with this and its cores (``bot-OWNER-HEX-core1``,
-``bot-OWNER-HEX-core2_3``; OWNER is the referee's :mod:`referee.owners` tag): how
+``bot-OWNER-HEX-core2_3``; OWNER is the referee's :mod:`referee.runtime.owners` tag): how
 referees tell which cores are taken."""
 CpuSharing = Literal["fair", "before", "pooled"]
 CPU_SHARING: CpuSharing = "fair"
 """Test-only, for the guards that show what fair sharing prevents; never a setting
-of its own. ``"fair"``: :mod:`referee.cpu_share`. ``"before"``: the groups of before
+of its own. ``"fair"``: :mod:`referee.runtime.cpu_share`. ``"before"``: the groups of before
 (a bandwidth cap of ``cpus`` cores, default weights, no pinning). ``"pooled"`` (v1;
 on v2 like ``"before"``): no CPU group per seat â€” every bot's threads compete one by
 one in the bots' common group, so a seat's CPU grows with its thread count."""
@@ -219,7 +219,7 @@ class _Limits:
 
 def create(*, memory_mb: int, max_tasks: int, cpus: float) -> BotCgroup:
     """A fresh group limited to ``memory_mb`` in all and ``max_tasks`` tasks, with
-    the CPU of :mod:`referee.cpu_share` (equal weight, a core of its own when one
+    the CPU of :mod:`referee.runtime.cpu_share` (equal weight, a core of its own when one
     is free, at most ``cpus`` cores of bandwidth). :class:`CgroupError` when that
     cannot be done."""
     name = f"bot-{owners.own_tag()}-{secrets.token_hex(4)}"

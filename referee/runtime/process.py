@@ -20,9 +20,9 @@ from pathlib import Path
 
 import trio
 
-from referee import cgroups, owners
-from referee.faults import BotStartupError, HostUnavailable
-from referee.sandbox import (
+from referee.core.faults import BotStartupError, HostUnavailable
+from referee.runtime import cgroups, owners
+from referee.runtime.sandbox import (
     NO_SANDBOX,
     SOCKET_DIR_INSIDE,
     BotFilesError,
@@ -32,7 +32,7 @@ from referee.sandbox import (
     build_command,
     release_bot_uid,
 )
-from referee.spawn import Child, spawn
+from referee.runtime.spawn import Child, spawn
 
 LOG_NAME = "bot.log"
 SOCKET_NAME = "bot.sock"
@@ -325,7 +325,7 @@ class BotProcess:
         """fork+exec ``spec.command`` in a new session, listening in ``workdir/sock``.
 
         With ``sandbox.enabled`` the command runs inside the bot sandbox
-        (:mod:`referee.sandbox`); :class:`BotStartupError` if it cannot start.
+        (:mod:`referee.runtime.sandbox`); :class:`BotStartupError` if it cannot start.
         """
         argv = resolve_argv(spec.command)
         program = shutil.which(argv[0]) if argv else None

@@ -24,7 +24,7 @@ So the view is an allow-list. Inside the sandbox:
 
 The synthetic files live in one directory per referee process, named like the bots'
 own directories (``arena-bot-OWNER-view-...``), so the sweep of
-:func:`referee.process.sweep_workdirs` removes those of a killed referee. The copy of
+:func:`referee.runtime.process.sweep_workdirs` removes those of a killed referee. The copy of
 ``/proc/sys`` (1,300 files, half a second to read) is shared by every referee of the
 same user on the host until it reboots (:func:`shared_sys`): each ``arena`` command
 used to take its own.
@@ -41,7 +41,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from referee import owners
+from referee.runtime import owners
 
 KEPT = frozenset(
     {

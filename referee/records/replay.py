@@ -16,18 +16,18 @@ from typing import Any
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
-from referee import messages
+from referee.core import messages
 from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceStream
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
 from referee.core.events import ActionEvent, describe_event
+from referee.core.faults import FaultKind
 from referee.core.playout import legacy_match_rng, match_rng
 from referee.core.protocol import NONCE_PROTOCOL, READABLE_PROTOCOLS
-from referee.faults import FaultKind
 from referee.games.base import CHANCE, ChanceSource, Game, GameError, Outcome, forfeit
-from referee.record import MatchRecord, RecordedEvent, RecordError, chain_problems
-from referee.transcript import event_text
+from referee.records.record import MatchRecord, RecordedEvent, RecordError, chain_problems
+from referee.records.transcript import event_text
 
 DECISION_FAULTS = frozenset(
     {

@@ -7,7 +7,7 @@ ladder minutes or days), inode numbers and link counts. ``stat`` on any file
 told a check from a ladder match every time.
 
 So a submitted tree (a directory marked with
-:data:`referee.sandbox.BOT_TREE_MARKER`) is not bound at its path. bubblewrap binds
+:data:`referee.runtime.sandbox.BOT_TREE_MARKER`) is not bound at its path. bubblewrap binds
 the host tree read-only at a staging path under :data:`STAGE_ROOT` (mode 0700,
 owned by the sandbox's root: a bot running as its own uid cannot enter it), puts a
 fresh size-capped tmpfs at the tree's path, and the first program inside copies
@@ -18,7 +18,7 @@ the copy, as old as the sandbox), the same inode numbers (a fresh tmpfs numbers
 its inodes in the order the sorted archive creates them), link counts, sizes and
 modes, files owned by the sandbox's root and read-only to the bot.
 
-Only argument and script building lives here; :func:`referee.sandbox.build_command`
+Only argument and script building lives here; :func:`referee.runtime.sandbox.build_command`
 wires it in. Under an unprivileged referee (a user namespace) the bot has the
 copying program's uid and could enter the staging directory: the copy still gives
 it the same tree at its path, but the host's tree stays reachable (docs/security.md).

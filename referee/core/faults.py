@@ -2,7 +2,7 @@
 
 The referee turns whatever goes wrong with a bot into one of these, records it
 against the seat that caused it, and carries on. The policy (forfeit: placed
-last) lives in :mod:`referee.match`, not in the engines.
+last) lives in :mod:`referee.runtime.match`, not in the engines.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from referee.core.catalogue import get_codec, get_game
 from referee.core.digests import sha256_hex
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.faults import FaultKind
+from referee.core.faults import FaultKind
 from referee.games.base import Outcome
 
 FORMAT_VERSION = 4

@@ -22,14 +22,12 @@ import trio
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
-from referee import messages
-from referee.channel import Early, SeatStream
+from referee.core import messages
 from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
-from referee.core.protocol import NONCE_PROTOCOL, PROTOCOL_VERSION, seat_protocol
-from referee.faults import (
+from referee.core.faults import (
     BotFault,
     BotStartupError,
     BotTimeout,
@@ -37,6 +35,7 @@ from referee.faults import (
     IllegalAction,
     ProtocolViolation,
 )
+from referee.core.protocol import NONCE_PROTOCOL, PROTOCOL_VERSION, seat_protocol
 from referee.games.base import (
     CHANCE,
     Game,
@@ -46,10 +45,17 @@ from referee.games.base import (
     Outcome,
     forfeit,
 )
-from referee.launcher import FreshLauncher, Launcher, Lease
-from referee.process import BotSpec
-from referee.record import FORMAT_VERSION, MatchRecord, RecordedEvent, RecordedFault, SeatInfo
-from referee.sandbox import DEFAULT_SANDBOX, SandboxConfig
+from referee.records.record import (
+    FORMAT_VERSION,
+    MatchRecord,
+    RecordedEvent,
+    RecordedFault,
+    SeatInfo,
+)
+from referee.runtime.channel import Early, SeatStream
+from referee.runtime.launcher import FreshLauncher, Launcher, Lease
+from referee.runtime.process import BotSpec
+from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec
 
 
@@ -105,14 +111,14 @@ class MatchSpec:
     parks the processes of the group's earlier matches until this one ends."""
     single_use: bool = False
     """Every bot process of this match plays it and no other: the launcher stops it
-    when the match ends (:attr:`referee.launcher.Lease.retire`). Checks and rolling
+    when the match ends (:attr:`referee.runtime.launcher.Lease.retire`). Checks and rolling
     ladders set it, so a process's match count and age never tell one from the
     other. A warm pool hands such a match a fresh process only if every match it
     serves sets it (then it never holds an idle one)."""
     bot_match_id: str = ""
     """What the seats are sent as ``MatchStart.match_id``. Empty (every league,
     check and command-line match): an opaque token
-    (:func:`referee.messages.new_match_token`), so no bot learns its context from
+    (:func:`referee.core.messages.new_match_token`), so no bot learns its context from
     it; ``match_id`` stays the referee's own. Only benchmarks whose own bot must
     know the match set it."""
 
@@ -160,7 +166,7 @@ class EngineFailure(Exception):
 
 class EarlyWatch:
     """Notices a message any seat sends before it was asked for (see
-    :mod:`referee.channel`), even while another seat is being asked."""
+    :mod:`referee.runtime.channel`), even while another seat is being asked."""
 
     def __init__(self) -> None:
         self.offence: SeatOffence | None = None

@@ -1,7 +1,7 @@
 """Local best response (Lisý & Bowling 2017): a lower bound on exploitability where
 the game tree is too large to enumerate (Liar's Dice with 2 or more dice each).
 
-The exact best response (:mod:`referee.core.best_response`) needs the bot's policy at
+The exact best response (:mod:`referee.analysis.best_response`) needs the bot's policy at
 every information set. Local best response (LBR) needs it only along the histories it
 actually plays: at each of its decisions it
 
