@@ -1,8 +1,8 @@
 """Adaptive pairing against round-robin, on simulated outcomes (``docs/rolling.md``).
 
 The pairing, the fit and the intervals are the real code
-(:func:`league.store.pairing.choose_tables`, :func:`league.store.ratings.fit_with_sd`,
-:func:`league.store.ratings.head_to_head`); only the match outcomes are drawn from
+(:func:`league.domain.pairing.choose_tables`, :func:`league.domain.ratings.fit_with_sd`,
+:func:`league.domain.ratings.head_to_head`); only the match outcomes are drawn from
 fixed win probabilities (measured on real bots; see the docs). Each table is a
 duplicate group of two matches (both seat rotations), as in a ladder; a simulated
 match ignores the seat.
@@ -18,8 +18,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from league.store.pairing import MIN_SHARE, SHARE_WINDOW, LadderEntry, choose_tables
-from league.store.ratings import EXACT_Z95, MatchResult, fit_with_sd, head_to_head
+from league.domain.pairing import MIN_SHARE, SHARE_WINDOW, LadderEntry, choose_tables
+from league.domain.ratings import EXACT_Z95, MatchResult, fit_with_sd, head_to_head
 
 MEASURED = {
     ("counting", "random"): 1.0,

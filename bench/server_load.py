@@ -62,7 +62,7 @@ class Load:
 def _prepare(db: str, bots: int) -> None:
     from league.store.db import open_database, session_scope
     from league.store.registry import add_bot, get_bot
-    from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
+    from league.store.rolling_ladders import RollingSettings, create_rolling_league, enter_bot
 
     engine = open_database(db)
     modules = ("liars_dice_probability", "liars_dice_random", "liars_dice_heuristic")
@@ -82,7 +82,6 @@ def _prepare(db: str, bots: int) -> None:
                 name=name,
                 command=f"{sys.executable} -m example_bots.{module}",
                 games=["liars_dice"],
-                check=False,
             )
             enter_bot(session=session, league=ladder, bot=get_bot(session=session, name=name))
     engine.dispose()

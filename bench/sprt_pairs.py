@@ -19,7 +19,7 @@ It prints, per bot pair:
   and the share of games pairing saves at equal precision, ``1 − Var_paired /
   Var_unpaired``, with a 95% bootstrap interval over deals;
 * the mean number of games ``arena sprt``'s test needs to decide (its own
-  ``league.store.sprt.llr`` and bounds, ``--elo0``/``--elo1`` in normalized Elo,
+  ``league.domain.sprt_statistics.llr`` and bounds, ``--elo0``/``--elo1`` in normalized Elo,
   α = β = 0.05) when its pairs come from each schedule: ``--runs`` tests whose pairs
   are drawn from the schedule's empirical distribution (a bootstrap of the real
   deals; ± its standard error), with the share that accepted H1 (NEW stronger).
@@ -46,8 +46,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from league.domain.sprt_statistics import Pentanomial, SprtError, SprtParameters, decision, llr
 from league.execution.counters import bot_class
-from league.store.sprt import Pentanomial, SprtError, SprtParameters, decision, llr
 from sdk.local import play_local
 
 BOT_PAIRS: tuple[tuple[str, str, str, int], ...] = (

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import grpc
 
-from league.store.ratings import MatchResult, fit_bradley_terry
+from league.domain.ratings import MatchResult, fit_bradley_terry
 
 BARE_SERVER = """
 import os, time

@@ -5,7 +5,7 @@ five engineers sharing two cores can afford it). The strong bot sits in seat
 ``i % 2`` of match ``i`` and match ``i`` is dealt from seed ``--seed + i``, so a
 run is reproducible and both seats are played equally often. It prints wins,
 draws and losses by place, and the Elo difference, 95 % margin and likelihood of
-superiority from ``league.store.ratings.head_to_head`` (the cutechess formulas the
+superiority from ``league.domain.ratings.head_to_head`` (the cutechess formulas the
 league's head-to-head view uses), plus the strong bot's decision time (median,
 p99, max), measured around each ``act`` call.
 
@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from bench.roster import roster
+from league.domain.ratings import head_to_head
 from league.execution.counters import bot_class
-from league.store.ratings import head_to_head
 from referee.core.catalogue import entries
 from sdk.bot import Bot
 from sdk.local import play_local

@@ -29,7 +29,7 @@ from pathlib import Path
 import trio
 
 from league.execution import executor
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league
 from league.store.registry import add_bot

@@ -17,7 +17,7 @@ from league.store.db import open_database, session_scope
 from league.store.leagues import get_league
 from league.store.models import SeatRow
 from league.store.registry import get_bot
-from league.store.rolling import extend_schedule, rolling_status
+from league.store.rolling_ladders import extend_schedule, rolling_status
 from referee.runtime.process import absolute_command, default_bot_name
 from tests.test_no_tracebacks import run_arena
 from tests.test_readme_bot import readme_bot_source

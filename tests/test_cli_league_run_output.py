@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from league.cli.leagues import ProgressPrinter
-from league.execution.run import FinishedMatch, Progress
+from league.execution.league_run import FinishedMatch, Progress
 
 BOTS = {
     "random": "liars_dice_random",

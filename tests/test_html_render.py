@@ -20,7 +20,7 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -31,8 +31,8 @@ from league.store.leagues import (
 )
 from league.store.models import MatchRow
 from league.store.registry import add_bot
-from league.store.report import match_file_name, write_league_report
 from league.store.standings import crosstable, standings
+from league.web.report import match_file_name, write_league_report
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.games import liars_dice as ld
 from referee.games import liars_poker as lp
@@ -83,7 +83,6 @@ def build_league(directory: Path, *, played: int = 4) -> League:
                 name=name,
                 command=" ".join(command),
                 games=["liars_dice"],
-                check=False,
             )
         create_league(
             session=session, name="html", settings=LeagueSettings("liars_dice", LEAGUE_BOTS)

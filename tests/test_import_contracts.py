@@ -102,12 +102,15 @@ PLANTS = [
     # The cycle issue 20 found: the driver builds on events, playouts on the driver.
     ("referee-sdk-acyclic", "referee/core/events.py", "import referee.core.playout"),
     ("referee-sdk-acyclic", "referee/records/record.py", "import referee.records.replay"),
-    ("league-layers", "league/store/schedule.py", "import league.execution.run"),
-    ("league-layers", "league/execution/demo.py", "import league.services.submissions"),
+    ("league-layers", "league/domain/schedules.py", "import league.execution.league_run"),
+    ("league-layers", "league/execution/demo.py", "import league.web.report"),
+    ("league-layers", "league/store/models.py", "import league.web.report"),
+    ("league-domain-pure", "league/domain/ratings.py", "import sqlmodel"),
+    ("league-domain-pure", "league/domain/pairing.py", "import referee.core.catalogue"),
     ("league-server-never-cli", "league/server/views.py", "import league.cli.common"),
     ("league-store-lowest", "league/store/models.py", "import league.server.state"),
     ("league-acyclic", "league/server/state.py", "import league.server.pages"),
-    ("league-acyclic", "league/execution/workers.py", "import league.execution.run"),
+    ("league-acyclic", "league/execution/workers.py", "import league.execution.league_run"),
 ]
 
 
@@ -136,7 +139,7 @@ def test_the_sdk_boundary_forbids_every_other_part_of_the_referee() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = {c.get("id"): c for c in config["tool"]["importlinter"]["contracts"]}
     parts = {path.parent.name for path in (ROOT / "referee").glob("*/__init__.py")}
-    assert SDK_MAY_IMPORT <= parts
+    assert parts >= SDK_MAY_IMPORT
     forbidden = {
         m for m in contracts["sdk-boundary"]["forbidden_modules"] if m.startswith("referee")
     }

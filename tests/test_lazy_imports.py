@@ -41,7 +41,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/bots.py league.store.registry": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
-    "league/cli/bots.py league.store.rolling": (
+    "league/cli/bots.py league.store.rolling_ladders": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
     "league/cli/bots.py referee.runtime.process": "trio and gRPC: only commands that start bots",
@@ -57,7 +57,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/leagues.py league.execution.ray_executor": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
-    "league/cli/leagues.py league.execution.run": (
+    "league/cli/leagues.py league.execution.league_run": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
     "league/cli/leagues.py league.store.bluff": (
@@ -69,7 +69,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/leagues.py league.store.registry": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
-    "league/cli/leagues.py league.store.report": (
+    "league/cli/leagues.py league.web.report": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
     "league/cli/leagues.py league.store.standings": (
@@ -124,7 +124,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/replay.py referee.records.transcript": (
         "protobuf: only commands that read or print match records"
     ),
-    "league/cli/rolling.py league.execution.rolling": (
+    "league/cli/rolling.py league.execution.rolling_runs": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
     "league/cli/rolling.py league.store.leagues": (
@@ -133,11 +133,11 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/rolling.py league.store.registry": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
-    "league/cli/rolling.py league.store.rolling": (
+    "league/cli/rolling.py league.store.rolling_ladders": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
     "league/cli/rolling.py trio": "trio: only commands that run an event loop",
-    "league/cli/sprt.py league.execution.sprt": (
+    "league/cli/sprt.py league.execution.sprt_runs": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
     "league/cli/sprt.py league.store.leagues": (
@@ -149,7 +149,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/sprt.py league.store.runlock": (
         "SQLAlchemy and the league's tables: only commands that read the database"
     ),
-    "league/cli/sprt.py league.store.sprt_league": (
+    "league/cli/sprt.py league.store.sprt_tests": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
     "league/cli/sprt.py referee.runtime.sandbox": "the referee stack: only commands that play",
@@ -160,13 +160,13 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/serve.py league.server.ladders": (
         "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
     ),
-    "league/cli/serve.py league.server.run": (
+    "league/cli/serve.py league.server.serving": (
         "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
     ),
     "league/cli/serve.py league.server.state": (
         "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
     ),
-    "league/cli/serve.py league.services.submissions": (
+    "league/cli/serve.py league.execution.submissions": (
         "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
     ),
     "league/cli/serve.py league.store.db": (
@@ -197,7 +197,9 @@ LAZY_IMPORTS: dict[str, str] = {
     " server section, not for `python -m bench --only wire`",
     "bench/server_load.py league.store.models": "SQLModel tables: only the server section",
     "bench/server_load.py league.store.registry": "the database stack: only the server section",
-    "bench/server_load.py league.store.rolling": "the database stack: only the server section",
+    "bench/server_load.py league.store.rolling_ladders": (
+        "the database stack: only the server section"
+    ),
     "bench/server_load.py sqlmodel": "SQLModel/SQLAlchemy: only the server section",
 }
 

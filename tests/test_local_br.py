@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.execution.local_br import Interval, LowerBound
+from league.execution.lbr_against_bot import Interval, LowerBound
 from referee.analysis.local_best_response import Deal, LocalBestResponse, LocalBestResponseError
 from referee.core.catalogue import get_game
 from referee.games.liars_dice import LIARS_DICE, Bid, Challenge

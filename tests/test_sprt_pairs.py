@@ -11,8 +11,8 @@ import random
 import pytest
 
 from bench import sprt_pairs
+from league.domain.sprt_statistics import SprtParameters
 from league.execution.counters import bot_class
-from league.store.sprt import SprtParameters
 from sdk.local import play_local
 
 DEAL_DECIDES = ((1.0, 0.0), (0.0, 1.0)) * 20

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shlex
 import sys
 from pathlib import Path
@@ -97,6 +98,7 @@ def add_command(
     Unless --no-check, it first plays the `arena bot check` matches (sandboxed)
     for each game it plays, and a failing bot is refused unless --force.
     """
+    from league.execution.botcheck import check_bot
     from league.store.registry import add_bot
 
     with transaction(ctx) as session:
@@ -107,8 +109,7 @@ def add_command(
             address=address,
             games=game or [],
             version=version,
-            check=check,
-            startup_s=startup_timeout,
+            check=functools.partial(check_bot, startup_s=startup_timeout) if check else None,
             token_env=token_env,
             token_file=token_file,
             tls_ca=tls_ca,
@@ -312,7 +313,7 @@ def remove_command(
 
     Asks for confirmation; without a terminal, pass --yes."""
     from league.store.registry import get_bot, remove_bot
-    from league.store.rolling import leave_ladders
+    from league.store.rolling_ladders import leave_ladders
 
     with transaction(ctx, create=False) as session:
         get_bot(session=session, name=name)  # a clear error before asking

@@ -32,7 +32,7 @@ from league.cli.common import (
     sandbox_config,
     transaction,
 )
-from league.store.ratings import PRIOR_DRAWS, PairElo, pair_elo
+from league.domain.ratings import PRIOR_DRAWS, PairElo, pair_elo
 from referee.core.chance import parse_secret
 from referee.core.faults import FaultKind
 from referee.runtime.sandbox import SandboxError
@@ -40,8 +40,8 @@ from referee.runtime.sandbox import SandboxError
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from league.execution.league_run import FinishedMatch, Progress, RunOptions, RunSummary
     from league.execution.ray_executor import RayOptions
-    from league.execution.run import FinishedMatch, Progress, RunOptions, RunSummary
     from league.store.bluff import LeagueBluff
     from league.store.standings import Standing
 
@@ -335,7 +335,7 @@ def _play(
     import trio
 
     from league.execution.adaptive import AdaptiveSchedule
-    from league.execution.run import LeagueRun
+    from league.execution.league_run import LeagueRun
     from league.store.registry import LeagueError
 
     if adaptive and options.max_matches is None:
@@ -430,7 +430,7 @@ def run_command(
       4    a referee worker died (its matches stay pending)
       130  interrupted (Ctrl-C); finished matches are kept
     """
-    from league.execution.run import RunOptions
+    from league.execution.league_run import RunOptions
     from league.store.leagues import get_league, league_sandbox
 
     ray = _ray_options(executor, ray_address, ray_cpus_per_match, ray_runtime_env, ray_ship_bots)
@@ -983,7 +983,7 @@ def report_command(
 ) -> None:
     """Write an HTML league report: standings, crosstable, rating chart, match replays."""
     from league.store.leagues import get_league
-    from league.store.report import write_league_report
+    from league.web.report import write_league_report
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)

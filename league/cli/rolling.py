@@ -84,7 +84,7 @@ def create_command(
     cpus: CpusOption = SANDBOX_DEFAULTS.cpus,
 ) -> None:
     """Create an empty rolling ladder; `arena rolling enter` adds bots."""
-    from league.store.rolling import RollingSettings, create_rolling_league
+    from league.store.rolling_ladders import RollingSettings, create_rolling_league
 
     with transaction(ctx) as session:
         league = create_rolling_league(
@@ -128,7 +128,7 @@ def enter_command(
     """Enter a bot version; older versions of its name in the ladder retire."""
     from league.store.leagues import get_league
     from league.store.registry import get_bot
-    from league.store.rolling import enter_bot
+    from league.store.rolling_ladders import enter_bot
 
     with transaction(ctx) as session:
         league = get_league(session=session, name=name)
@@ -155,7 +155,7 @@ def set_command(
     """Change a ladder's settings (a running ladder takes the rate and batch size at
     its next batch, the concurrency when started again)."""
     from league.store.leagues import get_league
-    from league.store.rolling import rolling_settings, set_rolling_settings
+    from league.store.rolling_ladders import rolling_settings, set_rolling_settings
 
     with transaction(ctx) as session:
         league = get_league(session=session, name=name)
@@ -194,10 +194,10 @@ def run_command(
     """
     import trio
 
-    from league.execution.rolling import run_rolling
+    from league.execution.rolling_runs import run_rolling
     from league.store.leagues import get_league, league_sandbox
     from league.store.registry import LeagueError
-    from league.store.rolling import rolling_settings
+    from league.store.rolling_ladders import rolling_settings
 
     engine = context_of(ctx).engine()
     with transaction(ctx) as session:
@@ -244,7 +244,7 @@ def status_command(
 ) -> None:
     """Settings, entries (retired ones flagged) and match counts of a ladder."""
     from league.store.leagues import get_league
-    from league.store.rolling import rolling_status
+    from league.store.rolling_ladders import rolling_status
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)

@@ -88,7 +88,7 @@ def serve_command(
     Standings pages update by themselves as matches finish, also matches played by
     another process (`arena league run`) on the same database.
     """
-    from league.server.run import make_server
+    from league.server.serving import make_server
     from league.store.db import redact, resolve_url
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -135,8 +135,8 @@ def _settings(
     submission_interval: float,
     check_matches: int,
 ) -> Settings:
+    from league.execution.submissions import SubmissionLimits
     from league.server.state import Settings
-    from league.services.submissions import SubmissionLimits
 
     return Settings(
         store=store.resolve(),
@@ -158,7 +158,7 @@ def _serve(
     import trio
 
     from league.server.ladders import run_ladders
-    from league.server.run import serve
+    from league.server.serving import serve
 
     try:
         trio.run(

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from sqlmodel import Session
 
     from league.store.models import BotRow
-    from league.store.sprt_league import SprtSettings, SprtState
+    from league.store.sprt_tests import SprtSettings, SprtState
 
 EXIT_H1 = 0
 EXIT_H0 = 10
@@ -92,7 +92,7 @@ def sprt_command(
       11   undecided after --max-pairs
       130  interrupted; run the same command to resume
     """
-    from league.store.sprt_league import SprtSettings
+    from league.store.sprt_tests import SprtSettings
 
     name = league or f"sprt-{new}-{old}-{game}"
     sandbox = sandbox_config(
@@ -137,7 +137,7 @@ def _open_test(
     from league.store.leagues import get_league
     from league.store.registry import NotFoundError
     from league.store.runlock import league_lock
-    from league.store.sprt_league import create_sprt_league, set_sprt_settings, sprt_settings
+    from league.store.sprt_tests import create_sprt_league, set_sprt_settings, sprt_settings
 
     try:
         row = get_league(session=session, name=name)
@@ -162,7 +162,7 @@ def _play(ctx: typer.Context, name: str, *, quiet: bool) -> None:
     """Run the test and print its progress and verdict."""
     import trio
 
-    from league.execution.sprt import run_sprt
+    from league.execution.sprt_runs import run_sprt
     from league.store.registry import LeagueError
     from referee.runtime.sandbox import SandboxError
 

@@ -2,8 +2,8 @@
 rolling ladder's (``docs/rolling.md``).
 
 After the league's own pending matches, :class:`AdaptiveSchedule` (the run's
-:class:`~league.execution.run.ScheduleSource`) appends batches of duplicate groups
-chosen by :func:`league.store.rolling.extend_adaptive`: the widest rating interval
+:class:`~league.execution.league_run.ScheduleSource`) appends batches of duplicate groups
+chosen by :func:`league.store.rolling_ladders.extend_adaptive`: the widest rating interval
 that overlaps a neighbour's, every bot keeping a minimum share. It ends when every
 adjacent pair of ratings is separated at 95%, or at the run's ``max_matches``.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
+from league.domain.pairing import MIN_SHARE
 from league.store.db import session_scope
 from league.store.leagues import PendingMatch, get_league
-from league.store.pairing import MIN_SHARE
 from league.store.registry import LeagueError
-from league.store.rolling import extend_adaptive, is_rolling
+from league.store.rolling_ladders import extend_adaptive, is_rolling
 
 ADAPTIVE_GROUPS = 4
 """Duplicate groups per batch (as a rolling ladder's default ``batch_groups``)."""
@@ -27,7 +27,7 @@ class AdaptiveError(LeagueError):
 
 
 class AdaptiveSchedule:
-    """Batch after batch from :func:`league.store.rolling.extend_adaptive`; no pacing."""
+    """Batch after batch from :func:`league.store.rolling_ladders.extend_adaptive`; no pacing."""
 
     def __init__(
         self,

@@ -38,12 +38,14 @@ from typing import Any
 
 import trio
 
+from arena.v1 import bot_pb2
+from league.store.registry import BotCheckError
 from referee.core.catalogue import game_names, get_entry, get_game
 from referee.core.chance import new_secret
-from referee.core.faults import FaultKind
+from referee.core.faults import BotFault, FaultKind, HostUnavailable
 from referee.games.base import GameError
 from referee.records.record import MatchRecord
-from referee.runtime.launcher import Lease
+from referee.runtime.launcher import FreshLauncher, Lease
 from referee.runtime.match import Limits, MatchSpec, run_match
 from referee.runtime.pool import WarmPool
 from referee.runtime.process import BotSpec
@@ -52,6 +54,24 @@ from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 SLOW_FRACTION = 0.75
 """A p99 decision time at or above this share of the limit fails the check: a bot
 that close to the limit times out in a league on a busier machine."""
+
+
+def check_bot(spec: BotSpec, startup_s: float = 15.0) -> bot_pb2.HealthResponse:
+    """Start (or dial) the bot and ask Health; :class:`BotCheckError` if it fails."""
+
+    async def probe() -> bot_pb2.HealthResponse:
+        async with FreshLauncher().lease(spec, startup_s) as lease:
+            assert lease.connection.health is not None
+            return lease.connection.health
+
+    try:
+        return trio.run(probe)
+    except BotFault as fault:
+        raise BotCheckError(f"bot {spec.name!r} failed its check: {fault.message}") from None
+    except HostUnavailable as error:
+        raise BotCheckError(
+            f"bot {spec.name!r} could not be checked: this host cannot start bots now ({error})"
+        ) from None
 
 
 def check_opponents(game_name: str) -> tuple[str, str] | None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import trio
 from sqlalchemy import Engine
 
-from league.execution.run import LeagueRun, ProgressCallback, RunOptions, RunSummary
+from league.execution.league_run import LeagueRun, ProgressCallback, RunOptions, RunSummary
 from league.store.db import session_scope
 from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.registry import NotFoundError, ensure_example_bot

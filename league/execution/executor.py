@@ -2,7 +2,7 @@
 
 An :class:`Executor` offers ``slots``; a slot plays one match spec at a time and
 returns its record (:meth:`MatchSlot.play`). The run
-(:class:`league.execution.run.LeagueRun`) owns everything else — the queue, the
+(:class:`league.execution.league_run.LeagueRun`) owns everything else — the queue, the
 progress, the signals and every database write — so the three executors differ
 only in where the referee's work happens:
 

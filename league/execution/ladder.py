@@ -55,7 +55,7 @@ from sqlmodel import select
 
 from league.execution.counters import TARGET, Score, bot_class, measure, worst
 from league.execution.exploit import bracket, in_process_answers, sampled_measurement
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,

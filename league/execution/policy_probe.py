@@ -128,7 +128,7 @@ async def ask_action(
 ) -> int:
     """One question at one observation (``infoset.seat`` plays): the index of the
     bot's action among ``infoset.actions``; for callers that choose the observations
-    themselves (local best response, ``league/execution/local_br.py``). ``rules``:
+    themselves (local best response, ``league/execution/lbr_against_bot.py``). ``rules``:
     the canonical rules text (``format_rules``), as a real match's MatchStart has it."""
     index, _ = await _ask(connection, _Question(infoset, infoset.seat, rules), codec, settings)
     return index

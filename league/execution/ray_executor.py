@@ -1,6 +1,6 @@
 """``arena league run --executor ray``: each pending match is a Ray task.
 
-The runner (:mod:`league.execution.run`) keeps everything that makes a run safe: the
+The runner (:mod:`league.execution.league_run`) keeps everything that makes a run safe: the
 queue, the progress, Ctrl-C, and every database write, one transaction per
 finished match. Only the refereeing moves: a slot here submits the match to the
 cluster as a task (:func:`league.execution.ray_task.play_job`) and waits for its sealed

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import trio
 
-from league.services.submissions import RateLimited
+from league.execution.submissions import RateLimited
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +59,6 @@ class QueueFull(RateLimited):
 
 class QueueBusy(RateLimited):
     """The queue is full, or a check waited :attr:`QueueLimits.wait_budget_s` (503)."""
-
-    status = 503
 
 
 @dataclass(eq=False)

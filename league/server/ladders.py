@@ -1,8 +1,8 @@
 """The rolling ladders the server plays in the background (``docs/rolling.md``).
 
-:func:`run_ladders` is a background task of :func:`league.server.run.serve`: it
+:func:`run_ladders` is a background task of :func:`league.server.serving.serve`: it
 looks for rolling ladders in the database every :data:`LOOK_S` seconds and plays
-each one with :func:`league.execution.rolling.run_rolling` in this process, poking the league
+each one with :func:`league.execution.rolling_runs.run_rolling` in this process, poking the league
 watcher after every match so open standings pages redraw at once. A ladder whose
 run fails (its sandbox cannot start, a database error) is logged and tried again
 after :data:`RETRY_S`. On shutdown ``stop`` is set: no new match starts, running
@@ -21,11 +21,11 @@ import logging
 import trio
 from sqlmodel import Session
 
-from league.execution.rolling import run_rolling
+from league.execution.rolling_runs import run_rolling
 from league.server.state import Server
 from league.store.models import BotRow
 from league.store.registry import AlreadyExistsError, LeagueError
-from league.store.rolling import RollingError, enter_bot, rolling_leagues
+from league.store.rolling_ladders import RollingError, enter_bot, rolling_leagues
 from referee.runtime.sandbox import SandboxError
 
 log = logging.getLogger("arena.server")

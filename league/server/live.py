@@ -1,7 +1,7 @@
 """Server-sent events: ``/leagues/{name}/events`` tells a standings page when to refetch.
 
 One event ``results`` with the league's state (matches done, aborted, last
-finish, scheduled) when the stream opens and each time :class:`~league.server.events.LeagueWatcher`
+finish, scheduled) when the stream opens and each time :class:`~league.server.watcher.LeagueWatcher`
 sees it change; a comment line every :data:`KEEPALIVE_S` keeps proxies from
 closing an idle stream. The page's script (``static/league.js``) then fetches
 ``/api/leagues/{name}/standings`` and redraws the table.
@@ -30,8 +30,8 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from league.server import views
-from league.server.events import State
 from league.server.state import Server, client_address, server_of
+from league.server.watcher import State
 
 KEEPALIVE_S = 15.0
 

@@ -34,7 +34,7 @@ from league.server.state import Server, client_address, server_of
 from league.server.submit import TooLarge, author_notices, capped_body, parse_form
 from league.server.throttle import Throttled
 from league.store.leagues import match_log
-from league.store.report import REPORT_CSS
+from league.web.report import REPORT_CSS
 from referee.core.faults import FaultKind
 from referee.records.html_replay import render_replay_html
 
@@ -86,7 +86,7 @@ async def figures_fragment(request: Request) -> Response:
 
 
 async def report_css(request: Request) -> Response:
-    """The static report's figure styles (:data:`league.store.report.REPORT_CSS`),
+    """The static report's figure styles (:data:`league.web.report.REPORT_CSS`),
     served so the live league page draws the same crosstable and chart."""
     return Response(REPORT_CSS, media_type="text/css", headers={"cache-control": "no-cache"})
 

@@ -19,11 +19,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.requests import Request
 
+from league.execution.submissions import SubmissionLimits
 from league.server.auth import COOKIE, AuthorSession, read_session
 from league.server.checkqueue import CheckQueue, QueueLimits
-from league.server.events import LeagueWatcher, State
 from league.server.throttle import AuthThrottle, Network, forwarded_client
-from league.services.submissions import SubmissionLimits
+from league.server.watcher import LeagueWatcher, State
 from league.store.authors import (
     AuthError,
     find_by_token_id,

@@ -1,6 +1,6 @@
 """Bot submissions over HTTP: ``POST /api/submissions`` and the upload form ``/submit``.
 
-Both end in :func:`league.services.submissions.submit_bot` (store, unpack safely, check in the
+Both end in :func:`league.execution.submissions.submit_bot` (store, unpack safely, check in the
 sandbox, register) and then enter the new version into every rolling ladder of its
 game (:attr:`Server.on_accepted`). The API authenticates with ``Authorization:
 Bearer <token>``; the form with the author's session cookie plus the session's CSRF
@@ -29,24 +29,58 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Message
 
-from league.server.auth import csrf_ok, same_origin
-from league.server.rendering import render
-from league.server.state import Server, client_address, server_of
-from league.server.throttle import Throttled
-from league.services.submissions import (
+from league.execution.submissions import (
     BadSubmission,
-    error_json,
-    http_status,
+    RateLimited,
+    SubmissionRefused,
     list_submissions,
     submit_bot,
 )
+from league.server.auth import csrf_ok, same_origin
+from league.server.checkqueue import QueueBusy
+from league.server.rendering import render
+from league.server.state import Server, client_address, server_of
+from league.server.throttle import Throttled
 from league.store.authors import AuthError
 from league.store.models import AuthorRow
 from league.store.suspension import notices
+from league.store.uploads import UploadRejected, UploadTooLarge
 from referee.core.catalogue import game_names
 
 FORM_OVERHEAD = 64 << 10
 """Bytes allowed beyond the file for the multipart boundaries and the other fields."""
+
+
+def http_status(error: BaseException) -> int:
+    """The HTTP status the server answers a submission error with."""
+    if isinstance(error, AuthError):
+        return 401
+    if isinstance(error, UploadTooLarge):
+        return 413
+    if isinstance(error, QueueBusy):
+        return 503
+    if isinstance(error, RateLimited):
+        return 429
+    if isinstance(error, SubmissionRefused):
+        return 400 if error.malformed else 422
+    if isinstance(error, UploadRejected):
+        return 400
+    if isinstance(error, BadSubmission):
+        return 400
+    return 500
+
+
+def error_json(error: BaseException) -> dict[str, object]:
+    """The server's JSON answer for a submission error (see docs/submissions.md)."""
+    if isinstance(error, SubmissionRefused):
+        answer: dict[str, object] = {"status": "refused", "reasons": list(error.reasons)}
+        if error.submission_id is not None:
+            answer["submission"] = error.submission_id
+        return answer
+    answer = {"status": "error", "error": str(error)}
+    if isinstance(error, RateLimited):
+        answer["retry_after"] = error.retry_after_s
+    return answer
 
 
 class TooLarge(Exception):

@@ -46,9 +46,9 @@ from league.store.leagues import (
 )
 from league.store.models import AuthorRow, BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.registry import NotFoundError
-from league.store.report import rating_figures
-from league.store.rolling import is_rolling, rolling_settings
+from league.store.rolling_ladders import is_rolling, rolling_settings
 from league.store.standings import Standing, standings
+from league.web.report import rating_figures
 from referee.records.analytics import BluffStats, format_ratio
 from referee.records.record import MatchRecord
 
@@ -148,7 +148,7 @@ def league_standings(session: Session, name: str) -> dict[str, Any]:
 def league_figures(session: Session, name: str, ranked: Sequence[str]) -> dict[str, str]:
     """The league's rating chart, crosstable and population view (Nash averaging) as
     HTML fragments, drawn by the static report's code
-    (:func:`league.store.report.rating_figures`), bots in the standings' order ``ranked``.
+    (:func:`league.web.report.rating_figures`), bots in the standings' order ``ranked``.
     Every name in them is escaped; they hold no script and no style attribute, so the
     page's CSP lets them be."""
     figures = rating_figures(session=session, league=league_row(session, name), ranked=ranked)

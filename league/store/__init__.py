@@ -1,4 +1,5 @@
-"""The league's domain and storage: tables, migrations, schedules, ratings, standings.
+"""The league's storage: tables, migrations and the queries over them (bots, authors,
+leagues and matches, rolling ladders, SPRT tests, standings, uploads, suspensions).
 
-The lowest league layer: it imports referee and the database stack, never the
-execution, the services, the CLI or the server (import-linter checks this)."""
+It imports the pure domain (:mod:`league.domain`) and the referee's records, never
+the execution, the web report, the CLI or the server (import-linter checks this)."""

@@ -22,10 +22,10 @@ from typing import TypeVar
 
 from sqlmodel import Session, col, select
 
+from league.domain.ratings import MatchResult, elo_update
+from league.domain.schedules import ScheduleError, make_schedule
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchRow, SeatRow, utcnow
-from league.store.ratings import MatchResult, elo_update
 from league.store.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
-from league.store.schedule import ScheduleError, make_schedule
 from referee.core.catalogue import get_game
 from referee.core.chance import (
     ChanceKeyError,
@@ -68,7 +68,7 @@ LOG_CAP_BYTES = 64 << 10
 def new_league_row(*, session: Session, name: str, settings: LeagueSettings) -> LeagueRow:
     """The league row ``settings`` describe, validated (name free, game, rules, seats,
     time limits) and with its secret drawn; not added to the session. Shared by
-    fixed leagues and rolling ladders (:mod:`league.store.rolling`)."""
+    fixed leagues and rolling ladders (:mod:`league.store.rolling_ladders`)."""
     name = name.strip()
     if not name or len(name) > 100 or any(ch.isspace() for ch in name):
         raise LeagueError(f"bad league name {name!r}: use 1-100 characters without spaces")

@@ -127,9 +127,9 @@ class LeagueRow(SQLModel, table=True):
     """Bot sandbox settings, JSON object (``referee.runtime.sandbox.SandboxConfig``)."""
     mode: str = Field(default="fixed", max_length=20)
     """``fixed``: the whole schedule is written at creation; ``rolling``: a ladder that
-    never ends, its schedule extended batch by batch (:mod:`league.store.rolling`)."""
+    never ends, its schedule extended batch by batch (:mod:`league.store.rolling_ladders`)."""
     rolling: str = Field(default="{}", max_length=1000)
-    """Rolling ladder settings, JSON object (``league.store.rolling.RollingSettings``)."""
+    """Rolling ladder settings, JSON object (``league.store.rolling_ladders.RollingSettings``)."""
     created_at: datetime = Field(default_factory=utcnow)
 
 

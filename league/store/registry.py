@@ -9,22 +9,18 @@ import hashlib
 import importlib.util
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import trio
 from sqlmodel import Session, col, select
 
 from arena.v1 import bot_pb2
+from league.domain.errors import (
+    LeagueError as LeagueError,  # re-exported: the store's errors build on it
+)
 from league.store.models import BotRow, EntryRow, SeatRow
 from referee.core.catalogue import game_names
-from referee.core.faults import BotFault, HostUnavailable
-from referee.runtime.launcher import FreshLauncher
 from referee.runtime.process import BotSpec, absolute_command
-
-
-class LeagueError(Exception):
-    """Base of the league errors; messages name the bad input."""
 
 
 class NotFoundError(LeagueError):
@@ -87,24 +83,6 @@ def bot_spec(row: BotRow) -> BotSpec:
         token_file=row.token_file,
         tls_ca=row.tls_ca,
     )
-
-
-def check_bot(spec: BotSpec, startup_s: float = 15.0) -> bot_pb2.HealthResponse:
-    """Start (or dial) the bot and ask Health; :class:`BotCheckError` if it fails."""
-
-    async def probe() -> bot_pb2.HealthResponse:
-        async with FreshLauncher().lease(spec, startup_s) as lease:
-            assert lease.connection.health is not None
-            return lease.connection.health
-
-    try:
-        return trio.run(probe)
-    except BotFault as fault:
-        raise BotCheckError(f"bot {spec.name!r} failed its check: {fault.message}") from None
-    except HostUnavailable as error:
-        raise BotCheckError(
-            f"bot {spec.name!r} could not be checked: this host cannot start bots now ({error})"
-        ) from None
 
 
 def _service_options(
@@ -199,13 +177,14 @@ def add_bot(
     address: str = "",
     games: Sequence[str] = (),
     version: str = "",
-    check: bool = True,
-    startup_s: float = 15.0,
+    check: Callable[[BotSpec], bot_pb2.HealthResponse] | None = None,
     token_env: str = "",
     token_file: str = "",
     tls_ca: str = "",
 ) -> BotRow:
-    """Register a bot version. Checks that it starts and answers unless ``check`` is off.
+    """Register a bot version. With ``check`` (for instance
+    :func:`league.execution.botcheck.check_bot`: it starts the bot, so it lives
+    above the store), the bot must start, answer Health and play its games.
 
     For a bot reached by ``address``: ``token_env`` (an environment variable name)
     or ``token_file`` says where the referee finds the token it sends, and
@@ -233,8 +212,8 @@ def add_bot(
     if existing is not None and not existing.retired:
         raise AlreadyExistsError(f"bot {name!r} version {version} is already registered")
     played = list(games)
-    if check:
-        health = check_bot(spec, startup_s)
+    if check is not None:
+        health = check(spec)
         if played:
             missing = sorted(set(played) - set(health.games))
             if missing:
@@ -324,5 +303,4 @@ def ensure_example_bot(*, session: Session, module: str, game: str) -> BotRow:
             name=module,
             command=f"{sys.executable} -m example_bots.{module}",
             games=[game],
-            check=False,
         )

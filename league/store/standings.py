@@ -7,18 +7,18 @@ from dataclasses import dataclass, field, replace
 
 from sqlmodel import Session
 
-from league.store.bluff import LeagueBluff, league_bluff
-from league.store.exploits import as_json as exploit_json
-from league.store.exploits import describe, league_exploits
-from league.store.leagues import bot_labels, finished_results, league_bots, seat_rows
-from league.store.models import LeagueRow
-from league.store.population import Population, PopulationError, nash_averaging
-from league.store.ratings import (
+from league.domain.population import Population, PopulationError, nash_averaging
+from league.domain.ratings import (
     HeadToHead,
     MatchResult,
     head_to_head_from_results,
     league_table,
 )
+from league.store.bluff import LeagueBluff, league_bluff
+from league.store.exploits import as_json as exploit_json
+from league.store.exploits import describe, league_exploits
+from league.store.leagues import bot_labels, finished_results, league_bots, seat_rows
+from league.store.models import LeagueRow
 from referee.records.analytics import BluffStats
 
 
@@ -47,7 +47,7 @@ class Standing:
     """An older version a newer one replaced in a rolling ladder."""
     nash_mass: float | None = None
     """The bot's weight in the maximum-entropy Nash mixture of the league's payoff
-    matrix (:mod:`league.store.population`); ``None`` before its first match."""
+    matrix (:mod:`league.domain.population`); ``None`` before its first match."""
     nash_value: float | None = None
     """Its payoff against that mixture in Elo points: 0 with mass, negative without."""
     exploitability: dict[str, object] | None = None
@@ -94,7 +94,7 @@ def standings(
 ) -> list[Standing]:
     """Ranked by the batch Bradley–Terry fit; bots without a finished match last.
 
-    Retired entries (older versions in a rolling ladder, :mod:`league.store.rolling`) are
+    Retired entries (older versions in a rolling ladder, :mod:`league.store.rolling_ladders`) are
     fitted with everybody — their games are evidence about their opponents — but
     left out of the rows unless ``include_retired``; ranks count the rows shown.
 

@@ -24,7 +24,7 @@ never wrong.
 
 This module is pure (the engine, no process): it says which observations it needs
 answers for (:meth:`LocalBestResponse.questions`) and decides once they are known
-(:meth:`LocalBestResponse.decide`); ``league/execution/local_br.py`` asks the bot.
+(:meth:`LocalBestResponse.decide`); ``league/execution/lbr_against_bot.py`` asks the bot.
 Hands are dealt by the engine: the positions of the chance outcome hidden from LBR
 are found by changing one die at a time and watching whether its observation
 changes (LBR never reads the real values there), and a hand is the multiset of

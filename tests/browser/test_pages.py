@@ -87,7 +87,7 @@ def _seed(tmp: Path) -> tuple[str, Path]:
             "roach_random": ("cockroach_poker", f"{python} -m example_bots.cockroach_poker_random"),
         }
         for name, (game, command) in bots.items():
-            row = add_bot(session=session, name=name, command=command, games=[game], check=False)
+            row = add_bot(session=session, name=name, command=command, games=[game])
             if name == "sly_bot":
                 row.author_id = author.id  # as if alice had submitted it
                 session.add(row)

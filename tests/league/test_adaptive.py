@@ -14,12 +14,12 @@ from sqlalchemy import Engine
 from sqlmodel import select
 
 from league.execution.adaptive import AdaptiveError, AdaptiveSchedule
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.models import MatchRow
 from league.store.registry import add_bot
-from league.store.rolling import create_rolling_league
+from league.store.rolling_ladders import create_rolling_league
 from referee.runtime.sandbox import SandboxConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ BOTS = {
 def prepare(engine: Engine) -> None:
     with session_scope(engine) as session:
         for name, command in BOTS.items():
-            add_bot(session=session, name=name, command=command, games=["liars_dice"], check=False)
+            add_bot(session=session, name=name, command=command, games=["liars_dice"])
         create_league(
             session=session,
             name="adapt",
@@ -80,7 +80,7 @@ def test_it_stops_once_every_adjacent_pair_is_separated(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prepare(engine)
-    monkeypatch.setattr("league.store.rolling.settled", lambda entries: True)
+    monkeypatch.setattr("league.store.rolling_ladders.settled", lambda entries: True)
     run = LeagueRun(
         engine,
         "adapt",

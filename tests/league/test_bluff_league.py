@@ -46,7 +46,7 @@ def play_league(engine: Engine, name: str = "bluff") -> dict[str, BluffStats]:
     stored as aborted. Returns the per-bot totals recomputed from the events."""
     with session_scope(engine) as session:
         for bot in BOTS:
-            add_bot(session=session, name=bot, command="true", games=["liars_dice"], check=False)
+            add_bot(session=session, name=bot, command="true", games=["liars_dice"])
         league = create_league(
             session=session,
             name=name,
@@ -141,7 +141,7 @@ def test_league_standings_show_the_recomputed_analytics(
 def test_a_game_without_claims_shows_no_analytics(engine: Engine, db_url: str) -> None:
     with session_scope(engine) as session:
         for bot in ("x", "y"):
-            add_bot(session=session, name=bot, command="true", games=["dice_poker"], check=False)
+            add_bot(session=session, name=bot, command="true", games=["dice_poker"])
         league = create_league(
             session=session, name="dp", settings=LeagueSettings("dice_poker", ("x", "y"))
         )

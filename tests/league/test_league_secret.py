@@ -43,9 +43,7 @@ def make(engine: Engine, name: str, **settings: object) -> None:
     with session_scope(engine) as session:
         for bot in ("a", "b", "c"):
             with contextlib.suppress(LeagueError):  # registered by an earlier call
-                add_bot(
-                    session=session, name=bot, command=RANDOM, games=["liars_dice"], check=False
-                )
+                add_bot(session=session, name=bot, command=RANDOM, games=["liars_dice"])
         create_league(
             session=session,
             name=name,

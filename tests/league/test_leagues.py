@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import pytest
@@ -9,7 +10,9 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from league.execution.run import LeagueRun, RunOptions
+from league.domain.schedules import expected_count
+from league.execution.botcheck import check_bot
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -34,7 +37,6 @@ from league.store.registry import (
     list_bots,
     remove_bot,
 )
-from league.store.schedule import expected_count
 from league.store.standings import crosstable, standings
 from referee.records.record import MatchRecord
 
@@ -51,7 +53,7 @@ def register(engine: Engine, *names: str, check: bool = False) -> None:
                 name=name,
                 command=commands.get(name.split("-")[0], RANDOM),
                 games=["liars_dice"],
-                check=check,
+                check=check_bot if check else None,
             )
 
 
@@ -65,13 +67,15 @@ def counts(engine: Engine) -> tuple[int, ...]:
 
 def test_add_bot_checks_it_starts_and_records_a_content_version(engine: Engine) -> None:
     with session_scope(engine) as session:
-        row = add_bot(session=session, name="probability", command=PROBABILITY)
+        row = add_bot(session=session, name="probability", command=PROBABILITY, check=check_bot)
         assert row.games == "liars_dice"  # learnt from the bot's Health answer
         assert len(row.version) == 12
     with session_scope(engine) as session, pytest.raises(AlreadyExistsError):
-        add_bot(session=session, name="probability", command=PROBABILITY)
+        add_bot(session=session, name="probability", command=PROBABILITY, check=check_bot)
     with session_scope(engine) as session:
-        labelled = add_bot(session=session, name="probability", command=PROBABILITY, version="v2")
+        labelled = add_bot(
+            session=session, name="probability", command=PROBABILITY, version="v2", check=check_bot
+        )
         assert labelled.version == "v2"
         assert get_bot(session=session, name="probability").version == "v2"
 
@@ -91,7 +95,8 @@ def test_add_bot_rejects_bad_bots_and_writes_nothing(
 ) -> None:
     before = counts(engine)
     with pytest.raises(error, match=message), session_scope(engine) as session:
-        add_bot(session=session, name="bad", startup_s=3.0, **kwargs)  # type: ignore[arg-type]
+        check = functools.partial(check_bot, startup_s=3.0)
+        add_bot(session=session, name="bad", check=check, **kwargs)  # type: ignore[arg-type]
     assert counts(engine) == before
 
 
@@ -317,6 +322,7 @@ def test_a_bot_service_reached_by_address_plays_in_a_league(
                 name="remote",
                 address=f"127.0.0.1:{port}",
                 token_env="REMOTE_TOKEN",
+                check=check_bot,
             )
             assert row.games == "liars_dice" and row.version == "service"
             assert row.token_env == "REMOTE_TOKEN"

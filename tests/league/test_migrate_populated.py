@@ -86,8 +86,7 @@ def test_a_populated_sqlite_database_upgrades_to_head(tmp_path: Path, revision: 
 
         league = get_league(session=session, name="cup")
         assert [m.bots for m in list_matches(session=session, league=league)] == [("a", "b")]
-        add_bot(session=session, name="c", command=f"{python} -m x", games=["liars_dice"],
-                check=False)  # fmt: skip
+        add_bot(session=session, name="c", command=f"{python} -m x", games=["liars_dice"])
         create_league(
             session=session,
             name="cup2",

@@ -1,4 +1,4 @@
-"""Pairing that learns the most (league/store/pairing.py): by hand, then issue 22's
+"""Pairing that learns the most (league/domain/pairing.py): by hand, then issue 22's
 acceptance on simulated outcomes with the real pairing and rating code."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bench.pairing import MEASURED, simulate
-from league.store.pairing import LadderEntry, PairingError, choose_tables, overlaps, settled
-from league.store.ratings import MatchResult, bootstrap, fit_bradley_terry, fit_with_sd
+from league.domain.pairing import LadderEntry, PairingError, choose_tables, overlaps, settled
+from league.domain.ratings import MatchResult, bootstrap, fit_bradley_terry, fit_with_sd
 
 
 def entry(

@@ -1,4 +1,4 @@
-"""Nash averaging (league/store/population.py): cycles, giant-killers, clones, ties."""
+"""Nash averaging (league/domain/population.py): cycles, giant-killers, clones, ties."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from league.store.population import (
+from league.domain.population import (
     TOLERANCE,
     max_entropy_nash,
     nash_averaging,
     pair_payoff,
     payoff_matrix,
 )
-from league.store.ratings import MatchResult, league_table
+from league.domain.ratings import MatchResult, league_table
 
 
 def duels(winner: str, loser: str, n: int) -> list[MatchResult]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.store.ratings import (
+from league.domain.ratings import (
     CUTECHESS_Z95,
     EXACT_Z95,
     MatchResult,

@@ -26,6 +26,7 @@ ray = pytest.importorskip("ray")
 import league.execution.ray_executor  # noqa: E402
 import league.execution.worker_wire  # noqa: E402
 import league.store.registry  # noqa: E402
+from league.execution.league_run import LeagueRun, RunOptions  # noqa: E402
 from league.execution.ray_executor import (  # noqa: E402
     BotChangedError,
     RayOptions,
@@ -38,7 +39,6 @@ from league.execution.ray_task import (  # noqa: E402
     play_job,
     verify_bot_files,
 )
-from league.execution.run import LeagueRun, RunOptions  # noqa: E402
 from league.execution.worker_wire import Job, WorkerConfig, encode_config, encode_job  # noqa: E402
 from league.store.db import open_database, session_scope  # noqa: E402
 from league.store.leagues import get_league, match_deal_key  # noqa: E402

@@ -16,7 +16,7 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.models import MatchRow, SeatRow
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def prepare(engine: Engine) -> None:
     with session_scope(engine) as session:
         for name, command in BOTS.items():
-            add_bot(session=session, name=name, command=command, games=["liars_dice"], check=False)
+            add_bot(session=session, name=name, command=command, games=["liars_dice"])
         create_league(
             session=session,
             name="resume",

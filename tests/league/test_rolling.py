@@ -21,13 +21,12 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import select
 
-from league.execution.rolling import run_rolling
+from league.execution.rolling_runs import run_rolling
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, get_league, league_bots, revealed_secret
 from league.store.models import MatchLogRow, MatchRow, SeatRow
 from league.store.registry import AlreadyExistsError, add_bot, get_bot, remove_bot
-from league.store.report import write_league_report
-from league.store.rolling import (
+from league.store.rolling_ladders import (
     RollingError,
     RollingSettings,
     create_rolling_league,
@@ -39,6 +38,7 @@ from league.store.rolling import (
     rolling_status,
 )
 from league.store.standings import standings
+from league.web.report import write_league_report
 from referee.runtime.sandbox import SandboxConfig
 from tests.league.test_resume import bots_of
 
@@ -62,7 +62,7 @@ def test_bad_settings_name_the_value() -> None:
 def make_ladder(engine: Engine, name: str = "lad", **settings: float) -> None:
     with session_scope(engine) as session:
         for bot, command in (("random", RANDOM), ("probability", PROBABILITY)):
-            add_bot(session=session, name=bot, command=command, games=["liars_dice"], check=False)
+            add_bot(session=session, name=bot, command=command, games=["liars_dice"])
         league = create_rolling_league(
             session=session,
             name=name,
@@ -103,9 +103,8 @@ def test_entering_a_new_version_retires_the_old_and_places_the_new(engine: Engin
             command=RANDOM,
             games=["liars_dice"],
             version="v2",
-            check=False,
         )
-        add_bot(session=session, name="third", command=RANDOM, games=["liars_dice"], check=False)
+        add_bot(session=session, name="third", command=RANDOM, games=["liars_dice"])
         old = get_bot(session=session, name="random", version=first[0].bots[0].version)
         new = get_bot(session=session, name="random")
         assert new.version == "v2"
@@ -167,7 +166,6 @@ async def test_a_retired_version_is_hidden_from_standings_but_still_rated(tmp_pa
             command=PROBABILITY,
             games=["liars_dice"],
             version="v2",
-            check=False,
         )
         (old,) = enter_bot(session=session, league=league, bot=new)
     summary = await run_rolling(engine, "lad", max_matches=4)
@@ -237,7 +235,7 @@ async def test_stop_ends_the_run_promptly_and_leaves_no_bot(tmp_path: Path) -> N
 async def test_with_one_entry_it_waits_without_playing_until_stopped(tmp_path: Path) -> None:
     engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
     with session_scope(engine) as session:
-        add_bot(session=session, name="solo", command=RANDOM, games=["liars_dice"], check=False)
+        add_bot(session=session, name="solo", command=RANDOM, games=["liars_dice"])
         league = create_rolling_league(
             session=session, name="lad", game="liars_dice", sandbox=NO_SANDBOX
         )
@@ -373,12 +371,12 @@ def test_shares_are_counted_over_the_last_matches_of_the_ladder(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_ladder(engine, batch_groups=2, placement_matches=0)
-    monkeypatch.setattr("league.store.rolling.SHARE_WINDOW", 6)
+    monkeypatch.setattr("league.store.rolling_ladders.SHARE_WINDOW", 6)
     with session_scope(engine) as session:
         league = get_league(session=session, name="lad")
         assert ladder_entries(session=session, league=league)[1] == 0
         extend_schedule(session=session, league=league)  # positions 0-3
-        add_bot(session=session, name="late", command=RANDOM, games=["liars_dice"], check=False)
+        add_bot(session=session, name="late", command=RANDOM, games=["liars_dice"])
         enter_bot(session=session, league=league, bot=get_bot(session=session, name="late"))
         entries, window = ladder_entries(session=session, league=league)
         assert window == 4 and {e.key: (e.matches, e.recent) for e in entries} == {
@@ -402,7 +400,7 @@ def test_a_bot_removed_from_the_registry_gets_no_new_matches(engine: Engine) -> 
     make_ladder(engine, batch_groups=2, placement_matches=0)
     with session_scope(engine) as session:
         league = get_league(session=session, name="lad")
-        add_bot(session=session, name="gone", command=RANDOM, games=["liars_dice"], check=False)
+        add_bot(session=session, name="gone", command=RANDOM, games=["liars_dice"])
         enter_bot(session=session, league=league, bot=get_bot(session=session, name="gone"))
         remove_bot(session=session, name="gone")
         batch = extend_schedule(session=session, league=league)
@@ -416,7 +414,7 @@ def test_a_version_entered_while_a_batch_is_chosen_does_not_break_it(
     version between two reads of the entries. Labels and active entries came from
     separate reads, so the new entry had no label: ``KeyError`` killed the ladder
     (seen once in tests/server/test_server_ladder.py). Now one read serves both."""
-    import league.store.rolling as rolling
+    import league.store.rolling_ladders as rolling
 
     make_ladder(engine, placement_matches=0)
     real = league_bots
@@ -425,7 +423,7 @@ def test_a_version_entered_while_a_batch_is_chosen_does_not_break_it(
     def racing(*, session: Any, league: Any) -> Any:
         calls.append(1)
         if len(calls) == 2:  # review read first; the batch's read sees a new entry
-            add_bot(session=session, name="late", command=RANDOM, games=["liars_dice"], check=False)
+            add_bot(session=session, name="late", command=RANDOM, games=["liars_dice"])
             enter_bot(session=session, league=league, bot=get_bot(session=session, name="late"))
         return real(session=session, league=league)
 

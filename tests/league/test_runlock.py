@@ -11,7 +11,7 @@ import pytest
 import trio
 from sqlalchemy import Engine
 
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import session_scope
 from league.store.leagues import get_league
 from league.store.runlock import LeagueBusyError, league_lock

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.store.schedule import ScheduledMatch, ScheduleError, expected_count, make_schedule
+from league.domain.schedules import ScheduledMatch, ScheduleError, expected_count, make_schedule
 
 
 def bots(n: int) -> list[str]:

@@ -20,13 +20,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import select
 
-from league.execution.sprt import run_sprt
-from league.store.db import open_database, session_scope
-from league.store.leagues import get_league, pending_matches, revealed_secret
-from league.store.models import MatchRow
-from league.store.registry import add_bot
-from league.store.runlock import league_lock
-from league.store.sprt import (
+from league.domain.sprt_statistics import (
     NELO_PER_T,
     PAIR_SCORES,
     Pentanomial,
@@ -37,7 +31,13 @@ from league.store.sprt import (
     llr,
     outcome_index,
 )
-from league.store.sprt_league import (
+from league.execution.sprt_runs import run_sprt
+from league.store.db import open_database, session_scope
+from league.store.leagues import get_league, pending_matches, revealed_secret
+from league.store.models import MatchRow
+from league.store.registry import add_bot
+from league.store.runlock import league_lock
+from league.store.sprt_tests import (
     SprtLeagueError,
     SprtSettings,
     create_sprt_league,
@@ -197,12 +197,8 @@ def test_wide_hypotheses_keep_their_error_rates() -> None:
 
 def make_test(engine: Engine, **settings: float) -> str:
     with session_scope(engine) as session:
-        new = add_bot(
-            session=session, name="prob", games=["liars_dice"], command=PROBABILITY, check=False
-        )
-        old = add_bot(
-            session=session, name="rnd", games=["liars_dice"], command=RANDOM, check=False
-        )
+        new = add_bot(session=session, name="prob", games=["liars_dice"], command=PROBABILITY)
+        old = add_bot(session=session, name="rnd", games=["liars_dice"], command=RANDOM)
         create_sprt_league(
             session=session,
             name="t",

@@ -24,16 +24,15 @@ from typer.testing import CliRunner
 from league.cli import app
 from league.cli.authors import pack_directory
 from league.cli.scaffold import write_project
-from league.services.submissions import (
+from league.execution.submissions import (
     BadSubmission,
     RateLimited,
     SubmissionLimits,
     SubmissionRefused,
-    error_json,
-    http_status,
     list_submissions,
     submit_bot_sync,
 )
+from league.server.submit import error_json, http_status
 from league.store.authors import AuthError, add_author
 from league.store.db import open_database, session_scope
 from league.store.models import AuthorRow, BotRow, SubmissionRow
@@ -116,7 +115,6 @@ def test_scaffolded_bot_is_accepted_as_dir_and_tarball_and_plays_a_league(
             name="opponent",
             command=f"{sys.executable} -m example_bots.liars_dice_random",
             games=[GAME],
-            check=False,
         )
     assert [s.status for s in submissions(engine)] == ["accepted", "accepted"]
     assert json.loads(json.dumps(first.to_json()))["status"] == "accepted"  # type: ignore[attr-defined]
@@ -167,10 +165,8 @@ def test_names_of_other_authors_and_of_the_operator_cannot_be_taken(
     engine, store = db
     ada, bob = author(engine, "ada"), author(engine, "bob")
     with session_scope(engine) as session:
-        add_bot(session=session, name="house", command="python x.py", games=[GAME], check=False)
-        owned = add_bot(
-            session=session, name="adas", command="python y.py", games=[GAME], check=False
-        )
+        add_bot(session=session, name="house", command="python x.py", games=[GAME])
+        owned = add_bot(session=session, name="adas", command="python y.py", games=[GAME])
         owned.author_id = ada.id
     for who, name in ((bob, "adas"), (ada, "house"), (bob, "house")):
         with pytest.raises(SubmissionRefused, match="belongs to another author"):
@@ -213,7 +209,7 @@ def test_a_flood_is_rate_limited_across_restarts(db: tuple[Engine, Path], tmp_pa
     engine, store = db
     ada = author(engine, "ada")
     with session_scope(engine) as session:
-        add_bot(session=session, name="house", command="python x.py", games=[GAME], check=False)
+        add_bot(session=session, name="house", command="python x.py", games=[GAME])
     limits = SubmissionLimits(per_hour=3, min_interval_s=0.0)
     for _ in range(3):
         with pytest.raises(SubmissionRefused):
@@ -357,7 +353,7 @@ def test_the_check_plays_the_rules_and_limits_of_the_games_ladder(
 ) -> None:
     """The bot will play the game's ladder: its check sends the same rules and time
     limit (issue 19 §3: a check must look like a ladder match to the bot)."""
-    from league.store.rolling import create_rolling_league
+    from league.store.rolling_ladders import create_rolling_league
 
     engine, store = db
     with session_scope(engine) as session:

@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 from sqlmodel import col, select
 
 import league.execution.workers
-from league.execution.run import LeagueRun, RunOptions, WorkersError, worker_count
+from league.execution.league_run import LeagueRun, RunOptions, WorkersError, worker_count
 from league.execution.worker_wire import (
     Counters,
     FrameReader,
@@ -66,7 +66,7 @@ def prepare(engine: Engine, rounds: int) -> int:
     """A league of ``6 * rounds`` matches with a reproducible secret."""
     with session_scope(engine) as session:
         for name, command in BOTS.items():
-            add_bot(session=session, name=name, command=command, games=["liars_dice"], check=False)
+            add_bot(session=session, name=name, command=command, games=["liars_dice"])
         create_league(
             session=session,
             name=LEAGUE,

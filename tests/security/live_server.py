@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import trio
 
-from league.server.run import Background, make_server, serve
+from league.server.serving import Background, make_server, serve
 from league.server.state import Server, Settings
 from tests.server.harness import Reply
 
@@ -62,7 +62,7 @@ def live_server(
     engine: Any, store: Path, *, settings: Settings | None = None,
     background: Sequence[Background] = (),
 ) -> Iterator[LiveServer]:  # fmt: skip
-    """``league.server.run.serve`` on ``127.0.0.1:<free port>`` in a thread."""
+    """``league.server.serving.serve`` on ``127.0.0.1:<free port>`` in a thread."""
     server = make_server(engine, settings or Settings(store=store, watch_interval_s=0.2))
     ready = threading.Event()
     binds: list[str] = []

@@ -285,5 +285,4 @@ def add_unchecked(session: Any, spec: BotSpec, game: str) -> None:
         name=spec.name,
         command=shlex.join(spec.command),
         games=[game],
-        check=False,
     )

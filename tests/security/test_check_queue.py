@@ -24,9 +24,9 @@ import trio
 from sqlalchemy import Engine
 
 from league.cli.authors import multipart
+from league.execution.submissions import SubmissionLimits
 from league.server.checkqueue import QueueLimits
 from league.server.state import Settings
-from league.services.submissions import SubmissionLimits
 from league.store.authors import add_author
 from league.store.db import open_database, session_scope
 from tests.security.check_hog import BOT
@@ -152,7 +152,7 @@ def test_the_queue_bounds_per_author_and_waiting_time() -> None:
     unaffected); a check that waits past ``wait_budget_s`` is refused (503) and
     leaves the queue."""
     from league.server.checkqueue import CheckQueue, QueueBusy, QueueFull
-    from league.services.submissions import http_status
+    from league.server.submit import http_status
 
     async def main() -> None:
         queue = CheckQueue(QueueLimits(per_author=2, wait_budget_s=0.5))

@@ -41,14 +41,14 @@ import pytest
 import trio
 from sqlmodel import select
 
-import league.execution.run as run_module
+import league.execution.league_run as run_module
 from league.execution.botcheck import check_bot_matches, check_opponents
-from league.execution.rolling import run_rolling
+from league.execution.rolling_runs import run_rolling
 from league.store.db import open_database, session_scope
 from league.store.leagues import get_league, league_sandbox, match_log
 from league.store.models import BotRow, MatchRow, SeatRow
 from league.store.registry import get_bot
-from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
+from league.store.rolling_ladders import RollingSettings, create_rolling_league, enter_bot
 from league.store.uploads import find_entry, unpack
 from referee.runtime.process import BotSpec
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig

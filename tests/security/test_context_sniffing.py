@@ -30,12 +30,12 @@ import trio
 from sqlmodel import select
 
 from league.execution.botcheck import check_bot_matches, check_opponents, rule_variants
-from league.execution.rolling import run_rolling
+from league.execution.rolling_runs import run_rolling
 from league.store.db import open_database, session_scope
 from league.store.leagues import decompress_record, get_league, match_log
 from league.store.models import BotRow, MatchRow, SeatRow
 from league.store.registry import get_bot
-from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
+from league.store.rolling_ladders import RollingSettings, create_rolling_league, enter_bot
 from referee.core.faults import FaultKind
 from referee.records.record import MatchRecord
 from referee.runtime.match import Limits, MatchSpec, run_match

@@ -22,7 +22,7 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league, decompress_record, match_log
 from league.store.models import LeagueRow, MatchRow, SeatRow

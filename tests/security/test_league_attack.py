@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -53,7 +53,6 @@ async def test_league_with_a_signal_attacker_stores_exactly_its_records(tmp_path
                 name=name,
                 command=shlex.join(spec.command),
                 games=["liars_dice"],
-                check=False,
             )
         create_league(
             session=session,

@@ -20,7 +20,7 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.execution.run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -79,7 +79,6 @@ async def test_league_matches_send_a_keyed_token_not_league_position(tmp_path: P
                     name=name,
                     command=shlex.join(spec.command),
                     games=["liars_dice"],
-                    check=False,
                 )
             create_league(
                 session=session,

@@ -1,6 +1,6 @@
 """A bot that passes the check and faults in every ladder match is suspended after
 its first ``suspend_after`` (3) matches, through the real ladder path
-(:func:`league.execution.rolling.run_rolling`, sandboxed bots): it is scheduled no more, its
+(:func:`league.execution.rolling_runs.run_rolling`, sandboxed bots): it is scheduled no more, its
 opponents are never blamed, and its author is told (``GET /api/submissions``).
 The guard (``suspend_after=0``, the old behaviour) lets it fault on and on.
 """
@@ -17,12 +17,12 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from league.execution.rolling import run_rolling
+from league.execution.rolling_runs import run_rolling
 from league.store.authors import add_author
 from league.store.db import open_database, session_scope
 from league.store.models import BotRow, MatchRow, SeatRow
 from league.store.registry import add_bot, get_bot
-from league.store.rolling import RollingSettings, create_rolling_league, enter_bot
+from league.store.rolling_ladders import RollingSettings, create_rolling_league, enter_bot
 from league.store.suspension import SUSPEND_AFTER
 from tests.security.live_server import live_server
 
@@ -49,9 +49,7 @@ def ladder(engine: Engine, suspend_after: int) -> str:
     with session_scope(engine) as session:
         author, token = add_author(session=session, name="mallory")
         for name, command in {**HONEST, "sly": FAULTER}.items():
-            bot = add_bot(
-                session=session, name=name, command=command, games=["liars_dice"], check=False
-            )
+            bot = add_bot(session=session, name=name, command=command, games=["liars_dice"])
             if name == "sly":
                 bot.author_id = author.id
                 session.add(bot)

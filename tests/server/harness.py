@@ -66,7 +66,6 @@ def played_league(tmp: Path, *, played: int = 6, db: str | None = None) -> str:
                 name=name,
                 command=f"{python} -m example_bots.{module}",
                 games=["liars_dice"],
-                check=False,
             )
         for league, rounds in (("cup", 2), (SCRIPT_LEAGUE, 1)):
             create_league(

@@ -22,9 +22,9 @@ from sqlalchemy import Engine
 
 import league.server.ladders as ladders
 from league.cli.authors import multipart
-from league.execution.rolling import RollingSummary
+from league.execution.rolling_runs import RollingSummary
+from league.execution.submissions import SubmissionLimits
 from league.server.state import Settings
-from league.services.submissions import SubmissionLimits
 from league.store.authors import add_author
 from league.store.db import open_database, session_scope
 from referee.core.faults import FaultKind
@@ -126,7 +126,7 @@ async def test_the_servers_ladders_play_with_its_min_protocol(
         return RollingSummary(played=0, scheduled=0, pending=0, stopped=True, elapsed_s=0.0)
 
     monkeypatch.setattr(ladders, "run_rolling", fake_run_rolling)
-    from league.server.run import make_server
+    from league.server.serving import make_server
 
     server = make_server(engine, Settings(store=tmp_path / "store"))
     await ladders._play(server, "ladder", trio.Event())

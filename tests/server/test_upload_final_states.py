@@ -3,7 +3,7 @@
 The attack: a 300-character member name in an upload gave HTTP 500 and left the
 submission ``checking`` for good (the file system refused the name; nothing
 caught it). Now the unpacker refuses it by name (400, the reason in the answer,
-the submission ``refused``), and :func:`league.services.submissions.submit_bot`
+the submission ``refused``), and :func:`league.execution.submissions.submit_bot`
 ends every recorded submission ``accepted``, ``refused`` or ``failed`` whatever
 goes wrong — swept below over every error path of an upload, with the check
 replaced by a stand-in so the sweep takes no sandbox time.
@@ -27,17 +27,17 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import select
 
-import league.services.submissions as submissions
+import league.execution.submissions as submissions
 from league.execution.botcheck import CheckReport
-from league.server.state import Settings
-from league.services.submissions import (
+from league.execution.submissions import (
     FINAL_STATES,
     RateLimited,
     SubmissionLimits,
     fail_unfinished,
-    http_status,
     submit_bot,
 )
+from league.server.state import Settings
+from league.server.submit import http_status
 from league.store.authors import add_author
 from league.store.db import open_database, session_scope
 from league.store.models import AuthorRow, SubmissionRow

@@ -519,7 +519,7 @@ def fit_with_sd(
     (Elo, the normal approximation :func:`bootstrap` widens its intervals to).
 
     The cheap interval (one fit, no resampling) for code that refits often, such as
-    the rolling ladder's pairing (:mod:`league.store.pairing`).
+    the rolling ladder's pairing (:mod:`league.domain.pairing`).
     """
     if prior_draws < 0:
         raise ValueError(f"prior_draws must not be negative, got {prior_draws}")

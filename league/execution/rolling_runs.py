@@ -1,10 +1,10 @@
 """Playing a rolling ladder (``docs/rolling.md``): :func:`run_rolling`.
 
-The ladder's matches are played by :class:`~league.execution.run.LeagueRun`
+The ladder's matches are played by :class:`~league.execution.league_run.LeagueRun`
 itself, so a rolling ladder has the same transactional writes, resuming, sandbox,
 warm pool and Ctrl-C as a fixed league. This module only adds what makes it roll:
 :class:`RollingSchedule`, the run's schedule source (the next batch from
-:func:`league.store.rolling.extend_schedule` when the queue is empty, match starts
+:func:`league.store.rolling_ladders.extend_schedule` when the queue is empty, match starts
 spaced to the ladder's rate), and a stop event; and it plays every match with
 bot processes of its own (``MatchSpec.single_use``, :class:`RollingRun`), as the
 pre-entry check does, so a process sees one match in both and cannot tell them apart.
@@ -21,11 +21,16 @@ import trio
 from sqlalchemy import Engine, func
 from sqlmodel import col, select
 
-from league.execution.run import AbortedMatch, LeagueRun, RunOptions
+from league.execution.league_run import AbortedMatch, LeagueRun, RunOptions
 from league.store.db import session_scope
 from league.store.leagues import PendingMatch, get_league
 from league.store.models import MatchRow
-from league.store.rolling import RollingError, RollingSettings, extend_schedule, rolling_settings
+from league.store.rolling_ladders import (
+    RollingError,
+    RollingSettings,
+    extend_schedule,
+    rolling_settings,
+)
 from referee.runtime.match import MatchSpec
 
 
@@ -57,7 +62,7 @@ class RollingRun(LeagueRun):
 
 
 class RollingSchedule:
-    """The ladder's :class:`~league.execution.run.ScheduleSource`: batch after batch,
+    """The ladder's :class:`~league.execution.league_run.ScheduleSource`: batch after batch,
     paced to ``matches_per_minute`` (re-read with each batch, so a changed rate
     takes effect without a restart), until ``stop``."""
 
@@ -120,14 +125,14 @@ async def run_rolling(
     :class:`RollingSchedule`. Match starts are spaced ``60 / matches_per_minute``
     seconds apart; ``concurrency`` matches at a time. With fewer active entries than
     a table needs it waits, looking again every ``idle_poll_s`` seconds (another
-    process may :func:`~league.store.rolling.enter_bot`), until ``stop``.
+    process may :func:`~league.store.rolling_ladders.enter_bot`), until ``stop``.
 
     ``on_match(LEAGUE-POSITION)``: after each match is committed. ``stop``: no new
     match starts; running ones get ``grace_s`` to finish (None: as long as they
     take), then are abandoned — not written, still pending, played by the next run.
     ``handle_signals`` (the command line): the first SIGINT/SIGTERM is ``stop``
     without a grace limit, a second abandons the running matches. ``workers``:
-    referee processes, as for :class:`league.execution.run.LeagueRun` (1: this process).
+    referee processes, as for :class:`league.execution.league_run.LeagueRun` (1: this process).
     ``min_protocol``: the lowest protocol a seat may speak (``RunOptions.min_protocol``).
     """
     with session_scope(engine) as session:

@@ -7,13 +7,13 @@ ones, which get no new matches but keep their results.
 
 Its schedule is written in batches (:func:`extend_schedule`): when the runner has
 nothing left to play, the next ``batch_groups`` duplicate groups are chosen
-(:func:`league.store.pairing.choose_tables`: the widest rating interval that
+(:func:`league.domain.pairing.choose_tables`: the widest rating interval that
 overlaps a neighbour's, against that neighbour, every entry keeping a minimum
 share) and written as pending match rows, every seat rotation of a table sharing
 the deal of its group, exactly as in a fixed league. The league run
-(:class:`league.execution.run.LeagueRun`) plays them, so a rolling ladder has the same
+(:class:`league.execution.league_run.LeagueRun`) plays them, so a rolling ladder has the same
 transactional writes, resuming, sandbox, warm pool and Ctrl-C as a fixed league;
-:func:`league.execution.rolling.run_rolling` only adds the batches, a rate limit and a
+:func:`league.execution.rolling_runs.run_rolling` only adds the batches, a rate limit and a
 stop event. This module is the ladder's stored side: settings, entries, the schedule.
 
 Resuming needs nothing of its own: a batch is written (in one transaction) before
@@ -32,6 +32,14 @@ from dataclasses import asdict, dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from league.domain.pairing import (
+    MIN_SHARE,
+    SHARE_WINDOW,
+    LadderEntry,
+    choose_tables,
+    settled,
+)
+from league.domain.ratings import EXACT_Z95, PRIOR_DRAWS, fit_with_sd
 from league.store.leagues import (
     LeagueSettings,
     PendingMatch,
@@ -45,14 +53,6 @@ from league.store.leagues import (
     stored_settings,
 )
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
-from league.store.pairing import (
-    MIN_SHARE,
-    SHARE_WINDOW,
-    LadderEntry,
-    choose_tables,
-    settled,
-)
-from league.store.ratings import EXACT_Z95, PRIOR_DRAWS, fit_with_sd
 from league.store.registry import AlreadyExistsError, LeagueError
 from league.store.suspension import SUSPEND_AFTER, review
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
@@ -84,7 +84,7 @@ class RollingSettings:
     and scheduled no more (:mod:`league.store.suspension`); 0: never."""
     min_share: float = MIN_SHARE
     """Every active entry sits in at least this fraction of the last matches
-    (:func:`league.store.pairing.choose_tables`); 0: no minimum."""
+    (:func:`league.domain.pairing.choose_tables`); 0: no minimum."""
 
     def __post_init__(self) -> None:
         if not (self.matches_per_minute > 0 and math.isfinite(self.matches_per_minute)):
@@ -245,9 +245,9 @@ def _active(rows: list[tuple[EntryRow, BotRow]]) -> list[tuple[EntryRow, BotRow]
 def ladder_entries(
     *, session: Session, league: LeagueRow, rows: list[tuple[EntryRow, BotRow]] | None = None
 ) -> tuple[list[LadderEntry], int]:
-    """What :func:`~league.store.pairing.choose_tables` needs, from the database alone:
+    """What :func:`~league.domain.pairing.choose_tables` needs, from the database alone:
     the active entries, and how many matches the share window holds (the ladder's
-    last :data:`~league.store.pairing.SHARE_WINDOW`, finished or scheduled).
+    last :data:`~league.domain.pairing.SHARE_WINDOW`, finished or scheduled).
 
     ``rows``: the league's entries as already read (:func:`league_bots`). Labels and
     active entries come from one read: a version entered between two reads (a
@@ -316,9 +316,9 @@ def extend_adaptive(
     *, session: Session, league: LeagueRow, groups: int, min_share: float = MIN_SHARE
 ) -> list[PendingMatch]:
     """``arena league run --adaptive``: append ``groups`` duplicate groups chosen as a
-    rolling ladder's are (:func:`~league.store.pairing.choose_tables`, no placement:
+    rolling ladder's are (:func:`~league.domain.pairing.choose_tables`, no placement:
     a fixed league's own schedule places everyone), or nothing once the ratings are
-    :func:`~league.store.pairing.settled` (every adjacent pair separated at 95%)."""
+    :func:`~league.domain.pairing.settled` (every adjacent pair separated at 95%)."""
     rows = league_bots(session=session, league=league)
     entries, recent_total = ladder_entries(session=session, league=league, rows=rows)
     if settled(entries):

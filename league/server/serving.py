@@ -1,7 +1,7 @@
 """Run the server: Hypercorn's trio worker and the background work in one nursery.
 
 :func:`serve` opens the app on ``host:port`` and, beside it, the league watcher
-(:class:`~league.server.events.LeagueWatcher`) and any background task the
+(:class:`~league.server.watcher.LeagueWatcher`) and any background task the
 caller adds (``background``: e.g. the rolling ladders of
 :mod:`league.server.ladders`, which call ``watcher.notify`` after each match).
 SIGINT or SIGTERM stops accepting connections, ends the event streams, lets
@@ -22,14 +22,14 @@ from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
 from sqlalchemy import Engine
 
+from league.execution.submissions import fail_unfinished
 from league.server.app import create_app
 from league.server.auth import load_server_key
 from league.server.checkqueue import CheckQueue
-from league.server.events import LeagueWatcher
 from league.server.ladders import enter_ladders
 from league.server.rendering import templates
 from league.server.state import Server, Settings
-from league.services.submissions import fail_unfinished
+from league.server.watcher import LeagueWatcher
 
 log = logging.getLogger("arena.server")
 

@@ -15,7 +15,7 @@ to face a bot your opponent picks" — and reports
   being worth picking).
 
 The payoff of ``a`` against ``b`` is the pair's Elo difference with the table's weak
-prior (:func:`pair_payoff`: :data:`~league.store.ratings.PRIOR_DRAWS` virtual draws, so
+prior (:func:`pair_payoff`: :data:`~league.domain.ratings.PRIOR_DRAWS` virtual draws, so
 a clean sweep is finite); a pair that never met scores 0.
 
 The game has value 0, so its equilibria are ``{p in simplex : A p <= 0}``, a convex
@@ -43,7 +43,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from league.store.ratings import PRIOR_DRAWS, MatchResult, pair_games
+from league.domain.ratings import PRIOR_DRAWS, MatchResult, pair_games
 
 __all__ = [
     "TOLERANCE",
@@ -92,7 +92,7 @@ class Population:
 
 def pair_payoff(score: float, total: float, prior: float = PRIOR_DRAWS) -> float:
     """Elo difference implied by ``score`` points out of ``total`` games with ``prior``
-    virtual draws added (as the crosstables' :func:`~league.store.ratings.pair_elo`):
+    virtual draws added (as the crosstables' :func:`~league.domain.ratings.pair_elo`):
     ``400·log10(s / (1 − s))`` with ``s = (score + prior/2) / (total + prior)``."""
     if total + prior <= 0:
         return 0.0

@@ -31,7 +31,7 @@ prior 3.8%/3.7% and 3.1%/3.5%, at 10-50% more pairs; at the default elo1 = 5 the
 prior is lost among ~14,000 pairs).
 
 Pure functions of the counts; the league that plays the pairs is
-:mod:`league.store.sprt_league`.
+:mod:`league.store.sprt_tests`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Playing an SPRT (``arena sprt``, ``docs/sprt.md``): :func:`run_sprt`.
 
-The pairs are played by :class:`~league.execution.run.LeagueRun` itself, so an SPRT
+The pairs are played by :class:`~league.execution.league_run.LeagueRun` itself, so an SPRT
 has a league's transactional writes, resuming, sandbox, warm pool and Ctrl-C. This
 module only adds :class:`SprtSchedule`, the run's schedule source: the next pairs
-from :func:`league.store.sprt_league.extend_pairs` while the test has not decided.
+from :func:`league.store.sprt_tests.extend_pairs` while the test has not decided.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from league.execution.run import AbortedMatch, LeagueRun, RunOptions
+from league.execution.league_run import AbortedMatch, LeagueRun, RunOptions
 from league.store.db import session_scope
 from league.store.leagues import PendingMatch, get_league
-from league.store.sprt_league import SprtState, extend_pairs, sprt_settings, sprt_state
+from league.store.sprt_tests import SprtState, extend_pairs, sprt_settings, sprt_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,8 @@ class SprtSummary:
 
 
 class SprtSchedule:
-    """The test's :class:`~league.execution.run.ScheduleSource`: more pairs until it decides."""
+    """The test's :class:`~league.execution.league_run.ScheduleSource`: more pairs
+    until it decides."""
 
     def __init__(self, engine: Engine, name: str) -> None:
         self.engine = engine

@@ -6,7 +6,7 @@ per cyclic seat rotation, so each bot of the table sits in each seat exactly onc
 All rotations of one table in one round share one group id: they are a *duplicate*
 deal — the same dice or cards with the seats swapped — which cancels most of the
 luck of the deal between the bots of that table.  The group id is what
-:func:`league.store.ratings.bootstrap` resamples as a unit.
+:func:`league.domain.ratings.bootstrap` resamples as a unit.
 
 The schedule says nothing about the deals themselves: the deal of group ``G`` is
 drawn from ``referee.core.chance.deal_key(league secret, G)`` and the secret stays

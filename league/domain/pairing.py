@@ -2,8 +2,8 @@
 
 A pure function, :func:`choose_tables`, over what the ratings say of each active
 entry (:class:`LadderEntry`: its Bradley–Terry rating and the width of its 95%
-interval, from :func:`league.store.ratings.fit_with_sd`) and how many matches it
-has. The rolling ladder (:func:`league.store.rolling.extend_schedule`) calls it for
+interval, from :func:`league.domain.ratings.fit_with_sd`) and how many matches it
+has. The rolling ladder (:func:`league.store.rolling_ladders.extend_schedule`) calls it for
 each batch of duplicate groups.
 
 Why this rule: a match tells the most where two ratings are close *and* their order
@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from league.store.registry import LeagueError
+from league.domain.errors import LeagueError
 
 MIN_SHARE = 0.10
 """Default minimum share: each active entry sits in at least this fraction of the

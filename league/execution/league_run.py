@@ -23,7 +23,7 @@ playing (not written, still pending, listed in :attr:`RunSummary.lost`); the
 others carry on.
 
 A league whose schedule grows while it runs (a rolling ladder,
-:mod:`league.execution.rolling`) hands the run a :class:`ScheduleSource`, so it
+:mod:`league.execution.rolling_runs`) hands the run a :class:`ScheduleSource`, so it
 shares this run's writes, resuming, warm pool and workers instead of having a
 second runner.
 """

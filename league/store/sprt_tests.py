@@ -22,6 +22,15 @@ from dataclasses import asdict, dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from league.domain.sprt_statistics import (
+    EloEstimate,
+    Pentanomial,
+    SprtError,
+    SprtParameters,
+    decision,
+    estimate,
+    llr,
+)
 from league.store.leagues import (
     LeagueSettings,
     PendingMatch,
@@ -31,15 +40,6 @@ from league.store.leagues import (
 )
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.registry import LeagueError
-from league.store.sprt import (
-    EloEstimate,
-    Pentanomial,
-    SprtError,
-    SprtParameters,
-    decision,
-    estimate,
-    llr,
-)
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 MODE = "sprt"

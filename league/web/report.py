@@ -14,9 +14,9 @@ no network requests). The league page has, with stable ids:
   game with claims the four bluff analytics (``td.bluff[data-stat]``, definitions
   in ``docs/bots.md``); it fits a 1280 px wide screen with the bluff columns;
 * ``#crosstable`` — per pair W-D-L, Elo difference ± 95 % margin
-  (:func:`~league.store.ratings.pair_elo`: finite) and LOS (cutechess-cli),
+  (:func:`~league.domain.ratings.pair_elo`: finite) and LOS (cutechess-cli),
   ``td[data-row][data-col]``;
-* ``#population`` — Nash averaging (:mod:`league.store.population`): each bot's mass
+* ``#population`` — Nash averaging (:mod:`league.domain.population`): each bot's mass
   in the maximum-entropy Nash mixture of the payoff matrix and its value against that
   mixture (``tr[data-bot]``, ``td[data-stat="mass"|"value"]``);
 * ``#elo-chart`` — the Elo history: incremental Elo after each finished match (``elo_history``),
@@ -42,6 +42,8 @@ from urllib.parse import quote
 
 from sqlmodel import Session, col, select
 
+from league.domain.population import Population
+from league.domain.ratings import PRIOR_DRAWS, HeadToHead, elo_history, pair_elo
 from league.store.leagues import (
     bot_labels,
     decompress_record,
@@ -49,8 +51,6 @@ from league.store.leagues import (
     league_status,
 )
 from league.store.models import BotRow, LeagueRow, MatchRow, SeatRow
-from league.store.population import Population
-from league.store.ratings import PRIOR_DRAWS, HeadToHead, elo_history, pair_elo
 from league.store.standings import Standing, crosstable, league_population, standings
 from referee.core.catalogue import get_game
 from referee.games.base import GameError

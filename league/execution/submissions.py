@@ -17,7 +17,8 @@ floods are counted):
 6. it is registered as a new version of ``name``, owned by the author.
 
 The web server calls :func:`submit_bot` (a trio coroutine: the slow steps run in
-a worker thread) and maps the exceptions to HTTP statuses with :func:`http_status`.
+a worker thread) and maps the exceptions to HTTP statuses itself
+(:func:`league.server.submit.http_status`): nothing here speaks HTTP.
 
 **Every submission ends in a final state.** Once its row exists (step 2) it ends
 ``accepted``, ``refused`` (with the reasons: an upload the unpacker rejects is
@@ -51,7 +52,7 @@ from league.store.authors import AuthError, check_name
 from league.store.db import session_scope
 from league.store.models import AuthorRow, BotRow, SubmissionRow
 from league.store.registry import AlreadyExistsError, LeagueError, add_bot
-from league.store.rolling import rolling_leagues
+from league.store.rolling_ladders import rolling_leagues
 from league.store.uploads import (
     UnpackedBot,
     UploadRejected,
@@ -77,9 +78,6 @@ class BadSubmission(LeagueError):
 class RateLimited(LeagueError):
     """The author submitted too often; try again after ``retry_after_s`` seconds."""
 
-    status = 429
-    """The HTTP status (a full check queue answers 503)."""
-
     def __init__(self, message: str, retry_after_s: int) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
@@ -89,14 +87,18 @@ class SubmissionRefused(LeagueError):
     """The upload was judged and refused; ``reasons`` say why (shown to the author)."""
 
     def __init__(
-        self, reasons: tuple[str, ...], submission_id: int | None = None, *, status: int = 422
+        self,
+        reasons: tuple[str, ...],
+        submission_id: int | None = None,
+        *,
+        malformed: bool = False,
     ) -> None:
         super().__init__("submission refused: " + "; ".join(reasons))
         self.reasons = reasons
         self.submission_id = submission_id
-        self.status = status
-        """The HTTP status: 422 (judged and refused), 400 (the upload is malformed:
-        an archive or member the unpacker rejects)."""
+        self.malformed = malformed
+        """The upload itself is malformed (an archive or member the unpacker
+        rejects), rather than judged and refused by the check."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,36 +132,6 @@ class SubmissionResult:
             "version": self.version,
             "submission": self.submission_id,
         }
-
-
-def http_status(error: BaseException) -> int:
-    """The HTTP status the server answers a submission error with."""
-    if isinstance(error, AuthError):
-        return 401
-    if isinstance(error, UploadTooLarge):
-        return 413
-    if isinstance(error, RateLimited):
-        return error.status
-    if isinstance(error, SubmissionRefused):
-        return error.status
-    if isinstance(error, UploadRejected):
-        return 400
-    if isinstance(error, BadSubmission):
-        return 400
-    return 500
-
-
-def error_json(error: BaseException) -> dict[str, object]:
-    """The server's JSON answer for a submission error (see docs/submissions.md)."""
-    if isinstance(error, SubmissionRefused):
-        answer: dict[str, object] = {"status": "refused", "reasons": list(error.reasons)}
-        if error.submission_id is not None:
-            answer["submission"] = error.submission_id
-        return answer
-    answer = {"status": "error", "error": str(error)}
-    if isinstance(error, RateLimited):
-        answer["retry_after"] = error.retry_after_s
-    return answer
 
 
 def list_submissions(
@@ -239,7 +211,7 @@ MAX_REASONS, MAX_REASON_CHARS = 20, 900
 
 
 def _refuse(
-    engine: Engine, submission_id: int, reasons: tuple[str, ...], status: int = 422
+    engine: Engine, submission_id: int, reasons: tuple[str, ...], malformed: bool = False
 ) -> SubmissionRefused:
     reasons = tuple(reason[:MAX_REASON_CHARS] for reason in reasons[:MAX_REASONS])
     with session_scope(engine) as session:
@@ -247,7 +219,7 @@ def _refuse(
         assert row is not None
         row.status, row.reasons = "refused", json.dumps(list(reasons))
         session.add(row)
-    return SubmissionRefused(reasons, submission_id, status=status)
+    return SubmissionRefused(reasons, submission_id, malformed=malformed)
 
 
 FAIL_WRITE_S = 30.0
@@ -301,7 +273,6 @@ def _register(
                 command=command,
                 games=[game],
                 version=version,
-                check=False,
             )
         except AlreadyExistsError:
             raise SubmissionRefused(
@@ -338,7 +309,8 @@ async def submit_bot(
     """Judge one upload and register it as a new version of ``name`` for ``author``.
 
     Raises :class:`BadSubmission`, :class:`RateLimited`, :class:`UploadTooLarge`,
-    :class:`UploadRejected` or :class:`SubmissionRefused` (see :func:`http_status`).
+    :class:`UploadRejected` or :class:`SubmissionRefused` (the server's
+    :func:`league.server.submit.http_status`).
     ``author`` must be authenticated (:func:`league.store.authors.authenticate`) and
     not disabled. ``slot(author id, submission id)``: held while the check plays
     (the server's fair queue, :mod:`league.server.checkqueue`); a
@@ -416,7 +388,7 @@ async def _judge(
         )
     except UploadRejected as error:
         raise await trio.to_thread.run_sync(
-            _refuse, engine, submission_id, (str(error),), 400
+            _refuse, engine, submission_id, (str(error),), True
         ) from None
     command = shlex.join([sys.executable, str(entry)])
     version = tree.digest[:16]
