@@ -60,15 +60,15 @@ def wire_digest(name: str, seats: int, seed: int) -> dict[str, object]:
                 messages += 1
     for event in playout.events:
         if isinstance(event, ActionEvent):
-            message = codec.encode_action(event.action)
-            assert codec.decode_action(message) == event.action
-            digest.update(_framed(message.SerializeToString(deterministic=True)))
+            action = codec.encode_action(event.action)
+            assert codec.decode_action(action) == event.action
+            digest.update(_framed(action.SerializeToString(deterministic=True)))
             messages += 1
     return {"messages": messages, "sha256": digest.hexdigest()}
 
 
 def cases() -> list[tuple[str, int, int]]:
-    found = []
+    found: list[tuple[str, int, int]] = []
     for name in registered_games():
         game = get_game(name)
         for seats in range(game.min_seats, min(game.max_seats, MAX_SEATS) + 1):
