@@ -193,6 +193,14 @@ class Outcome:
     scores: tuple[float, ...]
 
 
+def appended(before: Any, after: Any, name: str) -> Any | None:
+    """The entry ``after`` added to its record ``name`` (a growing tuple of a state
+    or an observation), if any."""
+    old: Sequence[Any] = getattr(before, name, ())
+    new: Sequence[Any] = getattr(after, name, ())
+    return new[-1] if len(new) > len(old) else None
+
+
 def places_from_keys(keys: Sequence[Any]) -> tuple[int, ...]:
     """Competition ranking: a larger key is better; equal keys share a place."""
     return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
@@ -371,6 +379,18 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
         action in full. ``actor=None`` with a ``viewer`` means the actor is not
         known, so the text is the one any other seat reads.
         """
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` led to: who challenged, what was revealed, who
+        lost a die, a chip or a penalty, who took which card, what a score was worth.
+        None when nothing was settled (a bid, a pass, a re-roll); the default says
+        nothing, so a game without a record of finished rounds needs no override.
+
+        ``before`` and ``after`` are the states around the action (the omniscient
+        view) or one seat's observations of them (that seat's view): the text is
+        read only from what both carry, so it never says more than the observations.
+        """
+        return None
 
     @abstractmethod
     def describe_chance(

@@ -58,7 +58,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from referee.games.base import (
     CHANCE,
@@ -71,6 +71,7 @@ from referee.games.base import (
     RuleOption,
     RulesError,
     Shuffle,
+    appended,
     check_chance,
     places_from_keys,
 )
@@ -707,6 +708,33 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
         if not isinstance(action, Announce):
             return None
         return bool(action.card == action.claim)
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` settled, read from the record of finished rounds
+        that states and observations both carry (see :meth:`Game.describe_outcome`)."""
+        result = appended(before, after, "history")
+        if result is None:
+            return None
+        # A card that was believed goes face down: only its passer knows what it was.
+        if result.card is None:
+            judged, card = "", "it is not shown"
+        else:
+            right = result.believed == (result.card == result.claim)
+            judged, card = f" ({'right' if right else 'wrong'})", f"it was a {result.card.label}"
+        claim = f"seat {result.announcer}'s 'it is a {result.claim.label}'"
+        out = " and is out" if result.eliminated else ""
+        if getattr(after.rules, "call_rule", None) == "published":
+            # The answer is a call, the card always turned up and the call decides.
+            call = "true" if result.believed else "false"
+            return (
+                f"seat {result.target} called {claim} {call}{judged}: {card};"
+                f" seat {result.taker} takes it face up{out}"
+            )
+        face = "face down" if result.believed else "face up"
+        return (
+            f"seat {result.target} {'believed' if result.believed else 'disbelieved'}"
+            f" {claim}{judged}: {card}; seat {result.taker} takes it {face}{out}"
+        )
 
 
 def _kinds(counts: Counts) -> list[Kind]:

@@ -49,7 +49,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum, IntEnum
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from referee.games.base import (
     CHANCE,
@@ -501,6 +501,17 @@ class DicePoker(Game[Rules, State, Action, Observation]):
         if state.pending:
             return f"seat {state.current} re-rolls {len(state.pending)} dice: {values}"
         return f"seat {state.current} rolls {values} (round {state.turn})"
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` settled, read from the record of finished rounds
+        that states and observations both carry (see :meth:`Game.describe_outcome`)."""
+        if before.cards[seat] == after.cards[seat]:
+            return None
+        inclusive = after.rules.upper_bonus_inclusive if hasattr(after, "rules") else None
+        if inclusive is None:
+            inclusive = after.upper_bonus_inclusive
+        total, old = (x.cards[seat].total(inclusive) for x in (after, before))
+        return f"seat {seat} scores {total - old} (total {total})"
 
 
 DICE_POKER: Final = DicePoker()

@@ -72,6 +72,7 @@ from referee.games.base import (
     Outcome,
     RuleOption,
     RulesError,
+    appended,
     check_chance,
     places_from_keys,
 )
@@ -756,6 +757,27 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
                     parts.append(f"seat {seat} ({count} {'die' if count == 1 else 'dice'})")
                 position += count
         return f"round {state.round_number} roll: " + "; ".join(parts)
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` settled, read from the record of finished rounds
+        that states and observations both carry (see :meth:`Game.describe_outcome`)."""
+        result = appended(before, after, "history")
+        if result is None:
+            return None
+        challenged = result.bids[-1]
+        shown = ", ".join(
+            f"seat {s} [{' '.join(map(str, dice))}]" for s, dice in enumerate(result.dice) if dice
+        )
+        counted = f"sum {result.actual}" if result.sum_round else f"{result.actual} counted"
+        left = after.dice_counts[result.loser]
+        lost = (
+            "loses its last die and is out" if result.eliminated else f"loses a die ({left} left)"
+        )
+        return (
+            f"seat {result.challenger} challenged seat {challenged.seat}'s"
+            f" {self.describe_action(challenged.bid)}: dice shown {shown}: {counted}, the bid was"
+            f" {'true' if result.bid_true else 'false'}: seat {result.loser} {lost}"
+        )
 
 
 LIARS_DICE: Final = LiarsDice()

@@ -62,7 +62,7 @@ import random
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from referee.games.base import (
     CHANCE,
@@ -74,6 +74,7 @@ from referee.games.base import (
     Outcome,
     RuleOption,
     Shuffle,
+    appended,
     check_chance,
     places_from_keys,
 )
@@ -623,6 +624,24 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
         if not isinstance(action, Announce):
             return None
         return contains(before.hand, action.announcement)
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` settled, read from the record of finished rounds
+        that states and observations both carry (see :meth:`Game.describe_outcome`)."""
+        result = appended(before, after, "results")
+        if result is None:
+            return None
+        claim = result.claims[-1].announcement if result.claims else "?"
+        cards = " ".join(map(str, result.cards))
+        penalised = result.penalised
+        standing = f"penalties {' '.join(map(str, after.penalties))}"
+        if after.rules.chips_variant:
+            standing += f", chips {' '.join(map(str, after.chips))}"
+        return (
+            f"seat {result.challenger} challenged seat {result.announcer}'s {claim}: cards shown"
+            f" [{cards}]: the announcement was {'true' if result.truthful else 'false'}:"
+            f" seat {penalised} is penalised ({standing})"
+        )
 
 
 def _pay(chips: tuple[int, ...], payer: int, creditors: list[int]) -> tuple[tuple[int, ...], bool]:

@@ -49,7 +49,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from referee.games.base import (
     CHANCE,
@@ -63,6 +63,7 @@ from referee.games.base import (
     Outcome,
     RuleOption,
     RulesError,
+    appended,
     check_chance,
     places_from_keys,
 )
@@ -564,6 +565,21 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
         if not isinstance(action, Declare):
             return None
         return is_true(action.hand, before.dice)
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` settled, read from the record of finished rounds
+        that states and observations both carry (see :meth:`Game.describe_outcome`)."""
+        result = appended(before, after, "rounds")
+        if result is None:
+            return None
+        challenger = result.steps[-1].seat if result.steps else seat
+        held = result.loser == challenger
+        verdict = "the declaration held" if held else "the declaration was false"
+        chips = " ".join(map(str, after.chips))
+        return (
+            f"seat {challenger} challenged: dice shown [{' '.join(map(str, result.dice))}]:"
+            f" {verdict}: seat {result.loser} pays a chip (chips {chips})"
+        )
 
 
 ALL_POSITION_SETS: Final[tuple[tuple[int, ...], ...]] = tuple(

@@ -9,7 +9,7 @@ by the engine itself, exactly as in the replay viewer's seat view.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
@@ -149,120 +149,12 @@ def outcome_text(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: 
     ``before`` and ``after`` are the engine states around the action (the omniscient
     view) or one seat's observations of them (that seat's view: it then says no more
     than the observations did, e.g. a believed Cockroach Poker card stays unnamed).
-    Only the engines' records of finished rounds are read (Liar's Dice ``history``,
-    Liar's Poker ``results``, Liar's Poker Dice ``rounds``, Cockroach Poker
-    ``history``, Dice Poker ``cards``), which both carry; a game without such a
-    record (a plugin) gets no outcome lines.
+    The text is the game's own (:meth:`referee.games.base.Game.describe_outcome`,
+    read from its record of finished rounds: Liar's Dice ``history``, Liar's Poker
+    ``results``, Liar's Poker Dice ``rounds``, Cockroach Poker ``history``, Dice
+    Poker ``cards``); a game that does not override it gets no outcome lines.
     """
-    module = type(before).__module__.rsplit(".", 1)[-1]
-    describe = _OUTCOMES.get(module)
-    return None if describe is None else describe(game, before, after, seat)
-
-
-def _new(before: Any, after: Any, name: str) -> Any | None:
-    """The entry ``after`` added to the public record ``name``, if any."""
-    old: Sequence[Any] = getattr(before, name, ())
-    new: Sequence[Any] = getattr(after, name, ())
-    return new[-1] if len(new) > len(old) else None
-
-
-def _liars_dice(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int) -> str | None:
-    result = _new(before, after, "history")
-    if result is None:
-        return None
-    challenged = result.bids[-1]
-    shown = ", ".join(
-        f"seat {s} [{' '.join(map(str, dice))}]" for s, dice in enumerate(result.dice) if dice
-    )
-    counted = f"sum {result.actual}" if result.sum_round else f"{result.actual} counted"
-    left = after.dice_counts[result.loser]
-    lost = "loses its last die and is out" if result.eliminated else f"loses a die ({left} left)"
-    return (
-        f"seat {result.challenger} challenged seat {challenged.seat}'s"
-        f" {game.describe_action(challenged.bid)}: dice shown {shown}: {counted}, the bid was"
-        f" {'true' if result.bid_true else 'false'}: seat {result.loser} {lost}"
-    )
-
-
-def _liars_poker(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int) -> str | None:
-    result = _new(before, after, "results")
-    if result is None:
-        return None
-    claim = result.claims[-1].announcement if result.claims else "?"
-    cards = " ".join(map(str, result.cards))
-    penalised = result.penalised
-    standing = f"penalties {' '.join(map(str, after.penalties))}"
-    if after.rules.chips_variant:
-        standing += f", chips {' '.join(map(str, after.chips))}"
-    return (
-        f"seat {result.challenger} challenged seat {result.announcer}'s {claim}: cards shown"
-        f" [{cards}]: the announcement was {'true' if result.truthful else 'false'}:"
-        f" seat {penalised} is penalised ({standing})"
-    )
-
-
-def _liars_poker_dice(
-    game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int
-) -> str | None:
-    result = _new(before, after, "rounds")
-    if result is None:
-        return None
-    challenger = result.steps[-1].seat if result.steps else seat
-    held = result.loser == challenger
-    verdict = "the declaration held" if held else "the declaration was false"
-    chips = " ".join(map(str, after.chips))
-    return (
-        f"seat {challenger} challenged: dice shown [{' '.join(map(str, result.dice))}]:"
-        f" {verdict}: seat {result.loser} pays a chip (chips {chips})"
-    )
-
-
-def _cockroach_poker(
-    game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int
-) -> str | None:
-    result = _new(before, after, "history")
-    if result is None:
-        return None
-    # A card that was believed goes face down: only its passer knows what it was.
-    if result.card is None:
-        judged, card = "", "it is not shown"
-    else:
-        right = result.believed == (result.card == result.claim)
-        judged, card = f" ({'right' if right else 'wrong'})", f"it was a {result.card.label}"
-    claim = f"seat {result.announcer}'s 'it is a {result.claim.label}'"
-    out = " and is out" if result.eliminated else ""
-    if getattr(after.rules, "call_rule", None) == "published":
-        # The answer is a call, the card always turned up and the call decides.
-        call = "true" if result.believed else "false"
-        return (
-            f"seat {result.target} called {claim} {call}{judged}: {card};"
-            f" seat {result.taker} takes it face up{out}"
-        )
-    face = "face down" if result.believed else "face up"
-    return (
-        f"seat {result.target} {'believed' if result.believed else 'disbelieved'}"
-        f" {claim}{judged}: {card}; seat {result.taker} takes it {face}{out}"
-    )
-
-
-def _dice_poker(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: int) -> str | None:
-    if before.cards[seat] == after.cards[seat]:
-        return None
-    inclusive = after.rules.upper_bonus_inclusive if hasattr(after, "rules") else None
-    if inclusive is None:
-        inclusive = after.upper_bonus_inclusive
-    total, old = (x.cards[seat].total(inclusive) for x in (after, before))
-    return f"seat {seat} scores {total - old} (total {total})"
-
-
-_OUTCOMES: dict[str, Callable[[Game[Any, Any, Any, Any], Any, Any, int], str | None]] = {
-    "liars_dice": _liars_dice,
-    "liars_poker": _liars_poker,
-    "liars_poker_dice": _liars_poker_dice,
-    "cockroach_poker": _cockroach_poker,
-    "dice_poker": _dice_poker,
-}
-"""Per engine module: the outcome text of an action (see :func:`outcome_text`)."""
+    return game.describe_outcome(before, after, seat)
 
 
 # ---------------------------------------------------------------------------
