@@ -24,6 +24,7 @@ from sqlmodel import Session, select
 from league.store.db import make_engine
 from league.store.models import LeagueRow, MatchRow
 from tests.e2e.conftest import sandboxed_processes
+from tests.security.support import wait_until
 from tests.server.harness import (
     CRASHER,
     GAME,
@@ -116,10 +117,8 @@ def test_submit_over_http_the_ladder_plays_and_a_killed_server_resumes(tmp_path:
         killed = served.process.pid
         if os.geteuid() == 0:  # bots run under uids of the server's own: they are found
             # Between two matches no bot runs: wait for the next one to start.
-            deadline = time.monotonic() + 30
-            while not sandboxed_processes(killed) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert sandboxed_processes(killed), "no bot of the ladder is running"
+            running = wait_until(lambda: sandboxed_processes(killed), 30)
+            assert running, "no bot of the ladder is running"
         served.process.send_signal(signal.SIGKILL)
         served.process.wait(timeout=10)
         if served.process.stdout is not None:
