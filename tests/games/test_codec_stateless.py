@@ -107,6 +107,7 @@ def test_a_stateful_codec_is_caught() -> None:
 
     class Remembering(real):  # type: ignore[valid-type,misc]
         def __init__(self) -> None:
+            super().__init__()
             self.last: tuple[int, ...] = ()
 
         def encode_observation(self, observation: Any) -> bot_pb2.Observation:

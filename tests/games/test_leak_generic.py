@@ -592,6 +592,7 @@ def test_a_codec_carrying_one_seats_secret_to_the_next_is_reported() -> None:
 
     class Remembering(real):  # type: ignore[valid-type,misc]
         def __init__(self) -> None:
+            super().__init__()
             self.last: tuple[int, ...] = ()
 
         def encode_observation(self, observation: Any) -> Any:
