@@ -12,9 +12,12 @@
         run(MyBot)
 
 gRPC stays hidden: ``run`` serves the bot on the address the referee chose.
+``legal_actions(observation)`` and ``is_legal(observation, action)`` work for the
+observation of any game (:mod:`sdk.legality`).
 """
 
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
+from sdk.legality import is_legal, legal_actions
 from sdk.serve import run
 
-__all__ = ["Bot", "MatchInfo", "MatchResult", "SeatResult", "run"]
+__all__ = ["Bot", "MatchInfo", "MatchResult", "SeatResult", "is_legal", "legal_actions", "run"]

@@ -1,10 +1,18 @@
 """Legality helpers for any game, one implementation behind every game's SDK module.
 
-Each game's module (``sdk.liars_dice``, ...) binds them to its engine::
+For any observation of any registered game (built-in or installed)::
+
+    from sdk import is_legal, legal_actions
+
+    legal_actions(observation)          # every action the referee would accept now
+    is_legal(observation, action)
+
+find the game from the observation's type. Each game's module (``sdk.liars_dice``, ...)
+also binds them to its engine, typed for that game::
 
     legal_actions, is_legal = legality(LIARS_DICE)
 
-and so runs exactly the referee's code: a bot that only plays actions from
+Both run exactly the referee's code: a bot that only plays actions from
 ``legal_actions`` (or checks ``is_legal``) never faults for an illegal action.
 """
 
@@ -13,16 +21,49 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from referee.games.base import Game, GameError
+from referee.core.catalogue import entries, get_game
+from referee.games.base import Game, GameError, RulesError
 
 ObsT = TypeVar("ObsT")
 ActionT = TypeVar("ActionT")
+
+_GAMES: dict[type, Game[Any, Any, Any, Any]] = {}
+"""Observation type → its engine, filled on first use."""
+
+
+def game_of(observation: object) -> Game[Any, Any, Any, Any]:
+    """The engine whose observations are of ``observation``'s type: the registered
+    game whose engine module defines that type. :class:`RulesError` if none does."""
+    kind = type(observation)
+    game = _GAMES.get(kind)
+    if game is None:
+        for entry in entries():
+            if entry.engine.partition(":")[0] == kind.__module__:
+                game = _GAMES[kind] = get_game(entry.name)
+                break
+        else:
+            raise RulesError(f"{kind.__qualname__} is not the observation of a registered game")
+    return game
+
+
+def legal_actions(observation: Any) -> list[Any]:
+    """Every legal action for the observing seat (empty when it is not its turn)."""
+    return list(game_of(observation).legal_actions(observation))
+
+
+def is_legal(observation: Any, action: object) -> bool:
+    """Whether the referee would accept ``action`` from the observing seat now."""
+    try:
+        game_of(observation).check_action(observation, action)
+    except GameError:
+        return False
+    return True
 
 
 def legality(
     game: Game[Any, Any, ActionT, ObsT],
 ) -> tuple[Callable[[ObsT], list[ActionT]], Callable[[ObsT, object], bool]]:
-    """``legal_actions`` and ``is_legal`` for ``game``'s observations."""
+    """``legal_actions`` and ``is_legal`` for ``game``'s observations, typed for it."""
 
     def legal_actions(observation: ObsT) -> list[ActionT]:
         """Every legal action for the observing seat (empty when it is not its turn)."""

@@ -8,10 +8,17 @@ docstring, so ``help(sdk.liars_dice)`` is the table of contents.
 from __future__ import annotations
 
 import importlib
+import random
 import re
 from types import FunctionType, ModuleType
 
 import pytest
+
+import sdk
+from referee.core.catalogue import get_game
+from referee.core.playout import random_playout
+from referee.games.base import RulesError
+from tests.game_plugins import registered_games
 
 FACADES = {
     "sdk.liars_dice": ("referee.games.liars_dice", "referee.games.dice", "referee.games.base"),
@@ -85,3 +92,29 @@ def test_each_facade_offers_the_engine_its_state_and_its_error(name: str) -> Non
     assert facade.State is engine_module.State
     assert issubclass(facade.GameError, Exception)
     assert {"legal_actions", "is_legal", "Observation", "Action", "Rules"} <= set(facade.__all__)
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_the_generic_legality_pair_answers_for_any_game(name: str) -> None:
+    """``sdk.legal_actions``/``sdk.is_legal`` find the game from the observation, for
+    every game of the catalogue (the plugins too), and agree with the engine."""
+    game = get_game(name)
+    rules = game.default_rules()
+    seats = max(game.min_seats, min(game.max_seats, 3))
+    playout = random_playout(game, rules, seats, random.Random(7))
+    asked = 0
+    for state in playout.states[:40]:
+        for seat in range(seats):
+            observation = game.observe(state, seat)
+            legal = sdk.legal_actions(observation)
+            assert legal == list(game.legal_actions(observation))
+            if legal:
+                asked += 1
+                assert sdk.is_legal(observation, legal[-1])
+                assert not sdk.is_legal(observation, "not an action")
+    assert asked
+
+
+def test_the_generic_pair_refuses_what_is_no_observation() -> None:
+    with pytest.raises(RulesError, match="tuple is not the observation of a registered game"):
+        sdk.legal_actions((1, 2))
