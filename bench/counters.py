@@ -17,7 +17,7 @@ import sys
 import time
 
 from league.execution.counters import CountersError, counter_games, measure, report
-from referee.games.base import RulesError
+from referee.gamekit.base import RulesError
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,7 +37,7 @@ from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.core.catalogue import entries, get_codec, get_game
 from referee.core.digests import observation_digest, state_digest
 from referee.core.playout import match_rng
-from referee.games.base import CHANCE, draw_chance
+from referee.gamekit.base import CHANCE, draw_chance
 from referee.runtime.match import Limits, MatchSpec, run_match
 from referee.runtime.process import BotSpec
 

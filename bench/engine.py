@@ -12,7 +12,7 @@ from referee.core.catalogue import get_codec, get_game
 from referee.core.digests import state_digester
 from referee.core.driver import MatchDriver
 from referee.core.playout import match_rng
-from referee.games.base import CHANCE, draw_chance
+from referee.gamekit.base import CHANCE, draw_chance
 from referee.records.record import FORMAT_VERSION, RecordedEvent
 from referee.runtime.match import action_json
 

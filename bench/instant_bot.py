@@ -39,7 +39,7 @@ import grpc
 from arena.v1 import bot_pb2
 from referee.core.catalogue import game_names, get_codec, get_game
 from referee.core.playout import match_rng
-from referee.games.base import CHANCE, draw_chance
+from referee.gamekit.base import CHANCE, draw_chance
 
 SERVICE = "arena.v1.BotService"
 # First byte of a serialized PlayRequest: field number << 3 | wire type 2.

@@ -6,7 +6,7 @@ and kept after a wild opening, ``reset-face`` raises, no sum endgame, seat 0 ope
 The loser of the challenge gets -1 and the other seat +1.
 
 **One implementation of the rules.** Nothing here restates a rule: :func:`build_game`
-asks the engine (:mod:`referee.games.liars_dice`) for the bids in raise order (the
+asks the engine (:mod:`referee.games.liars_dice.engine`) for the bids in raise order (the
 legal actions at the opening, checked to be totally ordered by the engine's raise
 rule: after bid ``b`` the legal actions are exactly the later bids and a challenge)
 and plays every (bid, hands) challenge through the engine to learn who loses. It

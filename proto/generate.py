@@ -3,16 +3,17 @@
     python proto/generate.py          # rewrite the generated files
     python proto/generate.py --check  # exit 1 if they differ from the .proto files (silent if not)
 
-Generated files (``*_pb2.py``, ``*_pb2_grpc.py`` and their ``.pyi`` stubs) sit next to their
-``.proto`` so that ``import arena.v1.bot_pb2`` mirrors the proto package.
+Generated files (``*_pb2.py``, ``*_pb2_grpc.py`` for a file that defines a service, and
+their ``.pyi`` stubs) sit next to their ``.proto`` so that ``import arena.v1.bot_pb2``
+mirrors the proto package.
 Never edit them by hand.
 
-Games registered outside the built-in five (plugins, such as the toy game in
-``tests/game_plugins``) keep their ``.proto`` in their own directory: every ``.proto``
-under a directory of :data:`PLUGIN_ROOTS` is generated (and drift-checked) next to
-itself, compiled with its own directory as the include root, so a new plugin game
-needs no edit here. Its messages travel in the ``extension`` (``google.protobuf.Any``)
-field of ``Observation``/``Action`` (docs/protocol.md).
+A game whose messages are not part of ``arena.v1`` (an installed game, such as the
+toy games under ``tests/``) keeps its ``.proto`` in its own package: every ``.proto``
+the repository tracks outside ``proto/`` is generated (and drift-checked) next to
+itself, compiled with its own directory as the include root, so a new game needs no
+edit here. Its messages travel in the ``extension`` (``google.protobuf.Any``) field of
+``Observation``/``Action`` (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from __future__ import annotations
 import argparse
 import filecmp
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -28,24 +31,25 @@ from pathlib import Path
 
 PROTO_ROOT = Path(__file__).resolve().parent
 REPO_ROOT = PROTO_ROOT.parent
-PLUGIN_ROOTS = (REPO_ROOT / "tests" / "game_plugins",)
-"""Directories whose ``.proto`` files (at any depth) are plugin games' messages."""
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
-"""What protoc writes; a plugin's messages get only the first two (no services)."""
+"""What protoc writes; a game's own messages get only the first two (no services)."""
 
 
 def proto_roots() -> list[Path]:
-    """Every include root: ``proto/`` and the directory of each plugin ``.proto``."""
-    plugin_dirs = {p.parent for root in PLUGIN_ROOTS for p in root.rglob("*.proto")}
-    return [PROTO_ROOT, *sorted(plugin_dirs)]
+    """Every include root: ``proto/`` and the directory of each other tracked ``.proto``."""
+    listed = subprocess.run(
+        ["git", "ls-files", "*.proto"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    games = {(REPO_ROOT / name).parent for name in listed if not name.startswith("proto/")}
+    return [PROTO_ROOT, *sorted(games)]
 
 
 def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
     from grpc_tools import protoc  # dev dependency: grpcio-tools
 
-    plugin = root != PROTO_ROOT
-    # A plugin directory: only its own files, not nested ones; messages only, no services.
-    found = root.glob("*.proto") if plugin else root.rglob("*.proto")
+    own = root != PROTO_ROOT
+    # A game's directory: only its own files, not nested ones; messages only, no services.
+    found = root.glob("*.proto") if own else root.rglob("*.proto")
     sources = sorted(str(p.relative_to(root)) for p in found)
     include = Path(protoc.__file__).resolve().parent / "_proto"
     bin_dir = Path(sys.executable).parent
@@ -57,7 +61,7 @@ def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
         f"--plugin=protoc-gen-mypy={bin_dir / 'protoc-gen-mypy'}",
         f"--mypy_out={out_dir}",
     ]
-    if not plugin:
+    if not own:
         args += [
             f"--grpc_python_out={out_dir}",
             f"--plugin=protoc-gen-mypy_grpc={bin_dir / 'protoc-gen-mypy_grpc'}",
@@ -68,6 +72,10 @@ def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
     if status != 0:
         sys.stderr.write(messages)
         raise SystemExit("protoc failed")
+    for source in sources:  # the gRPC modules of a file that defines no service are empty
+        if not re.search(r"^service\s", (root / source).read_text(), re.MULTILINE):
+            for suffix in ("_pb2_grpc.py", "_pb2_grpc.pyi"):
+                (out_dir / source.replace(".proto", suffix)).unlink(missing_ok=True)
 
 
 def _quietly(call: Callable[[], int]) -> tuple[int, str]:

@@ -19,7 +19,7 @@ class MatchInfo:
     match_id: str
     game: str
     rules: Any
-    """The game's typed rules (e.g. ``referee.games.liars_dice.Rules``)."""
+    """The game's typed rules (e.g. ``referee.games.liars_dice.engine.Rules``)."""
     seat: int
     num_seats: int
     raw_rules: Mapping[str, str] = field(default_factory=dict)

@@ -12,8 +12,8 @@
 The legality helpers run exactly the referee's code, so a bot that only plays
 actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
 
-Everything here is the engine's own code (``referee.games.cockroach_poker`` and
-the cards of ``referee.games.cards``) or built on it, re-exported so that a bot
+Everything here is the engine's own code (``referee.games.cockroach_poker.engine`` and
+the cards of ``referee.gamekit.cards``) or built on it, re-exported so that a bot
 imports only the SDK:
 
 * Observation and its parts: ``Observation``, ``Rules``, ``Phase``, ``SeatView``,
@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from referee.games.base import GameError
-from referee.games.cards import (
+from referee.gamekit.base import GameError
+from referee.gamekit.cards import (
     CARDS_PER_KIND,
     COCKROACH_DECK,
     KINDS,
@@ -46,7 +46,7 @@ from referee.games.cards import (
     kind_counts,
     kinds_from_counts,
 )
-from referee.games.cockroach_poker import (
+from referee.games.cockroach_poker.engine import (
     CALL_RULES,
     COCKROACH_POKER,
     DECK_SIZE,

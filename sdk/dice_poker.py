@@ -16,7 +16,7 @@ actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
 play out the rest of a turn for any value of the final dice: with 252 sorted
 throws and 462 sets of kept dice, the whole table takes a few milliseconds.
 
-Everything else is the engine's own code (``referee.games.dice_poker``),
+Everything else is the engine's own code (``referee.games.dice_poker.engine``),
 re-exported so that a bot imports only the SDK:
 
 * Observation and its parts: ``Observation``, ``Rules``, ``Phase``, ``Scorecard``,
@@ -40,8 +40,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from referee.games.base import GameError
-from referee.games.dice_poker import (
+from referee.gamekit.base import GameError
+from referee.gamekit.poker_dice import roll_outcomes
+from referee.games.dice_poker.engine import (
     ALL_REROLLS,
     DICE_POKER,
     EXTRA_POKER_BONUS,
@@ -70,7 +71,6 @@ from referee.games.dice_poker import (
     line_points,
     score_options,
 )
-from referee.games.poker_dice import roll_outcomes
 from sdk.legality import legality
 
 __all__ = [

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from referee.core.catalogue import entries, get_game
-from referee.games.base import Game, GameError, RulesError
+from referee.gamekit.base import Game, GameError, RulesError
 
 ObsT = TypeVar("ObsT")
 ActionT = TypeVar("ActionT")

@@ -12,8 +12,8 @@
 The legality helpers run exactly the referee's code, so a bot that only plays
 actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
 
-Everything here is the engine's own code (``referee.games.liars_dice`` and
-``referee.games.dice``), re-exported so that a bot imports only the SDK:
+Everything here is the engine's own code (``referee.games.liars_dice.engine`` and
+``referee.gamekit.dice``), re-exported so that a bot imports only the SDK:
 
 * Observation and its parts: ``Observation``, ``Rules``, ``PlacedBid``,
   ``RoundResult``, ``RollOffRoll``.
@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from referee.games.base import GameError, RulesError
-from referee.games.dice import (
+from referee.gamekit.base import GameError, RulesError
+from referee.gamekit.dice import (
     FACES,
     SIDES,
     binomial_pmf,
@@ -46,7 +46,7 @@ from referee.games.dice import (
     probability_sum_at_least,
     sum_distribution,
 )
-from referee.games.liars_dice import (
+from referee.games.liars_dice.engine import (
     LIARS_DICE,
     MAX_DICE_PER_PLAYER,
     MAX_SEATS,

@@ -12,8 +12,8 @@
 The legality helpers run exactly the referee's code, so a bot that only plays
 actions from :func:`legal_actions` (or checks :func:`is_legal`) never faults.
 
-Everything here is the engine's own code (``referee.games.liars_poker``, the hand
-rules of ``referee.games.poker_hands`` and the cards of ``referee.games.cards``)
+Everything here is the engine's own code (``referee.games.liars_poker.engine``, the hand
+rules of ``referee.gamekit.poker_hands`` and the cards of ``referee.gamekit.cards``)
 or built on it, re-exported so that a bot imports only the SDK:
 
 * Observation and its parts: ``Observation``, ``Rules``, ``Phase``, ``Claim``,
@@ -42,8 +42,8 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from referee.games.base import GameError
-from referee.games.cards import (
+from referee.gamekit.base import GameError
+from referee.gamekit.cards import (
     ACE,
     JOKER,
     POKER_DECK,
@@ -59,7 +59,22 @@ from referee.games.cards import (
     rank_label,
     remove_cards,
 )
-from referee.games.liars_poker import (
+from referee.gamekit.poker_hands import (
+    HIGHEST,
+    LOWEST,
+    Announcement,
+    Category,
+    all_announcements,
+    announcements_above,
+    best_announcement,
+    category_of,
+    contains,
+    describe_announcement,
+    index_of,
+    lowest_contained_above,
+    required_ranks,
+)
+from referee.games.liars_poker.engine import (
     HAND_SIZE,
     LIARS_POKER,
     MAX_EXCHANGE,
@@ -77,21 +92,6 @@ from referee.games.liars_poker import (
     announce_actions,
     exchanges,
 )
-from referee.games.poker_hands import (
-    HIGHEST,
-    LOWEST,
-    Announcement,
-    Category,
-    all_announcements,
-    announcements_above,
-    best_announcement,
-    category_of,
-    contains,
-    describe_announcement,
-    index_of,
-    lowest_contained_above,
-    required_ranks,
-)
 from sdk.legality import legality
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> object:
-    # Built on first access, as in referee.games.poker_hands: importing is cheap.
+    # Built on first access, as in referee.gamekit.poker_hands: importing is cheap.
     if name == "ALL_ANNOUNCEMENTS":
         return all_announcements()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

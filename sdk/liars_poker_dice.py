@@ -16,8 +16,8 @@ The observation shows the dice only while the seat holds them. A bot that wants
 to reason about the dice it passed on should remember them itself (the SDK keeps
 one bot instance per match).
 
-Everything below is the engine's own code (``referee.games.liars_poker_dice`` and
-the hand rules of ``referee.games.poker_dice``) or built on it, re-exported so
+Everything below is the engine's own code (``referee.games.liars_poker_dice.engine`` and
+the hand rules of ``referee.gamekit.poker_dice``) or built on it, re-exported so
 that a bot imports only the SDK:
 
 * Observation and its parts: ``Observation``, ``Rules``, ``Phase``, ``Step``,
@@ -41,25 +41,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from referee.games.base import GameError
-from referee.games.liars_poker_dice import (
-    ALL_POSITION_SETS,
-    LIARS_POKER_DICE,
-    Accept,
-    Action,
-    Challenge,
-    Declare,
-    Observation,
-    Phase,
-    Reroll,
-    RoundRecord,
-    Rules,
-    State,
-    Step,
-    StepKind,
-    last_declaration,
-)
-from referee.games.poker_dice import (
+from referee.gamekit.base import GameError
+from referee.gamekit.poker_dice import (
     ALL_HANDS,
     BOTTOM_HAND,
     CATEGORY_NAMES,
@@ -78,6 +61,23 @@ from referee.games.poker_dice import (
     rank,
     rank_distribution,
     roll_outcomes,
+)
+from referee.games.liars_poker_dice.engine import (
+    ALL_POSITION_SETS,
+    LIARS_POKER_DICE,
+    Accept,
+    Action,
+    Challenge,
+    Declare,
+    Observation,
+    Phase,
+    Reroll,
+    RoundRecord,
+    Rules,
+    State,
+    Step,
+    StepKind,
+    last_declaration,
 )
 from sdk.legality import legality
 

@@ -17,7 +17,7 @@ from referee.core.catalogue import get_game
 from referee.core.chance import chance_stream
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.games.base import CHANCE, Outcome
+from referee.gamekit.base import CHANCE, Outcome
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 BotFactory = Callable[[], Bot[Any, Any]]

@@ -39,10 +39,10 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from referee.core import catalogue
-from referee.core.action_universes import EXCHANGE
 from referee.core.catalogue import get_game
 from referee.core.chance import chance_stream
-from referee.games.base import CHANCE, Game, draw_chance
+from referee.gamekit.base import CHANCE, Game, draw_chance
+from referee.gamekit.universe import EXCHANGE
 
 DEFAULT_OBS_SIZE = 256
 """Length of the flat observation vector (longer encodings are truncated)."""

@@ -22,10 +22,27 @@ import pytest
 
 from referee.runtime import cgroups, owners
 from referee.runtime.sandbox import referee_uids
+from tests import game_plugins
 
 EXPECTED_S = {"slow": 20.0, "e2e": 4.0}
 """A rough cost per test by its marks (else :data:`UNMARKED_S`), to order the files."""
 UNMARKED_S = 0.2
+
+
+_GAMES_SITE: list[Path] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Install the toy games of tests/game_plugins for this session, as entry points
+    (:func:`tests.game_plugins.install`), before anything lists the games."""
+    site = Path(tempfile.mkdtemp(prefix="arena-test-games-"))
+    os.chmod(site, 0o755)  # sandboxed bots, other users, read it
+    _GAMES_SITE.append(game_plugins.install(site))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for site in _GAMES_SITE:
+        shutil.rmtree(site, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

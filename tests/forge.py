@@ -13,7 +13,7 @@ from typing import Any, Literal
 from referee.core.catalogue import get_codec, get_game
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, Event
-from referee.games.base import GameError, forfeit
+from referee.gamekit.base import GameError, forfeit
 from referee.records.record import MatchRecord, RecordedEvent, RecordedFault, SeatInfo
 from referee.records.replay import record_driver
 

@@ -18,16 +18,16 @@ import pytest
 from referee.core.catalogue import get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.faults import FaultKind
-from referee.games import cockroach_poker as cp
-from referee.games import liars_dice as ld
-from referee.games import liars_poker as lp
-from referee.games import liars_poker_dice as lpd
-from referee.games.base import CHANCE, draw_chance
-from referee.games.cards import COCKROACH_DECK, POKER_DECK, Card, Kind, Suit
-from referee.games.poker_dice import Category as DiceCategory
-from referee.games.poker_dice import Hand
-from referee.games.poker_hands import Announcement
-from referee.games.poker_hands import Category as CardCategory
+from referee.gamekit.base import CHANCE, draw_chance
+from referee.gamekit.cards import COCKROACH_DECK, POKER_DECK, Card, Kind, Suit
+from referee.gamekit.poker_dice import Category as DiceCategory
+from referee.gamekit.poker_dice import Hand
+from referee.gamekit.poker_hands import Announcement
+from referee.gamekit.poker_hands import Category as CardCategory
+from referee.games.cockroach_poker import engine as cp
+from referee.games.liars_dice import engine as ld
+from referee.games.liars_poker import engine as lp
+from referee.games.liars_poker_dice import engine as lpd
 from referee.records.analytics import (
     AnalyticsError,
     BluffStats,

@@ -57,8 +57,8 @@ def test_a_registration_naming_another_games_engine_or_codec_is_refused() -> Non
     wrong = dataclasses.replace(
         get_entry("liars_dice"),
         name="not_liars_dice",
-        engine="referee.games.dice_poker:DICE_POKER",
-        codec="referee.wire.dice_poker:CODEC",
+        engine="referee.games.dice_poker.engine:DICE_POKER",
+        codec="referee.games.dice_poker.codec:CODEC",
     )
     register(wrong)
     try:
@@ -79,39 +79,69 @@ def test_every_builtin_registration_loads_what_it_names() -> None:
         assert entry.roster is not None and entry.viewer.renderer == name
 
 
-def _listing(env: dict[str, str]) -> list[str]:
-    code = (
-        "import json, sys; sys.argv = ['arena', 'games', '--json']\n"
-        "import contextlib, io\n"
-        "from league.cli import main\n"
-        "out = io.StringIO()\n"
-        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n"
-        "    main()\n"
-        "print(json.dumps([g['name'] for g in json.loads(out.getvalue())]))\n"
-    )
-    done = subprocess.run(
+def _arena_games(site: Path | None) -> subprocess.CompletedProcess[str]:
+    """``arena games --json`` in a fresh process, with ``site`` on its path."""
+    code = "import sys\nsys.argv = ['arena', 'games', '--json']\n"
+    code += "from league.cli import main\nmain()\n"
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    return subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
         timeout=120,
         cwd=ROOT,
-        env={**os.environ, **env},
+        env=env,
     )
-    names: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return names
 
 
-def test_arena_games_lists_the_plugins_named_in_the_environment() -> None:
-    assert _listing({catalogue.PLUGINS_ENV: ""}) == list(BUILTIN_GAMES)
-    plugin = "tests.game_plugins.three_card_bluff"
-    assert _listing({catalogue.PLUGINS_ENV: plugin}) == [*BUILTIN_GAMES, "three_card_bluff"]
+def _listing(site: Path | None) -> list[str]:
+    done = _arena_games(site)
+    assert done.returncode == 0, done.stderr
+    return [game["name"] for game in json.loads(done.stdout)]
 
 
-def test_a_plugin_package_is_found_by_scanning_its_parent() -> None:
-    found = catalogue.load_plugin_package("tests.game_plugins")
-    assert "tests.game_plugins.three_card_bluff" in found
-    assert "three_card_bluff" in catalogue.game_names()
+def installed(site: Path, distribution: str, point: str, value: str) -> Path:
+    """Install (as pip would) a distribution that only declares ``point = value`` in the
+    ``bluff_arena.games`` entry point group; return ``site``, to put on the path."""
+    info = site / f"{distribution}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{catalogue.ENTRY_POINT_GROUP}]\n{point} = {value}\n")
+    return site
+
+
+def test_an_installed_distribution_adds_its_game_through_its_entry_point(tmp_path: Path) -> None:
+    assert _listing(None) == list(BUILTIN_GAMES)
+    site = installed(tmp_path, "tcb", "three_card_bluff", "tests.game_plugins.three_card_bluff")
+    assert _listing(site) == [*BUILTIN_GAMES, "three_card_bluff"]
+
+
+def test_a_broken_entry_point_is_named_not_a_traceback(tmp_path: Path) -> None:
+    site = installed(tmp_path, "broken_game", "broken", "no_such_module_anywhere")
+    done = _arena_games(site)
+    assert done.returncode != 0
+    assert "entry point 'broken' of broken_game 0.1" in done.stderr
+    assert "No module named 'no_such_module_anywhere'" in done.stderr
+    assert "Traceback" not in done.stderr
+    site = installed(tmp_path / "other", "empty_game", "empty", "json")
+    assert "holds no GameEntry" in _arena_games(site).stderr
+
+
+def test_the_suites_toy_games_are_discovered_as_installed_games() -> None:
+    """tests/game_plugins installs its games as entry points (conftest.py): found the
+    way any installed game is, after the built-in games."""
+    assert catalogue.game_names() == (*BUILTIN_GAMES, "three_card_bluff")
+    assert not any(name.startswith("three_card") for name in BUILTIN_GAMES)
+
+
+def test_a_new_folder_under_referee_games_is_a_built_in_game(tmp_path: Path) -> None:
+    """No list of built-in games to edit: the catalogue finds every package there."""
+    assert set(BUILTIN_GAMES) == {
+        path.parent.name for path in (ROOT / "referee" / "games").glob("*/__init__.py")
+    }
 
 
 @pytest.mark.parametrize("name", registered_games())

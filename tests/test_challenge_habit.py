@@ -17,7 +17,7 @@ from example_bots.challenge_habit import (
 from example_bots.liars_dice_posterior import PosteriorLiarsDiceBot, continuation_scale
 from example_bots.liars_dice_probability_05 import Probability05LiarsDiceBot
 from league.execution.counters import play_rotations
-from referee.games.liars_dice import Bid, PlacedBid, RoundResult, Rules, SumBid
+from referee.games.liars_dice.engine import Bid, PlacedBid, RoundResult, Rules, SumBid
 from sdk.liars_dice import Observation, legal_actions
 
 ME, THEM = 0, 1

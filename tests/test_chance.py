@@ -23,7 +23,7 @@ from referee.core.chance import (
     new_secret,
     parse_secret,
 )
-from referee.games.base import DiceRoll, Shuffle, draw_chance
+from referee.gamekit.base import DiceRoll, Shuffle, draw_chance
 from referee.runtime.match import MatchSpec
 from referee.runtime.process import BotSpec
 

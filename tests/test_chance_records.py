@@ -12,7 +12,7 @@ import pytest
 from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceStream, new_secret
 from referee.core.playout import legacy_match_rng, match_rng
-from referee.games.base import CHANCE, ChanceSource, draw_chance
+from referee.gamekit.base import CHANCE, ChanceSource, draw_chance
 from referee.records.record import FORMAT_VERSION, MatchRecord, RecordedEvent, RecordError, SeatInfo
 from referee.records.replay import verify
 from tests.forge import reforged

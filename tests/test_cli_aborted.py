@@ -13,7 +13,7 @@ from sqlmodel import select
 from league.store.db import open_database, session_scope
 from league.store.models import EntryRow, MatchRow, SeatRow
 from referee.core.catalogue import get_game
-from referee.games.liars_dice import Challenge
+from referee.games.liars_dice.engine import Challenge
 from tests.test_cli_league import arena, db  # noqa: F401 (the db fixture)
 
 pytestmark = pytest.mark.e2e

@@ -5,6 +5,7 @@ box, the check names each misbehaving bot's fault, and the whole path from
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from typer.testing import CliRunner
 from example_bots import dice_poker_optimal as optimal
 from league.cli import app
 from referee.core.catalogue import BUILTIN_GAMES
+from tests.game_plugins import registered_games
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,18 +29,21 @@ def arena(db: Path, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.mark.parametrize("game", sorted(BUILTIN_GAMES))
+@pytest.mark.parametrize("game", registered_games())
 def test_new_project_passes_its_own_test(tmp_path: Path, game: str) -> None:
     code, out = arena(
         tmp_path / "a.db", "bot", "new", "my_bot", "--game", game, "--dir", str(tmp_path / "p")
     )
     assert code == 0, out
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_my_bot.py"],
         cwd=tmp_path / "p",
         capture_output=True,
         text=True,
         timeout=120,
+        # the suite's toy games are importable from the repository (built-in ones anywhere)
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([*paths, str(ROOT)])},
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "10 passed" in run.stdout

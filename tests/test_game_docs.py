@@ -11,10 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from referee.core.catalogue import BUILTIN_GAMES, entries, load_plugin_package
+from referee.core.catalogue import BUILTIN_GAMES, entries
 from sdk.describe import attribute_docstrings, describe_game, expected_docs, format_type
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "games"
 
 
 def test_the_committed_game_docs_equal_the_generator_output() -> None:
@@ -49,7 +50,6 @@ def test_every_field_of_a_builtin_game_has_a_meaning(game: str) -> None:
 
 
 def test_a_plugin_game_is_described_from_its_own_sdk_module() -> None:
-    load_plugin_package("tests.game_plugins")
     page = expected_docs(["three_card_bluff"])["three_card_bluff.md"]
     assert "`card` | `int \\| None` | The observer's own card" in page
     assert "`Action` is `Claim | Believe | Call`." in page
@@ -105,3 +105,18 @@ def test_write_docs_writes_every_page(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["games", "--write-docs", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(expected_docs())
+
+
+def test_the_count_to_add_a_game_is_the_one_the_guide_states() -> None:
+    """docs/adding-a-game.md states how many files and lines Kuhn Poker took; count them."""
+    package = ROOT / "tests" / "installed_game"
+    files = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    generated = [p for p in files if "_pb2" in p.name]
+    golden = [p for p in files if p.name.startswith("golden_")]
+    written = [p for p in files if p not in generated and p not in golden]
+    lines = sum(len(p.read_text().splitlines()) for p in written)
+    guide = (ROOT / "docs" / "adding-a-game.md").read_text()
+    table = guide.split("<!-- counted -->")[1].split("<!-- /counted -->")[0]
+    assert f"| {len(written)} | {lines} |" in table, (len(written), lines, table)
+    assert f"| {len(generated)} | |" in table.split("generated")[1].splitlines()[0]
+    assert f"| {len(golden)} | |" in table.split("golden files")[1].splitlines()[0]

@@ -2,41 +2,57 @@
 of every seat's observation bytes. Any change in the rules or in what a seat sees
 shows up as a diff here.
 
-After an intended change, regenerate with ``ARENA_UPDATE_GOLDEN=1 pytest
-tests/test_golden_playthroughs.py`` and review the diff.
+Every game of the catalogue is covered: its playthrough is ``golden_playthrough.txt``
+in the game's own folder (beside its engine), whose first line says the rules and
+seats it was played with. A new game writes its own with ``ARENA_UPDATE_GOLDEN=1
+pytest tests/test_golden_playthroughs.py -k <game>`` (default rules, fewest seats
+unless its file says otherwise); after an intended change, regenerate the same way and
+review the diff.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import random
 from pathlib import Path
 
 import pytest
 
-from referee.core.catalogue import BUILTIN_GAMES, get_codec, get_game
+from referee.core.catalogue import game_folder, get_codec, get_game
 from referee.core.digests import observation_digest
 from referee.core.events import describe_event
 from referee.core.playout import random_playout
-from referee.games.base import CHANCE
+from referee.gamekit.base import CHANCE
+from tests.game_plugins import registered_games
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
-SETUPS: dict[str, tuple[dict[str, str], int]] = {
-    "liars_dice": ({"dice_per_player": "2", "wild_face": "1"}, 3),
-    "liars_poker_dice": ({"chips": "2"}, 2),
-    "dice_poker": ({}, 1),
-    "cockroach_poker": ({}, 3),
-    "liars_poker": ({"penalty_limit": "2"}, 3),
-}
+SEED = 2026
+
+
+def golden_path(name: str) -> Path:
+    """The game's playthrough file, in its own folder (beside its engine module)."""
+    return game_folder(name) / "golden_playthrough.txt"
+
+
+def setup(name: str) -> tuple[dict[str, str], int]:
+    """The rules and seats of the game's playthrough: its file's first line, else the
+    default rules at the fewest seats."""
+    path = golden_path(name)
+    if path.exists():
+        header = path.read_text().splitlines()[0]
+        rules = header.split("  rules ", 1)[1].split("  seats ", 1)[0]
+        seats = int(header.split("  seats ", 1)[1].split()[0])
+        return ast.literal_eval(rules), seats
+    return {}, get_game(name).min_seats
 
 
 def playthrough(name: str) -> str:
     game = get_game(name)
     codec = get_codec(name)
-    raw, seats = SETUPS[name]
+    raw, seats = setup(name)
     rules = game.parse_rules(raw)
-    playout = random_playout(game, rules, seats, random.Random(2026))
-    lines = [f"game {name}  rules {game.format_rules(rules)}  seats {seats}  seed 2026"]
+    playout = random_playout(game, rules, seats, random.Random(SEED))
+    lines = [f"game {name}  rules {game.format_rules(rules)}  seats {seats}  seed {SEED}"]
     for index, state in enumerate(playout.states):
         if index == 0:
             text = "start"
@@ -53,9 +69,9 @@ def playthrough(name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("name", sorted(SETUPS))
+@pytest.mark.parametrize("name", registered_games())
 def test_playthrough_matches_golden_file(name: str) -> None:
-    path = GOLDEN / f"{name}.txt"
+    path = golden_path(name)
     text = playthrough(name)
     if os.environ.get("ARENA_UPDATE_GOLDEN"):
         path.write_text(text)
@@ -67,7 +83,3 @@ def test_playthrough_matches_golden_file(name: str) -> None:
         ):
             assert got == want, f"{path.name} line {number} differs"
         assert text == expected
-
-
-def test_every_game_has_a_playthrough() -> None:
-    assert set(SETUPS) == set(BUILTIN_GAMES)

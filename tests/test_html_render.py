@@ -34,11 +34,11 @@ from league.store.registry import add_bot
 from league.store.standings import crosstable, standings
 from league.web.report import match_file_name, write_league_report
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.games import liars_dice as ld
-from referee.games import liars_poker as lp
-from referee.games.cards import parse_cards
-from referee.games.poker_hands import Announcement
-from referee.games.poker_hands import Category as CardCategory
+from referee.gamekit.cards import parse_cards
+from referee.gamekit.poker_hands import Announcement
+from referee.gamekit.poker_hands import Category as CardCategory
+from referee.games.liars_dice import engine as ld
+from referee.games.liars_poker import engine as lp
 from referee.records.html_replay import json_for_script, render_replay_html, replay_data
 from referee.records.record import MatchRecord
 from referee.records.replay import replay_steps
@@ -375,5 +375,5 @@ def test_liars_dice_steps_carry_the_faces_that_count() -> None:
 
 def test_the_viewer_files_are_inlined(record: MatchRecord) -> None:
     page = render_replay_html(record)
-    assert "window.ArenaGames" in page and "liars_dice: liarsDice" in page
+    assert "window.ArenaKit" in page and "window.ArenaGames.liars_dice = liarsDice" in page
     assert ".pcard.back" in page and 'id="step-slider"' in page

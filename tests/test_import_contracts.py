@@ -4,7 +4,8 @@
 repository (it must pass) and on a copy with one planted violation per layer (it
 must fail, naming the broken contract), so a contract that checks nothing cannot
 slip in. A second, independent check reads the engines' syntax trees: every import
-in ``referee/games`` is of the standard library or of ``referee.games`` itself.
+of the gamekit and of each game's engine, action universe and registration is of the
+standard library, the gamekit or that game itself.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ PACKAGES = {
 package ``arena`` is under proto/)."""
 
 GAMES_EXCEPTIONS: set[str] = set()
-"""``path module`` imports of referee/games allowed although they break the rule."""
+"""``path module`` imports of the engines allowed although they break the rule."""
 
 
 def lint_imports(root: Path, *, pythonpath: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -85,9 +86,16 @@ def test_the_unplanted_copy_keeps_every_contract(pristine: Path) -> None:
 
 
 PLANTS = [
-    ("games-standard-library-only", "referee/games/dice.py", "import trio"),
-    ("games-standard-library-only", "referee/games/cards.py", "import arena.v1.bot_pb2"),
-    ("referee-layers", "referee/games/dice.py", "import referee.core.chance"),
+    ("engines-standard-library-only", "referee/gamekit/dice.py", "import trio"),
+    ("engines-standard-library-only", "referee/gamekit/cards.py", "import arena.v1.bot_pb2"),
+    # the wildcards reach every game's engine and action universe
+    ("engines-standard-library-only", "referee/games/liars_dice/engine.py", "import numpy"),
+    ("engines-standard-library-only", "referee/games/dice_poker/universe.py", "import sdk"),
+    ("games-independent", "referee/games/liars_dice/codec.py", "import referee.games.dice_poker"),
+    ("referee-layers", "referee/gamekit/dice.py", "import referee.core.chance"),
+    ("referee-layers", "referee/gamekit/base.py", "import referee.wire.derived"),
+    ("referee-layers", "referee/wire/derived.py", "import referee.games.liars_dice.codec"),
+    ("referee-layers", "referee/games/cockroach_poker/codec.py", "import referee.core.catalogue"),
     ("referee-layers", "referee/wire/base.py", "import referee.records.record"),
     ("referee-layers", "referee/core/events.py", "import referee.runtime.match"),
     ("wire-codecs-only", "referee/wire/deltas.py", "import trio"),
@@ -129,7 +137,7 @@ def test_a_planted_violation_breaks_its_contract(
     assert f"{name} BROKEN" in broken, done.stdout
 
 
-SDK_MAY_IMPORT = {"games", "wire", "core", "analysis"}
+SDK_MAY_IMPORT = {"gamekit", "games", "wire", "core", "analysis"}
 """The parts of referee/ a bot may load: the rules, their wire form, the play core
 and exact analysis. Everything else (the runtime, the records) is forbidden."""
 
@@ -148,21 +156,39 @@ def test_the_sdk_boundary_forbids_every_other_part_of_the_referee() -> None:
     assert modules == ["__init__.py"], f"referee/ holds parts, not modules: {modules}"
 
 
+def _engine_files(root: Path) -> list[Path]:
+    """The gamekit, and each game's engine, action universe and registration."""
+    games = root / "referee" / "games"
+    return sorted(
+        [
+            *(root / "referee" / "gamekit").rglob("*.py"),
+            *games.glob("*/engine.py"),
+            *games.glob("*/universe.py"),
+            *games.glob("*/__init__.py"),
+        ]
+    )
+
+
 def foreign_imports(root: Path) -> set[str]:
-    """``path module`` for each import in ``root``/referee/games that is neither of the
-    standard library nor of ``referee.games``."""
+    """``path module`` for each import of an engine file (:func:`_engine_files`) that is
+    neither of the standard library, nor of the gamekit, nor of the file's own game."""
     found = set()
-    for path in sorted((root / "referee" / "games").rglob("*.py")):
+    for path in _engine_files(root):
         rel = path.relative_to(root).as_posix()
+        parts = path.relative_to(root).parts
+        own_game = ".".join(parts[:3]) if parts[1] == "games" else "referee.gamekit"
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]
-            else:  # a relative import stays inside referee.games
+            else:  # a relative import stays inside its package
                 continue
             for name in names:
-                own = name == "referee.games" or name.startswith("referee.games.")
+                own = any(
+                    name == mine or name.startswith(f"{mine}.")
+                    for mine in ("referee.gamekit", own_game)
+                )
                 if not own and name.partition(".")[0] not in sys.stdlib_module_names:
                     found.add(f"{rel} {name}")
     return found
@@ -175,18 +201,23 @@ def test_every_import_in_the_games_is_standard_library_or_the_games() -> None:
 
 
 def test_the_games_check_sees_planted_foreign_imports(tmp_path: Path) -> None:
-    games = tmp_path / "referee" / "games"
-    games.mkdir(parents=True)
-    (games / "toy.py").write_text(
+    game = tmp_path / "referee" / "games" / "toy"
+    game.mkdir(parents=True)
+    (tmp_path / "referee" / "gamekit").mkdir()
+    (game / "engine.py").write_text(
         "from __future__ import annotations\n"
         "import json\n"
-        "from referee.games.base import Game\n"
+        "from referee.gamekit.base import Game\n"
+        "from referee.games.toy import universe\n"
         "from . import cards\n"
         "import numpy as np\n"
+        "from referee.games.other.engine import Rules\n"
         "def f():\n"
         "    from referee.core.chance import ChanceStream\n"
     )
+    (game / "codec.py").write_text("import arena.v1.bot_pb2\n")  # not an engine file
     assert foreign_imports(tmp_path) == {
-        "referee/games/toy.py numpy",
-        "referee/games/toy.py referee.core.chance",
+        "referee/games/toy/engine.py numpy",
+        "referee/games/toy/engine.py referee.games.other.engine",
+        "referee/games/toy/engine.py referee.core.chance",
     }

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from referee.core.catalogue import entries, game_names, get_codec, get_game
-from referee.games.base import RulesError
+from referee.gamekit.base import RulesError
 
 LAZY_IMPORTS: dict[str, str] = {
     # "path module": why the import waits until the function runs. Start-up speed is
@@ -213,7 +213,7 @@ def _modules_after(code: str) -> set[str]:
 
 
 def _loaded(modules: set[str], package: str) -> list[str]:
-    return sorted(m for m in modules if m == package or m.startswith(package + "."))
+    return sorted(m for m in modules if m == package or m.startswith(package.rstrip(".") + "."))
 
 
 def test_the_catalogue_names_each_engine_and_codec_by_its_own_name() -> None:
@@ -233,15 +233,15 @@ def test_unknown_names_are_rules_errors() -> None:
 
 def test_a_liars_dice_bot_loads_no_other_game() -> None:
     modules = _modules_after("import sdk, sdk.liars_dice")
-    others = ("poker_hands", "liars_poker", "liars_poker_dice", "dice_poker", "cockroach_poker")
-    for other in others:
-        assert f"referee.games.{other}" not in modules
-        assert f"referee.wire.{other}" not in modules
+    assert "referee.gamekit.poker_hands" not in modules
+    for other in ("liars_poker", "liars_poker_dice", "dice_poker", "cockroach_poker"):
+        assert f"referee.games.{other}.engine" not in modules
+        assert f"referee.games.{other}.codec" not in modules
 
 
 def test_a_bot_loads_from_referee_only_the_games_the_codecs_and_the_play_core() -> None:
     modules = _modules_after("import sdk, sdk.liars_dice, sdk.local")
-    layers = ("referee.games", "referee.wire", "referee.core")
+    layers = ("referee.gamekit", "referee.games", "referee.wire", "referee.core")
     rest = [
         m
         for m in _loaded(modules, "referee")
@@ -251,10 +251,19 @@ def test_a_bot_loads_from_referee_only_the_games_the_codecs_and_the_play_core() 
     assert _loaded(modules, "trio") == []
 
 
+def c_names() -> tuple[str, ...]:
+    from referee.core.catalogue import BUILTIN_GAMES
+
+    return BUILTIN_GAMES
+
+
 def test_listing_games_imports_no_engine() -> None:
+    """Only each game's registration (its package ``__init__``), never its engine."""
     modules = _modules_after("import referee.core.catalogue as c; sorted(c.game_names())")
-    engines = [m for m in _loaded(modules, "referee.games") if m not in {"referee.games"}]
-    assert [m for m in engines if m != "referee.games.base"] == []
+    loaded = _loaded(modules, "referee.games")
+    registrations = {f"referee.games.{name}" for name in c_names()}
+    assert [m for m in loaded if m != "referee.games" and m not in registrations] == []
+    assert _loaded(modules, "referee.gamekit.") == ["referee.gamekit.base", "referee.gamekit.entry"]
     assert _loaded(modules, "referee.wire") == []
     assert _loaded(modules, "google.protobuf") == []
 
@@ -299,7 +308,7 @@ def test_the_cli_loads_no_database_async_or_grpc_stack_until_a_command_needs_it(
     for package in HEAVY_FOR_THE_CLI:
         assert _loaded(modules, package) == [], f"{label} imported {package}"
     if label != "arena games":  # listing games needs the engines, nothing else does
-        assert _loaded(modules, "referee.games.poker_hands") == []
-        assert _loaded(modules, "referee.games.liars_dice") == []
+        assert _loaded(modules, "referee.gamekit.poker_hands") == []
+        assert _loaded(modules, "referee.games.liars_dice.engine") == []
     else:  # the probe really ran the command
-        assert "referee.games.liars_poker" in modules
+        assert "referee.games.liars_poker.engine" in modules

@@ -9,7 +9,7 @@ import pytest
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from example_bots.liars_dice_random import RandomLiarsDiceBot
 from referee.core.events import ActionEvent
-from referee.games.liars_dice import Observation
+from referee.games.liars_dice.engine import Observation
 from sdk.bot import MatchResult
 from sdk.liars_dice import is_legal
 from sdk.local import BotFactory, play_local

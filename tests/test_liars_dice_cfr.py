@@ -25,7 +25,7 @@ from example_bots.liars_dice_cfr_solver import (
 )
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from referee.core.events import ActionEvent
-from referee.games.liars_dice import Bid, Challenge, Observation
+from referee.games.liars_dice.engine import Bid, Challenge, Observation
 from sdk.bot import MatchInfo
 from sdk.liars_dice import is_legal
 from sdk.local import BotFactory, play_local

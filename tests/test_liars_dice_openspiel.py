@@ -11,7 +11,7 @@ import random
 import pytest
 
 from example_bots.liars_dice_cfr_solver import openspiel_rules
-from referee.games.liars_dice import LIARS_DICE, Action, Bid, Challenge
+from referee.games.liars_dice.engine import LIARS_DICE, Action, Bid, Challenge
 
 pyspiel = pytest.importorskip("pyspiel")
 

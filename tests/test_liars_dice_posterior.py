@@ -22,7 +22,7 @@ from example_bots.liars_dice_posterior import (
 )
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from example_bots.liars_dice_random import RandomLiarsDiceBot
-from referee.games.liars_dice import Bid, PlacedBid, RoundResult, Rules
+from referee.games.liars_dice.engine import Bid, PlacedBid, RoundResult, Rules
 from sdk.liars_dice import Observation, is_legal, legal_actions
 from sdk.local import BotFactory, play_local
 

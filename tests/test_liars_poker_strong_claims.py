@@ -20,8 +20,8 @@ from example_bots.poker_claims import (
     reachable,
     strength,
 )
-from referee.games.base import CHANCE, Shuffle
-from referee.games.liars_poker import State
+from referee.gamekit.base import CHANCE, Shuffle
+from referee.games.liars_poker.engine import State
 from sdk.bot import MatchInfo
 from sdk.liars_poker import (
     LIARS_POKER,

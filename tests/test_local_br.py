@@ -19,7 +19,7 @@ from league.cli import app
 from league.execution.lbr_against_bot import Interval, LowerBound
 from referee.analysis.local_best_response import Deal, LocalBestResponse, LocalBestResponseError
 from referee.core.catalogue import get_game
-from referee.games.liars_dice import LIARS_DICE, Bid, Challenge
+from referee.games.liars_dice.engine import LIARS_DICE, Bid, Challenge
 
 runner = CliRunner()
 SMALL_RULES = {"dice_per_player": "1", "sum_endgame": "false", "roll_off": "false"}

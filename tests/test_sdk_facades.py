@@ -17,31 +17,35 @@ import pytest
 import sdk
 from referee.core.catalogue import get_game
 from referee.core.playout import random_playout
-from referee.games.base import RulesError
+from referee.gamekit.base import RulesError
 from tests.game_plugins import registered_games
 
 FACADES = {
-    "sdk.liars_dice": ("referee.games.liars_dice", "referee.games.dice", "referee.games.base"),
+    "sdk.liars_dice": (
+        "referee.games.liars_dice.engine",
+        "referee.gamekit.dice",
+        "referee.gamekit.base",
+    ),
     "sdk.liars_poker_dice": (
-        "referee.games.liars_poker_dice",
-        "referee.games.poker_dice",
-        "referee.games.base",
+        "referee.games.liars_poker_dice.engine",
+        "referee.gamekit.poker_dice",
+        "referee.gamekit.base",
     ),
     "sdk.dice_poker": (
-        "referee.games.dice_poker",
-        "referee.games.poker_dice",
-        "referee.games.base",
+        "referee.games.dice_poker.engine",
+        "referee.gamekit.poker_dice",
+        "referee.gamekit.base",
     ),
     "sdk.cockroach_poker": (
-        "referee.games.cockroach_poker",
-        "referee.games.cards",
-        "referee.games.base",
+        "referee.games.cockroach_poker.engine",
+        "referee.gamekit.cards",
+        "referee.gamekit.base",
     ),
     "sdk.liars_poker": (
-        "referee.games.liars_poker",
-        "referee.games.poker_hands",
-        "referee.games.cards",
-        "referee.games.base",
+        "referee.games.liars_poker.engine",
+        "referee.gamekit.poker_hands",
+        "referee.gamekit.cards",
+        "referee.gamekit.base",
     ),
 }
 

@@ -50,8 +50,8 @@ from example_bots.liars_poker_strong import (
     sample_hands,
 )
 from example_bots.liars_poker_strong import plausibility as poker_plausibility
-from referee.games.poker_dice import Category as DiceCategory
-from referee.games.poker_dice import Hand, rank
+from referee.gamekit.poker_dice import Category as DiceCategory
+from referee.gamekit.poker_dice import Hand, rank
 from sdk import cockroach_poker, liars_poker, liars_poker_dice
 from sdk.bot import Bot
 from sdk.cockroach_poker import LOSING_COUNT

@@ -4,14 +4,15 @@ For every game of the catalogue (built-in and plugin), seeded random matches at 
 number of seats with the default rules: every seat's observation after every event,
 the same observations as a delta-asking seat receives them, and every action a seat
 took, each serialised deterministically, length-prefixed and hashed. The digests are
-in ``tests/golden/wire_bytes.json``, written once from the hand-written codecs; any
-codec that replaces them (a derived one, say) must reproduce every byte.
+in each game's folder (``golden_wire_bytes.json`` beside its engine); the built-in
+games' and Three-Card Bluff's were written once from their hand-written codecs, which
+the derived codec (``referee/wire/derived.py``) replaced reproducing every byte.
 
 Each message is also decoded back (the observation and the action as they were, the
 deltas to the whole observation), so a codec that encodes right and decodes wrong
-fails too. A new game is covered when its digests are added: regenerate with
-``ARENA_UPDATE_GOLDEN=1 pytest tests/test_wire_bytes.py`` and review the diff (only
-the new game's lines may change).
+fails too. A new game writes its own file with ``ARENA_UPDATE_GOLDEN=1 pytest
+tests/test_wire_bytes.py -k <game>``; for any other game a diff is a change of the
+protocol.
 """
 
 from __future__ import annotations
@@ -24,13 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from referee.core.catalogue import get_codec, get_game
+from referee.core.catalogue import game_folder, get_codec, get_game
 from referee.core.events import ActionEvent
 from referee.core.playout import random_playout
 from referee.wire.deltas import DeltaDecoder, DeltaEncoder
 from tests.game_plugins import registered_games
 
-FIXTURE = Path(__file__).resolve().parent / "golden" / "wire_bytes.json"
 SEEDS = range(4)
 MAX_SEATS = 4
 """Seat counts from the game's minimum up to this (or its maximum)."""
@@ -80,13 +80,21 @@ def _key(name: str, seats: int, seed: int) -> str:
     return f"{name} seats={seats} seed={seed}"
 
 
-def test_the_fixture_covers_every_game_of_the_catalogue() -> None:
+def fixture(name: str) -> Path:
+    """The game's locked digests, in its own folder (beside its engine module)."""
+    return game_folder(name) / "golden_wire_bytes.json"
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_the_fixture_covers_every_seat_count_of_the_game(name: str) -> None:
+    mine = [case for case in cases() if case[0] == name]
     if os.environ.get("ARENA_UPDATE_GOLDEN"):
-        written = {_key(*case): wire_digest(*case) for case in cases()}
-        FIXTURE.write_text(json.dumps(written, indent=1, sort_keys=True) + "\n")
-    stored = json.loads(FIXTURE.read_text())
-    assert sorted(stored) == sorted(_key(*case) for case in cases()), (
-        "games or seat counts without locked wire bytes: regenerate (module docstring)"
+        written = {_key(*case): wire_digest(*case) for case in mine}
+        fixture(name).write_text(json.dumps(written, indent=1, sort_keys=True) + "\n")
+    assert fixture(name).exists(), f"{name} has no locked wire bytes: see the module docstring"
+    stored = json.loads(fixture(name).read_text())
+    assert sorted(stored) == sorted(_key(*case) for case in mine), (
+        "seat counts without locked wire bytes: regenerate (module docstring)"
     )
 
 
@@ -94,5 +102,5 @@ def test_the_fixture_covers_every_game_of_the_catalogue() -> None:
 def test_every_message_is_byte_identical_to_the_locked_wire_format(
     name: str, seats: int, seed: int
 ) -> None:
-    stored = json.loads(FIXTURE.read_text())
+    stored = json.loads(fixture(name).read_text())
     assert wire_digest(name, seats, seed) == stored[_key(name, seats, seed)]

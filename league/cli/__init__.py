@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 
 from league.cli import authors, bots, exploit, leagues, match, replay, rolling, serve, sprt
-from league.cli.common import EXIT_INTERRUPTED, Context, context_of
-from referee.core.catalogue import entries, get_game
+from league.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, Context, context_of
+from referee.core.catalogue import CatalogueError, entries, get_game
 
 app = typer.Typer(
     name="arena",
@@ -195,6 +195,9 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except CatalogueError as error:  # an installed game that does not load, say
+        typer.echo(f"error: {error}", err=True)
+        sys.exit(EXIT_USAGE)
 
 
 if __name__ == "__main__":

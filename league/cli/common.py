@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from referee.games.base import GameError
+from referee.gamekit.base import GameError
 from referee.runtime import cgroups
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
 

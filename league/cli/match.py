@@ -25,7 +25,7 @@ from league.cli.common import (
     sandbox_config,
 )
 from referee.core.catalogue import get_game
-from referee.games.base import GameError
+from referee.gamekit.base import GameError
 from referee.records.files import write_atomic
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from league.cli.common import fail, transaction
-from referee.games.base import GameError
+from referee.gamekit.base import GameError
 from referee.records.files import write_atomic
 
 if TYPE_CHECKING:

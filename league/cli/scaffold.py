@@ -14,7 +14,7 @@ import keyword
 import re
 from pathlib import Path
 
-from referee.core.catalogue import game_names, get_game
+from referee.core.catalogue import game_names, get_entry, get_game
 
 
 class ScaffoldError(ValueError):
@@ -59,7 +59,7 @@ BOT_TEMPLATE = '''"""{title} bot {name}: plays a random legal action; put your s
 from __future__ import annotations
 
 from sdk import Bot, run
-from sdk.{game} import Action, Observation, legal_actions
+from {sdk} import Action, Observation, legal_actions
 
 
 class {cls}(Bot[Observation, Action]):
@@ -77,7 +77,7 @@ if __name__ == "__main__":
     run({cls})
 '''
 
-TEST_TEMPLATE = '''"""{name} plays whole matches against the random example bot, in-process.
+TEST_TEMPLATE = '''"""{name} plays whole matches against {opponent_text}, in-process.
 
     python -m pytest {test_file}
 """
@@ -86,8 +86,7 @@ from __future__ import annotations
 
 import pytest
 
-from example_bots.{game}_random import {random_cls}
-from sdk.local import play_local
+{opponent_import}from sdk.local import play_local
 from {name} import {cls}
 
 
@@ -105,7 +104,7 @@ README_TEMPLATE = """# {name}
 A bot for {title} (`{game}`), written by `arena bot new`. It plays a random legal
 action; put your strategy in `act` in `{name}.py`.
 
-Test it in-process against the random example bot (run from this directory):
+Test it in-process against {opponent_text} (run from this directory):
 
     python -m pytest -q {test_file}
 
@@ -138,12 +137,16 @@ def write_project(name: str, game: str, directory: Path, *, force: bool = False)
     directory.mkdir(parents=True, exist_ok=True)
     bot_file = directory / f"{name}.py"
     test_file = directory / f"test_{name}.py"
+    opponent = _random_bot(game)
     values = {
         "name": name,
         "game": game,
+        "sdk": get_entry(game).sdk,
         "title": get_game(game).title,
         "cls": class_name(name),
-        "random_cls": _random_class(game),
+        "random_cls": opponent[1] if opponent else class_name(name),
+        "opponent_import": f"from {opponent[0]} import {opponent[1]}\n" if opponent else "",
+        "opponent_text": "the random example bot" if opponent else "itself",
         "test_file": test_file.name,
     }
     files = {
@@ -156,16 +159,20 @@ def write_project(name: str, game: str, directory: Path, *, force: bool = False)
     return list(files)
 
 
-def _random_class(game: str) -> str:
-    """The name of the Bot subclass in ``example_bots.<game>_random``."""
+def _random_bot(game: str) -> tuple[str, str] | None:
+    """``(module, class)`` of the game's random example bot (its roster's), or ``None``
+    for a game without example bots: the scaffolded bot then plays itself."""
     from sdk import Bot
 
-    module = importlib.import_module(f"example_bots.{game}_random")
+    roster = get_entry(game).roster
+    if roster is None:
+        return None
+    module = importlib.import_module(f"example_bots.{roster.random}")
     for value in vars(module).values():
         if (
             isinstance(value, type)
             and issubclass(value, Bot)
             and value.__module__ == module.__name__
         ):
-            return value.__name__
-    raise ScaffoldError(f"example_bots.{game}_random has no bot class")
+            return module.__name__, value.__name__
+    raise ScaffoldError(f"{module.__name__} has no bot class")

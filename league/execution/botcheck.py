@@ -43,7 +43,7 @@ from league.store.registry import BotCheckError
 from referee.core.catalogue import game_names, get_entry, get_game
 from referee.core.chance import new_secret
 from referee.core.faults import BotFault, FaultKind, HostUnavailable
-from referee.games.base import GameError
+from referee.gamekit.base import GameError
 from referee.records.record import MatchRecord
 from referee.runtime.launcher import FreshLauncher, Lease
 from referee.runtime.match import Limits, MatchSpec, run_match

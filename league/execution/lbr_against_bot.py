@@ -33,7 +33,7 @@ from referee.analysis.local_best_response import (
 )
 from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceStream, key_from_seed
-from referee.games.base import CHANCE, Game, draw_chance
+from referee.gamekit.base import CHANCE, Game, draw_chance
 from referee.runtime.channel import BotConnection
 from referee.runtime.launcher import FreshLauncher
 from referee.runtime.process import BotSpec

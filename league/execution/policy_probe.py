@@ -34,7 +34,7 @@ from referee.analysis.best_response import Frontier, GameTree, InfoSet
 from referee.core import messages
 from referee.core.faults import BotFault
 from referee.core.protocol import NONCE_PROTOCOL, seat_protocol
-from referee.games.base import GameError
+from referee.gamekit.base import GameError
 from referee.runtime.channel import BotConnection
 from referee.runtime.launcher import FreshLauncher
 from referee.runtime.process import BotSpec

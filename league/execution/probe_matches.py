@@ -54,7 +54,7 @@ from league.execution.botcheck import check_opponents
 from referee.analysis.best_response import TERMINAL, GameTree
 from referee.core.chance import ChanceStream, new_secret
 from referee.core.protocol import PROTOCOL_VERSION
-from referee.games.base import CHANCE, DiceRoll
+from referee.gamekit.base import CHANCE, DiceRoll
 from referee.records.record import MatchRecord
 from referee.runtime.channel import BotConnection, SeatStream
 from referee.runtime.launcher import Launcher, Lease

@@ -35,7 +35,7 @@ from referee.core.chance import (
     new_secret,
 )
 from referee.core.faults import FaultKind
-from referee.games.base import GameError
+from referee.gamekit.base import GameError
 from referee.records.record import MatchRecord, RecordError
 from referee.records.replay import verify
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig

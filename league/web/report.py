@@ -53,7 +53,7 @@ from league.store.leagues import (
 from league.store.models import BotRow, LeagueRow, MatchRow, SeatRow
 from league.store.standings import Standing, crosstable, league_population, standings
 from referee.core.catalogue import get_game
-from referee.games.base import GameError
+from referee.gamekit.base import GameError
 from referee.records.analytics import BluffStats, format_ratio
 from referee.records.files import write_atomic
 from referee.records.html_replay import BASE_CSS, render_replay_html

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from referee.games.base import CHANCE, DiceRoll, Game
+from referee.gamekit.base import CHANCE, DiceRoll, Game
 
 MAX_NODES: Final = 1_000_000
 """Largest tree built (a few hundred MB of lists); a bigger variant is refused."""

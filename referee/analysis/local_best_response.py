@@ -41,7 +41,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from referee.games.base import DiceRoll, Game, GameError
+from referee.gamekit.base import DiceRoll, Game, GameError
 
 DEFAULT_MAX_RAISES: Final = 8
 """Candidate raises scored per decision: the first ones in the engine's legal order

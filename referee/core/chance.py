@@ -68,8 +68,8 @@ def block(key: bytes, index: int) -> bytes:
 class ChanceStream:
     """Dice and shuffles drawn from the HMAC-SHA256 counter-mode stream of ``key``.
 
-    Satisfies :class:`referee.games.base.ChanceSource` (``randint``, ``shuffle``),
-    so :func:`referee.games.base.draw_chance` draws from it. The same key always
+    Satisfies :class:`referee.gamekit.base.ChanceSource` (``randint``, ``shuffle``),
+    so :func:`referee.gamekit.base.draw_chance` draws from it. The same key always
     gives the same draws; the key itself is never exposed.
     """
 

@@ -18,7 +18,7 @@ from typing import Any
 from arena.v1 import bot_pb2
 from referee.core.digests import observation_digest
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.games.base import CHANCE, ChanceOutcome, ChanceSource, Game, draw_chance
+from referee.gamekit.base import CHANCE, ChanceOutcome, ChanceSource, Game, draw_chance
 from referee.wire.base import Codec
 from referee.wire.deltas import DeltaEncoder
 
@@ -78,7 +78,7 @@ class MatchDriver:
     # -- what is due --------------------------------------------------------------
 
     def to_act(self) -> int | None:
-        """The seat to act, :data:`~referee.games.base.CHANCE`, or None when over."""
+        """The seat to act, :data:`~referee.gamekit.base.CHANCE`, or None when over."""
         return self.game.to_act(self.state)
 
     def draw(self, source: ChanceSource) -> ChanceOutcome:

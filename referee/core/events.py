@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from referee.games.base import ChanceOutcome, Game
+from referee.gamekit.base import ChanceOutcome, Game
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from arena.v1 import bot_pb2
 from referee.core.faults import FaultKind
 from referee.core.protocol import PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
-from referee.games.base import Outcome
+from referee.gamekit.base import Outcome
 
 NONCE_BYTES = 12
 """Random bytes per nonce (16 URL-safe characters): guessing one is hopeless."""

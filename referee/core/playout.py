@@ -15,7 +15,7 @@ from typing import Any
 from referee.core.chance import ChanceStream, key_from_seed
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.games.base import CHANCE, Game, GameError
+from referee.gamekit.base import CHANCE, Game, GameError
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,8 @@
-"""Pure game engines, one module per game (standard library only).
+"""The built-in games, one package per game: everything a game is, in its folder.
 
-Games are registered, and looked up by name, in the catalogue
-(:mod:`referee.core.catalogue`); nothing here imports anything outside ``referee.games``.
+``<game>/__init__.py`` holds its registration (``ENTRY``), ``engine.py`` the rules
+(pure: standard library and :mod:`referee.gamekit` only), ``codec.py`` its wire
+form, ``universe.py`` every action it can take. The catalogue
+(:mod:`referee.core.catalogue`) finds every package here; a new built-in game is a
+new folder and edits no other file.
 """

@@ -12,7 +12,7 @@ challenge, whether it hit a lie. The definitions (also in ``docs/bots.md``,
   rule, applied to the full state right then, would find it true: wilds (as they
   stand once the bid is placed: an opening bid on the wild face cancels them), the
   sum endgame, poker-hand containment with jokers, the passed card's true kind.
-  The engine judges it (:meth:`~referee.games.base.Game.claim_truth`), so the rule
+  The engine judges it (:meth:`~referee.gamekit.base.Game.claim_truth`), so the rule
   is written once, next to the challenge that applies it.
 * A **challenge** disputes the last claim: ``Challenge`` in the dice games and in
   Liar's Poker, ``Disbelieve`` in Cockroach Poker (turning the card up is calling
@@ -38,7 +38,7 @@ from typing import Any
 from referee.core.catalogue import get_game
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, Event
-from referee.games.base import GameError, IllegalActionError
+from referee.gamekit.base import GameError, IllegalActionError
 from referee.records.record import MatchRecord
 
 
@@ -123,8 +123,8 @@ def format_ratio(part: int, whole: int) -> str:
 @dataclass(frozen=True, slots=True)
 class ClaimRules:
     """How one game's claims and challenges are recognised and judged: the engine's
-    own :attr:`~referee.games.base.Game.challenge_action` and
-    :meth:`~referee.games.base.Game.claim_truth`."""
+    own :attr:`~referee.gamekit.base.Game.challenge_action` and
+    :meth:`~referee.gamekit.base.Game.claim_truth`."""
 
     challenge: object
     """The action that challenges the last claim."""
@@ -136,7 +136,7 @@ class ClaimRules:
 def claim_rules(game: str) -> ClaimRules | None:
     """The claim rules of ``game``, or ``None`` for a game without claims.
 
-    An unknown name raises :class:`~referee.games.base.RulesError`, not "no claims".
+    An unknown name raises :class:`~referee.gamekit.base.RulesError`, not "no claims".
     """
     engine = get_game(game)
     if engine.challenge_action is None:

@@ -17,12 +17,12 @@ view is drawn by the script:
 * ``#step-slider`` is a range input over the steps.
 
 Each ``.seat-panel`` draws its seat's observation as that seat sees the table
-(``referee/records/viewer/games.js``, one renderer per game): its own hidden dice or cards
+(the game's renderer, ``referee/games/<game>/viewer.js``): its own hidden dice or cards
 face up in ``.hand[data-private-of=N]``, other seats' face down, the bid or claim
 history, the last challenge and reveal; the raw fields stay under a ``<details>``.
 In a seat's view every event reads as the engine describes it to that seat
-(``step.seen[seat]``: :meth:`~referee.games.base.Game.describe_action` and
-:meth:`~referee.games.base.Game.describe_chance` with ``viewer``), so no other
+(``step.seen[seat]``: :meth:`~referee.gamekit.base.Game.describe_action` and
+:meth:`~referee.gamekit.base.Game.describe_chance` with ``viewer``), so no other
 cup, discarded card or re-rolled position shows; a chance outcome the seat sees
 nothing of reads as a placeholder. What a renderer needs computed by the engine
 (Liar's Dice: which faces count) comes in ``step.facts[seat]``.
@@ -44,7 +44,7 @@ from typing import Any
 
 from arena.v1 import bot_pb2
 from referee.core.catalogue import get_entry, get_game, load
-from referee.games.base import Game
+from referee.gamekit.base import Game
 from referee.records.record import MatchRecord
 from referee.records.replay import ReplayStep, replay_steps
 

@@ -24,7 +24,7 @@ from referee.core.catalogue import get_codec, get_game
 from referee.core.digests import sha256_hex
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.faults import FaultKind
-from referee.games.base import Outcome
+from referee.gamekit.base import Outcome
 
 FORMAT_VERSION = 4
 """Version 2: ``seed`` may be null (the match drew its chance from a secret key).

@@ -25,7 +25,7 @@ from referee.core.events import ActionEvent, describe_event
 from referee.core.faults import FaultKind
 from referee.core.playout import legacy_match_rng, match_rng
 from referee.core.protocol import NONCE_PROTOCOL, READABLE_PROTOCOLS
-from referee.games.base import CHANCE, ChanceSource, Game, GameError, Outcome, forfeit
+from referee.gamekit.base import CHANCE, ChanceSource, Game, GameError, Outcome, forfeit
 from referee.records.record import MatchRecord, RecordedEvent, RecordError, chain_problems
 from referee.records.transcript import event_text
 

@@ -1,7 +1,7 @@
 """Human-readable transcripts of match records: omniscient, or as one seat read them.
 
-Every line's text comes from the engine (:meth:`~referee.games.base.Game.describe_action`,
-:meth:`~referee.games.base.Game.describe_chance`): with a ``viewer`` seat, another
+Every line's text comes from the engine (:meth:`~referee.gamekit.base.Game.describe_action`,
+:meth:`~referee.gamekit.base.Game.describe_chance`): with a ``viewer`` seat, another
 seat's secret (Liar's Poker discards, re-rolled positions, other cups) is left out
 by the engine itself, exactly as in the replay viewer's seat view.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from referee.core.catalogue import get_game
 from referee.core.events import ActionEvent, Event, apply_event, describe_event
-from referee.games.base import Game
+from referee.gamekit.base import Game
 from referee.records.record import MatchRecord, RecordError
 
 HIDDEN_CHANCE = "chance (hidden)"
@@ -149,7 +149,7 @@ def outcome_text(game: Game[Any, Any, Any, Any], before: Any, after: Any, seat: 
     ``before`` and ``after`` are the engine states around the action (the omniscient
     view) or one seat's observations of them (that seat's view: it then says no more
     than the observations did, e.g. a believed Cockroach Poker card stays unnamed).
-    The text is the game's own (:meth:`referee.games.base.Game.describe_outcome`,
+    The text is the game's own (:meth:`referee.gamekit.base.Game.describe_outcome`,
     read from its record of finished rounds: Liar's Dice ``history``, Liar's Poker
     ``results``, Liar's Poker Dice ``rounds``, Cockroach Poker ``history``, Dice
     Poker ``cards``); a game that does not override it gets no outcome lines.

@@ -36,7 +36,7 @@ from referee.core.faults import (
     ProtocolViolation,
 )
 from referee.core.protocol import NONCE_PROTOCOL, PROTOCOL_VERSION, seat_protocol
-from referee.games.base import (
+from referee.gamekit.base import (
     CHANCE,
     Game,
     GameError,

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import importlib.metadata
 import importlib.util
 import os
 import secrets
@@ -46,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.core.catalogue import ENTRY_POINT_GROUP
 from referee.runtime import proc_view, seccomp, tree_copy
 
 SOCKET_DIR_INSIDE = "/run/arena"
@@ -456,10 +458,24 @@ def _is_file(arg: str) -> bool:
 
 
 @functools.cache
+def installed_games() -> tuple[Path, ...]:
+    """Where each installed distribution that adds a game lives (its entry point in
+    :data:`referee.core.catalogue.ENTRY_POINT_GROUP`): bound read-only and put on a
+    bot's ``PYTHONPATH``, so a bot finds an installed game as the referee does, also
+    when it is installed outside the environment's site-packages (``pip --target``)."""
+    found: set[Path] = set()
+    for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if point.dist is not None:
+            found.add(Path(str(point.dist.locate_file(""))).resolve())
+    return tuple(sorted(found))
+
+
+@functools.cache
 def python_runtime() -> tuple[Path, ...]:
-    """The interpreter and its libraries (venv and base installation)."""
+    """The interpreter and its libraries (venv and base installation, installed games)."""
     paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
     paths.add(Path(sys.base_prefix).resolve())
+    paths.update(installed_games())
     for name in SDK_PACKAGES:
         try:
             spec = importlib.util.find_spec(name)
@@ -511,6 +527,7 @@ def build_command(
     bwrap = _system_args(config, as_root)
     # The runtime and the bot's own files, read-only, at their host paths.
     own, pythonpath = bot_files(command)
+    pythonpath = [*pythonpath, *installed_games()]
     trees = [p for p in own if config.copy_trees and tree_copy.is_tree(p, BOT_TREE_MARKER)]
     bwrap += _bot_file_args(config, own, as_root, copied=trees)
     bwrap += ["--perms", "0755", "--dir", "/run"]

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from google.protobuf import json_format
 
 from arena.v1 import bot_pb2
-from referee.games.base import GameError, MalformedActionError
+from referee.gamekit.base import GameError, MalformedActionError
 
 ObsT = TypeVar("ObsT")
 ActionT = TypeVar("ActionT")

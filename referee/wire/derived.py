@@ -56,7 +56,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from arena.v1 import bot_pb2
-from referee.games.base import Game, GameError, MalformedActionError
+from referee.gamekit.base import Game, GameError, MalformedActionError
 from referee.wire.base import Codec, MalformedObservationError
 
 ObsT = TypeVar("ObsT")
@@ -374,6 +374,19 @@ class _Derivation:
         return tuple(self.function(name) for name in names)
 
 
+def _observation_type(engine: Game[Any, Any, Any, Any]) -> type:
+    """The engine's observation type: the last parameter of its ``Game[...]`` base, else
+    what its ``observe`` says it returns."""
+    for cls in type(engine).__mro__:
+        for base in getattr(cls, "__orig_bases__", ()):
+            if typing.get_origin(base) is Game:
+                return typing.cast(type, typing.get_args(base)[3])
+    returned = typing.get_type_hints(type(engine).observe).get("return")
+    if not isinstance(returned, type):
+        raise WireShapeError(f"{type(engine).__name__} does not say its observation type")
+    return returned
+
+
 def _read(source: str, name: str) -> str:
     """Source reading field ``name`` of ``source`` (``getattr`` for a keyword: ``pass``)."""
     return f"getattr({source}, {name!r})" if keyword.iskeyword(name) else f"{source}.{name}"
@@ -452,7 +465,7 @@ class DerivedCodec(Codec[ObsT, ActionT]):
         descriptor: Any = self.observation_message.DESCRIPTOR
         prefix = descriptor.name.removesuffix("Observation")
         derivation = _Derivation(prefix, self.fields, self.checks)
-        observation_type = typing.get_type_hints(type(self.engine).observe)["return"]
+        observation_type = _observation_type(self.engine)
         self._derivation = derivation
         encode, decode = derivation.plan(observation_type, descriptor)
         self._encode_inner = derivation.function(encode)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from referee.core.catalogue import get_game
-from referee.games.liars_dice import Challenge
+from referee.games.liars_dice.engine import Challenge
 from referee.records.html_replay import render_replay_html
 from referee.records.record import MatchRecord
 from referee.records.replay import seat_messages, verify

@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from referee.core.catalogue import get_codec
 from referee.core.events import ActionEvent, replay
 from referee.core.playout import random_playout
-from referee.games.base import Game, GameError
-from referee.games.cards import Kind, parse_cards
-from referee.games.cockroach_poker import COCKROACH_POKER, Announce, Believe, Disbelieve
-from referee.games.liars_poker import LIARS_POKER, Accept, Challenge, exchanges
-from referee.games.liars_poker import Announce as LiarsPokerAnnounce
-from referee.games.poker_hands import ALL_ANNOUNCEMENTS
+from referee.gamekit.base import Game, GameError
+from referee.gamekit.cards import Kind, parse_cards
+from referee.gamekit.poker_hands import ALL_ANNOUNCEMENTS
+from referee.games.cockroach_poker.engine import COCKROACH_POKER, Announce, Believe, Disbelieve
+from referee.games.liars_poker.engine import LIARS_POKER, Accept, Challenge, exchanges
+from referee.games.liars_poker.engine import Announce as LiarsPokerAnnounce
 
 
 @st.composite

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.games.base import (
+from referee.gamekit.base import (
     CHANCE,
     ChanceError,
     IllegalActionError,
@@ -16,8 +16,9 @@ from referee.games.base import (
     RulesError,
     Shuffle,
 )
-from referee.games.cards import COCKROACH_DECK, Kind, kind_counts
-from referee.games.cockroach_poker import (
+from referee.gamekit.cards import COCKROACH_DECK, Kind, kind_counts
+from referee.games.cockroach_poker.codec import CockroachPokerCodec
+from referee.games.cockroach_poker.engine import (
     COCKROACH_POKER,
     NO_CARDS,
     Announce,
@@ -31,7 +32,6 @@ from referee.games.cockroach_poker import (
 )
 from referee.records.record import MatchRecord
 from referee.records.replay import verify
-from referee.wire.cockroach_poker import CockroachPokerCodec
 
 G = COCKROACH_POKER
 K = Kind

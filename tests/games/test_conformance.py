@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from referee.core.catalogue import get_codec, get_game
 from referee.core.events import replay
 from referee.core.playout import random_playout
-from referee.games.base import Game, Outcome, RuleOption
+from referee.gamekit.base import Game, Outcome, RuleOption
 from tests.game_plugins import registered_games
 
 MAX_TEST_SEATS = 5

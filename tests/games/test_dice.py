@@ -7,7 +7,7 @@ from itertools import product
 
 import pytest
 
-from referee.games.dice import (
+from referee.gamekit.dice import (
     FACES,
     binomial_pmf,
     count_matching,

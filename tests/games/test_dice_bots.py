@@ -10,7 +10,7 @@ from example_bots.dice_poker_heuristic import HeuristicDicePokerBot
 from example_bots.dice_poker_random import RandomDicePokerBot
 from example_bots.liars_poker_dice_heuristic import HeuristicLiarsPokerDiceBot
 from example_bots.liars_poker_dice_random import RandomLiarsPokerDiceBot
-from referee.games.poker_dice import TOP_HAND, Category, Hand, evaluate, rank
+from referee.gamekit.poker_dice import TOP_HAND, Category, Hand, evaluate, rank
 from sdk.dice_poker import TurnPlanner
 from sdk.liars_poker_dice import best_reroll, claim_probability
 from sdk.local import play_local

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from referee.core.catalogue import get_codec
 from referee.core.events import ActionEvent, replay
 from referee.core.playout import random_playout
-from referee.games.base import Game, MalformedActionError
-from referee.games.dice_poker import DICE_POKER
-from referee.games.liars_poker_dice import LIARS_POKER_DICE
+from referee.gamekit.base import Game, MalformedActionError
+from referee.games.dice_poker.engine import DICE_POKER
+from referee.games.liars_poker_dice.engine import LIARS_POKER_DICE
 from referee.wire.base import Codec
 
 PROPS = settings(max_examples=25, deadline=None)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from referee.games.base import (
+from referee.gamekit.base import (
     CHANCE,
     ChanceError,
     DiceRoll,
@@ -15,10 +15,10 @@ from referee.games.base import (
     MalformedActionError,
     RulesError,
 )
-from referee.games.dice_poker import (
+from referee.games.dice_poker.engine import (
     DICE_POKER as GAME,
 )
-from referee.games.dice_poker import (
+from referee.games.dice_poker.engine import (
     LOWER_LINES,
     UPPER_LINES,
     Line,

@@ -19,7 +19,7 @@ from example_bots.dice_poker_optimal import (
     OptimalDicePokerBot,
 )
 from example_bots.dice_poker_solver import cache_path, dice_poker_spec, load, solve_and_save
-from referee.games.dice_poker import Observation, Phase, Reroll, Scorecard
+from referee.games.dice_poker.engine import Observation, Phase, Reroll, Scorecard
 from sdk.local import play_local
 
 

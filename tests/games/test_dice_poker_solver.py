@@ -22,7 +22,8 @@ from example_bots.dice_poker_solver import (
     load,
     yahtzee_spec,
 )
-from referee.games.dice_poker import (
+from referee.gamekit.poker_dice import roll_outcomes
+from referee.games.dice_poker.engine import (
     Line,
     Rules,
     Scorecard,
@@ -30,7 +31,6 @@ from referee.games.dice_poker import (
     line_points,
     score_options,
 )
-from referee.games.poker_dice import roll_outcomes
 from sdk.dice_poker import TurnPlanner
 
 OURS = dice_poker_spec()

@@ -45,18 +45,15 @@ from typing import Any
 
 import pytest
 
-from referee.core.catalogue import get_codec, get_game
+from referee.core.catalogue import get_codec, get_entry, get_game, load
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.playout import random_playout
-from referee.games.base import ChanceRequest, DiceRoll, Game, GameError, Shuffle
+from referee.gamekit.base import ChanceRequest, DiceRoll, Game, GameError, Shuffle
+from referee.gamekit.leaks import PUBLIC, chance_size
 from referee.wire.base import Codec
-from tests.game_plugins import plugin_leak_rules, registered_games
+from tests.game_plugins import registered_games
 from tests.games.test_conformance import variants
 
-PUBLIC = "public"
-"""A chance component every seat sees (a roll-off die, a Dice Poker die)."""
-HIDDEN = "hidden"
-"""A chance component no seat sees when it is drawn (the stock, set-aside cards)."""
 Owner = int | str
 
 
@@ -77,111 +74,14 @@ class Spec:
     """What every seat learns of an action (the whole action unless it has a private part)."""
 
 
-def _size(request: ChanceRequest) -> int:
-    return request.count if isinstance(request, DiceRoll) else request.size
+def _spec(name: str) -> Spec:
+    """The game's leak rules, from its own folder (its registration names them)."""
+    reference = get_entry(name).leak_rules
+    assert reference is not None, f"{name} has no leak rules in its registration"
+    return Spec(*load(reference))
 
 
-# -- liars_dice: round dice go to the seats still in, in seat order; roll-offs are public.
-
-
-def _liars_dice_owners(state: Any, request: ChanceRequest) -> tuple[Owner, ...]:
-    if state.phase == "roll-off":
-        return (PUBLIC,) * _size(request)
-    return tuple(seat for seat, count in enumerate(state.dice_counts) for _ in range(count))
-
-
-def _liars_dice_knowledge(state: Any, seat: int) -> Any:
-    return state.history  # a challenge shows every die of the round to everyone
-
-
-# -- liars_poker_dice: the holder's throw and re-rolls are the holder's; the count of
-# re-rolled dice is public, which dice is not; the dice are seen by whoever holds them.
-
-
-def _lpd_owners(state: Any, request: ChanceRequest) -> tuple[Owner, ...]:
-    if state.phase.value == "roll_off":
-        return (PUBLIC,) * _size(request)
-    return (state.holder,) * _size(request)
-
-
-def _lpd_public(action: Any) -> Any:
-    if type(action).__name__ == "Reroll":
-        return ("reroll", len(action.positions))
-    return action
-
-
-def _lpd_knowledge(state: Any, seat: int) -> Any:
-    holds = state.holder == seat
-    return (state.rounds, state.dice if holds else None, state.pending if holds else None)
-
-
-# -- dice_poker: everything is public.
-
-
-def _all_public(state: Any, request: ChanceRequest) -> tuple[Owner, ...]:
-    return (PUBLIC,) * _size(request)
-
-
-# -- cockroach_poker: card j of the deal goes to seat j % n (the rest is set aside); a
-# pass shows its claim, not its card; a disbelieved card is shown to everyone, and
-# under call_rule=published every answered card (it is always turned up).
-
-
-def _cockroach_owners(state: Any, request: ChanceRequest) -> tuple[Owner, ...]:
-    n, size = state.num_seats, _size(request)
-    dealt = (size // n) * n
-    return tuple(j % n if j < dealt else HIDDEN for j in range(size))
-
-
-def _cockroach_public(action: Any) -> Any:
-    if type(action).__name__ == "Announce":
-        return ("announce", action.claim)
-    return action
-
-
-def _cockroach_knowledge(state: Any, seat: int) -> Any:
-    passes = tuple(
-        (r.announcer, r.target, r.claim, r.believed, r.taker, r.eliminated)
-        + (() if r.believed and state.rules.call_rule == "simplified" else (r.card,))
-        for r in state.history
-    )
-    return (passes, state.eliminated, state.hands[seat] if state.dealt else None)
-
-
-# -- liars_poker: the first five cards of a deal go to the starter, the rest is stock;
-# an exchange draws the first cards of the reshuffled stock; how many cards were
-# exchanged is public, which is not; the holder sees the hand until it passes on;
-# a challenge shows it to everyone.
-
-
-def _liars_poker_owners(state: Any, request: ChanceRequest) -> tuple[Owner, ...]:
-    size = _size(request)
-    if state.phase == "deal":
-        mine, owner = 5, state.starter
-    else:
-        mine, owner = len(state.discards), state.holder
-    return tuple(owner if j < mine else HIDDEN for j in range(size))
-
-
-def _liars_poker_public(action: Any) -> Any:
-    if type(action).__name__ == "Exchange":
-        return ("exchange", len(action.discards))
-    return action
-
-
-def _liars_poker_knowledge(state: Any, seat: int) -> Any:
-    sees = seat == state.holder and state.phase in ("announce", "respond", "exchange", "draw")
-    return (state.results, state.hand if sees else None)
-
-
-SPECS: dict[str, Spec] = {
-    "liars_dice": Spec(_liars_dice_owners, _liars_dice_knowledge),
-    "liars_poker_dice": Spec(_lpd_owners, _lpd_knowledge, _lpd_public),
-    "dice_poker": Spec(_all_public, lambda state, seat: None),
-    "cockroach_poker": Spec(_cockroach_owners, _cockroach_knowledge, _cockroach_public),
-    "liars_poker": Spec(_liars_poker_owners, _liars_poker_knowledge, _liars_poker_public),
-    **{name: Spec(*rules) for name, rules in plugin_leak_rules().items()},
-}
+SPECS: dict[str, Spec] = {name: _spec(name) for name in registered_games()}
 
 
 # ---------------------------------------------------------------------------
@@ -224,6 +124,11 @@ def _redraw(
     elif len(free) > 1:
         for _ in range(1 + int(intensity * 6)):
             a, b = rng.sample(free, 2)
+            values[a], values[b] = values[b], values[a]
+    if tuple(values) == tuple(outcome):  # a shuffle that changed nothing: make it count
+        distinct = [i for i in free if values[i] != values[free[0]]]
+        if distinct:  # (with two free cards, half the shuffles are the identity)
+            a, b = free[0], rng.choice(distinct)
             values[a], values[b] = values[b], values[a]
     return tuple(values)
 
@@ -274,7 +179,7 @@ def _alternative(
             outcome = event.outcome
             if index >= start:
                 request = game.chance_request(alt)
-                if _size(request) != len(outcome):
+                if chance_size(request) != len(outcome):
                     return  # the histories diverged in public
                 outcome = _redraw(request, outcome, spec.owners(alt, request), seat, rng, intensity)
             try:

@@ -11,7 +11,7 @@ import pytest
 
 from arena.v1 import bot_pb2, liars_dice_pb2
 from referee.core.catalogue import get_codec, get_game
-from referee.games.base import (
+from referee.gamekit.base import (
     CHANCE,
     ChanceError,
     DiceRoll,
@@ -21,7 +21,8 @@ from referee.games.base import (
     Outcome,
     RulesError,
 )
-from referee.games.liars_dice import (
+from referee.games.liars_dice.codec import LiarsDiceCodec
+from referee.games.liars_dice.engine import (
     LIARS_DICE,
     Action,
     Bid,
@@ -35,7 +36,6 @@ from referee.games.liars_dice import (
 from referee.records.record import MatchRecord
 from referee.records.replay import verify
 from referee.wire.base import MalformedObservationError
-from referee.wire.liars_dice import LiarsDiceCodec
 from sdk.liars_dice import bid_probability, is_legal, legal_actions
 
 G = LIARS_DICE

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from referee.core.events import ActionEvent, replay
 from referee.core.playout import Playout, random_playout
-from referee.games.base import CHANCE
-from referee.games.liars_dice import LIARS_DICE, RAISE_RULES, WILD_FACES, Rules, State
-from referee.wire.liars_dice import LiarsDiceCodec
+from referee.gamekit.base import CHANCE
+from referee.games.liars_dice.codec import LiarsDiceCodec
+from referee.games.liars_dice.engine import LIARS_DICE, RAISE_RULES, WILD_FACES, Rules, State
 
 G = LIARS_DICE
 CODEC = LiarsDiceCodec()

@@ -7,15 +7,17 @@ import random
 import pytest
 
 from arena.v1 import bot_pb2, liars_poker_pb2
-from referee.games.base import (
+from referee.gamekit.base import (
     CHANCE,
     ChanceError,
     IllegalActionError,
     MalformedActionError,
     Shuffle,
 )
-from referee.games.cards import JOKER, POKER_DECK, Card, Suit, parse_cards
-from referee.games.liars_poker import (
+from referee.gamekit.cards import JOKER, POKER_DECK, Card, Suit, parse_cards
+from referee.gamekit.poker_hands import HIGHEST, Announcement, Category
+from referee.games.liars_poker.codec import LiarsPokerCodec
+from referee.games.liars_poker.engine import (
     LIARS_POKER,
     Accept,
     Announce,
@@ -23,8 +25,6 @@ from referee.games.liars_poker import (
     Exchange,
     State,
 )
-from referee.games.poker_hands import HIGHEST, Announcement, Category
-from referee.wire.liars_poker import LiarsPokerCodec
 
 G = LIARS_POKER
 C = Category

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from referee.games.base import (
+from referee.gamekit.base import (
     CHANCE,
     ChanceError,
     DiceRoll,
@@ -14,10 +14,11 @@ from referee.games.base import (
     MalformedActionError,
     RulesError,
 )
-from referee.games.liars_poker_dice import (
+from referee.gamekit.poker_dice import TOP_HAND, Category, Hand
+from referee.games.liars_poker_dice.engine import (
     LIARS_POKER_DICE as GAME,
 )
-from referee.games.liars_poker_dice import (
+from referee.games.liars_poker_dice.engine import (
     Accept,
     Challenge,
     Declare,
@@ -26,7 +27,6 @@ from referee.games.liars_poker_dice import (
     State,
     StepKind,
 )
-from referee.games.poker_dice import TOP_HAND, Category, Hand
 
 PAIR_3 = Hand(Category.ONE_PAIR, (3,))
 PAIR_6 = Hand(Category.ONE_PAIR, (6,))

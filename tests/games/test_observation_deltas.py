@@ -18,7 +18,7 @@ import pytest
 from arena.v1 import bot_pb2
 from referee.core.catalogue import get_codec, get_game
 from referee.core.playout import random_playout
-from referee.games.base import CHANCE
+from referee.gamekit.base import CHANCE
 from referee.wire.base import MalformedObservationError
 from referee.wire.deltas import DeltaDecoder, DeltaEncoder
 from tests.game_plugins import registered_games

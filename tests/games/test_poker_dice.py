@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from referee.games.poker_dice import (
+from referee.gamekit.poker_dice import (
     ALL_HANDS,
     TOP_HAND,
     Category,

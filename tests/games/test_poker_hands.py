@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from referee.games.cards import (
+from referee.gamekit.cards import (
     JOKER,
     POKER_DECK,
     STANDARD_DECK,
@@ -17,7 +17,7 @@ from referee.games.cards import (
     Suit,
     parse_cards,
 )
-from referee.games.poker_hands import (
+from referee.gamekit.poker_hands import (
     ALL_ANNOUNCEMENTS,
     HIGHEST,
     LOWEST,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import itertools
 
-import referee.games.poker_hands as poker_hands
+import referee.gamekit.poker_hands as poker_hands
 import sdk.liars_poker
-from referee.games.cards import RANKS
-from referee.games.poker_hands import (
+from referee.gamekit.cards import RANKS
+from referee.gamekit.poker_hands import (
     HIGHEST,
     LOWEST,
     SHAPES,

@@ -18,15 +18,15 @@ import pytest
 from referee.core.catalogue import BUILTIN_GAMES, get_game
 from referee.core.events import ActionEvent, Event
 from referee.core.playout import random_playout
-from referee.games import cockroach_poker as cp
-from referee.games import dice_poker as dp
-from referee.games import liars_dice as ld
-from referee.games import liars_poker as lp
-from referee.games import liars_poker_dice as lpd
-from referee.games.cards import Kind, parse_cards
-from referee.games.poker_dice import Category, Hand
-from referee.games.poker_hands import Announcement
-from referee.games.poker_hands import Category as CardCategory
+from referee.gamekit.cards import Kind, parse_cards
+from referee.gamekit.poker_dice import Category, Hand
+from referee.gamekit.poker_hands import Announcement
+from referee.gamekit.poker_hands import Category as CardCategory
+from referee.games.cockroach_poker import engine as cp
+from referee.games.dice_poker import engine as dp
+from referee.games.liars_dice import engine as ld
+from referee.games.liars_poker import engine as lp
+from referee.games.liars_poker_dice import engine as lpd
 from tests.game_plugins import registered_games
 
 # -- Liar's Dice: the roll-off is public; a round's roll shows each seat its own cup.

@@ -30,7 +30,7 @@ from league.store.models import MatchRow
 from league.store.registry import LeagueError, add_bot
 from referee.core.catalogue import get_game
 from referee.core.chance import ChanceStream, commitment, deal_key, league_secret_from_seed
-from referee.games.base import CHANCE, draw_chance
+from referee.gamekit.base import CHANCE, draw_chance
 from referee.records.replay import replay_states, verify
 from tests.forge import swap_two_dice
 

@@ -38,7 +38,7 @@ import grpc
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.core.catalogue import get_game
 from referee.core.playout import match_rng
-from referee.games.base import CHANCE, draw_chance
+from referee.gamekit.base import CHANCE, draw_chance
 from referee.wire.deltas import DeltaDecoder
 from sdk import Bot
 from sdk.liars_dice import Action, Observation, legal_actions

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
-from referee.games.liars_dice import bid_is_true, counts_for
+from referee.games.liars_dice.engine import bid_is_true, counts_for
 from sdk import run
 from sdk.bot import MatchResult
 from sdk.liars_dice import Action, Bid, Challenge, Observation, SumBid, legal_actions

@@ -38,8 +38,8 @@ from referee.core.chance import (
     key_from_seed,
     league_secret_from_seed,
 )
-from referee.games.base import CHANCE, ChanceSource, DiceRoll, draw_chance
-from referee.games.liars_dice import LIARS_DICE, State
+from referee.gamekit.base import CHANCE, ChanceSource, DiceRoll, draw_chance
+from referee.games.liars_dice.engine import LIARS_DICE, State
 from sdk import Bot, run
 from sdk.bot import MatchInfo
 from sdk.liars_dice import Action, Challenge, Observation, legal_actions

@@ -24,8 +24,8 @@ from league.store.leagues import decompress_record, get_league
 from league.store.models import MatchRow
 from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import new_secret
-from referee.games.base import CHANCE, draw_chance
-from referee.games.liars_dice import Challenge
+from referee.gamekit.base import CHANCE, draw_chance
+from referee.games.liars_dice.engine import Challenge
 from referee.records.record import MatchRecord
 from referee.records.replay import replay_states, verify
 from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match

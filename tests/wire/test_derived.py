@@ -17,7 +17,7 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from arena.v1 import bot_pb2
-from referee.games.base import Game, MalformedActionError
+from referee.gamekit.base import Game, MalformedActionError
 from referee.wire.base import MalformedObservationError
 from referee.wire.derived import Checks, DerivedCodec, Field, Fields, WireShapeError
 

@@ -1,25 +1,23 @@
-"""Three-Card Bluff, the toy plugin game: its ONE catalogue registration.
+"""Three-Card Bluff, the toy game of the test suite: its registration (its ``ENTRY``).
 
-Everything else is in this directory: the engine (``engine.py``), its messages
-(``three_card_bluff.proto`` and the generated code), the codec, the SDK module,
-the random bot, its renderer in the replay viewer (``viewer.js``) and the leak
-rules the leak suite reads.
+The same layout as a built-in game (``referee/games/<game>/``): everything else is in
+this directory: the engine (``engine.py``), its messages (``three_card_bluff.proto``
+and the generated code), the codec, the SDK module, the random bot, its renderer in
+the replay viewer (``viewer.js``) and the leak rules the leak suite reads. The suite
+installs it as an entry point (``tests/game_plugins/__init__.py``).
 """
 
 from __future__ import annotations
 
-from referee.core.catalogue import GameEntry, ViewerSpec, register
+from referee.gamekit.entry import GameEntry, ViewerSpec
 
-_HERE = __name__
-
-ENTRY = register(
-    GameEntry(
-        name="three_card_bluff",
-        title="Three-Card Bluff",
-        engine=f"{_HERE}.engine:THREE_CARD_BLUFF",
-        codec=f"{_HERE}.codec:CODEC",
-        sdk=f"{_HERE}.bot_sdk",
-        action_universe=f"{_HERE}.engine:action_universe",
-        viewer=ViewerSpec(renderer="three_card_bluff", script=f"{_HERE}:viewer.js"),
-    )
+ENTRY = GameEntry(
+    name="three_card_bluff",
+    title="Three-Card Bluff",
+    engine=f"{__name__}.engine:THREE_CARD_BLUFF",
+    codec=f"{__name__}.codec:CODEC",
+    sdk=f"{__name__}.bot_sdk",
+    action_universe=f"{__name__}.engine:action_universe",
+    viewer=ViewerSpec(renderer="three_card_bluff", script=f"{__name__}:viewer.js"),
+    leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
 )

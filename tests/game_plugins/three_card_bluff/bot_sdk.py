@@ -3,8 +3,8 @@
     from sdk import Bot, run
     from tests.game_plugins.three_card_bluff.bot_sdk import Action, Observation, legal_actions
 
-Importing this module registers the game (its package does), so ``sdk.run`` and
-``sdk.local`` find its engine and codec in the catalogue.
+``sdk.run`` and ``sdk.local`` find its engine and codec in the catalogue, which
+discovers the game through its entry point (the suite installs it).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from arena.v1 import bot_pb2
-from referee.games.base import MalformedActionError
+from referee.gamekit.base import MalformedActionError
 from referee.wire.derived import DerivedCodec, Field, Fields
 from tests.game_plugins.three_card_bluff import three_card_bluff_pb2 as pb
 from tests.game_plugins.three_card_bluff.engine import (

@@ -7,7 +7,7 @@ claimed rank plays against seat 1's card, higher wins (a tie goes to seat 1), an
 card is shown. Called: both seats' cards are shown, and seat 0 wins exactly when the
 claim was true. The face-down card is never shown. The winner scores 1, the loser 0.
 
-Standard library and ``referee.games.base`` only, like every engine.
+Standard library and ``referee.gamekit.base`` only, like every engine.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from referee.games.base import (
+from referee.gamekit.base import (
     CHANCE,
     ChanceError,
     ChanceRequest,

@@ -16,8 +16,8 @@ import pytest
 
 from referee.core.catalogue import game_names, get_codec, get_entry, get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.games.base import MalformedActionError
-from referee.games.liars_dice import Challenge as LiarsDiceChallenge
+from referee.gamekit.base import MalformedActionError
+from referee.games.liars_dice.engine import Challenge as LiarsDiceChallenge
 from referee.records import analytics
 from referee.records.html_replay import render_replay_html, replay_data
 from referee.records.record import MatchRecord

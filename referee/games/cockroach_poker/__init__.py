@@ -1,0 +1,40 @@
+"""Cockroach Poker: the game's registration (its ``ENTRY``); the rest of it is in this folder.
+
+``engine.py`` the rules; ``codec.py`` its wire form (its messages are
+``proto/arena/v1/cockroach_poker.proto``); ``universe.py`` every action it can take (for
+reinforcement learning); ``viewer.js`` its renderer in the replay viewer;
+``leak_rules.py`` what each seat may see (for the leak suite). Its SDK module is
+``sdk/cockroach_poker.py``.
+"""
+
+from __future__ import annotations
+
+from referee.gamekit.entry import GameEntry, Roster, ViewerSpec
+
+ENTRY = GameEntry(
+    name="cockroach_poker",
+    title="Cockroach Poker",
+    engine=f"{__name__}.engine:COCKROACH_POKER",
+    codec=f"{__name__}.codec:CODEC",
+    sdk="sdk.cockroach_poker",
+    action_universe=f"{__name__}.universe:action_universe",
+    roster=Roster(
+        "cockroach_poker_random",
+        "cockroach_poker_heuristic",
+        "cockroach_poker_strong",
+        counter_set=(
+            "cockroach_poker_truthful",
+            "cockroach_poker_never_challenge",
+            "cockroach_poker_always_challenge",
+            "cockroach_poker_always_bluff",
+        ),
+        ladder_table_size=3,
+    ),
+    viewer=ViewerSpec(
+        renderer="cockroach_poker",
+        count_keys=frozenset({"hand", "face_up"}),
+        count_labels="referee.gamekit.cards:KINDS",
+    ),
+    leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
+    order=4,
+)

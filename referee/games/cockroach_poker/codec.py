@@ -1,0 +1,62 @@
+"""Codec between the Cockroach Poker engine values and ``arena.v1.CockroachPoker*`` messages.
+
+Derived from the engine's types (:mod:`referee.wire.derived`): kinds travel as
+``CockroachPokerKind`` by name (0 = unset, for a card not known), per-kind counts as
+8 numbers in kind order, checked for length. The rule option ``call_rule`` travels
+as the flag ``call_rule_published``, the form it had before it was an option.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+from arena.v1 import cockroach_poker_pb2 as pb
+from referee.gamekit.cards import KINDS
+from referee.games.cockroach_poker.engine import (
+    COCKROACH_POKER,
+    Action,
+    Counts,
+    Observation,
+    Rules,
+    SeatView,
+    check_well_formed,
+)
+from referee.wire.derived import DerivedCodec, Field, Fields
+
+
+def _counts(name: str) -> Field:
+    """A per-kind count field: exactly one number per kind."""
+
+    def decode(message: Any) -> Counts:
+        values = tuple(getattr(message, name))
+        if len(values) != len(KINDS):
+            raise ValueError(f"expected {len(KINDS)} counts, got {list(values)}")
+        return values
+
+    def encode(counts: Counts) -> dict[str, Any]:
+        return {name: counts}
+
+    return Field(encode=encode, decode=decode)
+
+
+class CockroachPokerCodec(DerivedCodec[Observation, Action]):
+    """Observations and actions of ``cockroach_poker``."""
+
+    engine = COCKROACH_POKER
+    observation_message = pb.CockroachPokerObservation
+    action_message = pb.CockroachPokerAction
+    log_fields = ("history",)
+    fields: ClassVar[Fields] = {
+        (Rules, "call_rule"): Field(
+            encode=lambda rule: {"call_rule_published": rule == "published"},
+            decode=lambda message: "published" if message.call_rule_published else "simplified",
+        ),
+        (Observation, "hand"): _counts("hand"),
+        (SeatView, "face_up"): _counts("face_up"),
+    }
+    well_formed = staticmethod(check_well_formed)
+    check_before_encoding = True
+
+
+CODEC: Final = CockroachPokerCodec()
+"""The codec instance the registry (:func:`referee.core.catalogue.get_codec`) hands out."""

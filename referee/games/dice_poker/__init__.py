@@ -1,0 +1,25 @@
+"""Dice Poker: the game's registration (its ``ENTRY``); the rest of it is in this folder.
+
+``engine.py`` the rules; ``codec.py`` its wire form (its messages are
+``proto/arena/v1/dice_poker.proto``); ``universe.py`` every action it can take (for
+reinforcement learning); ``viewer.js`` its renderer in the replay viewer;
+``leak_rules.py`` what each seat may see (for the leak suite). Its SDK module is
+``sdk/dice_poker.py``.
+"""
+
+from __future__ import annotations
+
+from referee.gamekit.entry import GameEntry, Roster, ViewerSpec
+
+ENTRY = GameEntry(
+    name="dice_poker",
+    title="Dice Poker",
+    engine=f"{__name__}.engine:DICE_POKER",
+    codec=f"{__name__}.codec:CODEC",
+    sdk="sdk.dice_poker",
+    action_universe=f"{__name__}.universe:action_universe",
+    roster=Roster("dice_poker_random", "dice_poker_heuristic", "dice_poker_optimal"),
+    viewer=ViewerSpec(renderer="dice_poker", script=f"{__name__}:viewer.js"),
+    leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
+    order=3,
+)

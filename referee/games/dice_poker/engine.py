@@ -1,0 +1,517 @@
+"""Dice Poker: a Yahtzee-style scorecard game with five dice.
+
+Rules in short (full text: ``docs/rules/dice_poker.md``):
+
+* 1..8 seats, five six-sided dice, a public 15-line scorecard per seat; 15 rounds,
+  in each round every seat takes one turn in seat order.
+* A turn: roll all five dice, then up to two re-rolls of any 1..5 of them (three
+  rolls at most); the player may stop after any roll. Then the player writes the
+  dice into exactly one empty line of their card (0 if they do not fit).
+* Upper lines (Aces..Sixes): the sum of the dice showing that face. Upper bonus:
+  35 when the upper lines total 63 or more (``upper_bonus_inclusive=true``, the
+  default) or more than 63 (``false``).
+* Lower lines: Pair, Two Pair (two pairs of different faces), Three of a Kind,
+  Four of a Kind and Chance score the sum of all dice; Full House (three of one
+  face and two of another) 25; Small Straight (four faces in a row) 30; Large
+  Straight (five in a row) 40; Poker (five equal) 50. Five equal dice also count
+  as a pair, three and four of a kind, but not as two pair or full house.
+* Extra Poker and joker: when Poker already holds 50 and the turn ends with five
+  equal dice, the player earns a 100 bonus and the dice are a joker: they must go
+  into the upper line of their face if it is empty; else into any empty lower line
+  (Full House and the straights then score their full value, the sum lines the sum
+  of the dice); if no lower line is empty, 0 into any empty upper line. If Poker
+  holds 0, five equal dice are an ordinary throw.
+* After every seat's 15th turn the highest total wins; ties share the place.
+  Outcome scores: total points.
+
+Everything is public: every seat sees all dice and all scorecards.
+
+Chance nodes: a turn's first roll is ``DiceRoll(5)``; a re-roll of ``k`` dice is
+``DiceRoll(k)``, drawn after the :class:`Reroll` action that picked them (values
+fill the picked positions in increasing order).
+
+Actions (only the seat whose turn it is, after a roll):
+
+==================  =============================================================
+action              legal when
+==================  =============================================================
+``Reroll(ps)``      fewer than 3 rolls made this turn; ``ps`` 1..5 distinct
+                    positions 0..4 in increasing order
+``Score(line)``     ``line`` is empty on the player's card and allowed by the
+                    joker rule (see :func:`score_options`)
+==================  =============================================================
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum, IntEnum
+from typing import Any, ClassVar, Final
+
+from referee.gamekit.base import (
+    CHANCE,
+    ChanceError,
+    ChanceRequest,
+    DiceRoll,
+    Game,
+    GameError,
+    IllegalActionError,
+    MalformedActionError,
+    Outcome,
+    RuleOption,
+    check_chance,
+    places_from_keys,
+)
+
+NUM_DICE: Final = 5
+MAX_ROLLS: Final = 3
+NUM_TURNS: Final = 15
+UPPER_BONUS: Final = 35
+UPPER_BONUS_THRESHOLD: Final = 63
+EXTRA_POKER_BONUS: Final = 100
+POKER_POINTS: Final = 50
+FULL_HOUSE_POINTS: Final = 25
+SMALL_STRAIGHT_POINTS: Final = 30
+LARGE_STRAIGHT_POINTS: Final = 40
+
+
+class Line(IntEnum):
+    """The 15 scorecard lines, in card order."""
+
+    ACES = 1
+    TWOS = 2
+    THREES = 3
+    FOURS = 4
+    FIVES = 5
+    SIXES = 6
+    PAIR = 7
+    TWO_PAIR = 8
+    THREE_OF_A_KIND = 9
+    FOUR_OF_A_KIND = 10
+    FULL_HOUSE = 11
+    SMALL_STRAIGHT = 12
+    LARGE_STRAIGHT = 13
+    POKER = 14
+    CHANCE = 15
+
+    @property
+    def is_upper(self) -> bool:
+        return self <= Line.SIXES
+
+
+UPPER_LINES: Final = tuple(line for line in Line if line.is_upper)
+LOWER_LINES: Final = tuple(line for line in Line if not line.is_upper)
+
+LINE_NAMES: Final[Mapping[Line, str]] = {
+    Line.ACES: "Aces",
+    Line.TWOS: "Twos",
+    Line.THREES: "Threes",
+    Line.FOURS: "Fours",
+    Line.FIVES: "Fives",
+    Line.SIXES: "Sixes",
+    Line.PAIR: "Pair",
+    Line.TWO_PAIR: "Two Pair",
+    Line.THREE_OF_A_KIND: "Three of a Kind",
+    Line.FOUR_OF_A_KIND: "Four of a Kind",
+    Line.FULL_HOUSE: "Full House",
+    Line.SMALL_STRAIGHT: "Small Straight",
+    Line.LARGE_STRAIGHT: "Large Straight",
+    Line.POKER: "Poker",
+    Line.CHANCE: "Chance",
+}
+
+# ---------------------------------------------------------------------------
+# Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The rule options of Dice Poker."""
+
+    upper_bonus_inclusive: bool = True
+    """The 35-point upper bonus needs 63 or more (``True``) or more than 63."""
+
+
+OPTIONS: Final = (
+    RuleOption(
+        "upper_bonus_inclusive",
+        True,
+        "The 35-point upper bonus is earned at an upper total of 63 or more (true) "
+        "or only above 63 (false, the literal reading of the original text).",
+    ),
+)
+
+# ---------------------------------------------------------------------------
+# Scorecards and scoring
+
+
+@dataclass(frozen=True, slots=True)
+class Scorecard:
+    """One seat's card: points per line (``None`` = empty) and extra-Poker bonuses."""
+
+    lines: tuple[int | None, ...] = (None,) * len(Line)
+    """Indexed by ``line - 1``."""
+    extra_pokers: int = 0
+    """How many 100-point extra-Poker bonuses were earned."""
+
+    def get(self, line: Line) -> int | None:
+        return self.lines[line - 1]
+
+    def is_open(self, line: Line) -> bool:
+        return self.lines[line - 1] is None
+
+    @property
+    def open_lines(self) -> tuple[Line, ...]:
+        """The lines not written yet, in line order."""
+        return tuple(line for line in Line if self.lines[line - 1] is None)
+
+    @property
+    def upper_total(self) -> int:
+        """Points in the six upper lines (aces to sixes), before the bonus."""
+        return sum(self.lines[line - 1] or 0 for line in UPPER_LINES)
+
+    def upper_bonus(self, inclusive: bool) -> int:
+        total = self.upper_total
+        earned = total >= UPPER_BONUS_THRESHOLD if inclusive else total > UPPER_BONUS_THRESHOLD
+        return UPPER_BONUS if earned else 0
+
+    def total(self, inclusive: bool) -> int:
+        """Lines plus the upper bonus plus the extra-Poker bonuses."""
+        return (
+            sum(points or 0 for points in self.lines)
+            + self.upper_bonus(inclusive)
+            + EXTRA_POKER_BONUS * self.extra_pokers
+        )
+
+    def filled(self, line: Line, points: int) -> Scorecard:
+        lines = list(self.lines)
+        lines[line - 1] = points
+        return replace(self, lines=tuple(lines))
+
+
+def _is_run(faces: set[int], length: int) -> bool:
+    return any(
+        all(face in faces for face in range(start, start + length))
+        for start in range(1, 8 - length)
+    )
+
+
+def line_points(line: Line, dice: Sequence[int], *, joker: bool = False) -> int:
+    """Points ``dice`` score in ``line``; ``joker`` applies the joker values."""
+    counts = Counter(dice)
+    total = sum(dice)
+    most = max(counts.values(), default=0)
+    if line.is_upper:
+        return int(line) * counts[int(line)]
+    if line == Line.PAIR:
+        return total if most >= 2 else 0
+    if line == Line.TWO_PAIR:
+        pairs = sum(1 for n in counts.values() if n >= 2)
+        return total if pairs >= 2 or joker else 0
+    if line == Line.THREE_OF_A_KIND:
+        return total if most >= 3 else 0
+    if line == Line.FOUR_OF_A_KIND:
+        return total if most >= 4 else 0
+    if line == Line.FULL_HOUSE:
+        shape = sorted(counts.values())
+        return FULL_HOUSE_POINTS if shape == [2, 3] or joker else 0
+    if line == Line.SMALL_STRAIGHT:
+        return SMALL_STRAIGHT_POINTS if joker or _is_run(set(dice), 4) else 0
+    if line == Line.LARGE_STRAIGHT:
+        return LARGE_STRAIGHT_POINTS if joker or _is_run(set(dice), 5) else 0
+    if line == Line.POKER:
+        return POKER_POINTS if most == NUM_DICE else 0
+    return total  # Chance
+
+
+def is_joker(card: Scorecard, dice: Sequence[int]) -> bool:
+    """Five equal dice while Poker already holds 50: extra-Poker bonus and joker."""
+    return len(dice) == NUM_DICE and len(set(dice)) == 1 and card.get(Line.POKER) == POKER_POINTS
+
+
+def score_options(card: Scorecard, dice: Sequence[int]) -> dict[Line, int]:
+    """Every line the dice may be written into now, with the points (bonus excluded)."""
+    if not is_joker(card, dice):
+        return {line: line_points(line, dice) for line in card.open_lines}
+    upper = Line(dice[0])
+    if card.is_open(upper):
+        return {upper: line_points(upper, dice)}
+    lower = [line for line in LOWER_LINES if card.is_open(line)]
+    if lower:
+        return {line: line_points(line, dice, joker=True) for line in lower}
+    return {line: 0 for line in UPPER_LINES if card.is_open(line)}
+
+
+# ---------------------------------------------------------------------------
+# Actions
+
+
+@dataclass(frozen=True, slots=True)
+class Reroll:
+    """Re-roll the dice at ``positions`` (1..5 distinct positions 0..4, increasing)."""
+
+    positions: tuple[int, ...]
+    """Dice positions to re-roll (0..4): one to five, distinct, increasing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """Write the dice into ``line`` and end the turn."""
+
+    line: Line
+    """The open scorecard line to write the dice's points into."""
+
+
+Action = Reroll | Score
+
+# ---------------------------------------------------------------------------
+# State and observation
+
+
+class Phase(Enum):
+    """What the game waits for."""
+
+    ROLL = "roll"
+    """Chance: the turn's first roll, or a re-roll."""
+    CHOOSE = "choose"
+    """The current seat re-rolls or scores."""
+    GAME_OVER = "game_over"
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The full state of a match (all of it public)."""
+
+    rules: Rules
+    phase: Phase
+    cards: tuple[Scorecard, ...]
+    current: int | None = 0
+    """The seat whose turn it is (``None`` at the end)."""
+    turn: int = 1
+    """The round number, 1..15."""
+    dice: tuple[int, ...] = ()
+    rolls: int = 0
+    """Rolls made this turn."""
+    pending: tuple[int, ...] = ()
+    """Positions being re-rolled during a re-roll's chance node."""
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What a seat knows: the whole (public) state."""
+
+    seat: int
+    """The observer's seat (0-based)."""
+    num_seats: int
+    """Seats in the match (1 plays solo)."""
+    upper_bonus_inclusive: bool
+    """Rule option ``upper_bonus_inclusive``."""
+    phase: Phase
+    """What the game waits for (`Phase`)."""
+    current: int | None
+    """The seat whose turn it is (``None`` at the end)."""
+    turn: int
+    """The round number, 1..15."""
+    dice: tuple[int, ...]
+    """The five dice in position order (empty before the turn's first roll)."""
+    rolls: int
+    """Rolls made this turn."""
+    reroll_positions: tuple[int, ...]
+    """Positions being re-rolled while the re-roll is drawn."""
+    cards: tuple[Scorecard, ...]
+    """Every seat's scorecard."""
+
+    @property
+    def my_card(self) -> Scorecard:
+        """The observer's own scorecard."""
+        return self.cards[self.seat]
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether the observer must re-roll or score now."""
+        return self.phase is Phase.CHOOSE and self.current == self.seat
+
+    def totals(self) -> tuple[int, ...]:
+        return tuple(card.total(self.upper_bonus_inclusive) for card in self.cards)
+
+
+# ---------------------------------------------------------------------------
+# The engine
+
+
+def _check_positions(positions: object) -> tuple[int, ...]:
+    if not isinstance(positions, tuple) or any(
+        type(p) is not int or not 0 <= p < NUM_DICE for p in positions
+    ):
+        raise MalformedActionError(f"re-roll positions {positions!r}: expected ints 0..4")
+    if list(positions) != sorted(set(positions)):
+        raise MalformedActionError(
+            f"re-roll positions {positions!r}: must be distinct and increasing"
+        )
+    return positions
+
+
+ALL_REROLLS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(p for p in range(NUM_DICE) if mask >> p & 1)
+    for mask in sorted(range(1, 1 << NUM_DICE), key=lambda m: (bin(m).count("1"), m))
+)
+"""Every non-empty set of positions, fewest first."""
+
+
+class DicePoker(Game[Rules, State, Action, Observation]):
+    """The Dice Poker engine (see the module docstring)."""
+
+    name: ClassVar[str] = "dice_poker"
+    title: ClassVar[str] = "Dice Poker"
+    min_seats: ClassVar[int] = 1
+    max_seats: ClassVar[int] = 8
+    options: ClassVar[tuple[RuleOption, ...]] = OPTIONS
+    rules_type: ClassVar[type[Rules]] = Rules
+    action_types: ClassVar[tuple[type, ...]] = (Reroll, Score)
+    hidden_information: ClassVar[bool] = False
+
+    def new_game(self, rules: Rules, num_seats: int) -> State:
+        self.check_seats(rules, num_seats)
+        return State(rules=rules, phase=Phase.ROLL, cards=(Scorecard(),) * num_seats)
+
+    def to_act(self, state: State) -> int | None:
+        if state.phase is Phase.ROLL:
+            return CHANCE
+        if state.phase is Phase.CHOOSE:
+            return state.current
+        return None
+
+    def chance_request(self, state: State) -> ChanceRequest:
+        if state.phase is not Phase.ROLL:
+            raise ChanceError(f"no chance outcome is due in phase {state.phase.value}")
+        return DiceRoll(len(state.pending) if state.pending else NUM_DICE)
+
+    def apply_chance(self, state: State, outcome: Sequence[int]) -> State:
+        values = check_chance(self.chance_request(state), outcome)
+        if not state.pending:
+            dice = values
+        else:
+            new = list(state.dice)
+            for position, value in zip(state.pending, values, strict=True):
+                new[position] = value
+            dice = tuple(new)
+        return replace(state, dice=dice, pending=(), rolls=state.rolls + 1, phase=Phase.CHOOSE)
+
+    def transition(self, state: State, seat: int, action: Action) -> State:
+        if isinstance(action, Reroll):
+            return replace(state, pending=action.positions, phase=Phase.ROLL)
+        card = state.cards[seat]
+        points = score_options(card, state.dice)[action.line]
+        new_card = card.filled(action.line, points)
+        if is_joker(card, state.dice):
+            new_card = replace(new_card, extra_pokers=new_card.extra_pokers + 1)
+        cards = (*state.cards[:seat], new_card, *state.cards[seat + 1 :])
+        last_seat = seat == len(state.cards) - 1
+        if last_seat and state.turn == NUM_TURNS:
+            return replace(
+                state, cards=cards, phase=Phase.GAME_OVER, current=None, dice=(), rolls=0
+            )
+        return replace(
+            state,
+            cards=cards,
+            phase=Phase.ROLL,
+            current=0 if last_seat else seat + 1,
+            turn=state.turn + 1 if last_seat else state.turn,
+            dice=(),
+            rolls=0,
+        )
+
+    def observe(self, state: State, seat: int) -> Observation:
+        if not 0 <= seat < len(state.cards):
+            raise GameError(f"{self.name}: no seat {seat!r}")
+        return Observation(
+            seat=seat,
+            num_seats=len(state.cards),
+            upper_bonus_inclusive=state.rules.upper_bonus_inclusive,
+            phase=state.phase,
+            current=state.current,
+            turn=state.turn,
+            dice=state.dice,
+            rolls=state.rolls,
+            reroll_positions=state.pending,
+            cards=state.cards,
+        )
+
+    def perturb_hidden(self, state: State, seat: int, rng: random.Random) -> State:
+        """Nothing in Dice Poker is hidden: the state is returned unchanged."""
+        return state
+
+    def check_action(self, observation: Observation, action: object) -> None:
+        if not isinstance(action, Reroll | Score):
+            raise MalformedActionError(f"{action!r} is not a {self.name} action")
+        if isinstance(action, Reroll):
+            if not _check_positions(action.positions):
+                raise MalformedActionError(f"{action!r}: a re-roll needs at least one die")
+        elif not isinstance(action.line, Line):
+            raise MalformedActionError(f"{action!r}: not a scorecard line")
+        described = self.describe_action(action)
+        if not observation.my_turn:
+            raise IllegalActionError(f"{described}: it is not seat {observation.seat}'s turn")
+        if isinstance(action, Reroll):
+            if observation.rolls >= MAX_ROLLS:
+                raise IllegalActionError(f"{described}: all {MAX_ROLLS} rolls are used")
+            return
+        card = observation.my_card
+        if not card.is_open(action.line):
+            raise IllegalActionError(f"{described}: the line is already filled")
+        if action.line not in score_options(card, observation.dice):
+            raise IllegalActionError(
+                f"{described}: the joker must go into "
+                + ", ".join(LINE_NAMES[line] for line in score_options(card, observation.dice))
+            )
+
+    def legal_actions(self, observation: Observation) -> Sequence[Action]:
+        if not observation.my_turn:
+            return ()
+        scores: list[Action] = [
+            Score(line) for line in score_options(observation.my_card, observation.dice)
+        ]
+        if observation.rolls >= MAX_ROLLS:
+            return tuple(scores)
+        return (*(Reroll(positions) for positions in ALL_REROLLS), *scores)
+
+    def standings(self, state: State) -> Outcome:
+        totals = [card.total(state.rules.upper_bonus_inclusive) for card in state.cards]
+        return Outcome(places=places_from_keys(totals), scores=tuple(float(t) for t in totals))
+
+    # Everything in Dice Poker is public: every seat reads the omniscient text.
+
+    def describe_action(
+        self, action: Action, viewer: int | None = None, actor: int | None = None
+    ) -> str:
+        if isinstance(action, Reroll):
+            return "re-roll positions " + ",".join(str(p) for p in action.positions)
+        if isinstance(action, Score):
+            name = LINE_NAMES.get(action.line, repr(action.line))
+            return f"score {name}"
+        return repr(action)
+
+    def describe_chance(
+        self, state: State, outcome: Sequence[int], viewer: int | None = None
+    ) -> str:
+        values = " ".join(str(v) for v in outcome)
+        if state.pending:
+            return f"seat {state.current} re-rolls {len(state.pending)} dice: {values}"
+        return f"seat {state.current} rolls {values} (round {state.turn})"
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` settled, read from the record of finished rounds
+        that states and observations both carry (see :meth:`Game.describe_outcome`)."""
+        if before.cards[seat] == after.cards[seat]:
+            return None
+        inclusive = after.rules.upper_bonus_inclusive if hasattr(after, "rules") else None
+        if inclusive is None:
+            inclusive = after.upper_bonus_inclusive
+        total, old = (x.cards[seat].total(inclusive) for x in (after, before))
+        return f"seat {seat} scores {total - old} (total {total})"
+
+
+DICE_POKER: Final = DicePoker()

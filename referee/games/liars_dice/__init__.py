@@ -1,0 +1,54 @@
+"""Liar's Dice: the game's registration (its ``ENTRY``); the rest of it is in this folder.
+
+``engine.py`` the rules; ``codec.py`` its wire form (its messages are
+``proto/arena/v1/liars_dice.proto``); ``universe.py`` every action it can take (for
+reinforcement learning); ``viewer.js`` its renderer in the replay viewer;
+``leak_rules.py`` what each seat may see (for the leak suite). Its SDK module is
+``sdk/liars_dice.py``.
+"""
+
+from __future__ import annotations
+
+from referee.gamekit.entry import GameEntry, Roster, ViewerSpec
+
+ENTRY = GameEntry(
+    name="liars_dice",
+    title="Liar's Dice",
+    engine=f"{__name__}.engine:LIARS_DICE",
+    codec=f"{__name__}.codec:CODEC",
+    sdk="sdk.liars_dice",
+    action_universe=f"{__name__}.universe:action_universe",
+    roster=Roster(
+        random="liars_dice_random",
+        heuristic="liars_dice_probability",
+        strong="liars_dice_posterior",
+        counters=("liars_dice_counting",),
+        counter_set=(
+            "liars_dice_truthful",
+            "liars_dice_never_challenge",
+            "liars_dice_always_challenge",
+            "liars_dice_always_bluff",
+            "liars_dice_probability_05",
+            "liars_dice_probability_10",
+            "liars_dice_probability_20",
+            "liars_dice_probability_30",
+        ),
+        exploit_rules=(  # OpenSpiel's liars_dice(numdice=1): docs/exploitability.md
+            ("dice_per_player", "1"),
+            ("raise_rule", "reset-face"),
+            ("wild_face", "6"),
+            ("wild_opening", "keep"),
+            ("sum_endgame", "false"),
+            ("one_round", "true"),
+            ("roll_off", "false"),
+        ),
+    ),
+    viewer=ViewerSpec(
+        renderer="liars_dice",
+        script=f"{__name__}:viewer.js",
+        facts=f"{__name__}.engine:viewer_facts",
+    ),
+    leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
+    order=1,
+)
+"""The CFR bot (``liars_dice_cfr``) is not in the roster: it plays only tiny configurations."""

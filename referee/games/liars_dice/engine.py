@@ -1,0 +1,803 @@
+"""Liar's Dice (Pirate's Dice): bid on the dice hidden under everyone's cups.
+
+Rules in short (``docs/rules/liars_dice.md`` has them in full):
+
+* 2..10 seats, ``dice_per_player`` six-sided dice each (default 5).
+* **Who starts** (``roll_off``, default on): every contender rolls 2 dice, in one
+  chance event of ``2 * len(contenders)`` dice assigned in seat order; the highest
+  sum opens round 1; the seats tied for highest roll again among themselves. With
+  ``roll_off=false`` seat 0 opens round 1.
+* **A round**: one chance event rolls every die on the table (``DiceRoll(total)``),
+  given to the seats still in, in seat order. Each seat sees only its own dice.
+  The opener bids, then play goes clockwise (seat + 1, skipping seats that are
+  out): each seat raises the last bid or challenges it.
+* **A bid** ``Bid(quantity, face)`` claims that at least ``quantity`` dice on the
+  whole table count for ``face``. Quantities run from 1 to the number of dice on
+  the table (a larger quantity is illegal: it can never be true).
+* **Raise rule** (``raise_rule``), for a bid ``q x f`` after ``q0 x f0``:
+
+  ========================== ================================================
+  ``same-face-or-same-quantity`` ``f == f0 and q > q0`` or ``q == q0 and f > f0``
+  ``quantity-or-face``         ``q > q0`` (any face) or ``f > f0`` (any quantity)
+  ``reset-face``               ``q > q0`` (any face) or ``q == q0 and f > f0``
+  ========================== ================================================
+
+  In every rule a bid already made in the round may not be made again (this only
+  bites under ``quantity-or-face``, where bids could otherwise cycle).
+* **Wild face** (``wild_face``: none, 1 or 6): a die showing the wild face counts
+  for every other face. A bid on the wild face counts only real dice of that face.
+* **Wild opening** (``wild_opening``: cancel or keep, default cancel): with
+  ``cancel``, a round whose opening bid names the wild face has no wilds for the
+  rest of that round; with ``keep`` wilds stay (OpenSpiel's ``liars_dice``).
+* **Challenge**: every die is revealed. If fewer dice count than the bid claimed,
+  the bidder loses a die; otherwise the challenger does. The loser opens the next
+  round; if that was their last die, the next seat clockwise that still has dice
+  opens. A seat without dice is out.
+* **Sum endgame** (``sum_endgame``, default on): a round that starts with exactly
+  two seats left, each with one die, is a sum round: bids are ``SumBid(total)``
+  (2..12) on the sum of both dice; a higher total is a raise; a total bid is true
+  when the actual sum is at least the total. Wilds play no part in a sum round.
+* **End**: the last seat with dice wins. Places are the reverse order of
+  elimination; the score of a seat is its dice left. With ``one_round`` the game
+  ends after the first challenge: the loser places last, every other seat shares
+  first place.
+
+Actions:
+
+=================== ============================================= ============
+action              meaning                                       when
+=================== ============================================= ============
+``Bid(q, f)``       at least ``q`` dice count for face ``f``      normal round
+``SumBid(t)``       the two dice sum to at least ``t`` (2..12)    sum round
+``Challenge()``     call the last bid a lie; reveal every die     a bid exists
+=================== ============================================= ============
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar, Final, Literal
+
+from referee.gamekit.base import (
+    CHANCE,
+    ChanceError,
+    ChanceRequest,
+    DiceRoll,
+    Game,
+    GameError,
+    IllegalActionError,
+    MalformedActionError,
+    Outcome,
+    RuleOption,
+    RulesError,
+    appended,
+    check_chance,
+    places_from_keys,
+)
+from referee.gamekit.dice import FACES, SIDES, count_matching
+
+MAX_SEATS: Final = 10
+MAX_DICE_PER_PLAYER: Final = 10
+MIN_TOTAL: Final = 2
+"""Smallest total of a sum bid (two dice)."""
+MAX_TOTAL: Final = 2 * SIDES
+"""Largest total of a sum bid (two dice)."""
+ROLL_OFF_DICE: Final = 2
+"""Dice each contender rolls in the starting roll-off."""
+
+RAISE_RULES: Final = ("same-face-or-same-quantity", "quantity-or-face", "reset-face")
+WILD_FACES: Final = ("none", "1", "6")
+WILD_OPENINGS: Final = ("cancel", "keep")
+"""Values of ``wild_opening``: what an opening bid on the wild face does to wilds."""
+
+Phase = Literal["roll-off", "roll", "bid", "over"]
+"""``roll-off``: the starting roll-off is due (chance); ``roll``: the round's dice are
+due (chance); ``bid``: a seat must bid or challenge; ``over``: the game has ended."""
+
+
+# ---------------------------------------------------------------------------
+# Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The rule options of one match (field names are the option names)."""
+
+    dice_per_player: int = 5
+    """Dice each seat starts with."""
+    raise_rule: str = "same-face-or-same-quantity"
+    """What counts as a raise: one of :data:`RAISE_RULES`."""
+    wild_face: str = "none"
+    """The wild face: ``"none"``, ``"1"`` or ``"6"``."""
+    wild_opening: str = "cancel"
+    """``"cancel"``: an opening bid on the wild face cancels wilds for the round;
+    ``"keep"``: wilds stay (one of :data:`WILD_OPENINGS`)."""
+    sum_endgame: bool = True
+    """Two seats with one die each bid on the total of both dice."""
+    one_round: bool = False
+    """The game ends after the first challenge."""
+    roll_off: bool = True
+    """A roll-off of 2 dice per seat picks the first opener (else seat 0 opens)."""
+    spelled_defaults: frozenset[str] = field(default=frozenset(), compare=False)
+    """Options given at their default although omitted there (``wild_opening``):
+    see :meth:`__repr__`. Not a rule: rules that differ only here are equal."""
+
+    def __repr__(self) -> str:
+        # Records store digests of the engine state's repr, which holds the rules.
+        # wild_opening came after records existed: at its default it is left out,
+        # so a record made before it digests as it always did, unless the record's
+        # rules spell it out (records made while the repr always listed it).
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if f.name != "spelled_defaults"
+            and not (
+                f.name == "wild_opening"
+                and self.wild_opening == "cancel"
+                and "wild_opening" not in self.spelled_defaults
+            )
+        ]
+        return f"Rules({', '.join(shown)})"
+
+    @property
+    def wild(self) -> int | None:
+        """The wild face as a number, or ``None``."""
+        return None if self.wild_face == "none" else int(self.wild_face)
+
+
+# ---------------------------------------------------------------------------
+# Actions
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """At least ``quantity`` dice on the table count for ``face`` (1..6)."""
+
+    quantity: int
+    """How many dice (at least) the bid claims."""
+    face: int
+    """The face claimed, 1..6."""
+
+
+@dataclass(frozen=True, slots=True)
+class SumBid:
+    """Sum round only: the two dice on the table sum to at least ``total`` (2..12)."""
+
+    total: int
+    """The claimed minimum sum of both dice, 2..12."""
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """Call the last bid a lie: every die is revealed."""
+
+
+Action = Bid | SumBid | Challenge
+AnyBid = Bid | SumBid
+
+
+# ---------------------------------------------------------------------------
+# Public records
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedBid:
+    """A bid made by ``seat`` in a round."""
+
+    seat: int
+    """The seat that made the bid."""
+    bid: AnyBid
+    """What it bid."""
+
+
+@dataclass(frozen=True, slots=True)
+class RollOffRoll:
+    """One contender's two dice in a roll-off (public)."""
+
+    seat: int
+    """The contender."""
+    dice: tuple[int, ...]
+    """Its roll-off dice; the highest total opens (ties roll again)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """A finished round, as revealed to everyone by the challenge."""
+
+    round_number: int
+    """1-based."""
+    opener: int
+    """The seat that opened the round."""
+    wilds_active: bool
+    """Whether wild dice counted in this round."""
+    sum_round: bool
+    """Whether it was a sum round (two seats with one die each)."""
+    bids: tuple[PlacedBid, ...]
+    """Every bid of the round, in order; the last one was challenged."""
+    challenger: int
+    """The seat that challenged the last bid."""
+    dice: tuple[tuple[int, ...], ...]
+    """Every seat's revealed dice, by seat (empty for seats that were out)."""
+    actual: int
+    """Dice that counted for the challenged bid, or the actual sum in a sum round."""
+    bid_true: bool
+    """Whether the challenged bid was true (then the challenger lost)."""
+    loser: int
+    """The seat that lost a die (bidder if the bid was false, else challenger)."""
+    eliminated: bool
+    """Whether the loser lost their last die."""
+
+
+# ---------------------------------------------------------------------------
+# State and observation
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The full (omniscient) state of a match."""
+
+    rules: Rules
+    num_seats: int
+    phase: Phase
+    dice_counts: tuple[int, ...]
+    contenders: tuple[int, ...]
+    """Seats in the roll-off that is due (phase ``roll-off`` only)."""
+    roll_offs: tuple[tuple[RollOffRoll, ...], ...]
+    """Every roll-off so far (the first with every seat, then the tied ones)."""
+    round_number: int
+    """The current round, 1-based; 0 before the first round."""
+    opener: int | None
+    """The seat that opens (or opened) the current round; ``None`` during the roll-off."""
+    wilds_active: bool
+    """Whether wild dice count in the current round (so far)."""
+    sum_round: bool
+    hands: tuple[tuple[int, ...], ...]
+    """Every seat's dice this round, by seat; all empty until the round is rolled."""
+    bids: tuple[PlacedBid, ...]
+    to_move: int | None
+    """The seat to act in phase ``bid``; otherwise ``None``."""
+    history: tuple[RoundResult, ...]
+    eliminated: tuple[int, ...]
+    """Seats that are out, in the order they went out."""
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one seat knows: its own dice plus everything public."""
+
+    seat: int
+    """The observer's seat (0-based)."""
+    num_seats: int
+    """Seats in the match."""
+    rules: Rules
+    """The match's rule options."""
+    phase: Phase
+    """`roll-off`, `roll` (the referee rolls), `bid` or `over`."""
+    to_act: int | None
+    """The seat that must act now, ``None`` when the referee rolls or the game is over."""
+    dice_counts: tuple[int, ...]
+    """Dice each seat holds now, by seat."""
+    own_dice: tuple[int, ...]
+    """The observer's dice this round, in the order rolled; empty until rolled."""
+    roll_offs: tuple[tuple[RollOffRoll, ...], ...]
+    """Every roll-off so far (the first with every seat, then tied ones)."""
+    round_number: int
+    """The current round, 1-based; 0 before the first round."""
+    opener: int | None
+    """The seat that opens (or opened) this round; `None` in the roll-off."""
+    wilds_active: bool
+    """Whether wild dice count in this round (so far)."""
+    sum_round: bool
+    """This round bids on the sum of two dice (`SumBid`), not on faces."""
+    bids: tuple[PlacedBid, ...]
+    """The bids of the current round, in order."""
+    history: tuple[RoundResult, ...]
+    """Every finished round (its last entry is the last reveal)."""
+    eliminated: tuple[int, ...]
+    """Seats that are out, in the order they went out."""
+
+    @property
+    def total_dice(self) -> int:
+        """Dice on the table."""
+        return sum(self.dice_counts)
+
+    @property
+    def last_bid(self) -> AnyBid | None:
+        """The bid to raise or challenge, if any."""
+        return self.bids[-1].bid if self.bids else None
+
+
+# ---------------------------------------------------------------------------
+# Pure rule helpers
+
+
+def check_well_formed(action: object) -> Action:
+    """Return ``action`` if it is an action of this game; raise :class:`MalformedActionError`."""
+    if isinstance(action, Bid):
+        if not _is_int(action.quantity) or action.quantity < 1:
+            raise MalformedActionError(f"{action!r}: quantity must be a whole number >= 1")
+        if not _is_int(action.face) or action.face not in FACES:
+            raise MalformedActionError(f"{action!r}: face must be within 1..{SIDES}")
+        return action
+    if isinstance(action, SumBid):
+        if not _is_int(action.total) or not MIN_TOTAL <= action.total <= MAX_TOTAL:
+            raise MalformedActionError(f"{action!r}: total must be within {MIN_TOTAL}..{MAX_TOTAL}")
+        return action
+    if isinstance(action, Challenge):
+        return action
+    raise MalformedActionError(f"{action!r} is not a liars_dice action")
+
+
+def is_raise(rule: str, previous: Bid, bid: Bid) -> bool:
+    """Whether ``bid`` raises ``previous`` under ``rule`` (repetition is checked apart)."""
+    q0, f0, q, f = previous.quantity, previous.face, bid.quantity, bid.face
+    if rule == "same-face-or-same-quantity":
+        return (f == f0 and q > q0) or (q == q0 and f > f0)
+    if rule == "quantity-or-face":
+        return q > q0 or f > f0
+    if rule == "reset-face":
+        return q > q0 or (q == q0 and f > f0)
+    raise RulesError(f"unknown raise_rule {rule!r}")
+
+
+def counts_for(
+    bid: AnyBid, hands: Sequence[Sequence[int]], wilds_active: bool, wild: int | None
+) -> int:
+    """Dice that count for a face bid, or the sum of all dice for a sum bid."""
+    dice = [die for hand in hands for die in hand]
+    if isinstance(bid, SumBid):
+        return sum(dice)
+    return count_matching(dice, bid.face, wild if wilds_active else None)
+
+
+def bid_is_true(bid: AnyBid, actual: int) -> bool:
+    """A face bid is true when at least ``quantity`` dice count; a sum bid when the sum >= total."""
+    if isinstance(bid, SumBid):
+        return actual >= bid.total
+    return actual >= bid.quantity
+
+
+def next_active(dice_counts: Sequence[int], seat: int) -> int:
+    """The next seat clockwise after ``seat`` that still has dice."""
+    n = len(dice_counts)
+    for step in range(1, n + 1):
+        candidate = (seat + step) % n
+        if dice_counts[candidate] > 0:
+            return candidate
+    raise GameError("no seat has dice left")
+
+
+def wilds_after(state: State, bid: AnyBid) -> bool:
+    """Whether wilds count in the round once ``bid`` is placed in ``state``.
+
+    An opening bid on the wild face cancels them under ``wild_opening=cancel``;
+    a challenge counts with the wilds as they then stand.
+    """
+    rules = state.rules
+    if (
+        not state.bids
+        and isinstance(bid, Bid)
+        and bid.face == rules.wild
+        and rules.wild_opening == "cancel"
+    ):
+        return False
+    return state.wilds_active
+
+
+def counting_faces(bid: AnyBid | None, wilds_active: bool, wild: int | None) -> tuple[int, ...]:
+    """The die faces that count for ``bid`` (by :func:`counts_for`, the challenge's own
+    count): its face, and the wild face while wilds count; none for a sum bid.
+
+    The replay viewer marks dice with it, so the page never restates the wild rule.
+    """
+    if not isinstance(bid, Bid):
+        return ()
+    return tuple(face for face in FACES if counts_for(bid, ((face,),), wilds_active, wild))
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _describe_bid(bid: AnyBid) -> str:
+    if isinstance(bid, SumBid):
+        return f"bid total {bid.total}"
+    return f"bid {bid.quantity} x {bid.face}s"
+
+
+# ---------------------------------------------------------------------------
+# The engine
+
+
+class LiarsDice(Game[Rules, State, Action, Observation]):
+    """Liar's Dice; see the module docstring for the rules."""
+
+    name: ClassVar[str] = "liars_dice"
+    title: ClassVar[str] = "Liar's Dice"
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = MAX_SEATS
+    options: ClassVar[tuple[RuleOption, ...]] = (
+        RuleOption(
+            "dice_per_player",
+            5,
+            "Dice each player starts with.",
+            minimum=1,
+            maximum=MAX_DICE_PER_PLAYER,
+        ),
+        RuleOption(
+            "raise_rule",
+            "same-face-or-same-quantity",
+            "What raises a bid q0 x f0: same-face-or-same-quantity (more of the same face, or"
+            " the same quantity of a higher face); quantity-or-face (a higher quantity of any"
+            " face, or a higher face with any quantity); reset-face (a higher quantity of any"
+            " face, or the same quantity of a higher face). A bid already made in the round"
+            " may never be repeated.",
+            choices=RAISE_RULES,
+        ),
+        RuleOption(
+            "wild_face",
+            "none",
+            "A face that counts as every other face (none, 1 or 6). An opening bid on the"
+            " wild face cancels wilds for that round unless wild_opening=keep; a bid on the"
+            " wild face counts only real dice of that face.",
+            choices=WILD_FACES,
+        ),
+        RuleOption(
+            "wild_opening",
+            "cancel",
+            "What an opening bid on the wild face does: cancel (no wilds for the rest of"
+            " that round, the traditional rule) or keep (wilds still count, as in"
+            " OpenSpiel's liars_dice). No effect when wild_face=none.",
+            choices=WILD_OPENINGS,
+            omitted_at_default=True,
+        ),
+        RuleOption(
+            "sum_endgame",
+            True,
+            "When exactly two players remain with one die each, bids name the total of"
+            " both dice (2..12); a higher total raises; true when the sum is at least the bid.",
+        ),
+        RuleOption(
+            "one_round",
+            False,
+            "End the game after the first challenge: its loser places last, every other"
+            " player shares first place.",
+        ),
+        RuleOption(
+            "roll_off",
+            True,
+            "Pick the first opener by a roll-off (2 dice each, highest sum starts, tied"
+            " highest re-roll); when false, seat 0 opens the first round.",
+        ),
+    )
+    rules_type: ClassVar[type[Rules]] = Rules
+    action_types: ClassVar[tuple[type[object], ...]] = (Bid, SumBid, Challenge)
+
+    # -- rules ---------------------------------------------------------------
+
+    def validate_rules(self, rules: Rules) -> None:
+        if not _is_int(rules.dice_per_player) or not (
+            1 <= rules.dice_per_player <= MAX_DICE_PER_PLAYER
+        ):
+            raise RulesError(
+                f"dice_per_player={rules.dice_per_player!r}: must be 1..{MAX_DICE_PER_PLAYER}"
+            )
+        if rules.raise_rule not in RAISE_RULES:
+            raise RulesError(f"raise_rule={rules.raise_rule!r}: expected one of {RAISE_RULES}")
+        if rules.wild_face not in WILD_FACES:
+            raise RulesError(f"wild_face={rules.wild_face!r}: expected one of {WILD_FACES}")
+        if rules.wild_opening not in WILD_OPENINGS:
+            raise RulesError(
+                f"wild_opening={rules.wild_opening!r}: expected one of {WILD_OPENINGS}"
+            )
+        for flag in ("sum_endgame", "one_round", "roll_off"):
+            if not isinstance(getattr(rules, flag), bool):
+                raise RulesError(f"{flag}={getattr(rules, flag)!r}: expected true or false")
+
+    # -- the state machine ---------------------------------------------------
+
+    def new_game(self, rules: Rules, num_seats: int) -> State:
+        self.validate_rules(rules)
+        self.check_seats(rules, num_seats)
+        state = State(
+            rules=rules,
+            num_seats=num_seats,
+            phase="roll-off",
+            dice_counts=(rules.dice_per_player,) * num_seats,
+            contenders=tuple(range(num_seats)),
+            roll_offs=(),
+            round_number=0,
+            opener=None,
+            wilds_active=False,
+            sum_round=False,
+            hands=((),) * num_seats,
+            bids=(),
+            to_move=None,
+            history=(),
+            eliminated=(),
+        )
+        if not rules.roll_off:
+            return self._start_round(state, 0)
+        return state
+
+    def to_act(self, state: State) -> int | None:
+        if state.phase in ("roll-off", "roll"):
+            return CHANCE
+        if state.phase == "bid":
+            return state.to_move
+        return None
+
+    def chance_request(self, state: State) -> ChanceRequest:
+        if state.phase == "roll-off":
+            return DiceRoll(ROLL_OFF_DICE * len(state.contenders))
+        if state.phase == "roll":
+            return DiceRoll(sum(state.dice_counts))
+        raise ChanceError(f"no chance outcome is due in phase {state.phase!r}")
+
+    def apply_chance(self, state: State, outcome: Sequence[int]) -> State:
+        values = check_chance(self.chance_request(state), outcome)
+        if state.phase == "roll-off":
+            rolls = tuple(
+                RollOffRoll(seat, values[ROLL_OFF_DICE * i : ROLL_OFF_DICE * (i + 1)])
+                for i, seat in enumerate(state.contenders)
+            )
+            best = max(sum(roll.dice) for roll in rolls)
+            tied = tuple(roll.seat for roll in rolls if sum(roll.dice) == best)
+            state = replace(state, roll_offs=(*state.roll_offs, rolls), contenders=tied)
+            if len(tied) > 1:
+                return state
+            return self._start_round(replace(state, contenders=()), tied[0])
+        hands: list[tuple[int, ...]] = []
+        position = 0
+        for count in state.dice_counts:
+            hands.append(values[position : position + count])
+            position += count
+        assert state.opener is not None
+        return replace(state, phase="bid", hands=tuple(hands), to_move=state.opener)
+
+    def _start_round(self, state: State, opener: int) -> State:
+        active = [count for count in state.dice_counts if count > 0]
+        sum_round = state.rules.sum_endgame and active == [1, 1]
+        return replace(
+            state,
+            phase="roll",
+            round_number=state.round_number + 1,
+            opener=opener,
+            wilds_active=state.rules.wild is not None and not sum_round,
+            sum_round=sum_round,
+            hands=((),) * state.num_seats,
+            bids=(),
+            to_move=None,
+        )
+
+    def observe(self, state: State, seat: int) -> Observation:
+        if not 0 <= seat < state.num_seats:
+            raise GameError(f"seat {seat} is not in this {state.num_seats}-seat match")
+        return Observation(
+            seat=seat,
+            num_seats=state.num_seats,
+            rules=state.rules,
+            phase=state.phase,
+            to_act=state.to_move if state.phase == "bid" else None,
+            dice_counts=state.dice_counts,
+            own_dice=state.hands[seat],
+            roll_offs=state.roll_offs,
+            round_number=state.round_number,
+            opener=state.opener,
+            wilds_active=state.wilds_active,
+            sum_round=state.sum_round,
+            bids=state.bids,
+            history=state.history,
+            eliminated=state.eliminated,
+        )
+
+    def check_action(self, observation: Observation, action: object) -> None:
+        checked = check_well_formed(action)
+        if observation.to_act != observation.seat:
+            raise IllegalActionError(
+                f"{checked!r}: seat {observation.seat} acted but it is not its turn"
+                f" (to act: {observation.to_act})"
+            )
+        last = observation.last_bid
+        if isinstance(checked, Challenge):
+            if last is None:
+                raise IllegalActionError(f"{checked!r}: there is no bid to challenge yet")
+            return
+        if isinstance(checked, SumBid):
+            if not observation.sum_round:
+                raise IllegalActionError(f"{checked!r}: total bids are only allowed in a sum round")
+            if isinstance(last, SumBid) and checked.total <= last.total:
+                raise IllegalActionError(
+                    f"{checked!r} does not raise the last bid {last!r} (need a higher total)"
+                )
+            return
+        if observation.sum_round:
+            raise IllegalActionError(f"{checked!r}: this is a sum round, bid a total (SumBid)")
+        total = observation.total_dice
+        if checked.quantity > total:
+            raise IllegalActionError(f"{checked!r}: quantity above the {total} dice on the table")
+        if any(placed.bid == checked for placed in observation.bids):
+            raise IllegalActionError(f"{checked!r} was already bid this round")
+        if isinstance(last, Bid) and not is_raise(observation.rules.raise_rule, last, checked):
+            raise IllegalActionError(
+                f"{checked!r} does not raise the last bid {last!r}"
+                f" under raise_rule={observation.rules.raise_rule}"
+            )
+
+    def legal_actions(self, observation: Observation) -> Sequence[Action]:
+        if observation.to_act != observation.seat:
+            return []
+        last = observation.last_bid
+        actions: list[Action] = []
+        if observation.sum_round:
+            low = last.total + 1 if isinstance(last, SumBid) else MIN_TOTAL
+            actions.extend(SumBid(total) for total in range(low, MAX_TOTAL + 1))
+        else:
+            made = {placed.bid for placed in observation.bids}
+            rule = observation.rules.raise_rule
+            for quantity in range(1, observation.total_dice + 1):
+                for face in FACES:
+                    bid = Bid(quantity, face)
+                    if bid in made:
+                        continue
+                    if isinstance(last, Bid) and not is_raise(rule, last, bid):
+                        continue
+                    actions.append(bid)
+        if last is not None:
+            actions.append(Challenge())
+        return actions
+
+    def transition(self, state: State, seat: int, action: Action) -> State:
+        if isinstance(action, Challenge):
+            return self._challenge(state, seat)
+        return replace(
+            state,
+            bids=(*state.bids, PlacedBid(seat, action)),
+            wilds_active=wilds_after(state, action),
+            to_move=next_active(state.dice_counts, seat),
+        )
+
+    def _challenge(self, state: State, challenger: int) -> State:
+        placed = state.bids[-1]
+        actual = counts_for(placed.bid, state.hands, state.wilds_active, state.rules.wild)
+        true = bid_is_true(placed.bid, actual)
+        loser = challenger if true else placed.seat
+        counts = list(state.dice_counts)
+        counts[loser] -= 1
+        out = counts[loser] == 0
+        assert state.opener is not None
+        result = RoundResult(
+            round_number=state.round_number,
+            opener=state.opener,
+            wilds_active=state.wilds_active,
+            sum_round=state.sum_round,
+            bids=state.bids,
+            challenger=challenger,
+            dice=state.hands,
+            actual=actual,
+            bid_true=true,
+            loser=loser,
+            eliminated=out,
+        )
+        state = replace(
+            state,
+            dice_counts=tuple(counts),
+            history=(*state.history, result),
+            eliminated=(*state.eliminated, loser) if out else state.eliminated,
+            hands=((),) * state.num_seats,
+            bids=(),
+            to_move=None,
+        )
+        if state.rules.one_round or sum(1 for count in counts if count > 0) <= 1:
+            return replace(state, phase="over")
+        opener = next_active(counts, loser) if out else loser
+        return self._start_round(state, opener)
+
+    def standings(self, state: State) -> Outcome:
+        order = {seat: index for index, seat in enumerate(state.eliminated)}
+        keys = [
+            (0, order[seat], 0) if seat in order else (1, 0, state.dice_counts[seat])
+            for seat in range(state.num_seats)
+        ]
+        return Outcome(
+            places=places_from_keys(keys),
+            scores=tuple(float(count) for count in state.dice_counts),
+        )
+
+    def perturb_hidden(self, state: State, seat: int, rng: random.Random) -> State:
+        hands = tuple(
+            hand if other == seat else tuple(rng.randint(1, SIDES) for _ in hand)
+            for other, hand in enumerate(state.hands)
+        )
+        return replace(state, hands=hands)
+
+    # -- claims -------------------------------------------------------------
+
+    challenge_action: ClassVar[object | None] = Challenge()
+
+    def claim_truth(self, before: State, action: Action) -> bool | None:
+        if not isinstance(action, Bid | SumBid):
+            return None
+        wilds = wilds_after(before, action)
+        return bid_is_true(action, counts_for(action, before.hands, wilds, before.rules.wild))
+
+    # -- text ---------------------------------------------------------------
+
+    def describe_action(
+        self, action: Action, viewer: int | None = None, actor: int | None = None
+    ) -> str:
+        # Bids and challenges are public: every seat reads the same text.
+        if isinstance(action, Challenge):
+            return "challenge"
+        return _describe_bid(action)
+
+    def describe_chance(
+        self, state: State, outcome: Sequence[int], viewer: int | None = None
+    ) -> str | None:
+        # The roll-off is thrown in the open; a round's roll shows each seat its
+        # own cup and only how many dice the others rolled.
+        values = tuple(outcome)
+        if state.phase == "roll-off":
+            parts = [
+                f"seat {seat} rolls {values[2 * i]}+{values[2 * i + 1]}"
+                for i, seat in enumerate(state.contenders)
+                if 2 * i + 1 < len(values)
+            ]
+            return "roll-off: " + ", ".join(parts)
+        parts = []
+        position = 0
+        for seat, count in enumerate(state.dice_counts):
+            if count:
+                hand = values[position : position + count]
+                if viewer is None or viewer == seat:
+                    parts.append(f"seat {seat} {' '.join(map(str, hand))}")
+                else:
+                    parts.append(f"seat {seat} ({count} {'die' if count == 1 else 'dice'})")
+                position += count
+        return f"round {state.round_number} roll: " + "; ".join(parts)
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` settled, read from the record of finished rounds
+        that states and observations both carry (see :meth:`Game.describe_outcome`)."""
+        result = appended(before, after, "history")
+        if result is None:
+            return None
+        challenged = result.bids[-1]
+        shown = ", ".join(
+            f"seat {s} [{' '.join(map(str, dice))}]" for s, dice in enumerate(result.dice) if dice
+        )
+        counted = f"sum {result.actual}" if result.sum_round else f"{result.actual} counted"
+        left = after.dice_counts[result.loser]
+        lost = (
+            "loses its last die and is out" if result.eliminated else f"loses a die ({left} left)"
+        )
+        return (
+            f"seat {result.challenger} challenged seat {challenged.seat}'s"
+            f" {self.describe_action(challenged.bid)}: dice shown {shown}: {counted}, the bid was"
+            f" {'true' if result.bid_true else 'false'}: seat {result.loser} {lost}"
+        )
+
+
+LIARS_DICE: Final = LiarsDice()
+"""The registered engine instance."""
+
+
+def viewer_facts(observation: Observation) -> dict[str, Any]:
+    """What the replay viewer marks, computed here so the page never restates the
+    wild rule: the faces whose dice count, by the engine's own count
+    (:func:`counting_faces`): for the bid to beat (marks
+    the seat's own dice) and for the last challenged bid (marks the revealed dice;
+    ``None`` after a sum bid)."""
+    wild = observation.rules.wild
+    facts: dict[str, Any] = {
+        "bid_counts": list(counting_faces(observation.last_bid, observation.wilds_active, wild)),
+        "reveal_counts": None,
+    }
+    if observation.history:
+        last = observation.history[-1]
+        challenged = last.bids[-1].bid if last.bids else None
+        if isinstance(challenged, Bid):
+            facts["reveal_counts"] = list(counting_faces(challenged, last.wilds_active, wild))
+    return facts

@@ -1,0 +1,658 @@
+"""Liar's Poker with cards: five cards travel round the table under ever higher claims.
+
+Rules in short (``docs/rules/liars_poker.md`` has them in full):
+
+* 2..8 seats; a 52-card deck plus two jokers, which are wild (see
+  :mod:`referee.gamekit.poker_hands` for announcements, their order and when five
+  cards *contain* one).
+* **A deal** starts with one chance event ``Shuffle(54)`` (deck order
+  :data:`~referee.gamekit.cards.POKER_DECK`): the first five cards go to the deal's
+  *starter*, the other 49 form the stock. The starter looks and announces.
+* The next seat clockwise **accepts** or **challenges** the last announcement.
+  Accepting is impossible after the highest announcement (five aces): then the
+  next seat must challenge.
+
+  - **Accept**: it takes the five cards, looks, and **exchanges** 0..4 of them:
+    the stock is shuffled (chance event ``Shuffle(49)``; skipped when nothing is
+    exchanged), it draws as many cards from the top, and its discards go back
+    into the stock. Then it must announce strictly higher than the last
+    announcement. How many cards were exchanged is public; which cards is not.
+  - **Challenge**: the five cards are shown. If they contain the announcement the
+    challenger is penalised, otherwise the announcer is. The deal ends.
+* **Next deal**: the penalised seat starts it; the dealer (which plays no part
+  beyond its name) moves one seat clockwise, skipping the penalised seat. In the
+  first deal seat ``n - 1`` deals and seat 0 starts.
+* **End** (``penalty_limit``, default 10): a seat reaching the limit ends the
+  game; places by fewest penalty points, which are the scores.
+* **Chips** (``chips_variant``, default off): everyone starts with
+  ``starting_chips`` (default 50). A caught liar pays 1 chip to every other seat;
+  a truthful announcer receives 1 chip from the challenger. A seat that owes more
+  than it holds pays what it has (one chip at a time to its creditors clockwise
+  from its left) and the game ends. Places by most chips, which are the scores;
+  the penalty limit does not apply.
+
+Actions:
+
+==================== =========================================== ================
+action               meaning                                     when
+==================== =========================================== ================
+``Announce(a)``      claim the five cards contain ``a``          phase ``announce``
+``Accept()``         take the cards, to exchange and announce    phase ``respond``
+``Challenge()``      call the last announcement a lie            phase ``respond``
+``Exchange(cards)``  discard ``cards`` (0..4 of the hand), draw  phase ``exchange``
+                     as many from the freshly shuffled stock
+==================== =========================================== ================
+
+``legal_actions`` lists every legal action: in phase ``announce`` that is every
+announcement above the last one (8,596 of them before the first), so a uniformly
+random player climbs quickly and a deal ends after a few announcements.
+
+A seat observes the five cards while it holds them (from taking them until the
+next seat accepts or challenges), every announcement, acceptance, exchange count
+and challenge, the cards shown at each challenge, and everybody's penalty points
+and chips. It never sees another seat's cards before a challenge or the stock.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import random
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Final, Literal
+
+from referee.gamekit.base import (
+    CHANCE,
+    ChanceError,
+    ChanceRequest,
+    Game,
+    IllegalActionError,
+    MalformedActionError,
+    Outcome,
+    RuleOption,
+    Shuffle,
+    appended,
+    check_chance,
+    places_from_keys,
+)
+from referee.gamekit.cards import POKER_DECK, Card, format_cards, is_submultiset, remove_cards
+from referee.gamekit.poker_hands import (
+    HIGHEST,
+    Announcement,
+    all_announcements,
+    announcement_error,
+    contains,
+    describe_announcement,
+)
+
+HAND_SIZE: Final = 5
+MAX_EXCHANGE: Final = 4
+DEFAULT_PENALTY_LIMIT: Final = 10
+DEFAULT_STARTING_CHIPS: Final = 50
+
+Phase = Literal["deal", "announce", "respond", "exchange", "draw", "over"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Liar's Poker rule options (field names are the option names)."""
+
+    penalty_limit: int = DEFAULT_PENALTY_LIMIT
+    """Penalty points that end the game (ignored in the chips variant)."""
+    chips_variant: bool = False
+    """Play for chips instead of penalty points."""
+    starting_chips: int = DEFAULT_STARTING_CHIPS
+    """Chips each seat starts with in the chips variant."""
+
+
+OPTIONS: Final = (
+    RuleOption(
+        "penalty_limit",
+        DEFAULT_PENALTY_LIMIT,
+        "The game ends when a seat has this many penalty points (the rules name 10, 20"
+        " and 30). Ignored in the chips variant.",
+        minimum=1,
+    ),
+    RuleOption(
+        "chips_variant",
+        False,
+        "Play for chips: a caught liar pays 1 chip to every other seat, a truthful"
+        " announcer receives 1 chip from the challenger; the game ends when a seat"
+        " cannot pay in full, places by chips.",
+    ),
+    RuleOption(
+        "starting_chips",
+        DEFAULT_STARTING_CHIPS,
+        "Chips each seat starts with in the chips variant.",
+        minimum=1,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------
+# Actions
+
+
+@dataclass(frozen=True, slots=True)
+class Announce:
+    """Claim that the five cards contain ``announcement``."""
+
+    announcement: Announcement
+    """The claimed hand: strictly higher than the deal's last announcement."""
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """Take the five cards (then exchange and announce higher)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """Call the last announcement a lie: the cards are shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """Discard ``discards`` (0..4 cards of the hand) and draw as many."""
+
+    discards: tuple[Card, ...] = ()
+    """The cards of the hand to discard (0..4); as many are drawn."""
+
+
+Action = Announce | Accept | Challenge | Exchange
+ACTION_TYPES: Final = (Announce, Accept, Challenge, Exchange)
+
+
+# ---------------------------------------------------------------------------
+# Public records
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One announcement of the current deal."""
+
+    seat: int
+    """The announcer."""
+    exchanged: int | None
+    """Cards the announcer exchanged first; ``None`` for the deal's starter."""
+    announcement: Announcement
+    """What it announced."""
+
+
+@dataclass(frozen=True, slots=True, weakref_slot=True)
+class DealResult:
+    """How a finished deal went (everything in it is public)."""
+
+    deal: int
+    """The deal's number, from 1."""
+    dealer: int
+    """The deal's dealer (plays no part beyond its name)."""
+    starter: int
+    """The seat that took the first five cards and announced first."""
+    claims: tuple[Claim, ...]
+    """Every announcement of the deal, in order."""
+    challenger: int
+    """The seat that challenged."""
+    announcer: int
+    """The seat whose announcement was challenged."""
+    cards: tuple[Card, ...]
+    """The five cards shown at the challenge."""
+    truthful: bool
+    """Whether the cards contained the last announcement."""
+    penalised: int
+    """The seat that got the penalty point (or paid, with chips)."""
+
+
+_SHARED_RESULTS: weakref.WeakValueDictionary[DealResult, DealResult] = weakref.WeakValueDictionary()
+"""One live instance per distinct deal result. A chips game can run for thousands
+of deals and every state carries all results; sharing the instances lets a replay
+compare equal states by identity instead of field by field (same answer, fast)."""
+
+
+# ---------------------------------------------------------------------------
+# State and observation
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    rules: Rules
+    num_seats: int
+    phase: Phase
+    dealer: int
+    starter: int
+    deal: int
+    holder: int
+    """Who holds the five cards (the starter, the last announcer or the accepter)."""
+    hand: tuple[Card, ...]
+    stock: tuple[Card, ...]
+    discards: tuple[Card, ...]
+    """Cards being exchanged, waiting for the stock shuffle (phase ``draw``)."""
+    exchanged: int | None
+    """Cards the holder exchanged this turn (``None``: the starter, no exchange)."""
+    claims: tuple[Claim, ...]
+    penalties: tuple[int, ...]
+    chips: tuple[int, ...]
+    results: tuple[DealResult, ...]
+
+    @property
+    def last(self) -> Claim | None:
+        return self.claims[-1] if self.claims else None
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Everything one seat may know."""
+
+    rules: Rules
+    """The match's rule options."""
+    seat: int
+    """The observer's seat (0-based)."""
+    num_seats: int
+    """Seats in the match."""
+    phase: Phase
+    """What the game waits for (chance, or the seat `to_act`)."""
+    to_act: int | None
+    """The seat that must act now; `None` when the referee shuffles or at the end."""
+    deal: int
+    """Number of the current deal, from 1."""
+    dealer: int
+    """The current deal's dealer (plays no part beyond its name)."""
+    starter: int
+    """The seat that took the first five cards of this deal."""
+    holder: int
+    """The seat holding the five cards (the starter, an announcer or accepter)."""
+    hand: tuple[Card, ...] | None
+    """The cards, while this seat holds them; otherwise ``None``."""
+    exchanged: int | None
+    """Cards the holder exchanged on this turn (``None`` for the starter)."""
+    stock_size: int
+    """Cards in the stock."""
+    claims: tuple[Claim, ...]
+    """The announcements of the current deal, in order."""
+    penalties: tuple[int, ...]
+    """Penalty points per seat (the scores; fewer is better)."""
+    chips: tuple[int, ...]
+    """Chips per seat in the chips variant (else zeros)."""
+    results: tuple[DealResult, ...]
+    """Every finished deal, oldest first."""
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether the observer must act now."""
+        return self.to_act == self.seat
+
+    @property
+    def last(self) -> Announcement | None:
+        """The announcement to beat, if any."""
+        return self.claims[-1].announcement if self.claims else None
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+
+
+def check_well_formed(action: object) -> Action:
+    """Return ``action`` if it is a Liar's Poker action; raise MalformedActionError."""
+    if not isinstance(action, ACTION_TYPES):
+        raise MalformedActionError(f"{action!r} is not a liars_poker action")
+    if isinstance(action, Announce):
+        error = announcement_error(action.announcement)
+        if error is not None:
+            raise MalformedActionError(f"{action!r}: {error}")
+    if isinstance(action, Exchange):
+        discards = action.discards
+        if not isinstance(discards, tuple) or not all(
+            isinstance(card, Card) and card.is_valid() for card in discards
+        ):
+            raise MalformedActionError(f"{action!r}: discards must be a tuple of cards")
+        if len(discards) > MAX_EXCHANGE:
+            raise MalformedActionError(f"{action!r}: at most {MAX_EXCHANGE} cards may be exchanged")
+    return action
+
+
+def exchanges(hand: Sequence[Card]) -> tuple[Exchange, ...]:
+    """Every distinct exchange of 0..4 cards from ``hand`` (discards sorted)."""
+    seen: dict[tuple[Card, ...], None] = {}
+    ordered = sorted(hand)
+    for count in range(min(MAX_EXCHANGE, len(ordered)) + 1):
+        for combo in itertools.combinations(ordered, count):
+            seen.setdefault(combo, None)
+    return tuple(Exchange(combo) for combo in seen)
+
+
+@functools.cache
+def _announce_actions() -> tuple[Announce, ...]:
+    # Built once, in order, on first use (not at import): legal_actions slices it.
+    return tuple(Announce(a) for a in all_announcements())
+
+
+def announce_actions(last: Announcement | None) -> tuple[Announce, ...]:
+    """``Announce`` for every announcement strictly above ``last``."""
+    if last is None:
+        return _announce_actions()
+    return _announce_actions()[bisect.bisect_right(all_announcements(), last) :]
+
+
+# ---------------------------------------------------------------------------
+# The engine
+
+
+class LiarsPoker(Game[Rules, State, Action, Observation]):
+    """Liar's Poker with a 54-card deck (jokers wild)."""
+
+    name: ClassVar[str] = "liars_poker"
+    title: ClassVar[str] = "Liar's Poker"
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = 8
+    options: ClassVar[tuple[RuleOption, ...]] = OPTIONS
+    rules_type: ClassVar[type[Rules]] = Rules
+    action_types: ClassVar[tuple[type, ...]] = ACTION_TYPES
+
+    def new_game(self, rules: Rules, num_seats: int) -> State:
+        self.check_seats(rules, num_seats)
+        return State(
+            rules=rules,
+            num_seats=num_seats,
+            phase="deal",
+            dealer=num_seats - 1,
+            starter=0,
+            deal=1,
+            holder=0,
+            hand=(),
+            stock=(),
+            discards=(),
+            exchanged=None,
+            claims=(),
+            penalties=(0,) * num_seats,
+            chips=(rules.starting_chips if rules.chips_variant else 0,) * num_seats,
+            results=(),
+        )
+
+    def responder(self, state: State) -> int:
+        return (state.holder + 1) % state.num_seats
+
+    def to_act(self, state: State) -> int | None:
+        if state.phase in ("deal", "draw"):
+            return CHANCE
+        if state.phase == "over":
+            return None
+        if state.phase == "respond":
+            return self.responder(state)
+        return state.holder
+
+    def chance_request(self, state: State) -> ChanceRequest:
+        if state.phase == "deal":
+            return Shuffle(len(POKER_DECK))
+        if state.phase == "draw":
+            return Shuffle(len(state.stock))
+        raise ChanceError(f"{self.name}: no chance event is due (phase {state.phase})")
+
+    def apply_chance(self, state: State, outcome: Sequence[int]) -> State:
+        order = check_chance(self.chance_request(state), outcome)
+        if state.phase == "deal":
+            deck = tuple(POKER_DECK[i] for i in order)
+            return replace(
+                state,
+                phase="announce",
+                holder=state.starter,
+                hand=deck[:HAND_SIZE],
+                stock=deck[HAND_SIZE:],
+                exchanged=None,
+                claims=(),
+            )
+        shuffled = tuple(state.stock[i] for i in order)
+        count = len(state.discards)
+        return replace(
+            state,
+            phase="announce",
+            hand=state.hand + shuffled[:count],
+            stock=shuffled[count:] + state.discards,
+            discards=(),
+            exchanged=count,
+        )
+
+    # -- observation ---------------------------------------------------------
+
+    def observe(self, state: State, seat: int) -> Observation:
+        sees = seat == state.holder and state.phase in ("announce", "respond", "exchange", "draw")
+        return Observation(
+            rules=state.rules,
+            seat=seat,
+            num_seats=state.num_seats,
+            phase=state.phase,
+            to_act=None if state.phase in ("deal", "draw", "over") else self.to_act(state),
+            deal=state.deal,
+            dealer=state.dealer,
+            starter=state.starter,
+            holder=state.holder,
+            hand=state.hand if sees else None,
+            exchanged=state.exchanged,
+            stock_size=len(state.stock) + len(state.discards),
+            claims=state.claims,
+            penalties=state.penalties,
+            chips=state.chips,
+            results=state.results,
+        )
+
+    # -- legality --------------------------------------------------------------
+
+    def check_action(self, observation: Observation, action: object) -> None:
+        action = check_well_formed(action)
+        if not observation.my_turn:
+            raise IllegalActionError(
+                f"{action!r}: it is not seat {observation.seat}'s turn"
+                f" (to act: {observation.to_act})"
+            )
+        phase = observation.phase
+        if phase == "announce":
+            if not isinstance(action, Announce):
+                raise IllegalActionError(f"{action!r}: seat {observation.seat} must announce")
+            last = observation.last
+            if last is not None and action.announcement <= last:
+                raise IllegalActionError(
+                    f"{action!r}: must announce higher than {describe_announcement(last)}"
+                )
+        elif phase == "respond":
+            if not isinstance(action, Accept | Challenge):
+                raise IllegalActionError(
+                    f"{action!r}: seat {observation.seat} must accept or challenge"
+                )
+            if isinstance(action, Accept) and observation.last == HIGHEST:
+                raise IllegalActionError(
+                    f"{action!r}: nothing beats {describe_announcement(HIGHEST)}; challenge"
+                )
+        elif phase == "exchange":
+            if not isinstance(action, Exchange):
+                raise IllegalActionError(f"{action!r}: seat {observation.seat} must exchange")
+            hand = observation.hand or ()
+            if not is_submultiset(action.discards, hand):
+                raise IllegalActionError(
+                    f"{action!r}: discards are not in the hand {format_cards(hand)}"
+                )
+        else:  # pragma: no cover - my_turn is False in the other phases
+            raise IllegalActionError(f"{action!r}: nobody acts in phase {phase}")
+
+    def legal_actions(self, observation: Observation) -> Sequence[Action]:
+        if not observation.my_turn:
+            return ()
+        if observation.phase == "announce":
+            return announce_actions(observation.last)
+        if observation.phase == "respond":
+            if observation.last == HIGHEST:
+                return (Challenge(),)
+            return (Accept(), Challenge())
+        return exchanges(observation.hand or ())
+
+    # -- transitions -----------------------------------------------------------
+
+    def transition(self, state: State, seat: int, action: Action) -> State:
+        if isinstance(action, Announce):
+            claim = Claim(seat, state.exchanged, action.announcement)
+            return replace(state, phase="respond", claims=(*state.claims, claim))
+        if isinstance(action, Accept):
+            return replace(state, phase="exchange", holder=seat, exchanged=None)
+        if isinstance(action, Exchange):
+            if not action.discards:
+                return replace(state, phase="announce", exchanged=0)
+            return replace(
+                state,
+                phase="draw",
+                hand=remove_cards(state.hand, action.discards),
+                discards=action.discards,
+            )
+        return self._challenge(state, seat)
+
+    def _challenge(self, state: State, challenger: int) -> State:
+        last = state.last
+        assert last is not None
+        announcer = last.seat
+        truthful = contains(state.hand, last.announcement)
+        penalised = challenger if truthful else announcer
+        n = state.num_seats
+        penalties = tuple(p + (1 if s == penalised else 0) for s, p in enumerate(state.penalties))
+        chips = state.chips
+        over = False
+        if state.rules.chips_variant:
+            creditors = [announcer] if truthful else [(penalised + k) % n for k in range(1, n)]
+            chips, over = _pay(chips, penalised, creditors)
+        else:
+            over = penalties[penalised] >= state.rules.penalty_limit
+        result = DealResult(
+            deal=state.deal,
+            dealer=state.dealer,
+            starter=state.starter,
+            claims=state.claims,
+            challenger=challenger,
+            announcer=announcer,
+            cards=state.hand,
+            truthful=truthful,
+            penalised=penalised,
+        )
+        result = _SHARED_RESULTS.setdefault(result, result)
+        dealer = (state.dealer + 1) % n
+        if dealer == penalised:
+            dealer = (dealer + 1) % n
+        return replace(
+            state,
+            phase="over" if over else "deal",
+            dealer=state.dealer if over else dealer,
+            starter=state.starter if over else penalised,
+            deal=state.deal if over else state.deal + 1,
+            holder=penalised,
+            hand=(),
+            stock=(),
+            discards=(),
+            exchanged=None,
+            claims=(),
+            penalties=penalties,
+            chips=chips,
+            results=(*state.results, result),
+        )
+
+    # -- results ---------------------------------------------------------------
+
+    def standings(self, state: State) -> Outcome:
+        if state.rules.chips_variant:
+            return Outcome(
+                places=places_from_keys(state.chips),
+                scores=tuple(float(c) for c in state.chips),
+            )
+        return Outcome(
+            places=places_from_keys([-p for p in state.penalties]),
+            scores=tuple(float(p) for p in state.penalties),
+        )
+
+    # -- hidden information ------------------------------------------------------
+
+    def perturb_hidden(self, state: State, seat: int, rng: random.Random) -> State:
+        if state.phase in ("deal", "over"):
+            return state
+        if seat == state.holder:
+            stock = list(state.stock)
+            rng.shuffle(stock)
+            return replace(state, stock=tuple(stock))
+        pool = [*state.hand, *state.discards, *state.stock]
+        rng.shuffle(pool)
+        hand_size, discard_count = len(state.hand), len(state.discards)
+        return replace(
+            state,
+            hand=tuple(pool[:hand_size]),
+            discards=tuple(pool[hand_size : hand_size + discard_count]),
+            stock=tuple(pool[hand_size + discard_count :]),
+        )
+
+    # -- text ------------------------------------------------------------------
+
+    def describe_action(
+        self, action: Action, viewer: int | None = None, actor: int | None = None
+    ) -> str:
+        if isinstance(action, Announce):
+            return f"announce {describe_announcement(action.announcement)}"
+        if isinstance(action, Exchange):
+            if not action.discards:
+                return "exchange nothing"
+            if viewer is not None and viewer != actor:
+                # How many cards were exchanged is public; which is not.
+                return f"exchange {len(action.discards)}"
+            return f"exchange {len(action.discards)} ({format_cards(action.discards)})"
+        return "accept" if isinstance(action, Accept) else "challenge"
+
+    def describe_chance(
+        self, state: State, outcome: Sequence[int], viewer: int | None = None
+    ) -> str | None:
+        # The cards dealt or drawn are seen by the seat that takes them alone.
+        order = check_chance(self.chance_request(state), outcome)
+        if state.phase == "deal":
+            if viewer is not None and viewer != state.starter:
+                return f"deal {HAND_SIZE} cards to seat {state.starter}"
+            deck = [POKER_DECK[i] for i in order]
+            return f"deal {format_cards(deck[:HAND_SIZE])} to seat {state.starter}"
+        if viewer is not None and viewer != state.holder:
+            count = len(state.discards)
+            return f"shuffle the stock; seat {state.holder} draws {count} card{'s' * (count != 1)}"
+        drawn = [state.stock[i] for i in order[: len(state.discards)]]
+        return f"shuffle the stock; seat {state.holder} draws {format_cards(drawn)}"
+
+    # -- claims ------------------------------------------------------------------
+
+    challenge_action: ClassVar[object | None] = Challenge()
+
+    def claim_truth(self, before: State, action: Action) -> bool | None:
+        if not isinstance(action, Announce):
+            return None
+        return contains(before.hand, action.announcement)
+
+    def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
+        """What an action of ``seat`` settled, read from the record of finished rounds
+        that states and observations both carry (see :meth:`Game.describe_outcome`)."""
+        result = appended(before, after, "results")
+        if result is None:
+            return None
+        claim = result.claims[-1].announcement if result.claims else "?"
+        cards = " ".join(map(str, result.cards))
+        penalised = result.penalised
+        standing = f"penalties {' '.join(map(str, after.penalties))}"
+        if after.rules.chips_variant:
+            standing += f", chips {' '.join(map(str, after.chips))}"
+        return (
+            f"seat {result.challenger} challenged seat {result.announcer}'s {claim}: cards shown"
+            f" [{cards}]: the announcement was {'true' if result.truthful else 'false'}:"
+            f" seat {penalised} is penalised ({standing})"
+        )
+
+
+def _pay(chips: tuple[int, ...], payer: int, creditors: list[int]) -> tuple[tuple[int, ...], bool]:
+    """Pay one chip to each creditor in order; return new chips and whether it fell short."""
+    values = list(chips)
+    for creditor in creditors:
+        if values[payer] == 0:
+            return tuple(values), True
+        values[payer] -= 1
+        values[creditor] += 1
+    return tuple(values), False
+
+
+LIARS_POKER: Final = LiarsPoker()

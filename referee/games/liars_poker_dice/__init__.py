@@ -1,0 +1,36 @@
+"""Liar's Poker Dice: the game's registration (its ``ENTRY``); the rest of it is in this folder.
+
+``engine.py`` the rules; ``codec.py`` its wire form (its messages are
+``proto/arena/v1/liars_poker_dice.proto``); ``universe.py`` every action it can take (for
+reinforcement learning); ``viewer.js`` its renderer in the replay viewer;
+``leak_rules.py`` what each seat may see (for the leak suite). Its SDK module is
+``sdk/liars_poker_dice.py``.
+"""
+
+from __future__ import annotations
+
+from referee.gamekit.entry import GameEntry, Roster, ViewerSpec
+
+ENTRY = GameEntry(
+    name="liars_poker_dice",
+    title="Liar's Poker Dice",
+    engine=f"{__name__}.engine:LIARS_POKER_DICE",
+    codec=f"{__name__}.codec:CODEC",
+    sdk="sdk.liars_poker_dice",
+    action_universe=f"{__name__}.universe:action_universe",
+    roster=Roster(
+        "liars_poker_dice_random",
+        "liars_poker_dice_heuristic",
+        "liars_poker_dice_strong",
+        counter_set=(
+            "liars_poker_dice_truthful",
+            "liars_poker_dice_never_challenge",
+            "liars_poker_dice_always_challenge",
+            "liars_poker_dice_always_bluff",
+            "liars_poker_dice_rule_out",
+        ),
+    ),
+    viewer=ViewerSpec(renderer="liars_poker_dice", script=f"{__name__}:viewer.js"),
+    leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
+    order=2,
+)
