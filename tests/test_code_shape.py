@@ -2,6 +2,8 @@
 
 * No function in ``referee/`` or ``league/`` is longer than 80 lines unless a
   ``# long: <reason>`` comment sits on its ``def`` line or the line above it.
+* No module there is longer than 600 lines unless a ``# long module: <reason>``
+  comment says why (issue 29).
 * Every import inside a function is listed, with the start-up cost it saves, in
   :data:`tests.test_lazy_imports.LAZY_IMPORTS`; an import that only dodges a cycle
   is not allowed (the import-linter contracts in ``make lint`` keep the graph acyclic).
@@ -19,6 +21,7 @@ from tests.test_lazy_imports import LAZY_IMPORTS
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 80
+MAX_MODULE_LINES = 600
 LENGTH_CHECKED = ("referee", "league")
 IMPORTS_CHECKED = ("referee", "sdk", "league", "example_bots", "bench")
 
@@ -75,6 +78,31 @@ def test_every_function_level_import_is_a_listed_start_up_saving(package: str) -
     found = function_imports(package)
     assert sorted(found - listed) == [], "unlisted function-level imports"
     assert sorted(listed - found) == [], "listed imports that no longer exist"
+
+
+def long_modules(package: str, root: Path = ROOT) -> list[str]:
+    """``path (N lines)`` for each module over the limit without a ``# long module:``."""
+    found = []
+    for path in _sources(package, root):
+        text = path.read_text(encoding="utf-8")
+        lines = len(text.splitlines())
+        if lines > MAX_MODULE_LINES and "\n# long module: " not in text:
+            found.append(f"{path.relative_to(root)} ({lines} lines)")
+    return found
+
+
+@pytest.mark.parametrize("package", LENGTH_CHECKED)
+def test_no_module_is_longer_than_600_lines_without_a_reason(package: str) -> None:
+    assert long_modules(package) == []
+
+
+def test_the_module_check_sees_a_planted_long_module(tmp_path: Path) -> None:
+    (tmp_path / "referee").mkdir()
+    (tmp_path / "referee" / "big.py").write_text('"""Big."""\n' + "x = 1\n" * 600)
+    (tmp_path / "referee" / "said.py").write_text(
+        '"""Big."""\n\n# long module: why\n' + "x = 1\n" * 600
+    )
+    assert long_modules("referee", tmp_path) == ["referee/big.py (601 lines)"]
 
 
 def test_the_checks_see_a_planted_long_function_and_a_planted_import(tmp_path: Path) -> None:

@@ -1,5 +1,8 @@
 """``arena league``: create, run, inspect and delete leagues."""
 
+# long module: the `arena league` command group: a CLI module holds one command group
+# (docs/architecture.md), its commands share options and output helpers
+
 from __future__ import annotations
 
 import json

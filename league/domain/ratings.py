@@ -1,7 +1,9 @@
 """Ratings for bluffing-game leagues: batch Bradley–Terry table, bootstrap, history.
 
 Pure functions over plain dataclasses (standard library only).  See
-``docs/ratings.md`` for the reasoning; in short:
+``docs/ratings.md`` for the reasoning. The match results and their pair games are in
+:mod:`league.domain.results`, the fit in :mod:`league.domain.bradley_terry` (both
+re-exported here); in short:
 
 * :func:`pair_games` turns each match into weighted two-player games, one per
   pair of seats, each weighted ``1/(n-1)`` for an ``n``-seat match.
@@ -27,6 +29,21 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
+from league.domain.bradley_terry import (
+    ELO_PER_NAT,
+    PRIOR_DRAWS,
+    Aggregates,
+    NoEstimateError,
+    aggregate,
+    bots_of,
+    fit_bradley_terry,
+    fit_strengths,
+    fit_with_sd,
+    posterior_sd,
+    to_elo,
+)
+from league.domain.results import MatchResult, PairGame, pair_games
+
 __all__ = [
     "CUTECHESS_Z95",
     "EXACT_Z95",
@@ -50,18 +67,6 @@ __all__ = [
     "pair_games",
 ]
 
-#: The prior of every fit: each bot is credited with this many virtual draws
-#: (total weight; one real two-player game weighs 1) against a reference bot
-#: fixed at the mean rating.  Weak — worth two games — but proper, so every rating,
-#: and every interval, is finite even for a bot that won or lost everything.
-PRIOR_DRAWS = 2.0
-
-#: Elo points per natural-log unit of strength: 400 / ln 10.
-_ELO_PER_NAT = 400.0 / math.log(10.0)
-#: Convergence threshold of the fit, in Elo points.
-_TOLERANCE_ELO = 1e-10
-_MAX_ITERATIONS = 200
-
 
 def _winitzki_erfinv(x: float) -> float:
     """Winitzki's closed-form approximation of the inverse error function.
@@ -84,45 +89,6 @@ EXACT_Z95 = 1.959964
 
 
 # --------------------------------------------------------------------------- types
-
-
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    """The outcome of one match.
-
-    ``bots[i]`` sat in seat ``i`` and finished in ``places[i]`` (1 = best; ties share
-    a place, e.g. ``(1, 1, 3)``).  Matches with the same non-empty ``group`` (a
-    duplicate deal) are resampled together by :func:`bootstrap`; an empty group
-    means the match is a group of its own.
-    """
-
-    bots: tuple[str, ...]
-    places: tuple[int, ...]
-    group: str = ""
-
-    def __post_init__(self) -> None:
-        if len(self.bots) != len(self.places):
-            raise ValueError(
-                f"{len(self.bots)} bots but {len(self.places)} places in {self.bots!r}"
-            )
-        if len(self.bots) < 2:
-            raise ValueError(f"a match needs at least 2 seats, got {self.bots!r}")
-        if any(place < 1 for place in self.places):
-            raise ValueError(f"places start at 1, got {self.places!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class PairGame:
-    """One weighted two-player game derived from a match.
-
-    ``score`` is ``a``'s result against ``b``: 1 (better place), 0.5 (same place)
-    or 0 (worse place).  ``weight`` is ``1/(n-1)`` for an ``n``-seat match.
-    """
-
-    a: str
-    b: str
-    score: float
-    weight: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,323 +181,6 @@ class HeadToHead:
         return self.wins + self.draws + self.losses
 
 
-# ------------------------------------------------------------------- pair games
-
-
-def _pair_score(place_a: int, place_b: int) -> float:
-    if place_a < place_b:
-        return 1.0
-    if place_a > place_b:
-        return 0.0
-    return 0.5
-
-
-def pair_games(results: Iterable[MatchResult]) -> list[PairGame]:
-    """Expand every match into one :class:`PairGame` per pair of seats ``i < j``.
-
-    The first bot of the pair is seat ``i``.  Each pair game of an ``n``-seat match
-    weighs ``1/(n-1)``, so every seat contributes total weight 1 per match whatever
-    the table size.  Pairs in which both seats are the same bot are skipped (they
-    carry no information about relative strength).
-    """
-    games: list[PairGame] = []
-    for match in results:
-        weight = 1.0 / (len(match.bots) - 1)
-        for i in range(len(match.bots)):
-            for j in range(i + 1, len(match.bots)):
-                a, b = match.bots[i], match.bots[j]
-                if a == b:
-                    continue
-                games.append(PairGame(a, b, _pair_score(match.places[i], match.places[j]), weight))
-    return games
-
-
-# ------------------------------------------------------------- Bradley–Terry fit
-
-#: Per unordered pair ``(i, j)`` with ``i < j`` (bot indices): ``(score of i,
-#: score of j)``, each the weighted sum of points; the pair's total weight is the sum.
-_Aggregates = dict[tuple[int, int], tuple[float, float]]
-
-
-def _log_sigmoid(x: float) -> float:
-    """``log(1 / (1 + exp(-x)))`` without overflow."""
-    if x >= 0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-def _strongly_connected(n: int, pairs: _Aggregates) -> bool:
-    """Whether every bot has (partly) beaten and been beaten along some chain.
-
-    This is Zermelo/Ford's condition for the Bradley–Terry maximum-likelihood
-    estimate to exist and be unique: the directed graph with an edge ``i → j``
-    whenever ``i`` scored points against ``j`` must be strongly connected.
-    """
-    if n <= 1:
-        return True
-    forward: list[list[int]] = [[] for _ in range(n)]
-    backward: list[list[int]] = [[] for _ in range(n)]
-    for (i, j), (s_i, s_j) in pairs.items():
-        if s_i > 0:
-            forward[i].append(j)
-            backward[j].append(i)
-        if s_j > 0:
-            forward[j].append(i)
-            backward[i].append(j)
-    for edges in (forward, backward):
-        seen = {0}
-        stack = [0]
-        while stack:
-            for nxt in edges[stack.pop()]:
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        if len(seen) != n:
-            return False
-    return True
-
-
-def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (the matrix is consumed)."""
-    n = len(rhs)
-    a = [[*row, value] for row, value in zip(matrix, rhs, strict=True)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if a[pivot][col] == 0.0:
-            raise ArithmeticError("singular system in the Bradley–Terry fit")
-        a[col], a[pivot] = a[pivot], a[col]
-        top = a[col]
-        for r in range(col + 1, n):
-            factor = a[r][col] / top[col]
-            if factor != 0.0:
-                row = a[r]
-                for c in range(col, n + 1):
-                    row[c] -= factor * top[c]
-    x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        acc = a[r][n] - sum(a[r][c] * x[c] for c in range(r + 1, n))
-        x[r] = acc / a[r][r]
-    return x
-
-
-class NoEstimateError(ArithmeticError):
-    """The maximum-likelihood ratings (a fit without prior) do not exist for this data."""
-
-
-def _log_likelihood(theta: list[float], pairs: _Aggregates, prior: float) -> float:
-    """The log-posterior: the pair games' log-likelihood plus the prior's virtual draws
-    (``prior/2`` won and ``prior/2`` lost against the reference at 0)."""
-    total = 0.0
-    for (i, j), (s_i, s_j) in pairs.items():
-        d = theta[i] - theta[j]
-        total += s_i * _log_sigmoid(d) + s_j * _log_sigmoid(-d)
-    if prior:
-        half = prior / 2.0
-        total += sum(half * (_log_sigmoid(t) + _log_sigmoid(-t)) for t in theta)
-    return total
-
-
-def _curvature(
-    theta: list[float], pairs: _Aggregates, prior: float
-) -> tuple[list[float], list[list[float]]]:
-    """The gradient of :func:`_log_likelihood` and minus its Hessian, plus ``1·1ᵀ``
-    without a prior (the Hessian is then a graph Laplacian, singular along the
-    all-ones direction; ``1·1ᵀ`` fixes the gauge and leaves contrasts unchanged)."""
-    n = len(theta)
-    grad = [0.0] * n
-    gauge = 0.0 if prior else 1.0
-    lap = [[gauge] * n for _ in range(n)]
-    for (i, j), (s_i, s_j) in pairs.items():
-        p = _sigmoid(theta[i] - theta[j])
-        q = _sigmoid(theta[j] - theta[i])
-        g = s_i * q - s_j * p  # = s_i - (s_i + s_j)·p, without cancellation
-        grad[i] += g
-        grad[j] -= g
-        w = (s_i + s_j) * p * q
-        lap[i][i] += w
-        lap[j][j] += w
-        lap[i][j] -= w
-        lap[j][i] -= w
-    if prior:
-        for i, t in enumerate(theta):
-            p, q = _sigmoid(t), _sigmoid(-t)
-            grad[i] += prior / 2.0 * (q - p)
-            lap[i][i] += prior * p * q
-    return grad, lap
-
-
-def _maximise(n: int, pairs: _Aggregates, prior: float) -> list[float]:
-    """The log-strengths (natural units) maximising :func:`_log_likelihood`.
-
-    Damped Newton–Raphson on the concave log-posterior; steps are halved until it
-    does not decrease.  With ``prior > 0`` it is strictly concave, so the maximum
-    is unique and finite whatever the data; with ``prior == 0`` (the plain
-    maximum-likelihood fit) the data must satisfy Zermelo/Ford's condition.
-    """
-    if not prior and not _strongly_connected(n, pairs):
-        raise NoEstimateError(
-            "the maximum-likelihood ratings are infinite or undetermined (a bot won or"
-            " lost every game, or groups never met): fit with a prior"
-        )
-    theta = [0.0] * n
-    if n == 0 or (n == 1 and not prior):
-        return theta
-    tolerance = _TOLERANCE_ELO / _ELO_PER_NAT
-    current = _log_likelihood(theta, pairs, prior)
-    previous_step = math.inf
-    for _ in range(_MAX_ITERATIONS):
-        grad, lap = _curvature(theta, pairs, prior)
-        step = _solve(lap, grad)
-        scale = 1.0
-        while True:
-            candidate = [t + scale * d for t, d in zip(theta, step, strict=True)]
-            value = _log_likelihood(candidate, pairs, prior)
-            if value >= current - 1e-12 * abs(current) or scale < 1e-9:
-                break
-            scale /= 2.0
-        theta, current = candidate, value
-        size = scale * max(abs(d) for d in step)
-        if size < tolerance:
-            break
-        # At the floating-point noise floor the step stops shrinking: stop there.
-        if size < 1e3 * tolerance and size >= previous_step:
-            break
-        previous_step = size
-    else:
-        raise ArithmeticError("the Bradley–Terry fit did not converge")
-    return theta
-
-
-def _fit_strengths(n: int, pairs: _Aggregates, prior: float = PRIOR_DRAWS) -> list[float]:
-    """:func:`_maximise`'s log-strengths, shifted to sum to zero."""
-    theta = _maximise(n, pairs, prior)
-    shift = math.fsum(theta) / n if n else 0.0
-    return [t - shift for t in theta]
-
-
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
-    """Gauss–Jordan inverse with partial pivoting (the matrix is not changed)."""
-    n = len(matrix)
-    a = [[*row, *(1.0 if c == r else 0.0 for c in range(n))] for r, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if a[pivot][col] == 0.0:
-            raise ArithmeticError("singular curvature in the Bradley–Terry fit")
-        a[col], a[pivot] = a[pivot], a[col]
-        top = a[col]
-        scale = top[col]
-        for c in range(2 * n):
-            top[c] /= scale
-        for r in range(n):
-            factor = a[r][col]
-            if r != col and factor != 0.0:
-                row = a[r]
-                for c in range(col, 2 * n):
-                    row[c] -= factor * top[c]
-    return [row[n:] for row in a]
-
-
-def _posterior_sd(n: int, pairs: _Aggregates, prior: float) -> list[float]:
-    """Each centred rating's standard deviation, in Elo, under the normal (Laplace)
-    approximation of the posterior at its maximum: ``sqrt(cᵢᵀ H⁻¹ cᵢ)`` with ``H``
-    minus the Hessian of the log-posterior and ``cᵢ = eᵢ − 1/n`` (a rating is
-    relative to the mean of all ratings)."""
-    if n == 0 or (n == 1 and not prior):
-        return [0.0] * n
-    theta = _maximise(n, pairs, prior)
-    cov = _inverse(_curvature(theta, pairs, prior)[1])
-    rows = [math.fsum(row) for row in cov]
-    total = math.fsum(rows)
-    return [
-        math.sqrt(max(0.0, cov[i][i] - 2.0 * rows[i] / n + total / (n * n))) * _ELO_PER_NAT
-        for i in range(n)
-    ]
-
-
-def _to_elo(names: list[str], theta: list[float], mean: float) -> dict[str, float]:
-    elo = [t * _ELO_PER_NAT for t in theta]
-    shift = mean - math.fsum(elo) / len(elo) if elo else 0.0
-    return {name: r + shift for name, r in zip(names, elo, strict=True)}
-
-
-def _bots_of(results: Iterable[MatchResult]) -> list[str]:
-    return sorted({bot for match in results for bot in match.bots})
-
-
-def _aggregate(games: Iterable[PairGame], index: Mapping[str, int]) -> _Aggregates:
-    """Sum the pair games per unordered pair, exactly (``math.fsum``), keyed in
-    sorted order, so the totals and their order do not depend on the game order."""
-    parts: dict[tuple[int, int], tuple[list[float], list[float]]] = {}
-    for game in games:
-        i, j = index[game.a], index[game.b]
-        s_i, s_j = game.score * game.weight, (1.0 - game.score) * game.weight
-        if i > j:
-            i, j, s_i, s_j = j, i, s_j, s_i
-        first, second = parts.setdefault((i, j), ([], []))
-        first.append(s_i)
-        second.append(s_j)
-    return {key: (math.fsum(parts[key][0]), math.fsum(parts[key][1])) for key in sorted(parts)}
-
-
-def fit_bradley_terry(
-    results: Iterable[MatchResult], *, mean: float = 1500.0, prior_draws: float = PRIOR_DRAWS
-) -> dict[str, float]:
-    """Batch Bradley–Terry ratings on the Elo scale, with a weak prior.
-
-    The model is ``P(a beats b) = 1 / (1 + 10 ** ((R_b - R_a) / 400))``, fitted to
-    all :func:`pair_games` at once with their weights; a tie counts as half a win
-    for each side.  The result depends only on the multiset of matches, not on
-    their order (pair totals are summed exactly and bots are processed in name
-    order).  Ratings are shifted so their average is ``mean``; every bot that
-    appears in ``results`` gets a rating.
-
-    The prior: every bot is credited with ``prior_draws`` virtual draws (total
-    weight) against a reference bot fixed at rating 0 before the shift — the
-    maximum a posteriori estimate.  It keeps every rating finite and unique (a bot
-    that won every game, groups of bots that never met) and barely moves ratings
-    backed by many games.  ``prior_draws=0`` is the plain maximum-likelihood fit,
-    which exists only when the "scored points against" graph is strongly connected
-    (Zermelo/Ford); otherwise :class:`NoEstimateError`.
-
-    Method: damped Newton–Raphson on the log-posterior, iterated until the largest
-    update is below 1e-10 Elo (quadratic convergence makes that a handful of steps).
-    """
-    if prior_draws < 0:
-        raise ValueError(f"prior_draws must not be negative, got {prior_draws}")
-    matches = list(results)
-    names = _bots_of(matches)
-    index = {name: i for i, name in enumerate(names)}
-    pairs = _aggregate(pair_games(matches), index)
-    return _to_elo(names, _fit_strengths(len(names), pairs, prior_draws), mean)
-
-
-def fit_with_sd(
-    results: Iterable[MatchResult], *, mean: float = 1500.0, prior_draws: float = PRIOR_DRAWS
-) -> tuple[dict[str, float], dict[str, float]]:
-    """:func:`fit_bradley_terry`'s ratings and each one's posterior standard deviation
-    (Elo, the normal approximation :func:`bootstrap` widens its intervals to).
-
-    The cheap interval (one fit, no resampling) for code that refits often, such as
-    the rolling ladder's pairing (:mod:`league.domain.pairing`).
-    """
-    if prior_draws < 0:
-        raise ValueError(f"prior_draws must not be negative, got {prior_draws}")
-    matches = list(results)
-    names = _bots_of(matches)
-    index = {name: i for i, name in enumerate(names)}
-    pairs = _aggregate(pair_games(matches), index)
-    ratings = _to_elo(names, _fit_strengths(len(names), pairs, prior_draws), mean)
-    sd = dict(zip(names, _posterior_sd(len(names), pairs, prior_draws), strict=True))
-    return ratings, sd
-
-
 # -------------------------------------------------------------------- bootstrap
 
 
@@ -561,13 +210,13 @@ def _groups(matches: list[MatchResult]) -> list[list[MatchResult]]:
 
 
 def _resampled(
-    counts: list[int], group_pairs: list[_Aggregates], group_bots: list[set[int]]
-) -> tuple[list[int], _Aggregates]:
+    counts: list[int], group_pairs: list[Aggregates], group_bots: list[set[int]]
+) -> tuple[list[int], Aggregates]:
     """The bots present in a resample (drawn ``counts[g]`` times each group ``g``) and
     its pair totals, indexed by position among those bots."""
     present = sorted({b for g, c in enumerate(counts) if c for b in group_bots[g]})
     local = {bot: k for k, bot in enumerate(present)}
-    pairs: _Aggregates = {}
+    pairs: Aggregates = {}
     for g, c in enumerate(counts):
         if not c:
             continue
@@ -660,14 +309,14 @@ def bootstrap(
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be between 0 and 1, got {level}")
     matches = list(results)
-    names = _bots_of(matches)
+    names = bots_of(matches)
     index = {name: i for i, name in enumerate(names)}
-    full = _aggregate(pair_games(matches), index)
-    ratings = _to_elo(names, _fit_strengths(len(names), full, prior_draws), mean)
-    sd = dict(zip(names, _posterior_sd(len(names), full, prior_draws), strict=True))
+    full = aggregate(pair_games(matches), index)
+    ratings = to_elo(names, fit_strengths(len(names), full, prior_draws), mean)
+    sd = dict(zip(names, posterior_sd(len(names), full, prior_draws), strict=True))
 
     groups = _groups(matches)
-    group_pairs = [_aggregate(pair_games(group), index) for group in groups]
+    group_pairs = [aggregate(pair_games(group), index) for group in groups]
     group_bots = [{index[bot] for m in group for bot in m.bots} for group in groups]
     rng = random.Random(seed)
 
@@ -680,8 +329,8 @@ def bootstrap(
         for _ in range(len(groups)):
             counts[rng.randrange(len(groups))] += 1
         present, pairs = _resampled(counts, group_pairs, group_bots)
-        theta = _fit_strengths(len(present), pairs, prior_draws)
-        elo = [t * _ELO_PER_NAT for t in theta]
+        theta = fit_strengths(len(present), pairs, prior_draws)
+        elo = [t * ELO_PER_NAT for t in theta]
         shift = mean - math.fsum(elo) / len(elo)
         for k, bot in enumerate(present):
             draws[bot].append(elo[k] + shift)
@@ -908,4 +557,4 @@ def pair_elo(
         raise NoEstimateError(f"a score of {s} has no finite Elo difference: use a prior")
     variance = (h2h.wins * (1.0 - s) ** 2 + draws * (0.5 - s) ** 2 + h2h.losses * s**2) / n
     stdev = math.sqrt(variance / n)
-    return PairElo(_elo_of_score(s), z * _ELO_PER_NAT * stdev / (s * (1.0 - s)))
+    return PairElo(_elo_of_score(s), z * ELO_PER_NAT * stdev / (s * (1.0 - s)))

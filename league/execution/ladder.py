@@ -35,6 +35,9 @@ command gets a comparable table (the deals come from a fresh secret each time;
 pass ``--reproducible-seed`` for identical deals).
 """
 
+# long module: the reference ladder end to end (a league per game, its table, the strong
+# bot's worst case, latencies): one report's pipeline
+
 from __future__ import annotations
 
 import importlib.util

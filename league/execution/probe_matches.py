@@ -34,6 +34,9 @@ What the bot may still notice is listed in docs/exploitability.md ("What still
 differs"), each item with its test.
 """
 
+# long module: the prober of `arena exploit`: one seat played inside the referee that steers
+# matches towards the questions left, with its bookkeeping of what was asked
+
 from __future__ import annotations
 
 import bisect

@@ -11,6 +11,9 @@ places, changes no rating and does not count in standings, which only read
 match), so once the bug is fixed the league completes.
 """
 
+# long module: the queries of the leagues and matches tables, written in one transaction by
+# record_result; rolling ladders, SPRT tests and standings are modules of their own
+
 from __future__ import annotations
 
 import json

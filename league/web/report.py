@@ -28,6 +28,9 @@ The crosstable, the population view and the chart come from :func:`rating_figure
 code, which the server's league page (``arena serve``) shows too.
 """
 
+# long module: one self-contained HTML report, its sections built from one pass over the
+# league's data
+
 from __future__ import annotations
 
 import html

@@ -7,6 +7,9 @@ stops, the faulting seat forfeits (placed last; the others keep their standing
 at that moment) and every process is reaped before :func:`run_match` returns.
 """
 
+# long module: one match's seats, decision loop, faults and record share the seat tasks'
+# state; the driver, messages and faults it uses are modules of their own
+
 from __future__ import annotations
 
 import functools

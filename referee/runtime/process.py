@@ -1,6 +1,9 @@
 """Bot processes: start each in its own process group with a private socket, stop
 them for sure (SIGTERM to the group, then SIGKILL), and say how they ended."""
 
+# long module: one bot process's life (start, Health, stream, end, kill) is one state
+# machine; its spawn and launchers are modules of their own
+
 from __future__ import annotations
 
 import contextlib

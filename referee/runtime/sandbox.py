@@ -30,6 +30,10 @@ limits are the kernel's rlimits set by util-linux ``prlimit``, the user switch
 is util-linux ``setpriv``.
 """
 
+# long module: one sandbox's bubblewrap command line: binds, namespaces, limits, uids and
+# environment are one contract reviewed together (docs/security.md); seccomp, cgroups, the
+# /proc view and tree copies are modules of their own
+
 from __future__ import annotations
 
 import contextlib

@@ -53,6 +53,9 @@ card it passed itself. Never the kind of a face-down card it did not pass (not e
 in front of itself), other hands, or the set-aside cards.
 """
 
+# long module: one game's whole rules (the deal for any table, passes and peeks, both call
+# rules, elimination) with the texts each seat reads
+
 from __future__ import annotations
 
 import random

@@ -53,6 +53,10 @@ action              meaning                                       when
 =================== ============================================= ============
 """
 
+# long module: one game's whole rules (roll-offs, three raise rules, wilds and their
+# opening, the sum endgame, one-round play) with the texts each seat reads; what other games
+# share is in referee.gamekit
+
 from __future__ import annotations
 
 import random

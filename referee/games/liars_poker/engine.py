@@ -53,6 +53,10 @@ and challenge, the cards shown at each challenge, and everybody's penalty points
 and chips. It never sees another seat's cards before a challenge or the stock.
 """
 
+# long module: one game's whole rules (deals, announcements, exchanges and draws,
+# challenges, penalties, the chips variant) with the texts each seat reads; poker hands are
+# in referee.gamekit
+
 from __future__ import annotations
 
 import bisect
