@@ -33,18 +33,25 @@ from league.store.models import MatchRow
 from league.store.registry import add_bot
 from league.store.standings import crosstable, standings
 from league.web.report import match_file_name, write_league_report
+from referee.core.catalogue import get_entry
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.gamekit.cards import parse_cards
 from referee.gamekit.poker_hands import Announcement
 from referee.gamekit.poker_hands import Category as CardCategory
 from referee.games.liars_dice import engine as ld
 from referee.games.liars_poker import engine as lp
-from referee.records.html_replay import json_for_script, render_replay_html, replay_data
+from referee.records.html_replay import (
+    json_for_script,
+    render_replay_html,
+    renderer_script,
+    replay_data,
+)
 from referee.records.record import MatchRecord
 from referee.records.replay import replay_steps
 from referee.runtime.match import MatchSpec, run_match
 from referee.runtime.process import BotSpec
 from tests.forge import record_of
+from tests.game_plugins import registered_games
 
 EVIL = "</script><script>alert(1)</script>"
 """A bot name that would end the data script element if it were not escaped."""
@@ -377,3 +384,13 @@ def test_the_viewer_files_are_inlined(record: MatchRecord) -> None:
     page = render_replay_html(record)
     assert "window.ArenaKit" in page and "window.ArenaGames.liars_dice = liarsDice" in page
     assert ".pcard.back" in page and 'id="step-slider"' in page
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_a_named_renderer_comes_with_the_script_that_defines_it(name: str) -> None:
+    """The kit defines no game's renderer: each comes from its game's own script."""
+    viewer = get_entry(name).viewer
+    if viewer.renderer is None:
+        return
+    assert viewer.script is not None, f"{name} names a renderer but no script"
+    assert f"window.ArenaGames.{viewer.renderer} =" in renderer_script(name)

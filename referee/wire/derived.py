@@ -66,8 +66,6 @@ Encode = Callable[[Any], Any]
 """Engine value → the value a message constructor takes for its field."""
 Decode = Callable[[Any], Any]
 """What a message's field holds → engine value; ``ValueError`` if it is malformed."""
-Put = Callable[[Any, dict[str, Any]], None]
-"""Writes one field's constructor arguments of a message."""
 
 
 class WireShapeError(TypeError):
@@ -97,7 +95,7 @@ Fields = Mapping[tuple[type, str], Field]
 """Per ``(engine type, field name)``, how that field travels if not as usual."""
 Checks = Mapping[type, Callable[[Any], object]]
 """Per engine type, a check of a value decoded from outside: raises ``ValueError`` or
-:class:`GameError`, or returns a message (``str``) saying what is wrong."""
+:class:`GameError`, or returns what is wrong (a ``str``, or ``False``)."""
 
 
 def _checked(check: Callable[[Any], object], decode: Decode) -> Decode:

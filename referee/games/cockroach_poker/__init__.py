@@ -32,6 +32,7 @@ ENTRY = GameEntry(
     ),
     viewer=ViewerSpec(
         renderer="cockroach_poker",
+        script=f"{__name__}:viewer.js",
         count_keys=frozenset({"hand", "face_up"}),
         count_labels="referee.gamekit.cards:KINDS",
     ),
