@@ -181,6 +181,14 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/execution/ray_executor.py ray": (
         "Ray is an optional extra (pip install '.[ray]') and slow to import: --executor ray only"
     ),
+    "referee/core/catalogue.py importlib.metadata": (
+        "~20 ms: only looking up an installed game, or listing every game, reads the"
+        " entry points; a bot of a built-in game (and every bot start) never does"
+    ),
+    "referee/runtime/sandbox.py importlib.metadata": (
+        "~20 ms: only building a sandbox reads where installed games live; the CLI's"
+        " other commands never do"
+    ),
     "referee/runtime/seccomp.py pyseccomp": (
         "loads libseccomp through ctypes (~20 ms) and fails on a host without it: only a"
         " sandboxed match compiles the filter (the CLI, the server and --no-sandbox runs"

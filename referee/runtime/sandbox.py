@@ -39,7 +39,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import importlib.metadata
 import importlib.util
 import os
 import secrets
@@ -467,6 +466,8 @@ def installed_games() -> tuple[Path, ...]:
     :data:`referee.core.catalogue.ENTRY_POINT_GROUP`): bound read-only and put on a
     bot's ``PYTHONPATH``, so a bot finds an installed game as the referee does, also
     when it is installed outside the environment's site-packages (``pip --target``)."""
+    import importlib.metadata  # ~20 ms, only once a sandbox is built
+
     found: set[Path] = set()
     for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if point.dist is not None:
