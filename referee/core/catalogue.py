@@ -79,6 +79,8 @@ _ENTRIES: dict[str, GameEntry] = {}
 _ENGINES: dict[str, Game[Any, Any, Any, Any]] = {}
 _CODECS: dict[str, Codec[Any, Any]] = {}
 _BUILTINS_DONE = False
+_INSTALLED_DONE = False
+"""Whether every entry point was loaded (listing the games scans them once)."""
 _LOADED_POINTS: set[str] = set()
 """Names of the entry points already loaded."""
 
@@ -101,16 +103,25 @@ def discover() -> None:
     Raises :class:`CatalogueError` naming the distribution whose entry point does not
     load or does not hold a :class:`GameEntry`.
     """
+    global _INSTALLED_DONE
     _register_builtins()
-    _register_installed()
+    if not _INSTALLED_DONE:
+        _register_installed()
+        _INSTALLED_DONE = True
 
 
 def _register_builtins() -> None:
     global _BUILTINS_DONE
     if not _BUILTINS_DONE:
         _BUILTINS_DONE = True
-        for package in _packages(BUILTIN_PACKAGE):
-            register(importlib.import_module(package).ENTRY)
+        for entry in _builtin_entries():
+            register(entry)
+
+
+def _builtin_entries() -> list[GameEntry]:
+    """The registration of every package under ``referee/games``, in listing order."""
+    found = [importlib.import_module(package).ENTRY for package in _packages(BUILTIN_PACKAGE)]
+    return sorted(found, key=lambda entry: (entry.order, entry.name))
 
 
 def _register_installed(only: str | None = None) -> None:
@@ -223,11 +234,5 @@ def action_universe(name: str) -> Callable[[Any, int], list[Hashable]]:
     return function
 
 
-BUILTIN_GAMES: tuple[str, ...] = tuple(
-    entry.name
-    for entry in sorted(
-        (importlib.import_module(package).ENTRY for package in _packages(BUILTIN_PACKAGE)),
-        key=lambda entry: (entry.order, entry.name),
-    )
-)
+BUILTIN_GAMES: tuple[str, ...] = tuple(entry.name for entry in _builtin_entries())
 """The games that ship with the platform (tests with per-game tables cover these)."""
