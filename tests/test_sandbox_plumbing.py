@@ -16,20 +16,27 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
+from league.execution.worker_wire import WorkerConfig, decode_config, encode_config
 from referee.runtime import cgroups
 from referee.runtime.match import Limits, MatchSpec, run_match
 from referee.runtime.pool import WarmPool
 from referee.runtime.process import BotSpec
 from referee.runtime.sandbox import (
     DEFAULT_SANDBOX,
+    UID_BASE,
+    UID_BLOCKS,
+    UIDS_PER_REFEREE,
     SandboxConfig,
     SandboxError,
     build_command,
+    held_uid_block,
     release_bot_uid,
     require_tools,
+    share_uids,
 )
 from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
 
+ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
 CHATTY = f"{sys.executable} -m tests.bots.chatty"
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
@@ -280,3 +287,70 @@ def test_a_bot_never_starts_once_its_referee_is_gone(tmp_path: Path, referee_ali
         assert code == 0 and out == b"started\n"
     else:
         assert code == 125 and out == b""
+
+
+HOLD_BLOCK = """
+import sys
+from pathlib import Path
+from referee.runtime import sandbox
+print(sandbox.claim_uid_block(Path(sys.argv[1])), flush=True)
+sys.stdin.read()
+"""
+
+FIRST_BOT_UID = """
+import os, sys
+from pathlib import Path
+from referee.runtime import sandbox
+sandbox.UID_LOCK_DIR = Path(sys.argv[1])
+pid = int(sys.argv[2])
+os.getpid = lambda: pid  # a referee whose pid agrees with the holder's modulo 1000
+os.geteuid = lambda: 0  # a root referee (the only kind that hands out uids)
+print(sandbox.next_bot_uid())
+"""
+
+
+def test_two_referees_whose_pids_agree_never_hand_out_one_uid(tmp_path: Path) -> None:
+    """Uid blocks are held by lock, not derived from pids: a referee whose pid agrees
+    with a live referee's modulo 1000 gives its first bot a uid from another block,
+    and anyone can tell from the holder's descriptors which block it holds."""
+    locks = tmp_path / "locks"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_BLOCK, str(locks)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert holder.stdout is not None
+        block = int(holder.stdout.readline())
+        assert block == holder.pid % UID_BLOCKS
+        assert held_uid_block(holder.pid, locks) == block
+        second = subprocess.run(
+            [sys.executable, "-c", FIRST_BOT_UID, str(locks), str(holder.pid)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        )
+        held = range(UID_BASE + block * UIDS_PER_REFEREE, UID_BASE + (block + 1) * UIDS_PER_REFEREE)
+        assert int(second.stdout) not in held
+    finally:
+        holder.communicate("")
+    # The holder is gone: its lock went with it, and its block is free again.
+    assert held_uid_block(holder.pid, locks) is None
+    again = subprocess.run(
+        [sys.executable, "-c", FIRST_BOT_UID, str(locks), str(holder.pid)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert int(again.stdout) in held
+
+
+def test_workers_are_told_the_runners_uid_block() -> None:
+    config = WorkerConfig(DEFAULT_SANDBOX, uid_index=1, uid_count=2, uid_block=7)
+    assert decode_config(json.loads(json.dumps(encode_config(config)))) == config
+    with pytest.raises(ValueError, match="uid block 1000"):
+        share_uids(0, 1, 1000)

@@ -72,7 +72,7 @@ async def serve(inbox: trio.abc.ReceiveStream, outbox: Outbox) -> None:
     if first["type"] != "config":
         raise WorkerWireError(f"expected a config message first, got {first['type']!r}")
     config = decode_config(first)
-    share_uids(config.uid_index, config.uid_count)
+    share_uids(config.uid_index, config.uid_count, config.uid_block)
     pool = WarmPool(sandbox=config.sandbox)
     try:
         await outbox.send({"type": "ready", "pid": os.getpid()})

@@ -100,6 +100,8 @@ class WorkerConfig:
     sandbox: SandboxConfig
     uid_index: int = 0
     uid_count: int = 1
+    uid_block: int | None = None
+    """The uid block the runner holds (root), whose lock the worker inherits."""
 
 
 def encode_config(config: WorkerConfig) -> dict[str, Any]:
@@ -107,6 +109,7 @@ def encode_config(config: WorkerConfig) -> dict[str, Any]:
         "type": "config",
         "sandbox": {**config.sandbox.to_dict(), "protect": list(config.sandbox.protect)},
         "uid_share": [config.uid_index, config.uid_count],
+        "uid_block": config.uid_block,
     }
 
 
@@ -116,9 +119,11 @@ def decode_config(message: Mapping[str, Any]) -> WorkerConfig:
         protect = raw.pop("protect", [])
         sandbox = replace(SandboxConfig.from_dict(raw), protect=tuple(str(p) for p in protect))
         index, count = (int(v) for v in message["uid_share"])
+        block = message.get("uid_block")
+        block = None if block is None else int(block)
     except (KeyError, TypeError, ValueError) as error:
         raise WorkerWireError(f"bad config message: {error!r}") from None
-    return WorkerConfig(sandbox, index, count)
+    return WorkerConfig(sandbox, index, count, block)
 
 
 # ------------------------------------------------------------------------------- jobs

@@ -42,7 +42,7 @@ from league.execution.worker_wire import (
 )
 from league.store.registry import LeagueError
 from referee.runtime.match import Limits, MatchSpec
-from referee.runtime.sandbox import SandboxConfig
+from referee.runtime.sandbox import SandboxConfig, claim_uid_block, uid_block_lock
 
 WORKER_COMMAND = (sys.executable, "-m", "league.execution.worker")
 READY_S = 60.0
@@ -259,12 +259,18 @@ class RefereeWorkers:
 
         A worker that does not start raises :class:`WorkerStartError` as such (not
         in an exception group), after the ones already started are closed."""
+        # The workers' bots take uids from the block this runner holds; each worker
+        # inherits the lock, so the block stays taken while any of them lives.
+        lock = uid_block_lock() if self.sandbox.enabled else None
+        block = None if lock is None else claim_uid_block()
         try:
             for index, slots in enumerate(self.shares):
-                worker = await self._start(index, slots)
+                worker = await self._start(index, slots, lock)
                 self.workers.append(worker)
                 await worker.handshake(
-                    WorkerConfig(self.sandbox, uid_index=index, uid_count=len(self.shares))
+                    WorkerConfig(
+                        self.sandbox, uid_index=index, uid_count=len(self.shares), uid_block=block
+                    )
                 )
         except BaseException:
             with trio.CancelScope(shield=True):
@@ -286,10 +292,11 @@ class RefereeWorkers:
             with trio.CancelScope(shield=True):
                 await self._close_outputs()
 
-    async def _start(self, index: int, slots: int) -> Worker:
+    async def _start(self, index: int, slots: int, lock: int | None) -> Worker:
         try:
             process = await trio.lowlevel.open_process(
                 list(WORKER_COMMAND),
+                pass_fds=() if lock is None else (lock,),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 # Not in the terminal's process group: a Ctrl-C reaches only the

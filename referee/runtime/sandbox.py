@@ -297,68 +297,112 @@ UIDS_PER_REFEREE = 100_000
 UID_BLOCKS = 1000
 UID_LOCK_DIR = Path("/run/lock/bluff-arena-uids")
 _claimed_block: tuple[int, int] | None = None
-"""(pid, block) once this process holds a uid block's lock (:func:`claim_uid_block`)."""
+"""(pid, block) once this process holds a uid block's lock (:func:`claim_uid_block`),
+or was handed its runner's (:func:`share_uids`)."""
 
 
 def referee_uids(pid: int | None = None) -> range:
-    """The uids the referee process ``pid`` (default: this one) gives its bots:
-    block ``pid % 1000``, or the block this process claimed."""
-    pid = os.getpid() if pid is None else pid
-    block = pid % UID_BLOCKS
-    if _claimed_block is not None and _claimed_block[0] == pid:
-        block = _claimed_block[1]
+    """The uids the referee process ``pid`` (default: this one) gives its bots.
+
+    This process's: the block it holds (claimed now if it has none and runs as
+    root). Another process's: the block whose lock file it holds open (a referee
+    worker holds its runner's), else block ``pid % 1000`` (a referee that never
+    sandboxed a bot as root)."""
+    if pid is None or pid == os.getpid():
+        if os.geteuid() == 0:
+            claim_uid_block()
+        pid = os.getpid()
+        block = _claimed_block[1] if _claimed_block and _claimed_block[0] == pid else None
+    else:
+        block = held_uid_block(pid)
+    if block is None:
+        block = pid % UID_BLOCKS
     first = UID_BASE + block * UIDS_PER_REFEREE
     return range(first, first + UIDS_PER_REFEREE)
 
 
-def claim_uid_block(lock_dir: Path = UID_LOCK_DIR) -> int:
+def held_uid_block(pid: int, lock_dir: Path | None = None) -> int | None:
+    """The uid block whose lock file (in ``lock_dir``, default :data:`UID_LOCK_DIR`)
+    process ``pid`` holds open, if any (None when it holds none or its descriptors
+    cannot be read)."""
+    lock_dir = UID_LOCK_DIR if lock_dir is None else lock_dir
+    try:
+        links = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
+    except OSError:
+        return None
+    for link in links:
+        path = Path(link)
+        if path.parent == lock_dir and path.name.isdigit():
+            return int(path.name)
+    return None
+
+
+def claim_uid_block(lock_dir: Path | None = None) -> int:
     """Hold, for this process's lifetime, an exclusive lock on a uid block no other
     live referee uses, and give the bots uids from it.
 
-    Referees that start independently on one machine (the processes of a Ray
-    cluster) cannot split the blocks among themselves as ``--workers`` does, and two
-    whose pids agree modulo 1000 would give two live bots one uid. A lock (``flock``)
-    is released by the kernel when its holder dies, so a killed referee's block
-    frees itself. Tries the block of its pid first. Root only (an unprivileged
-    referee runs bots in a user namespace instead); idempotent."""
+    Every referee that sandboxes bots as root claims one before its first bot
+    (:func:`next_bot_uid`): referees that start independently on one machine (two
+    league runs, the server and a CLI match, the processes of a Ray cluster) would
+    otherwise take their blocks from their pids modulo 1000, and two whose pids
+    agree there could give two live bots one uid — one process cap, one key
+    quota, files each could write. A lock (``flock``) is released by the kernel
+    when its last holder dies, so a killed referee's block frees itself. Tries the
+    block of its pid first. Idempotent. ``lock_dir``: default :data:`UID_LOCK_DIR`."""
     global _claimed_block
     pid = os.getpid()
-    if _claimed_block is not None and _claimed_block[0] == pid:
-        return _claimed_block[1]
-    lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for step in range(UID_BLOCKS):
-        block = (pid + step) % UID_BLOCKS
-        fd = os.open(lock_dir / str(block), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        _held_locks.append(fd)  # kept open: closing it would release the lock
-        _claimed_block = (pid, block)
-        return block
+    lock_dir = UID_LOCK_DIR if lock_dir is None else lock_dir
+    with _claim_lock:
+        if _claimed_block is not None and _claimed_block[0] == pid:
+            return _claimed_block[1]
+        lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for step in range(UID_BLOCKS):
+            block = (pid + step) % UID_BLOCKS
+            fd = os.open(lock_dir / str(block), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            _held_locks.append(fd)  # kept open: closing it would release the lock
+            _claimed_block = (pid, block)
+            return block
     raise SandboxError(f"every one of the {UID_BLOCKS} uid blocks in {lock_dir} is in use")
 
 
+def uid_block_lock() -> int | None:
+    """The descriptor that holds this process's uid block (claimed now, as root),
+    for a referee worker to inherit: the block stays held while any worker lives.
+    None when not root (bots then run in a user namespace, and need no block)."""
+    if os.geteuid() != 0:
+        return None
+    claim_uid_block()
+    return _held_locks[-1] if _held_locks else None
+
+
 _held_locks: list[int] = []
+_claim_lock = threading.Lock()
 
 
 _uid_share = (0, 1)
 """(index, count): this referee hands out the uid slots ``index, index + count, ...``."""
 
 
-def share_uids(index: int, count: int) -> None:
-    """Use only every ``count``-th uid slot, starting at ``index``.
+def share_uids(index: int, count: int, block: int | None = None) -> None:
+    """Use only every ``count``-th uid slot, starting at ``index``, of ``block``.
 
-    Several referee processes of one league run (``--workers``) call this with
-    distinct indexes: their uid ranges come from their pids modulo 1000, and two
-    workers whose pids collide there would otherwise give two live bots the same
-    uid (a shared process cap, and files each other could write)."""
+    The referee processes of one league run (``--workers``) call this with
+    distinct indexes and the block their runner claimed (whose lock each of them
+    inherits): so no two of them, and no other referee, give two live bots one uid."""
     if not 1 <= count <= UIDS_PER_REFEREE or not 0 <= index < count:
         raise ValueError(f"uid share {index} of {count}: need 0 <= index < count")
-    global _uid_share
+    if block is not None and not 0 <= block < UID_BLOCKS:
+        raise ValueError(f"uid block {block}: need 0 <= block < {UID_BLOCKS}")
+    global _uid_share, _claimed_block
     with _uid_lock:
         _uid_share = (index, count)
+        if block is not None:
+            _claimed_block = (os.getpid(), block)
 
 
 def next_bot_uid() -> int:

@@ -67,11 +67,12 @@ def assert_all_gone(path: Path, within_s: float = 5.0) -> None:
             os.kill(pid, 9)
 
 
-def sandboxed_processes(referee_pid: int | None = None) -> list[int]:
+def sandboxed_processes(referee_pid: int | None = None, uids: range | None = None) -> list[int]:
     """Live processes of bots sandboxed by the referee ``referee_pid`` (default: this
-    process): processes with the uids it hands out, and bwrap processes it started."""
+    process): processes with the uids it hands out (``uids``, read while it lives:
+    a dead referee's block is no longer known), and bwrap processes it started."""
     referee = os.getpid() if referee_pid is None else referee_pid
-    uids = referee_uids(referee)
+    uids = referee_uids(referee) if uids is None else uids
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

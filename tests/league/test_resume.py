@@ -22,6 +22,7 @@ from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.models import MatchRow, SeatRow
 from league.store.registry import add_bot
 from league.store.standings import standings
+from referee.runtime.sandbox import referee_uids
 from tests.e2e.conftest import process_alive, sandboxed_processes
 
 pytestmark = pytest.mark.e2e
@@ -58,10 +59,11 @@ def done_count(engine: Engine) -> int:
         ).one()
 
 
-def bots_of(referee_pid: int) -> list[int]:
+def bots_of(referee_pid: int, uids: range | None = None) -> list[int]:
     """Live bot processes started by the referee ``referee_pid``: sandboxed ones by
-    the uids that referee hands out, unsandboxed ones by their environment."""
-    found = sandboxed_processes(referee_pid)
+    the uids that referee hands out (``uids``, read while it lives), unsandboxed
+    ones by their environment."""
+    found = sandboxed_processes(referee_pid, uids)
     marker = f"ARENA_REFEREE_PID={referee_pid}".encode()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -122,23 +124,30 @@ def kill_run_after(url: str, engine: Engine, done_at_least: int, workers: int) -
     time.sleep(0.05)
     # Some bots are running (else the check after the kill would mean nothing); with
     # --workers they are the workers' children.
+    expected = 1 + (workers if workers > 1 else 0)
     referees = [runner.pid]
-    while not any(bots_of(pid) for pid in referees) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
         assert runner.poll() is None, "the run ended before it could be killed"
         referees = [runner.pid, *worker_pids(runner.pid)]
+        if len(referees) == expected and any(bots_of(pid) for pid in referees):
+            break
         time.sleep(0.01)
-    assert len(referees) == 1 + (workers if workers > 1 else 0), referees
+    assert len(referees) == expected, referees
     assert any(bots_of(pid) for pid in referees), "no bot found while the league runs"
+    # The workers share the runner's uid block (they hold its lock too).
+    uids = referee_uids(runner.pid)
+    assert all(referee_uids(pid) == uids for pid in referees)
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
     # Sandboxed bots die with their referee (--die-with-parent); a worker sees the end
     # of its input, stops its bots and exits.
     deadline = time.monotonic() + 10
     while (
-        any(bots_of(pid) or process_alive(pid) for pid in referees[1:]) or bots_of(runner.pid)
+        any(bots_of(pid, uids) or process_alive(pid) for pid in referees[1:])
+        or bots_of(runner.pid, uids)
     ) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert [bots_of(pid) for pid in referees] == [[] for _ in referees]
+    assert [bots_of(pid, uids) for pid in referees] == [[] for _ in referees]
     assert not any(process_alive(pid) for pid in referees[1:]), "a worker outlived its runner"
 
 
