@@ -8,6 +8,12 @@ their ``.pyi`` stubs) sit next to their ``.proto`` so that ``import arena.v1.bot
 mirrors the proto package.
 Never edit them by hand.
 
+The ``.proto`` of each built-in game (``proto/arena/v1/<game>.proto``) is generated
+too, from its engine's types and its codec's declared exceptions
+(:mod:`referee.wire.schema`), before anything is compiled; ``--check`` fails if one
+differs from what the engine says. ``bot.proto`` (the service, which imports the
+games' files) is written by hand.
+
 A game whose messages are not part of ``arena.v1`` (an installed game, such as the
 toy games under ``tests/``) keeps its ``.proto`` in its own package: every ``.proto``
 the repository tracks outside ``proto/`` is generated (and drift-checked) next to
@@ -136,11 +142,51 @@ def process(root: Path, *, check: bool) -> bool:
     return True
 
 
+def game_protos() -> dict[Path, str]:
+    """Per built-in game (the catalogue's), its ``.proto`` as its engine's types say."""
+    if str(REPO_ROOT) not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT))
+    from referee.core.catalogue import BUILTIN_GAMES, get_entry, load
+    from referee.wire.derived import DerivedCodec
+    from referee.wire.schema import proto_path, proto_source
+
+    found = {}
+    for game in BUILTIN_GAMES:
+        # The class only: its instance is built against the messages written here.
+        codec = type(load(get_entry(game).codec))
+        if not issubclass(codec, DerivedCodec):
+            raise SystemExit(f"{game}: its codec is not derived, so its .proto is not generated")
+        found[REPO_ROOT / proto_path(codec)] = proto_source(codec)
+    return found
+
+
+def write_game_protos(*, check: bool) -> bool:
+    """Write each built-in game's ``.proto`` (or only compare it); False if ``check``
+    found one that differs."""
+    protos = game_protos()
+    if check:
+        drift = sorted(str(path) for path, text in protos.items() if _read(path) != text)
+        if drift:
+            print("a game's .proto differs from its engine: " + ", ".join(drift), file=sys.stderr)
+            print("run: python proto/generate.py", file=sys.stderr)
+        return not drift
+    for path, text in protos.items():
+        if _read(path) != text:
+            path.write_text(text)
+            print(f"wrote {path}")
+    return True
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text() if path.exists() else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check for drift")
     options = parser.parse_args()
-    results = [process(root, check=options.check) for root in proto_roots()]
+    results = [write_game_protos(check=options.check)]
+    results += [process(root, check=options.check) for root in proto_roots()]
     return 0 if all(results) else 1
 
 

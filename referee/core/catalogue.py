@@ -222,6 +222,9 @@ def get_codec(game: str) -> Codec[Any, Any]:
         except RulesError:
             raise RulesError(f"no wire codec for game {game!r}") from None
         codec = load(entry.codec)
+        build = getattr(codec, "build", None)  # a derived codec: a mismatch with its
+        if build is not None:  # messages shows here, never in a match
+            build()
         if codec.game != game:
             raise CatalogueError(f"game {game!r} is registered with the codec of {codec.game!r}")
         _CODECS[game] = codec

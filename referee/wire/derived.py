@@ -28,10 +28,11 @@ a union of dataclasses           a ``oneof`` of the same name; each member goes 
 ===============================  ==================================================
 
 The action union (the engine's ``action_types``) is the ``oneof`` of the game's
-action message. A field that needs more than this says so with a :class:`Field`
-(its own encode and decode, beside the codec of its game, with the reason), and a
-value that must be checked when it arrives from outside (a card, a hand, a bid) names
-its check in ``checks``. Built-in games travel in their own field of
+action message. The same table read the other way writes a built-in game's ``.proto``
+from its engine's types (:mod:`referee.wire.schema`). A field that needs more than
+this says so with a :class:`Field` (its own encode and decode, beside the codec of its
+game, with the reason), and a value that must be checked when it arrives from outside
+(a card, a hand, a bid) names its check in ``checks``. Built-in games travel in their own field of
 ``Observation``/``Action``'s ``oneof game``; any other game in ``extension``
 (``google.protobuf.Any``), which is how an installed game needs no edit of
 ``bot.proto``.
@@ -89,6 +90,29 @@ class Field:
     wire: str | None = None
     values: tuple[str, ...] | None = None
     """For a ``str`` field that takes one of these values: travels as an enum."""
+    writes: tuple[Wire, ...] = ()
+    """With ``encode``/``decode``: the message fields they write, for the ``.proto``
+    (:mod:`referee.wire.schema`); empty: one field of the engine field's name and type."""
+    members: tuple[str, ...] = ()
+    """For a union: its ``oneof``'s field per member (default: class name, snake case)."""
+    wrapper: tuple[str, str] | None = None
+    """For a ``tuple`` of tuples: the message holding one inner tuple and the name of
+    its one field, ``(message, field)``."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Wire:
+    """One message field that a :class:`Field`'s own ``encode`` writes (the ``.proto``
+    declares it; the codec itself never reads this)."""
+
+    name: str
+    hint: Any
+    """Its type, translated as an engine field of that type is (``int``: ``uint32``)."""
+    comment: str = ""
+    """Its comment in the ``.proto``; empty: the engine field's docstring."""
+    number: int | None = None
+    """Its field number; ``None``: the next one in order (a field added to the wire
+    after others keeps its number: the fields after it take the numbers before)."""
 
 
 Fields = Mapping[tuple[type, str], Field]
@@ -372,6 +396,11 @@ class _Derivation:
         return tuple(self.function(name) for name in names)
 
 
+_BUILT = frozenset(
+    {"_derivation", "_encode_inner", "_decode_inner", "_get_action", "_make_action", "_builtin"}
+)  # what DerivedCodec.build sets
+
+
 def _observation_type(engine: Game[Any, Any, Any, Any]) -> type:
     """The engine's observation type: the last parameter of its ``Game[...]`` base, else
     what its ``observe`` says it returns."""
@@ -438,8 +467,9 @@ class DerivedCodec(Codec[ObsT, ActionT]):
     ``fields`` and ``checks`` are the exceptions (see the module docstring);
     ``well_formed`` is the engine's check of a decoded action (run before encoding
     one too when ``check_before_encoding``, so that a bot's malformed action fails
-    in its own process). Each instance derives its own functions: instances share
-    nothing.
+    in its own process). ``names``, ``action_oneof`` (and ``Field``'s ``writes``,
+    ``members``, ``wrapper``) serve only the generated ``.proto`` (:mod:`.schema`).
+    Each instance derives its own functions: instances share nothing.
     """
 
     engine: ClassVar[Game[Any, Any, Any, Any]]
@@ -448,6 +478,10 @@ class DerivedCodec(Codec[ObsT, ActionT]):
     fields: ClassVar[Fields] = {}
     checks: ClassVar[Checks] = {}
     check_before_encoding: ClassVar[bool] = False
+    names: ClassVar[Mapping[Any, str]] = {}
+    """For the ``.proto``: names of engine types that are not the prefix + class name."""
+    action_oneof: ClassVar[str] = "action"
+    """For the ``.proto``: the name of the action message's ``oneof``."""
 
     @staticmethod
     def well_formed(action: Any) -> Any:
@@ -460,6 +494,20 @@ class DerivedCodec(Codec[ObsT, ActionT]):
             cls.game = cls.engine.name
 
     def __init__(self) -> None:
+        self._built = False
+
+    def __getattr__(self, name: str) -> Any:
+        # Built on first use: proto/generate.py imports a codec before its messages
+        # exist. The catalogue builds what it hands out, so no match sees a mismatch.
+        if name.startswith("_") and name in _BUILT and not self.__dict__.get("_built"):
+            self.build()
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def build(self) -> DerivedCodec[ObsT, ActionT]:
+        """Derive the translation now (idempotent); :class:`WireShapeError` on a mismatch."""
+        if self.__dict__.get("_built"):
+            return self
         descriptor: Any = self.observation_message.DESCRIPTOR
         prefix = descriptor.name.removesuffix("Observation")
         derivation = _Derivation(prefix, self.fields, self.checks)
@@ -474,6 +522,8 @@ class DerivedCodec(Codec[ObsT, ActionT]):
                 tuple(self.engine.action_types), oneofs[0], f"{self.game} action"
             )
         self._builtin = self.game in bot_pb2.Observation.DESCRIPTOR.fields_by_name
+        self._built = True
+        return self
 
     # -- observations -------------------------------------------------------------
 

@@ -17,7 +17,10 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from arena.v1 import bot_pb2
+from referee.core.catalogue import get_codec
 from referee.gamekit.base import Game, MalformedActionError
+from referee.games.liars_dice.engine import LIARS_DICE
+from referee.games.liars_dice.engine import Rules as LiarsDiceRules
 from referee.wire.base import MalformedObservationError
 from referee.wire.derived import Checks, DerivedCodec, Field, Fields, WireShapeError
 
@@ -149,7 +152,7 @@ def codec_for(
 
     ToyCodec.fields = fields or {}
     ToyCodec.checks = checks or {}
-    return ToyCodec()
+    return ToyCodec().build()  # as the catalogue builds a codec it hands out
 
 
 OBSERVATION = Observation(
@@ -266,3 +269,14 @@ def test_the_generated_source_is_there_to_read() -> None:
     source = codec_for().source()
     for function in ("def encode_Observation_", "def decode_Point_", "def make_action_"):
         assert function in source
+
+
+def test_a_codec_is_built_when_first_used_and_the_catalogue_builds_it_at_once() -> None:
+    """Importing a codec's module builds nothing (``proto/generate.py`` reads the class
+    before the messages it derives from exist); the catalogue hands out built codecs,
+    so a mismatch never waits for a match."""
+    codec = type(get_codec("liars_dice"))()
+    assert "_encode_inner" not in vars(codec)
+    assert "_encode_inner" in vars(get_codec("liars_dice"))
+    observation = LIARS_DICE.observe(LIARS_DICE.new_game(LiarsDiceRules(), 2), 0)
+    assert codec.decode_observation(codec.encode_observation(observation)) == observation

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61rena/v1/liars_dice.proto\x12\x08\x61rena.v1\"\xcf\x03\n\x14LiarsDiceObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tnum_seats\x18\x02 \x01(\r\x12\'\n\x05rules\x18\x03 \x01(\x0b\x32\x18.arena.v1.LiarsDiceRules\x12\'\n\x05phase\x18\x04 \x01(\x0e\x32\x18.arena.v1.LiarsDicePhase\x12\x13\n\x06to_act\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\x13\n\x0b\x64ice_counts\x18\x06 \x03(\r\x12\x10\n\x08own_dice\x18\x07 \x03(\r\x12-\n\troll_offs\x18\x08 \x03(\x0b\x32\x1a.arena.v1.LiarsDiceRollOff\x12\x14\n\x0cround_number\x18\t \x01(\r\x12\x13\n\x06opener\x18\n \x01(\rH\x01\x88\x01\x01\x12\x14\n\x0cwilds_active\x18\x0b \x01(\x08\x12\x11\n\tsum_round\x18\x0c \x01(\x08\x12*\n\x04\x62ids\x18\r \x03(\x0b\x32\x1c.arena.v1.LiarsDicePlacedBid\x12/\n\x07history\x18\x0e \x03(\x0b\x32\x1e.arena.v1.LiarsDiceRoundResult\x12\x12\n\neliminated\x18\x0f \x03(\rB\t\n\x07_to_actB\t\n\x07_opener\"\xa3\x01\n\x0fLiarsDiceAction\x12%\n\x03\x62id\x18\x01 \x01(\x0b\x32\x16.arena.v1.LiarsDiceBidH\x00\x12,\n\x07sum_bid\x18\x02 \x01(\x0b\x32\x19.arena.v1.LiarsDiceSumBidH\x00\x12\x31\n\tchallenge\x18\x03 \x01(\x0b\x32\x1c.arena.v1.LiarsDiceChallengeH\x00\x42\x08\n\x06\x61\x63tion\".\n\x0cLiarsDiceBid\x12\x10\n\x08quantity\x18\x01 \x01(\r\x12\x0c\n\x04\x66\x61\x63\x65\x18\x02 \x01(\r\" \n\x0fLiarsDiceSumBid\x12\r\n\x05total\x18\x01 \x01(\r\"\x14\n\x12LiarsDiceChallenge\"\xc3\x01\n\x0eLiarsDiceRules\x12\x17\n\x0f\x64ice_per_player\x18\x01 \x01(\r\x12\x30\n\nraise_rule\x18\x02 \x01(\x0e\x32\x1c.arena.v1.LiarsDiceRaiseRule\x12\x11\n\twild_face\x18\x03 \x01(\r\x12\x13\n\x0bsum_endgame\x18\x04 \x01(\x08\x12\x11\n\tone_round\x18\x05 \x01(\x08\x12\x10\n\x08roll_off\x18\x06 \x01(\x08\x12\x19\n\x11wild_opening_keep\x18\x07 \x01(\x08\"A\n\x10LiarsDiceRollOff\x12-\n\x05rolls\x18\x01 \x03(\x0b\x32\x1e.arena.v1.LiarsDiceRollOffRoll\"2\n\x14LiarsDiceRollOffRoll\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x64ice\x18\x02 \x03(\r\"\x83\x01\n\x12LiarsDicePlacedBid\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12*\n\x08\x66\x61\x63\x65_bid\x18\x02 \x01(\x0b\x32\x16.arena.v1.LiarsDiceBidH\x00\x12,\n\x07sum_bid\x18\x03 \x01(\x0b\x32\x19.arena.v1.LiarsDiceSumBidH\x00\x42\x05\n\x03\x62id\"\x1d\n\rLiarsDiceHand\x12\x0c\n\x04\x64ice\x18\x01 \x03(\r\"\x91\x02\n\x14LiarsDiceRoundResult\x12\x14\n\x0cround_number\x18\x01 \x01(\r\x12\x0e\n\x06opener\x18\x02 \x01(\r\x12\x14\n\x0cwilds_active\x18\x03 \x01(\x08\x12\x11\n\tsum_round\x18\x04 \x01(\x08\x12*\n\x04\x62ids\x18\x05 \x03(\x0b\x32\x1c.arena.v1.LiarsDicePlacedBid\x12\x12\n\nchallenger\x18\x06 \x01(\r\x12%\n\x04\x64ice\x18\x07 \x03(\x0b\x32\x17.arena.v1.LiarsDiceHand\x12\x0e\n\x06\x61\x63tual\x18\x08 \x01(\r\x12\x10\n\x08\x62id_true\x18\t \x01(\x08\x12\r\n\x05loser\x18\n \x01(\r\x12\x12\n\neliminated\x18\x0b \x01(\x08*\xc3\x01\n\x12LiarsDiceRaiseRule\x12%\n!LIARS_DICE_RAISE_RULE_UNSPECIFIED\x10\x00\x12\x34\n0LIARS_DICE_RAISE_RULE_SAME_FACE_OR_SAME_QUANTITY\x10\x01\x12*\n&LIARS_DICE_RAISE_RULE_QUANTITY_OR_FACE\x10\x02\x12$\n LIARS_DICE_RAISE_RULE_RESET_FACE\x10\x03*\xa1\x01\n\x0eLiarsDicePhase\x12 \n\x1cLIARS_DICE_PHASE_UNSPECIFIED\x10\x00\x12\x1d\n\x19LIARS_DICE_PHASE_ROLL_OFF\x10\x01\x12\x19\n\x15LIARS_DICE_PHASE_ROLL\x10\x02\x12\x18\n\x14LIARS_DICE_PHASE_BID\x10\x03\x12\x19\n\x15LIARS_DICE_PHASE_OVER\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61rena/v1/liars_dice.proto\x12\x08\x61rena.v1\"\xc3\x01\n\x0eLiarsDiceRules\x12\x17\n\x0f\x64ice_per_player\x18\x01 \x01(\r\x12\x30\n\nraise_rule\x18\x02 \x01(\x0e\x32\x1c.arena.v1.LiarsDiceRaiseRule\x12\x11\n\twild_face\x18\x03 \x01(\r\x12\x13\n\x0bsum_endgame\x18\x04 \x01(\x08\x12\x11\n\tone_round\x18\x05 \x01(\x08\x12\x10\n\x08roll_off\x18\x06 \x01(\x08\x12\x19\n\x11wild_opening_keep\x18\x07 \x01(\x08\"2\n\x14LiarsDiceRollOffRoll\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x64ice\x18\x02 \x03(\r\"A\n\x10LiarsDiceRollOff\x12-\n\x05rolls\x18\x01 \x03(\x0b\x32\x1e.arena.v1.LiarsDiceRollOffRoll\".\n\x0cLiarsDiceBid\x12\x10\n\x08quantity\x18\x01 \x01(\r\x12\x0c\n\x04\x66\x61\x63\x65\x18\x02 \x01(\r\" \n\x0fLiarsDiceSumBid\x12\r\n\x05total\x18\x01 \x01(\r\"\x83\x01\n\x12LiarsDicePlacedBid\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12*\n\x08\x66\x61\x63\x65_bid\x18\x02 \x01(\x0b\x32\x16.arena.v1.LiarsDiceBidH\x00\x12,\n\x07sum_bid\x18\x03 \x01(\x0b\x32\x19.arena.v1.LiarsDiceSumBidH\x00\x42\x05\n\x03\x62id\"\x1d\n\rLiarsDiceHand\x12\x0c\n\x04\x64ice\x18\x01 \x03(\r\"\x91\x02\n\x14LiarsDiceRoundResult\x12\x14\n\x0cround_number\x18\x01 \x01(\r\x12\x0e\n\x06opener\x18\x02 \x01(\r\x12\x14\n\x0cwilds_active\x18\x03 \x01(\x08\x12\x11\n\tsum_round\x18\x04 \x01(\x08\x12*\n\x04\x62ids\x18\x05 \x03(\x0b\x32\x1c.arena.v1.LiarsDicePlacedBid\x12\x12\n\nchallenger\x18\x06 \x01(\r\x12%\n\x04\x64ice\x18\x07 \x03(\x0b\x32\x17.arena.v1.LiarsDiceHand\x12\x0e\n\x06\x61\x63tual\x18\x08 \x01(\r\x12\x10\n\x08\x62id_true\x18\t \x01(\x08\x12\r\n\x05loser\x18\n \x01(\r\x12\x12\n\neliminated\x18\x0b \x01(\x08\"\xcf\x03\n\x14LiarsDiceObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tnum_seats\x18\x02 \x01(\r\x12\'\n\x05rules\x18\x03 \x01(\x0b\x32\x18.arena.v1.LiarsDiceRules\x12\'\n\x05phase\x18\x04 \x01(\x0e\x32\x18.arena.v1.LiarsDicePhase\x12\x13\n\x06to_act\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\x13\n\x0b\x64ice_counts\x18\x06 \x03(\r\x12\x10\n\x08own_dice\x18\x07 \x03(\r\x12-\n\troll_offs\x18\x08 \x03(\x0b\x32\x1a.arena.v1.LiarsDiceRollOff\x12\x14\n\x0cround_number\x18\t \x01(\r\x12\x13\n\x06opener\x18\n \x01(\rH\x01\x88\x01\x01\x12\x14\n\x0cwilds_active\x18\x0b \x01(\x08\x12\x11\n\tsum_round\x18\x0c \x01(\x08\x12*\n\x04\x62ids\x18\r \x03(\x0b\x32\x1c.arena.v1.LiarsDicePlacedBid\x12/\n\x07history\x18\x0e \x03(\x0b\x32\x1e.arena.v1.LiarsDiceRoundResult\x12\x12\n\neliminated\x18\x0f \x03(\rB\t\n\x07_to_actB\t\n\x07_opener\"\x14\n\x12LiarsDiceChallenge\"\xa3\x01\n\x0fLiarsDiceAction\x12%\n\x03\x62id\x18\x01 \x01(\x0b\x32\x16.arena.v1.LiarsDiceBidH\x00\x12,\n\x07sum_bid\x18\x02 \x01(\x0b\x32\x19.arena.v1.LiarsDiceSumBidH\x00\x12\x31\n\tchallenge\x18\x03 \x01(\x0b\x32\x1c.arena.v1.LiarsDiceChallengeH\x00\x42\x08\n\x06\x61\x63tion*\xc3\x01\n\x12LiarsDiceRaiseRule\x12%\n!LIARS_DICE_RAISE_RULE_UNSPECIFIED\x10\x00\x12\x34\n0LIARS_DICE_RAISE_RULE_SAME_FACE_OR_SAME_QUANTITY\x10\x01\x12*\n&LIARS_DICE_RAISE_RULE_QUANTITY_OR_FACE\x10\x02\x12$\n LIARS_DICE_RAISE_RULE_RESET_FACE\x10\x03*\xa1\x01\n\x0eLiarsDicePhase\x12 \n\x1cLIARS_DICE_PHASE_UNSPECIFIED\x10\x00\x12\x1d\n\x19LIARS_DICE_PHASE_ROLL_OFF\x10\x01\x12\x19\n\x15LIARS_DICE_PHASE_ROLL\x10\x02\x12\x18\n\x14LIARS_DICE_PHASE_BID\x10\x03\x12\x19\n\x15LIARS_DICE_PHASE_OVER\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,26 +35,26 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LIARSDICERAISERULE']._serialized_end=1729
   _globals['_LIARSDICEPHASE']._serialized_start=1732
   _globals['_LIARSDICEPHASE']._serialized_end=1893
-  _globals['_LIARSDICEOBSERVATION']._serialized_start=40
-  _globals['_LIARSDICEOBSERVATION']._serialized_end=503
-  _globals['_LIARSDICEACTION']._serialized_start=506
-  _globals['_LIARSDICEACTION']._serialized_end=669
-  _globals['_LIARSDICEBID']._serialized_start=671
-  _globals['_LIARSDICEBID']._serialized_end=717
-  _globals['_LIARSDICESUMBID']._serialized_start=719
-  _globals['_LIARSDICESUMBID']._serialized_end=751
-  _globals['_LIARSDICECHALLENGE']._serialized_start=753
-  _globals['_LIARSDICECHALLENGE']._serialized_end=773
-  _globals['_LIARSDICERULES']._serialized_start=776
-  _globals['_LIARSDICERULES']._serialized_end=971
-  _globals['_LIARSDICEROLLOFF']._serialized_start=973
-  _globals['_LIARSDICEROLLOFF']._serialized_end=1038
-  _globals['_LIARSDICEROLLOFFROLL']._serialized_start=1040
-  _globals['_LIARSDICEROLLOFFROLL']._serialized_end=1090
-  _globals['_LIARSDICEPLACEDBID']._serialized_start=1093
-  _globals['_LIARSDICEPLACEDBID']._serialized_end=1224
-  _globals['_LIARSDICEHAND']._serialized_start=1226
-  _globals['_LIARSDICEHAND']._serialized_end=1255
-  _globals['_LIARSDICEROUNDRESULT']._serialized_start=1258
-  _globals['_LIARSDICEROUNDRESULT']._serialized_end=1531
+  _globals['_LIARSDICERULES']._serialized_start=40
+  _globals['_LIARSDICERULES']._serialized_end=235
+  _globals['_LIARSDICEROLLOFFROLL']._serialized_start=237
+  _globals['_LIARSDICEROLLOFFROLL']._serialized_end=287
+  _globals['_LIARSDICEROLLOFF']._serialized_start=289
+  _globals['_LIARSDICEROLLOFF']._serialized_end=354
+  _globals['_LIARSDICEBID']._serialized_start=356
+  _globals['_LIARSDICEBID']._serialized_end=402
+  _globals['_LIARSDICESUMBID']._serialized_start=404
+  _globals['_LIARSDICESUMBID']._serialized_end=436
+  _globals['_LIARSDICEPLACEDBID']._serialized_start=439
+  _globals['_LIARSDICEPLACEDBID']._serialized_end=570
+  _globals['_LIARSDICEHAND']._serialized_start=572
+  _globals['_LIARSDICEHAND']._serialized_end=601
+  _globals['_LIARSDICEROUNDRESULT']._serialized_start=604
+  _globals['_LIARSDICEROUNDRESULT']._serialized_end=877
+  _globals['_LIARSDICEOBSERVATION']._serialized_start=880
+  _globals['_LIARSDICEOBSERVATION']._serialized_end=1343
+  _globals['_LIARSDICECHALLENGE']._serialized_start=1345
+  _globals['_LIARSDICECHALLENGE']._serialized_end=1365
+  _globals['_LIARSDICEACTION']._serialized_start=1368
+  _globals['_LIARSDICEACTION']._serialized_end=1531
 # @@protoc_insertion_point(module_scope)

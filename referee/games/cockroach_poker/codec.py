@@ -17,11 +17,20 @@ from referee.games.cockroach_poker.engine import (
     Action,
     Counts,
     Observation,
+    PassView,
+    PendingView,
     Rules,
     SeatView,
     check_well_formed,
 )
-from referee.wire.derived import DerivedCodec, Field, Fields
+from referee.wire.derived import DerivedCodec, Field, Fields, Wire
+
+CALL_RULE_PUBLISHED: Final = (
+    "Whether the call decides who takes an answered card (option call_rule=published: "
+    "BELIEVE calls the claim true, DISBELIEVE false, the card is turned up and goes to "
+    "the announcer on a right call); false: call_rule=simplified, so observations under "
+    "the default rules keep their bytes."
+)
 
 
 def _counts(name: str) -> Field:
@@ -47,12 +56,18 @@ class CockroachPokerCodec(DerivedCodec[Observation, Action]):
     action_message = pb.CockroachPokerAction
     log_fields = ("history",)
     fields: ClassVar[Fields] = {
-        (Rules, "call_rule"): Field(
+        (Rules, "call_rule"): Field(  # a flag: its form before it was an option
             encode=lambda rule: {"call_rule_published": rule == "published"},
             decode=lambda message: "published" if message.call_rule_published else "simplified",
+            writes=(Wire("call_rule_published", bool, CALL_RULE_PUBLISHED),),
         ),
         (Observation, "hand"): _counts("hand"),
         (SeatView, "face_up"): _counts("face_up"),
+    }
+    names: ClassVar[dict[object, str]] = {  # the wire's names: what a bot sees, not a view
+        SeatView: "CockroachPokerSeat",
+        PendingView: "CockroachPokerPending",
+        PassView: "CockroachPokerPass",
     }
     well_formed = staticmethod(check_well_formed)
     check_before_encoding = True

@@ -7,6 +7,7 @@ lines, as ``(line, points)`` entries in line order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 from arena.v1 import dice_poker_pb2 as pb
@@ -19,7 +20,20 @@ from referee.games.dice_poker.engine import (
     Reroll,
     Scorecard,
 )
-from referee.wire.derived import Checks, DerivedCodec, Field, Fields
+from referee.wire.derived import Checks, DerivedCodec, Field, Fields, Wire
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One filled line of a scorecard (its wire form only)."""
+
+    line: Line
+    """The line."""
+    points: int
+    """Points written in it (0 when the dice did not fit)."""
+
+
+ENTRIES: Final = "The filled lines, in card order; a line not listed is still empty."
 
 
 def _entries(lines: tuple[int | None, ...]) -> dict[str, Any]:
@@ -60,8 +74,11 @@ class DicePokerCodec(DerivedCodec[Observation, Action]):
     action_message = pb.DicePokerAction
     fields: ClassVar[Fields] = {
         (Observation, "cards"): Field(wire="scorecards"),
-        (Scorecard, "lines"): Field(encode=_entries, decode=_lines),
+        (Scorecard, "lines"): Field(  # only the written lines travel
+            encode=_entries, decode=_lines, writes=(Wire("entries", tuple[Entry, ...], ENTRIES),)
+        ),
     }
+    action_oneof = "kind"
     checks: ClassVar[Checks] = {Reroll: _reroll_error}
 
 

@@ -10,9 +10,15 @@ from __future__ import annotations
 from typing import ClassVar, Final
 
 from arena.v1 import liars_poker_dice_pb2 as pb
-from referee.gamekit.poker_dice import NUM_DICE, Hand, is_valid_hand
-from referee.games.liars_poker_dice.engine import LIARS_POKER_DICE, Action, Observation, Reroll
-from referee.wire.derived import Checks, DerivedCodec
+from referee.gamekit.poker_dice import NUM_DICE, Category, Hand, is_valid_hand
+from referee.games.liars_poker_dice.engine import (
+    LIARS_POKER_DICE,
+    Action,
+    Observation,
+    Reroll,
+    RoundRecord,
+)
+from referee.wire.derived import Checks, DerivedCodec, Field, Fields
 
 
 def _reroll_error(reroll: Reroll) -> str | None:
@@ -30,6 +36,15 @@ class LiarsPokerDiceCodec(DerivedCodec[Observation, Action]):
     action_message = pb.LiarsPokerDiceAction
     log_fields = ("steps", "rounds")
     checks: ClassVar[Checks] = {Hand: is_valid_hand, Reroll: _reroll_error}
+    fields: ClassVar[Fields] = {  # one seat's throw of the roll-off is a message
+        (Observation, "roll_off"): Field(wrapper=("LiarsPokerDiceRollOffRoll", "dice")),
+    }
+    names: ClassVar[dict[object, str]] = {
+        Hand: "PokerDiceHand",  # poker-dice hands are not this game's alone
+        Category: "PokerDiceCategory",
+        RoundRecord: "LiarsPokerDiceRound",  # the wire named it first
+    }
+    action_oneof = "kind"
 
 
 CODEC: Final = LiarsPokerDiceCodec()
