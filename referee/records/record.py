@@ -26,15 +26,17 @@ from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.faults import FaultKind
 from referee.gamekit.base import Outcome
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 """Version 2: ``seed`` may be null (the match drew its chance from a secret key).
 Version 3: state digests by :class:`referee.core.digests.StateDigester`
 (incremental), and a seat may have taken observation deltas (``SeatInfo.deltas``;
 its ``obs`` digests are of the messages as sent).
 Version 4: the protocol each seat spoke (``SeatInfo.protocol``), the opaque match id
 the seats were sent (``bot_match_id``) and the nonce of every TurnRequest
-(``nonces``, protocol 3)."""
-READABLE_FORMATS = (1, 2, 3, 4)
+(``nonces``, protocol 3).
+Version 5: state digests write values in canonical form
+(:func:`referee.core.digests.canonical`), not as their ``repr``."""
+READABLE_FORMATS = (1, 2, 3, 4, 5)
 """Format 1 records (always a seed, drawn with the old ``random.Random`` stream) still load."""
 
 

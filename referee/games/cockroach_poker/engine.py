@@ -104,7 +104,8 @@ class Rules:
     ``"published"``: call true or false (the call decides). One of :data:`CALL_RULES`."""
 
     def __repr__(self) -> str:
-        # Records store digests of the engine state's repr, which holds the rules:
+        # Records of formats 3 and 4 store digests of the engine state's repr, which holds
+        # the rules (format 5 digests a canonical form, which leaves defaults out):
         # leaving out a default call_rule keeps every state of a record made before
         # the option existed (and every default match) digesting as it always did.
         extra = "" if self.call_rule == "simplified" else f", call_rule={self.call_rule!r}"

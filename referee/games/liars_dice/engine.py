@@ -129,7 +129,8 @@ class Rules:
     see :meth:`__repr__`. Not a rule: rules that differ only here are equal."""
 
     def __repr__(self) -> str:
-        # Records store digests of the engine state's repr, which holds the rules.
+        # Records of formats 3 and 4 store digests of the engine state's repr, which holds
+        # the rules (format 5 digests a canonical form, which leaves defaults out).
         # wild_opening came after records existed: at its default it is left out,
         # so a record made before it digests as it always did, unless the record's
         # rules spell it out (records made while the repr always listed it).
