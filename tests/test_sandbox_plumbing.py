@@ -354,3 +354,37 @@ def test_workers_are_told_the_runners_uid_block() -> None:
     assert decode_config(json.loads(json.dumps(encode_config(config)))) == config
     with pytest.raises(ValueError, match="uid block 1000"):
         share_uids(0, 1, 1000)
+
+
+def test_a_running_bot_dies_when_its_lifeline_ends() -> None:
+    """However its referee dies, and whatever became of the death signals (a window
+    while bubblewrap arms its own, a credential change that clears one), the end of
+    the lifeline kills every process of the sandbox. Here the referee (this test)
+    lives on, so no death signal fires: only the lifeline's watcher can end the bot."""
+    read_end, write_end = os.pipe()
+    command = build_command(
+        DEFAULT_SANDBOX,
+        ["/bin/sh", "-c", "echo started; sleep 120 & sleep 120"],
+        socket_name="bot.sock",
+        lifeline_fd=read_end,
+    )
+    try:
+        process = subprocess.Popen(
+            command.argv, env={}, pass_fds=(read_end, *command.fds), stdout=subprocess.PIPE
+        )
+    finally:
+        command.close()
+    os.close(read_end)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline() == b"started\n"
+        os.close(write_end)  # what the kernel does with a dead referee's descriptors
+        assert process.wait(timeout=20) != 0  # bubblewrap ends with its sandbox
+        assert_no_sandboxed_processes()
+    finally:
+        process.kill()
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+        if command.uid is not None:
+            release_bot_uid(command.uid)

@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import os
 import secrets
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,8 +139,8 @@ def _v1_cpuset_parent() -> Path | None:
 def _cpu_plan(siblings: Path, group_cores: str | None, cpus: float) -> cpu_share.CpuPlan:
     """The CPU of a new group beside the bot groups in ``siblings``: which cores
     they are pinned to is in their names (``...-coreN``), on v1 and v2 alike. A
-    group a dead referee left (empty: the kernel killed its bots with the referee)
-    holds no core: it is removed here, so a core is never lost to one."""
+    group a dead referee left holds no core: what it still holds is killed
+    (:func:`end_orphans`) and it is removed here, so a core is never lost to one."""
     held: set[int] = set()
     others = 0
     for path in _live_groups(siblings, remove_stale=True):
@@ -178,11 +179,37 @@ def _live_groups(parent: Path, *, remove_stale: bool = False) -> list[Path]:
         if _is_stale(path):
             if not remove_stale:
                 continue
+            end_orphans(path)
             with contextlib.suppress(OSError):
                 path.rmdir()
                 continue
         live.append(path)
     return live
+
+
+def end_orphans(path: Path) -> int:
+    """SIGKILL every process left in the bot group ``path`` of a referee that is gone;
+    how many there were.
+
+    Bots die with their referee (the death signals, the lifeline's watcher); this
+    is the last line for a sandbox that had not yet reached either when the
+    referee died (bubblewrap's namespace init, still waiting for its parent's
+    go-ahead, outlives it). Whatever is in such a group is an orphan by
+    construction: the group's name says which referee made it, and it is gone.
+    A process may fork while it is being killed, so this looks again, a few times."""
+    ended = 0
+    for _ in range(5):
+        try:
+            pids = [int(pid) for pid in (path / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return ended
+        if not pids:
+            return ended
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                ended += 1
+    return ended
 
 
 def live_groups() -> list[str]:
@@ -355,7 +382,8 @@ def available() -> str | None:
 
 
 def sweep_stale() -> int:
-    """Remove bot groups whose referee process is gone (a non-empty group stays)."""
+    """Remove bot groups whose referee process is gone, ending what they still hold
+    (:func:`end_orphans`; a group whose processes are not yet reaped stays)."""
     removed = 0
     parents = [ROOT / GROUP] + [ROOT / c / GROUP for c in ("memory", "pids", "cpu", "cpuset")]
     for parent in parents:
@@ -364,6 +392,7 @@ def sweep_stale() -> int:
         for path in parent.iterdir():
             if not path.is_dir() or not _is_stale(path):
                 continue
+            end_orphans(path)
             with contextlib.suppress(OSError):
                 path.rmdir()
                 removed += 1

@@ -104,13 +104,19 @@ groups, their paths, then the command."""
 
 INSIDE = (
     'case $1 in *[!0-9]*|"") exit 125;; esac;'
-    " if timeout 0.02 cat <&3 >/dev/null 2>&1; then exit 125; fi; exec 3<&-;"
+    " if timeout 0.02 cat <&3 >/dev/null 2>&1; then exit 125; fi;"
+    ' (eval "exec $1<&- </dev/null >/dev/null 2>&1"; trap "" HUP INT TERM;'
+    " while read -r -u 3 _; do :; done; kill -KILL -1) & exec 3<&-;"
     ' mapfile -d "" -t argv <&"$1" || exit 125; eval "exec $1<&-"; exec "${argv[@]}"'
 )
 """Inside the sandbox, the first program (bash): descriptor 3 is the read end of a
 pipe whose only writer is the referee. End of file means the referee has died —
 possibly while bubblewrap was still arming its own death signal, a window no
-signal covers — so exit instead of starting an orphan. Otherwise close it, read
+signal covers — so exit instead of starting an orphan. Otherwise leave a watcher
+(a bash subshell, as the sandbox's root: the bot cannot signal it) blocked on
+that pipe for the sandbox's whole life: when the referee dies, however it dies
+and whatever became of the death signals, end of file arrives and the watcher
+kills every process of the sandbox's PID namespace. Then close it, read
 the rest of the command (the copy of a submitted tree, :mod:`referee.runtime.tree_copy`;
 limits, user switch, the bot's own command) as
 NUL-separated words from the descriptor named by its argument, close that too,

@@ -77,6 +77,19 @@ def bots_of(referee_pid: int, uids: range | None = None) -> list[int]:
     return found
 
 
+def describe(pid: int) -> str:
+    """What a process is, for a failure message: name, uids, parent, command line."""
+    try:
+        status = dict(
+            line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        )
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except (OSError, ValueError):
+        return f"{pid} (gone)"
+    fields = " ".join(f"{k}={status.get(k, '?').strip()}" for k in ("Name", "Uid", "PPid", "State"))
+    return f"{pid} {fields} {command[:160]}"
+
+
 def worker_pids(runner: int) -> list[int]:
     """The referee worker processes (``--workers``) of the runner ``runner``."""
     found = []
@@ -147,7 +160,8 @@ def kill_run_after(url: str, engine: Engine, done_at_least: int, workers: int) -
         or bots_of(runner.pid, uids)
     ) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert [bots_of(pid, uids) for pid in referees] == [[] for _ in referees]
+    left = sorted({pid for referee in referees for pid in bots_of(referee, uids)})
+    assert not left, f"bots outlived their referee: {[describe(pid) for pid in left]}"
     assert not any(process_alive(pid) for pid in referees[1:]), "a worker outlived its runner"
 
 
@@ -168,25 +182,29 @@ def test_sigkilled_runs_resume_to_the_uninterrupted_result(db_url: str, tmp_path
     )
 
     engine = open_database(db_url)
-    prepare(engine)
-    total = 24
-    for point, workers in ((0, 1), (5, 2), (10, 1)):
-        kill_run_after(db_url, engine, point, workers)
-        assert done_count(engine) < total
-    summary = trio.run(
-        lambda: LeagueRun(engine, "resume", RunOptions(concurrency=2, handle_signals=False)).play()
-    )
-    assert summary.remaining == 0
-    with session_scope(engine) as session:
-        matches = session.exec(select(MatchRow)).all()
-        assert len(matches) == total
-        assert all(m.status == "done" and m.record is not None for m in matches)
-        assert sorted(m.position for m in matches) == list(range(total))
-        seats = session.exec(select(SeatRow)).all()
-        assert len(seats) == 2 * total and all(s.place is not None for s in seats)
-    assert comparable(engine) == comparable(reference)
-    engine.dispose()
-    reference.dispose()
+    try:
+        prepare(engine)
+        total = 24
+        for point, workers in ((0, 1), (5, 2), (10, 1)):
+            kill_run_after(db_url, engine, point, workers)
+            assert done_count(engine) < total
+        summary = trio.run(
+            lambda: LeagueRun(
+                engine, "resume", RunOptions(concurrency=2, handle_signals=False)
+            ).play()
+        )
+        assert summary.remaining == 0
+        with session_scope(engine) as session:
+            matches = session.exec(select(MatchRow)).all()
+            assert len(matches) == total
+            assert all(m.status == "done" and m.record is not None for m in matches)
+            assert sorted(m.position for m in matches) == list(range(total))
+            seats = session.exec(select(SeatRow)).all()
+            assert len(seats) == 2 * total and all(s.place is not None for s in seats)
+        assert comparable(engine) == comparable(reference)
+    finally:  # a failure leaves no open connection for a later test to trip on
+        engine.dispose()
+        reference.dispose()
 
 
 def test_ctrl_c_finishes_running_matches_and_stops(tmp_path: Path) -> None:

@@ -9,9 +9,13 @@ match; the guards run it with ``cgroup=False`` (rlimits only) and show it works.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -24,7 +28,7 @@ from referee.runtime.match import Limits, MatchSpec, run_match
 from referee.runtime.process import BotSpec
 from referee.runtime.sandbox import SandboxConfig
 from tests.conftest import own_cgroups
-from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot
+from tests.e2e.conftest import assert_no_sandboxed_processes, module_bot, process_alive
 from tests.security.support import quiet_host
 
 pytestmark = [
@@ -36,6 +40,7 @@ pytestmark = [
     ),
 ]
 
+ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(decision_s=15.0, startup_s=20.0)
 RANDOM = BotSpec("random", command=(sys.executable, "-m", "example_bots.liars_dice_random"))
 
@@ -148,3 +153,57 @@ def test_a_dead_referees_pinned_group_holds_no_core() -> None:
         for path in stale:
             if path.exists():
                 path.rmdir()
+
+
+FAKE_REFEREE = """
+import subprocess, sys
+from referee.runtime import cgroups
+group = cgroups.create(memory_mb=64, max_tasks=8, cpus=1.0)
+orphan = subprocess.Popen(["sleep", "300"], start_new_session=True, stdout=subprocess.DEVNULL)
+group.add(orphan.pid)
+print(orphan.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_what_a_dead_referees_group_still_holds_is_ended() -> None:
+    """A sandbox whose referee died before either death signal or the lifeline's
+    watcher was in place (bubblewrap's namespace init, still waiting for its parent)
+    outlives it. Its group says whose it was: the next referee to make a group kills
+    what it holds, so it neither runs on nor keeps a core."""
+    referee = subprocess.Popen(
+        [sys.executable, "-c", FAKE_REFEREE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert referee.stdout is not None
+    orphan = int(referee.stdout.readline())
+    referee.kill()
+    referee.communicate()
+    try:
+        time.sleep(0.2)
+        assert process_alive(orphan), "guard: nothing else ends it"
+        cgroups.create(memory_mb=64, max_tasks=8, cpus=1.0).remove()
+        deadline = time.monotonic() + 10
+        while process_alive(orphan) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not process_alive(orphan)
+        cgroups.sweep_stale()
+        assert not [p for p in own_cgroups_of(referee.pid)], own_cgroups_of(referee.pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(orphan, signal.SIGKILL)
+
+
+def own_cgroups_of(pid: int) -> list[str]:
+    """Bot groups (any hierarchy) that the referee ``pid`` made."""
+    tag = f"bot-{pid}."
+    found = []
+    for parent in [cgroups.ROOT / cgroups.GROUP] + [
+        cgroups.ROOT / c / cgroups.GROUP for c in ("memory", "pids", "cpu", "cpuset")
+    ]:
+        with contextlib.suppress(OSError):
+            found += [str(p) for p in parent.iterdir() if p.name.startswith(tag)]
+    return found

@@ -356,7 +356,8 @@ def own_cmdline() -> str:
 async def test_proc_shows_neither_referee_nor_opponent(token: str) -> None:
     played = await play(hostile("proc", needle=token), token)
     result = played.report
-    assert len(result["pids"]) <= 3 and max(result["pids"]) <= 3, result["pids"]
+    # The sandbox's init, the bot, and the lifeline's watcher (root: out of its reach).
+    assert len(result["pids"]) <= 3 and max(result["pids"]) <= 8, result["pids"]
     assert result["opponent"] == [], result
     assert result["ppid"] != os.getpid()
     cmdline = result["ppid_cmdline"] or ""
