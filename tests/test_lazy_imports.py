@@ -32,6 +32,19 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/authors.py league.store.authors": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
+    "league/cli/authors.py secrets": "secrets, hmac and random (~8 ms): `arena submit` only",
+    "league/cli/authors.py tarfile": "tarfile and its compressors: `arena submit` only",
+    "league/cli/authors.py urllib.error": "urllib.request (~20 ms: http, ssl, email): `submit`",
+    "league/cli/authors.py urllib.request": "urllib.request (~20 ms: http, ssl, email): `submit`",
+    "league/cli/common.py referee.runtime": (
+        "the sandbox machinery (cgroups, seccomp, the /proc view; ~15 ms): commands that play"
+    ),
+    "league/cli/common.py referee.runtime.sandbox": (
+        "the sandbox machinery (cgroups, seccomp, the /proc view; ~15 ms): commands that play"
+    ),
+    "league/cli/leagues.py league.domain.ratings": (
+        "the rating fits (statistics, random; ~10 ms): standings and crosstable only"
+    ),
     "league/cli/__init__.py sdk": (
         "the SDK and every game's engine: `arena games --describe/--write-docs` only"
     ),
@@ -152,7 +165,6 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/sprt.py league.store.sprt_tests": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
-    "league/cli/sprt.py referee.runtime.sandbox": "the referee stack: only commands that play",
     "league/cli/sprt.py trio": "trio: only commands that run an event loop",
     "league/cli/scaffold.py sdk": (
         "protobuf and gRPC: `arena bot new` only (reads the game's SDK module)"
@@ -277,6 +289,13 @@ def test_listing_games_imports_no_engine() -> None:
 
 
 HEAVY_FOR_THE_CLI = (
+    "urllib.request",
+    "http.client",
+    "ssl",
+    "referee.runtime.sandbox",
+    "referee.runtime.cgroups",
+    "referee.runtime.seccomp",
+    "league.domain.ratings",
     "sqlalchemy",
     "sqlmodel",
     "alembic",

@@ -10,10 +10,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import secrets
-import tarfile
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Annotated
 
@@ -100,6 +96,8 @@ def pack_directory(directory: Path) -> bytes:
     """A .tar.gz of ``directory``'s files (paths relative to it), without caches,
     version control, virtual environments, dotfiles or links. Deterministic:
     the same files give the same bytes."""
+    import tarfile
+
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
         for root, dirs, files in os.walk(directory):
@@ -119,6 +117,8 @@ def multipart(
     fields: dict[str, str], file_field: str, filename: str, data: bytes
 ) -> tuple[bytes, str]:
     """(body, content type) of a ``multipart/form-data`` request."""
+    import secrets
+
     boundary = f"arena-{secrets.token_hex(16)}"
     # The name is the author's own file's; quotes or controls would break the header.
     filename = "".join(c if c.isprintable() and c not in '"\\' else "_" for c in filename)
@@ -193,6 +193,9 @@ def submit_command(
     )
     if not server.startswith(("http://", "https://")):
         raise fail(f"bad --server {server!r}: give an http:// or https:// URL")
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(
         server.rstrip("/") + "/api/submissions",
         data=body,

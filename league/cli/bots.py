@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from league.execution.botcheck import CheckReport
     from league.store.models import BotRow
     from referee.runtime.process import BotSpec
-    from referee.runtime.sandbox import SandboxConfig
+    from referee.runtime.sandbox_config import SandboxConfig
 
 app = typer.Typer(help="Register and inspect bots.", no_args_is_help=True, rich_markup_mode=None)
 

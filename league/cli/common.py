@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from referee.gamekit.base import GameError
-from referee.runtime import cgroups
-from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig, SandboxError, require_tools
+from referee.runtime.sandbox_config import DEFAULT_SANDBOX, SandboxConfig, SandboxError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -213,6 +212,9 @@ def check_sandbox(sandbox: SandboxConfig) -> None:
     stderr when control groups cannot bound bots here (rlimits still apply)."""
     if not sandbox.enabled:
         return
+    from referee.runtime import cgroups
+    from referee.runtime.sandbox import require_tools
+
     try:
         require_tools()
     except SandboxError as error:

@@ -35,14 +35,14 @@ from league.cli.common import (
     sandbox_config,
     transaction,
 )
-from league.domain.ratings import PRIOR_DRAWS, PairElo, pair_elo
 from referee.core.chance import parse_secret
 from referee.core.faults import FaultKind
-from referee.runtime.sandbox import SandboxError
+from referee.runtime.sandbox_config import SandboxError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from league.domain.ratings import PairElo
     from league.execution.league_run import FinishedMatch, Progress, RunOptions, RunSummary
     from league.execution.ray_executor import RayOptions
     from league.store.bluff import LeagueBluff
@@ -674,6 +674,7 @@ def standings_command(
     averaging: each bot's mass in the maximum-entropy Nash mixture and its value
     against it, so a bot that beats the leader but loses to the rest shows).
     --json rows carry it as nash_mass and nash_value."""
+    from league.domain.ratings import PRIOR_DRAWS
     from league.store.bluff import league_bluff
     from league.store.leagues import get_league
     from league.store.standings import standings
@@ -828,6 +829,7 @@ def crosstable_command(
 ) -> None:
     """Head-to-head scores: row bot's wins-draws-losses against the column bot, and
     each pair's Elo difference (with the table's weak prior: never infinite)."""
+    from league.domain.ratings import PRIOR_DRAWS, pair_elo
     from league.store.leagues import get_league
     from league.store.standings import crosstable
 

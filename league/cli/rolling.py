@@ -28,7 +28,7 @@ from league.cli.common import (
     sole_error,
     transaction,
 )
-from referee.runtime.sandbox import SandboxError
+from referee.runtime.sandbox_config import SandboxError
 
 app = typer.Typer(
     help="Rolling ladders: new bot versions enter and play, older ones retire, forever.",

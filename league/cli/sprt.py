@@ -26,6 +26,7 @@ from league.cli.common import (
     sole_error,
     transaction,
 )
+from referee.runtime.sandbox_config import SandboxError
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -164,7 +165,6 @@ def _play(ctx: typer.Context, name: str, *, quiet: bool) -> None:
 
     from league.execution.sprt_runs import run_sprt
     from league.store.registry import LeagueError
-    from referee.runtime.sandbox import SandboxError
 
     engine = context_of(ctx).engine()
 
