@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := referee sdk example_bots league bench tests proto/generate.py
 
-.PHONY: help venv bytecode sandbox-tools demo ladder ladder-quick dice-poker-table match test pytest lint typecheck proto proto-check docs clean
+.PHONY: help venv bytecode sandbox-tools demo ladder ladder-quick dice-poker-table match test checks pytest pytest-parallel pytest-serial lint typecheck proto proto-check docs clean
 
 help:
 	@echo "make demo   - example bots of every game play a league over real gRPC (arena.db)"
@@ -68,7 +68,22 @@ ladder-quick: venv sandbox-tools dice-poker-table
 	@mkdir -p $(dir $(LADDER_OUT))
 	$(BIN)/python -m league.execution.ladder --quick --out $(LADDER_OUT) $(LADDER_ARGS)
 
-test: venv bytecode sandbox-tools proto-check lint typecheck pytest
+# The checks (protobuf drift, ruff, import contracts, mypy) run beside the parallel
+# tests rather than before them: they use CPU the tests leave idle (the tests wait on
+# the processes they start). Their output is shown once both are done, and either
+# failing fails `make test`; `make checks` runs them alone.
+CHECKS_LOG ?= build/checks.log
+
+test: venv bytecode sandbox-tools
+	@mkdir -p $(dir $(CHECKS_LOG))
+	@$(MAKE) --no-print-directory checks >$(CHECKS_LOG) 2>&1 & checks=$$!; \
+	$(MAKE) --no-print-directory pytest-parallel; tests=$$?; \
+	wait $$checks; checked=$$?; \
+	echo "--- make checks (protobuf drift, lint, typecheck): exit $$checked ---"; \
+	cat $(CHECKS_LOG); test $$checked = 0 && test $$tests = 0
+	@$(MAKE) --no-print-directory pytest-serial
+
+checks: proto-check lint typecheck
 
 # One pytest worker per core and one more (pytest-xdist): the suite spends about a
 # third of its time waiting on the processes it starts (bots, servers, the CLI), so
@@ -79,8 +94,12 @@ test: venv bytecode sandbox-tools proto-check lint typecheck pytest
 # serial measure how many cores a bot gets, so they run afterwards, alone.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
-pytest: venv bytecode
+pytest: pytest-parallel pytest-serial
+
+pytest-parallel: venv bytecode
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial"
+
+pytest-serial: venv bytecode
 	$(BIN)/python -m pytest -q -m serial
 
 lint: venv

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+import referee.runtime.match
 from arena.v1 import bot_pb2
 from referee.core.faults import FaultKind
 from referee.records.record import MatchRecord
@@ -136,9 +137,12 @@ async def test_a_protocol_2_bot_plays_without_nonces_and_is_marked_in_the_record
     assert MatchRecord.from_json(record.to_json()) == record
 
 
-async def test_a_record_from_before_protocol_3_still_loads_verifies_and_replays() -> None:
+async def test_a_record_from_before_protocol_3_still_loads_verifies_and_replays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A format 3 record (no seat protocols, no nonces, the referee's match id sent
-    to the seats) hashes, verifies and regenerates as it did."""
+    to the seats, state digests over ``repr``) hashes, verifies and regenerates as it did."""
+    monkeypatch.setattr(referee.runtime.match, "FORMAT_VERSION", 3)  # its state digests
     bots = (misbehaving("protocol2"), misbehaving("protocol2"))
     record = await run_match(MatchSpec("liars_dice", bots, seed=5, rules=SEAT_0_OPENS), FAST)
     assert record.reason == "completed" and record.nonces == ()
