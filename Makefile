@@ -86,8 +86,9 @@ test: venv bytecode sandbox-tools
 checks: proto-check lint typecheck
 
 # One pytest worker per core and one more (pytest-xdist): the suite spends about a
-# third of its time waiting on the processes it starts (bots, servers, the CLI), so
-# on 2 cores a third worker took the parallel part from 1003 s to 838 s. A test file
+# third of its time waiting on the processes it starts (bots, servers, the CLI); on 2
+# cores a third worker took the parallel part from 864 s to 823-847 s (fresh clones,
+# the latter with the checks beside it). A test file
 # stays on one worker, so its module fixtures (a solved table, a Ray instance) are
 # built once. Files go out in collection order, the costliest first
 # (tests/conftest.py), so no long file is left for one worker at the end. Tests marked
