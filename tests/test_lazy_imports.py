@@ -42,6 +42,9 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/common.py referee.runtime.sandbox": (
         "the sandbox machinery (cgroups, seccomp, the /proc view; ~15 ms): commands that play"
     ),
+    "league/cli/exploit.py referee.analysis.best_response": (
+        "the game-tree solver and numpy's linear algebra paths (~8 ms): `arena exploit` only"
+    ),
     "league/cli/leagues.py league.domain.ratings": (
         "the rating fits (statistics, random; ~10 ms): standings and crosstable only"
     ),
@@ -296,6 +299,7 @@ HEAVY_FOR_THE_CLI = (
     "referee.runtime.cgroups",
     "referee.runtime.seccomp",
     "league.domain.ratings",
+    "referee.analysis",
     "sqlalchemy",
     "sqlmodel",
     "alembic",
