@@ -258,16 +258,12 @@ def test_cpus_are_stored_and_missing_control_groups_are_said_once(
     assert "no writable cgroup here" in out
 
 
-@pytest.mark.parametrize("referee_alive", [True, False], ids=["alive", "died-during-setup"])
-def test_a_bot_never_starts_once_its_referee_is_gone(tmp_path: Path, referee_alive: bool) -> None:
-    """The lifeline: if the referee dies while bubblewrap is still setting up (a window
-    no death signal covers), the bot's command is never run."""
+def start_with_lifeline(script: str) -> tuple[subprocess.Popen[bytes], int, int | None]:
+    """A sandboxed ``sh -c script`` whose lifeline this test holds: (the process,
+    the lifeline's write end, the bot's uid to release)."""
     read_end, write_end = os.pipe()
     command = build_command(
-        DEFAULT_SANDBOX,
-        ["/bin/sh", "-c", "echo started"],
-        socket_name="bot.sock",
-        lifeline_fd=read_end,
+        DEFAULT_SANDBOX, ["/bin/sh", "-c", script], socket_name="bot.sock", lifeline_fd=read_end
     )
     try:
         process = subprocess.Popen(
@@ -275,9 +271,17 @@ def test_a_bot_never_starts_once_its_referee_is_gone(tmp_path: Path, referee_ali
         )
     finally:
         command.close()
-        if command.uid is not None:
-            release_bot_uid(command.uid)
-    os.close(read_end)
+        os.close(read_end)
+    return process, write_end, command.uid
+
+
+@pytest.mark.parametrize("referee_alive", [True, False], ids=["alive", "died-during-setup"])
+def test_a_bot_never_starts_once_its_referee_is_gone(tmp_path: Path, referee_alive: bool) -> None:
+    """The lifeline: if the referee dies while bubblewrap is still setting up (a window
+    no death signal covers), the bot's command is never run."""
+    process, write_end, uid = start_with_lifeline("echo started")
+    if uid is not None:
+        release_bot_uid(uid)
     if not referee_alive:
         os.close(write_end)  # what the kernel does when the referee dies
     out, _ = process.communicate(timeout=30)
@@ -361,20 +365,7 @@ def test_a_running_bot_dies_when_its_lifeline_ends() -> None:
     while bubblewrap arms its own, a credential change that clears one), the end of
     the lifeline kills every process of the sandbox. Here the referee (this test)
     lives on, so no death signal fires: only the lifeline's watcher can end the bot."""
-    read_end, write_end = os.pipe()
-    command = build_command(
-        DEFAULT_SANDBOX,
-        ["/bin/sh", "-c", "echo started; sleep 120 & sleep 120"],
-        socket_name="bot.sock",
-        lifeline_fd=read_end,
-    )
-    try:
-        process = subprocess.Popen(
-            command.argv, env={}, pass_fds=(read_end, *command.fds), stdout=subprocess.PIPE
-        )
-    finally:
-        command.close()
-    os.close(read_end)
+    process, write_end, uid = start_with_lifeline("echo started; sleep 120 & sleep 120")
     try:
         assert process.stdout is not None
         assert process.stdout.readline() == b"started\n"
@@ -386,5 +377,5 @@ def test_a_running_bot_dies_when_its_lifeline_ends() -> None:
         process.wait()
         if process.stdout is not None:
             process.stdout.close()
-        if command.uid is not None:
-            release_bot_uid(command.uid)
+        if uid is not None:
+            release_bot_uid(uid)

@@ -42,7 +42,7 @@ from league.execution.worker_wire import (
 )
 from league.store.registry import LeagueError
 from referee.runtime.match import Limits, MatchSpec
-from referee.runtime.sandbox import SandboxConfig, claim_uid_block, uid_block_lock
+from referee.runtime.sandbox import SandboxConfig, uid_block_lock
 
 WORKER_COMMAND = (sys.executable, "-m", "league.execution.worker")
 READY_S = 60.0
@@ -261,8 +261,8 @@ class RefereeWorkers:
         in an exception group), after the ones already started are closed."""
         # The workers' bots take uids from the block this runner holds; each worker
         # inherits the lock, so the block stays taken while any of them lives.
-        lock = uid_block_lock() if self.sandbox.enabled else None
-        block = None if lock is None else claim_uid_block()
+        held = uid_block_lock() if self.sandbox.enabled else None
+        lock, block = held if held is not None else (None, None)
         try:
             for index, slots in enumerate(self.shares):
                 worker = await self._start(index, slots, lock)

@@ -251,14 +251,14 @@ def claim_uid_block(lock_dir: Path | None = None) -> int:
     raise SandboxError(f"every one of the {UID_BLOCKS} uid blocks in {lock_dir} is in use")
 
 
-def uid_block_lock() -> int | None:
-    """The descriptor that holds this process's uid block (claimed now, as root),
-    for a referee worker to inherit: the block stays held while any worker lives.
-    None when not root (bots then run in a user namespace, and need no block)."""
+def uid_block_lock() -> tuple[int, int] | None:
+    """(the descriptor that holds this process's uid block, the block), claimed now
+    as root, for a referee worker to inherit: the block stays held while any worker
+    lives. None when not root (bots then run in a user namespace, and need no block)."""
     if os.geteuid() != 0:
         return None
-    claim_uid_block()
-    return _held_locks[-1] if _held_locks else None
+    block = claim_uid_block()
+    return (_held_locks[-1], block) if _held_locks else None
 
 
 _held_locks: list[int] = []
