@@ -135,7 +135,7 @@ def match_digest(
         if isinstance(event, ChanceEvent):
             text = f"chance {event.outcome}"
             digest = driver.apply_chance(event.outcome)
-            obs = "-"
+            obs: str | None = "-"
         else:
             assert isinstance(event, ActionEvent)
             decision = driver.decision_for(event)
