@@ -15,7 +15,6 @@ to this bot and the token is not sent in clear.
 from __future__ import annotations
 
 import argparse
-import hmac
 import os
 import signal
 import sys
@@ -24,7 +23,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -32,6 +31,9 @@ from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.core.catalogue import get_codec, get_game
 from referee.core.protocol import NONCE_PROTOCOL, PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
 from referee.wire.deltas import DeltaDecoder
+
+if TYPE_CHECKING:
+    from referee.wire.base import Codec
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 SERVER_OPTIONS: list[tuple[str, int]] = [
@@ -62,7 +64,18 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         self.game = probe.game
         self.name = probe.name or type(probe).__name__
         self.engine = get_game(self.game)
-        self.codec = get_codec(self.game)
+        self._codec: Codec[Any, Any] | None = None
+        self._codec_lock = threading.Lock()
+
+    @property
+    def codec(self) -> Codec[Any, Any]:
+        """The game's codec, built on first use: :func:`serve` builds it right after the
+        server starts, so Health answers while it builds (a Play waits for it)."""
+        if self._codec is None:
+            with self._codec_lock:
+                if self._codec is None:
+                    self._codec = get_codec(self.game)
+        return self._codec
 
     def Health(
         self, request: bot_pb2.HealthRequest, context: grpc.ServicerContext
@@ -168,6 +181,9 @@ class TokenCheck(grpc.ServerInterceptor):  # type: ignore[misc]
         if not token or any(ch.isspace() or not ch.isprintable() for ch in token):
             raise ValueError("the bot token must be non-empty, without spaces or control chars")
         self._expected = f"Bearer {token}".encode()
+        import hmac  # only bots served with a token load it (and hashlib): start-up
+
+        self._compare = hmac.compare_digest
 
     def intercept_service(
         self,
@@ -177,7 +193,7 @@ class TokenCheck(grpc.ServerInterceptor):  # type: ignore[misc]
         given = next(
             (str(v) for k, v in details.invocation_metadata or () if k == "authorization"), ""
         )
-        if hmac.compare_digest(given.encode(), self._expected):
+        if self._compare(given.encode(), self._expected):
             return continuation(details)
         return _refusal(str(details.method).endswith("/Play"))
 
@@ -212,7 +228,8 @@ def serve(
         options=SERVER_OPTIONS,
         interceptors=[TokenCheck(token)] if token else None,
     )
-    bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(factory), server)
+    servicer = BotServicer(factory)
+    bot_pb2_grpc.add_BotServiceServicer_to_server(servicer, server)
     if tls_cert is not None and tls_key is not None:
         credentials = grpc.ssl_server_credentials([(tls_key, tls_cert)])
         port = server.add_secure_port(address, credentials)
@@ -221,6 +238,11 @@ def serve(
     if port == 0 and not address.startswith("unix:"):
         raise OSError(f"cannot listen on {address}")
     server.start()
+    try:
+        servicer.codec  # noqa: B018 (built now, after Health can answer; a bad codec still stops the bot)
+    except BaseException:
+        server.stop(None)
+        raise
     return server
 
 

@@ -200,6 +200,13 @@ LAZY_IMPORTS: dict[str, str] = {
         "~20 ms: only looking up an installed game, or listing every game, reads the"
         " entry points; a bot of a built-in game (and every bot start) never does"
     ),
+    "sdk/serve.py hmac": (
+        "hmac and hashlib (~3 ms of every bot's start): only a bot served with a token"
+    ),
+    "referee/wire/base.py google.protobuf": (
+        "protobuf's JSON mapping (json_format, ~2 ms): only match records use it, and every"
+        " bot's start loads the codec base"
+    ),
     "referee/runtime/sandbox.py importlib.metadata": (
         "~20 ms: only building a sandbox reads where installed games live; the CLI's"
         " other commands never do"
@@ -272,6 +279,12 @@ def test_a_bot_loads_from_referee_only_the_games_the_codecs_and_the_play_core() 
     ]
     assert rest == []
     assert _loaded(modules, "trio") == []
+
+
+def test_a_bot_loads_neither_token_checks_nor_the_json_mapping_to_start() -> None:
+    modules = _modules_after("import sdk, sdk.liars_dice; import sdk.serve")
+    assert "hmac" not in modules
+    assert "google.protobuf.json_format" not in modules
 
 
 def c_names() -> tuple[str, ...]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic, TypeVar
 
-from google.protobuf import json_format
-
 from arena.v1 import bot_pb2
 from referee.gamekit.base import GameError, MalformedActionError
 
@@ -61,11 +59,15 @@ class Codec(ABC, Generic[ObsT, ActionT]):
 
     def action_to_json(self, action: ActionT) -> dict[str, Any]:
         """The action as the protobuf JSON mapping (used in match records)."""
+        from google.protobuf import json_format  # records only: bots never load it
+
         return json_format.MessageToDict(
             self.encode_action(action), preserving_proto_field_name=True
         )
 
     def action_from_json(self, data: dict[str, Any]) -> ActionT:
+        from google.protobuf import json_format
+
         message = bot_pb2.Action()
         try:
             json_format.ParseDict(data, message)
