@@ -98,6 +98,11 @@ PLANTS = [
     ("referee-layers", "referee/games/cockroach_poker/codec.py", "import referee.core.catalogue"),
     ("referee-layers", "referee/wire/base.py", "import referee.records.record"),
     ("referee-layers", "referee/core/events.py", "import referee.runtime.match"),
+    ("batched-engines-only", "referee/batched/liars_dice.py", "import referee.core.chance"),
+    ("batched-engines-only", "referee/batched/liars_dice.py", "import sdk"),
+    # nothing else in the referee loads the batched engines (nor numpy through them)
+    ("referee-layers", "referee/core/driver.py", "import referee.batched.liars_dice"),
+    ("referee-layers", "referee/runtime/match.py", "import referee.batched"),
     ("wire-codecs-only", "referee/wire/deltas.py", "import trio"),
     ("core-no-runtime", "referee/core/chance.py", "import grpc"),
     ("referee-layers", "referee/records/replay.py", "import referee.runtime.match"),
@@ -137,9 +142,10 @@ def test_a_planted_violation_breaks_its_contract(
     assert f"{name} BROKEN" in broken, done.stdout
 
 
-SDK_MAY_IMPORT = {"gamekit", "games", "wire", "core", "analysis"}
-"""The parts of referee/ a bot may load: the rules, their wire form, the play core
-and exact analysis. Everything else (the runtime, the records) is forbidden."""
+SDK_MAY_IMPORT = {"gamekit", "games", "wire", "core", "analysis", "batched"}
+"""The parts of referee/ a bot may load: the rules, their wire form, the play core,
+exact analysis and the batched engines (for training). Everything else (the runtime,
+the records) is forbidden."""
 
 
 def test_the_sdk_boundary_forbids_every_other_part_of_the_referee() -> None:

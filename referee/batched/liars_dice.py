@@ -1,0 +1,594 @@
+"""Liar's Dice, N games at once in numpy: the scalar engine's rules, vectorised.
+
+    env = LiarsDiceBatch({"dice_per_player": "2"}, num_seats=2)
+    state = env.reset(np.arange(1024))            # one seed per game
+    while training:
+        actions = policy(env.observe(state), state.legal_action_mask)
+        state = env.step(state, actions)          # finished games restart by themselves
+        learn(state.rewards, state.terminated)
+
+Rules are the scalar engine's (:class:`referee.games.liars_dice.engine.Rules`, or the
+option text ``LIARS_DICE.parse_rules`` takes); every option is supported, and any
+option this module does not know is refused with :class:`UnsupportedRulesError` (so
+a rule added to the scalar engine cannot be silently ignored here). Seats: 2..10.
+
+Action ids are the indices of
+:func:`referee.games.liars_dice.universe.action_universe` (``rules``, ``num_seats``):
+0 is ``Challenge``, ``1 + 6 * (q - 1) + (f - 1)`` is ``Bid(q, f)`` for ``q`` up to
+``dice_per_player * num_seats``, then ``SumBid(2..12)``.
+
+**Decisions only.** ``step`` takes one action per game (the seat in
+``current_player`` acts) and draws every chance event that follows inside the same
+call: the round's dice after a challenge, the roll-off and the first roll of a new
+game. A state is always at a decision.
+
+**Auto-reset.** When ``step`` ends game ``i`` (its last challenge), the returned state
+has ``terminated[i] = True`` and ``rewards[i]`` the final rewards (seat ``s`` gets
+``1 - 2 * (place - 1) / (num_seats - 1)``, as ``sdk.pettingzoo_env``), and everything
+else of game ``i`` (the dice, ``current_player``, the mask, the observations) already
+belongs to its next game. ``rewards`` and ``terminated`` are zero/false for every
+game that did not end in that step. ``episode[i]`` counts the games slot ``i`` started.
+
+**Chance.** Dice come from a counter-based hash (splitmix64) of (seed of the slot,
+episode, chance event, die), so game ``i`` deals the same whatever else is in the
+batch and however it is split; refereed matches keep their keyed HMAC stream, this
+is for training only. ``hands[i, s, :dice_counts[i, s]]`` are seat ``s``'s dice in
+the order the scalar engine's ``apply_chance`` takes them (seats in order, each
+seat's dice in order); ``roll_offs`` lists the roll-off throws of the games that
+started in the last call (for replaying them elsewhere).
+
+**Observations** (:meth:`LiarsDiceBatch.observe`): float32, seats relative to the
+observer (``r`` means seat ``(observer + r) % num_seats``); with ``S`` seats and
+``A`` actions the layout of :class:`ObsLayout` is
+
+=============== ====== ==================================================
+slice           width  meaning
+=============== ====== ==================================================
+``own``         6      how many of the observer's dice show face 1..6
+``counts``      S      dice each seat holds (relative order)
+``to_act``      S      one-hot: the seat to act
+``opener``      S      one-hot: the seat that opened this round
+``bidder``      S      one-hot: the seat that made the last bid (zeros: none)
+``last_bid``    A      one-hot over the action ids: the bid to beat (zeros: none)
+``made``        A      every bid made this round (the round's bid set)
+``flags``       3      wilds active, sum round, round number
+=============== ====== ==================================================
+
+Past rounds (their reveals) are not encoded, as in ``sdk.pettingzoo_env``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.gamekit.base import IllegalActionError, RulesError
+from referee.gamekit.dice import FACES, SIDES
+from referee.games.liars_dice.engine import (
+    LIARS_DICE,
+    MAX_DICE_PER_PLAYER,
+    MAX_SEATS,
+    RAISE_RULES,
+    ROLL_OFF_DICE,
+    WILD_FACES,
+    WILD_OPENINGS,
+    Bid,
+    Challenge,
+    Rules,
+    SumBid,
+)
+from referee.games.liars_dice.universe import action_universe
+
+Bools = npt.NDArray[np.bool_]
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float32]
+
+SUPPORTED: Final[Mapping[str, tuple[object, ...]]] = {
+    "dice_per_player": tuple(range(1, MAX_DICE_PER_PLAYER + 1)),
+    "raise_rule": RAISE_RULES,
+    "wild_face": WILD_FACES,
+    "wild_opening": WILD_OPENINGS,
+    "sum_endgame": (True, False),
+    "one_round": (True, False),
+    "roll_off": (True, False),
+    "spelled_defaults": (),  # how the rules were written, not a rule
+}
+"""Every rule option the batched engine plays, with the values it plays."""
+SEATS: Final = range(2, MAX_SEATS + 1)
+"""Seat counts the batched engine plays."""
+
+
+class UnsupportedRulesError(RulesError):
+    """A rule option (or seat count) the batched engine does not play: the message
+    names the option and its value."""
+
+
+def check_supported(rules: Any, num_seats: int) -> None:
+    """Raise :class:`UnsupportedRulesError` unless every option of ``rules`` and
+    ``num_seats`` is one the batched engine plays."""
+    if num_seats not in SEATS:
+        raise UnsupportedRulesError(
+            f"num_seats={num_seats!r}: the batched engine plays {SEATS.start}..{SEATS.stop - 1}"
+        )
+    for option in fields(rules):
+        value = getattr(rules, option.name)
+        if option.name not in SUPPORTED:
+            raise UnsupportedRulesError(
+                f"{option.name}={value!r}: the batched engine does not know this rule option"
+            )
+        allowed = SUPPORTED[option.name]
+        if allowed and (
+            value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool)
+        ):
+            raise UnsupportedRulesError(
+                f"{option.name}={value!r}: the batched engine plays {', '.join(map(repr, allowed))}"
+            )
+
+
+# ---------------------------------------------------------------------------
+# Chance: a counter-based hash, so a game's dice do not depend on its batch
+
+_GOLDEN: Final = np.uint64(0x9E3779B97F4A7C15)
+_M1: Final = np.uint64(0xBF58476D1CE4E5B9)
+_M2: Final = np.uint64(0x94D049BB133111EB)
+
+
+def _mix(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """splitmix64's finaliser, element-wise (uint64 arithmetic wraps)."""
+    x = x + _GOLDEN
+    x = (x ^ (x >> np.uint64(30))) * _M1
+    x = (x ^ (x >> np.uint64(27))) * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+def roll(
+    seeds: npt.NDArray[np.uint64], episodes: Ints, events: Ints, dice: int
+) -> npt.NDArray[np.int8]:
+    """``dice`` dice (1..6) per game: the chance event ``events[i]`` of episode
+    ``episodes[i]`` of the slot seeded ``seeds[i]``; shape ``(len(seeds), dice)``."""
+    key = _mix(_mix(seeds ^ _mix(episodes.astype(np.uint64))) + events.astype(np.uint64))
+    index = np.arange(1, dice + 1, dtype=np.uint64) * _GOLDEN
+    drawn = _mix(key[:, None] ^ index[None, :])
+    return ((drawn >> np.uint64(11)) % np.uint64(SIDES) + np.uint64(1)).astype(np.int8)
+
+
+# ---------------------------------------------------------------------------
+# The state
+
+
+@dataclass(frozen=True, slots=True)
+class BatchState:
+    """N games at a decision. Arrays are indexed by game first; treat them as
+    read-only (``step`` returns a new state and never changes its argument)."""
+
+    current_player: Ints
+    """(N,) the seat to act in each game."""
+    legal_action_mask: Bools
+    """(N, num_actions) the actions that seat may take (action ids of the universe)."""
+    rewards: Floats
+    """(N, seats) final rewards of the games the last ``step`` ended; else zeros."""
+    terminated: Bools
+    """(N,) whether the last ``step`` ended the game (the slot already holds the next)."""
+    dice_counts: Ints
+    """(N, seats) dice each seat holds."""
+    hands: npt.NDArray[np.int8]
+    """(N, seats, dice_per_player) each seat's dice this round, 0 past its count."""
+    opener: Ints
+    """(N,) the seat that opened this round."""
+    round_number: Ints
+    """(N,) 1-based."""
+    wilds_active: Bools
+    sum_round: Bools
+    last_bid: Ints
+    """(N,) action id of the bid to beat, -1 when none."""
+    last_bidder: Ints
+    """(N,) the seat that made it, -1 when none."""
+    made: Bools
+    """(N, num_actions) the bids made this round."""
+    eliminated_at: Ints
+    """(N, seats) when each seat went out (0 first), -1 while it has dice."""
+    seeds: npt.NDArray[np.uint64]
+    episode: Ints
+    """(N,) games this slot has started (1 after reset)."""
+    events: Ints
+    """(N,) chance events drawn in the current game."""
+    roll_offs: tuple[tuple[npt.NDArray[np.int8], Bools], ...] = ()
+    """The roll-offs of the games that started in the call that made this state:
+    ``(dice (N, seats, 2), rolled (N, seats))`` per throw, in order."""
+
+    @property
+    def num_games(self) -> int:
+        return len(self.current_player)
+
+
+@dataclass(frozen=True, slots=True)
+class ObsLayout:
+    """Where each part of an observation vector sits (see the module doc)."""
+
+    own: slice
+    counts: slice
+    to_act: slice
+    opener: slice
+    bidder: slice
+    last_bid: slice
+    made: slice
+    flags: slice
+    size: int
+
+
+# ---------------------------------------------------------------------------
+# The engine
+
+
+class LiarsDiceBatch:
+    """Liar's Dice for one rule set and seat count, N games at a time (module doc)."""
+
+    def __init__(self, rules: Rules | Mapping[str, str | bool | int], num_seats: int = 2) -> None:
+        if isinstance(rules, Mapping):
+            rules = LIARS_DICE.parse_rules(dict(rules))
+        check_supported(rules, num_seats)
+        LIARS_DICE.validate_rules(rules)
+        self.rules: Rules = rules
+        self.num_seats = num_seats
+        self.dice = rules.dice_per_player
+        self.universe = action_universe(rules, num_seats)
+        self.num_actions = len(self.universe)
+        self.index = {action: i for i, action in enumerate(self.universe)}
+        """Action id of each action of the universe."""
+        self.max_total = rules.dice_per_player * num_seats
+        self._tables()
+        s, a = num_seats, self.num_actions
+        widths = {
+            "own": SIDES,
+            "counts": s,
+            "to_act": s,
+            "opener": s,
+            "bidder": s,
+            "last_bid": a,
+            "made": a,
+            "flags": 3,
+        }
+        slices, at = {}, 0
+        for name, width in widths.items():
+            slices[name] = slice(at, at + width)
+            at += width
+        self.layout = ObsLayout(**slices, size=at)
+
+    def _tables(self) -> None:
+        """What the mask and the challenge read, per action id."""
+        a = self.num_actions
+        wild = self.rules.wild
+        self.quantity = np.zeros(a, np.int64)
+        """A face bid's quantity, a sum bid's total (what the reveal must reach)."""
+        self.face = np.zeros(a, np.int64)
+        self.is_sum = np.zeros(a, np.bool_)
+        self.is_face_bid = np.zeros(a, np.bool_)
+        for index, action in enumerate(self.universe):
+            if isinstance(action, Bid):
+                self.quantity[index], self.face[index] = action.quantity, action.face
+                self.is_face_bid[index] = True
+            elif isinstance(action, SumBid):
+                self.quantity[index] = action.total
+                self.is_sum[index] = True
+            else:
+                assert isinstance(action, Challenge) and index == 0
+        self.cancels_wilds = (
+            self.is_face_bid & (self.face == (wild or 0)) & (self.rules.wild_opening == "cancel")
+        )
+        # raise_after[row, action]: rows are the action ids of the last bid, then
+        # "no bid yet" in a face round (row a) and in a sum round (row a + 1).
+        raises = np.zeros((a + 2, a), np.bool_)
+        raises[a] = self.is_face_bid
+        raises[a + 1] = self.is_sum
+        q0, f0 = self.quantity[:, None], self.face[:, None]  # the last bid, by row
+        q, f = self.quantity[None, :], self.face[None, :]  # the new bid, by column
+        rule = self.rules.raise_rule
+        if rule == "same-face-or-same-quantity":
+            face_raise = ((f == f0) & (q > q0)) | ((q == q0) & (f > f0))
+        elif rule == "quantity-or-face":
+            face_raise = (q > q0) | (f > f0)
+        else:
+            assert rule == "reset-face"
+            face_raise = (q > q0) | ((q == q0) & (f > f0))
+        both_face = self.is_face_bid[:, None] & self.is_face_bid[None, :]
+        both_sum = self.is_sum[:, None] & self.is_sum[None, :]
+        raises[:a] = (both_face & face_raise) | (both_sum & (q > q0))
+        self.raise_after = raises
+        # quantity_ok[total, action]: face bids up to the dice on the table; totals always
+        self.quantity_ok = np.stack(
+            [
+                self.is_sum | (self.is_face_bid & (self.quantity <= t))
+                for t in range(self.max_total + 1)
+            ]
+        )
+
+        self._offsets = np.arange(1, self.num_seats + 1)
+        self._faces = np.array(FACES, np.int8)
+
+    # -- chance ------------------------------------------------------------------
+
+    def _roll_round(self, w: dict[str, Any], games: Ints) -> None:
+        """Throw the round's dice of ``games``: every die slot is drawn, those past a
+        seat's count are zeroed (so a die's value never depends on the counts)."""
+        s, d = self.num_seats, self.dice
+        drawn = roll(w["seeds"][games], w["episode"][games], w["events"][games], s * d)
+        w["events"][games] += 1
+        has = np.arange(d)[None, None, :] < w["dice_counts"][games][:, :, None]
+        w["hands"][games] = np.where(has, drawn.reshape(len(games), s, d), 0)
+
+    def _roll_off(self, w: dict[str, Any], games: Ints) -> Ints:
+        """The roll-off of ``games`` (the tied highest throw again): who opens each."""
+        s, n = self.num_seats, len(w["current_player"])
+        opener = np.full(len(games), -1, np.int64)
+        contenders = np.ones((len(games), s), np.bool_)
+        active = np.arange(len(games))
+        while active.size:
+            g = games[active]
+            dice = roll(w["seeds"][g], w["episode"][g], w["events"][g], s * ROLL_OFF_DICE)
+            dice = dice.reshape(len(g), s, ROLL_OFF_DICE)
+            w["events"][g] += 1
+            rolling = contenders[active]
+            thrown = np.zeros((n, s, ROLL_OFF_DICE), np.int8)
+            thrown[g] = np.where(rolling[:, :, None], dice, 0)
+            rolled = np.zeros((n, s), np.bool_)
+            rolled[g] = rolling
+            w["roll_offs"].append((thrown, rolled))
+            sums = np.where(rolling, dice.sum(axis=2, dtype=np.int64), -1)
+            best = sums == sums.max(axis=1, keepdims=True)
+            tied = best.sum(axis=1) > 1
+            opener[active[~tied]] = best[~tied].argmax(axis=1)
+            contenders[active] = best
+            active = active[tied]
+        return opener
+
+    # -- the state machine -------------------------------------------------------
+
+    def reset(self, seeds: npt.ArrayLike) -> BatchState:
+        """A new game in each slot, slot ``i`` seeded ``seeds[i]`` (integers)."""
+        seeds = np.asarray(seeds, dtype=np.int64).astype(np.uint64).reshape(-1)
+        n, s, a = len(seeds), self.num_seats, self.num_actions
+        w: dict[str, Any] = {
+            "current_player": np.zeros(n, np.int64),
+            "rewards": np.zeros((n, s), np.float32),
+            "terminated": np.zeros(n, np.bool_),
+            "dice_counts": np.zeros((n, s), np.int64),
+            "hands": np.zeros((n, s, self.dice), np.int8),
+            "opener": np.zeros(n, np.int64),
+            "round_number": np.zeros(n, np.int64),
+            "wilds_active": np.zeros(n, np.bool_),
+            "sum_round": np.zeros(n, np.bool_),
+            "last_bid": np.full(n, -1, np.int64),
+            "last_bidder": np.full(n, -1, np.int64),
+            "made": np.zeros((n, a), np.bool_),
+            "eliminated_at": np.full((n, s), -1, np.int64),
+            "seeds": seeds,
+            "episode": np.zeros(n, np.int64),
+            "events": np.zeros(n, np.int64),
+            "roll_offs": [],
+        }
+        self._new_games(w, np.arange(n))
+        return self._finish(w)
+
+    def step(self, state: BatchState, actions: npt.ArrayLike) -> BatchState:
+        """Every game's ``current_player`` takes ``actions[i]``; chance follows; ended
+        games restart (module doc). Raises :class:`IllegalActionError` (naming the
+        first game) when an action is outside its game's mask."""
+        actions = np.asarray(actions, dtype=np.int64)
+        n = state.num_games
+        if actions.shape != (n,):
+            raise ValueError(f"expected {n} actions, got shape {actions.shape}")
+        rows = np.arange(n)
+        inside = (actions >= 0) & (actions < self.num_actions)
+        legal = inside & state.legal_action_mask[rows, np.where(inside, actions, 0)]
+        if not legal.all():
+            bad = np.flatnonzero(~legal)
+            raise IllegalActionError(
+                f"action {int(actions[bad[0]])} is not legal in game {int(bad[0])}"
+                f" ({len(bad)} game(s) with an illegal action; see legal_action_mask)"
+            )
+        w: dict[str, Any] = {
+            "rewards": np.zeros_like(state.rewards),
+            "terminated": np.zeros_like(state.terminated),
+            "roll_offs": [],
+            "seeds": state.seeds,
+        }
+        for name in _COPIED:
+            w[name] = getattr(state, name).copy()
+        seat = state.current_player
+        challenge = actions == 0
+        bid = ~challenge
+        opening = state.last_bid < 0
+        w["wilds_active"] &= ~(bid & opening & self.cancels_wilds[actions])
+        w["made"][rows[bid], actions[bid]] = True
+        w["last_bid"] = np.where(bid, actions, state.last_bid)
+        w["last_bidder"] = np.where(bid, seat, state.last_bidder)
+        w["current_player"] = np.where(bid, self._next_active(state.dice_counts, seat), seat)
+        games = np.flatnonzero(challenge)
+        if games.size:
+            self._challenge(w, games, seat[games])
+        return self._finish(w)
+
+    def _finish(self, w: dict[str, Any]) -> BatchState:
+        last = w["last_bid"]
+        row = np.where(last >= 0, last, self.num_actions + w["sum_round"])
+        mask = self.raise_after[row] & self.quantity_ok[w["dice_counts"].sum(axis=1)]
+        mask &= ~w["made"]
+        mask[:, 0] = last >= 0
+        w["legal_action_mask"] = mask
+        w["roll_offs"] = tuple(w["roll_offs"])
+        return BatchState(**w)
+
+    def _next_active(self, counts: Ints, seat: Ints) -> Ints:
+        """The next seat clockwise after each ``seat`` that still has dice."""
+        candidates = (seat[:, None] + self._offsets[None, :]) % self.num_seats
+        has = np.take_along_axis(counts, candidates, axis=1) > 0
+        return candidates[np.arange(len(seat)), has.argmax(axis=1)]  # type: ignore[no-any-return]
+
+    def _challenge(self, w: dict[str, Any], games: Ints, challengers: Ints) -> None:
+        last = w["last_bid"][games]
+        hands = w["hands"][games]
+        counting = hands == self.face[last][:, None, None].astype(np.int8)
+        wild = self.rules.wild
+        if wild is not None:
+            counting |= (hands == wild) & w["wilds_active"][games][:, None, None]
+        actual = np.where(
+            self.is_sum[last], hands.sum(axis=(1, 2), dtype=np.int64), counting.sum(axis=(1, 2))
+        )
+        true = actual >= self.quantity[last]
+        loser = np.where(true, challengers, w["last_bidder"][games])
+        w["dice_counts"][games, loser] -= 1
+        out = w["dice_counts"][games, loser] == 0
+        gone = games[out]
+        w["eliminated_at"][gone, loser[out]] = (w["eliminated_at"][gone] >= 0).sum(axis=1)
+        alive = (w["dice_counts"][games] > 0).sum(axis=1)
+        over = (alive <= 1) | self.rules.one_round
+        ended = games[over]
+        if ended.size:
+            w["rewards"][ended] = self.rewards_of(
+                w["dice_counts"][ended], w["eliminated_at"][ended]
+            )
+            w["terminated"][ended] = True
+            self._new_games(w, ended)
+        going = ~over
+        if going.any():
+            g, lost = games[going], loser[going]
+            opener = np.where(out[going], self._next_active(w["dice_counts"][g], lost), lost)
+            self._start_round(w, g, opener)
+
+    def rewards_of(self, counts: Ints, eliminated_at: Ints) -> Floats:
+        """Final rewards: places as the scalar engine's standings (the later a seat went
+        out the better; seats left rank by their dice), then ``1 - 2 (place - 1) / (S - 1)``."""
+        key = np.where(eliminated_at >= 0, eliminated_at, self.num_seats + counts)
+        place: Ints = 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)
+        rewards: Floats = (1.0 - 2.0 * (place - 1) / (self.num_seats - 1)).astype(np.float32)
+        return rewards
+
+    def _new_games(self, w: dict[str, Any], games: Ints) -> None:
+        w["episode"][games] += 1
+        w["events"][games] = 0
+        w["dice_counts"][games] = self.dice
+        w["eliminated_at"][games] = -1
+        w["round_number"][games] = 0
+        opener = self._roll_off(w, games) if self.rules.roll_off else np.zeros(len(games), np.int64)
+        self._start_round(w, games, opener)
+
+    def _start_round(self, w: dict[str, Any], games: Ints, opener: Ints) -> None:
+        counts = w["dice_counts"][games]
+        sum_round = (
+            self.rules.sum_endgame & ((counts > 0).sum(axis=1) == 2) & (counts.sum(axis=1) == 2)
+        )
+        w["round_number"][games] += 1
+        w["opener"][games] = opener
+        w["current_player"][games] = opener
+        w["sum_round"][games] = sum_round
+        w["wilds_active"][games] = (self.rules.wild is not None) & ~sum_round
+        w["made"][games] = False
+        w["last_bid"][games] = -1
+        w["last_bidder"][games] = -1
+        self._roll_round(w, games)
+
+    # -- observations ----------------------------------------------------------------
+
+    def observe(self, state: BatchState, seat: int | npt.ArrayLike | None = None) -> Floats:
+        """(N, layout.size) float32: each game seen by ``seat`` (an int, one seat per
+        game, or ``None`` for the seat to act); the layout is the module doc's."""
+        n, s, lay = state.num_games, self.num_seats, self.layout
+        rows = np.arange(n)
+        if seat is None:
+            seats = state.current_player
+        else:
+            seats = np.broadcast_to(np.asarray(seat, dtype=np.int64), (n,))
+        out = np.zeros((n, lay.size), np.float32)
+        hand = state.hands[rows, seats]
+        out[:, lay.own] = (hand[:, :, None] == self._faces[None, None, :]).sum(axis=1)
+        absolute = (seats[:, None] + np.arange(s)[None, :]) % s
+        out[:, lay.counts] = np.take_along_axis(state.dice_counts, absolute, axis=1)
+        for part, who in (
+            (lay.to_act, state.current_player),
+            (lay.opener, state.opener),
+            (lay.bidder, state.last_bidder),
+        ):
+            has = who >= 0
+            out[rows[has], part.start + (who[has] - seats[has]) % s] = 1.0
+        has = state.last_bid >= 0
+        out[rows[has], lay.last_bid.start + state.last_bid[has]] = 1.0
+        out[:, lay.made] = state.made
+        out[:, lay.flags.start] = state.wilds_active
+        out[:, lay.flags.start + 1] = state.sum_round
+        out[:, lay.flags.start + 2] = state.round_number
+        return out
+
+    def observe_all(self, state: BatchState) -> Floats:
+        """(N, seats, layout.size): every seat's observation."""
+        return np.stack([self.observe(state, seat) for seat in range(self.num_seats)], axis=1)
+
+    def decode(self, vector: Floats, seat: int) -> dict[str, Any]:
+        """One observation vector of ``seat`` back in the scalar Observation's terms
+        (absolute seats, actions from the universe); -1/None where there is none."""
+        lay, s = self.layout, self.num_seats
+
+        def seat_of(part: slice) -> int | None:
+            hot = np.flatnonzero(vector[part])
+            return None if hot.size == 0 else (int(hot[0]) + seat) % s
+
+        def action_of(index: int) -> Any:
+            return self.universe[index]
+
+        own = {face: int(vector[lay.own][face - 1]) for face in FACES}
+        counts = [0] * s
+        for r, count in enumerate(vector[lay.counts]):
+            counts[(seat + r) % s] = int(count)
+        last = np.flatnonzero(vector[lay.last_bid])
+        return {
+            "own_faces": {face: k for face, k in own.items() if k},
+            "dice_counts": tuple(counts),
+            "to_act": seat_of(lay.to_act),
+            "opener": seat_of(lay.opener),
+            "last_bidder": seat_of(lay.bidder),
+            "last_bid": action_of(int(last[0])) if last.size else None,
+            "made": frozenset(action_of(int(i)) for i in np.flatnonzero(vector[lay.made])),
+            "wilds_active": bool(vector[lay.flags][0]),
+            "sum_round": bool(vector[lay.flags][1]),
+            "round_number": int(vector[lay.flags][2]),
+        }
+
+
+_COPIED: Final = (
+    "current_player",
+    "dice_counts",
+    "hands",
+    "opener",
+    "round_number",
+    "wilds_active",
+    "sum_round",
+    "last_bid",
+    "last_bidder",
+    "made",
+    "eliminated_at",
+    "episode",
+    "events",
+)
+"""The arrays ``step`` copies before changing them."""
+
+
+def make(
+    rules: Rules | Mapping[str, str | bool | int] | None = None, num_seats: int = 2
+) -> LiarsDiceBatch:
+    """The batched engine for ``rules`` (default rules when ``None``)."""
+    return LiarsDiceBatch(Rules() if rules is None else rules, num_seats)
+
+
+__all__ = [
+    "SUPPORTED",
+    "BatchState",
+    "LiarsDiceBatch",
+    "ObsLayout",
+    "UnsupportedRulesError",
+    "check_supported",
+    "make",
+    "roll",
+]
