@@ -26,6 +26,26 @@ def test_instant_bots_play_and_the_floor_replays(monkeypatch: pytest.MonkeyPatch
     assert wire.floor_run(run.transcripts) > 0
 
 
+def test_rounds_keep_both_floors_and_count_cpu_per_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    with wire.Floor() as raw:
+        run = wire.referee_run("liars_dice", range(3), floor=raw, rounds=3)
+    assert len(run.rounds) == len(run.aio_rounds) == 3
+    assert run.floor_us and run.aio_floor_us
+    # Every process answered: the referee, its bots and the floor's bots all used CPU.
+    assert run.referee_cpu_us > 0 and run.bot_cpu_us > 0
+    assert run.floor_bot_cpu_us and run.floor_bot_cpu_us > 0
+    assert wire.socket_floor_us(run.transcripts) > 0
+
+
+def test_rounds_cut_the_seeds_without_losing_one() -> None:
+    cuts = wire._rounds(range(10), 3)
+    assert [list(c) for c in cuts] == [[0, 1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    assert wire._rounds(range(2), 3) == [range(0, 1), range(1, 2)]
+
+
 def test_long_match_reaches_its_late_window() -> None:
     result = engine.long_match(1, early=10, late=200, window=10)
     assert result.matches == 1
