@@ -3,6 +3,11 @@
 Chance is drawn exactly as the referee draws it: from ``seed`` (so a seed deals
 the same match here as in ``arena match --seed``), from ``chance_key``, or — when
 neither is given — from a fresh secret.
+
+For training and experiments where only speed matters, ``fast_chance=True`` draws
+from :class:`referee.gamekit.fast.FastChance` seeded with ``seed`` instead: the same
+seed gives the same match every time, but not the match ``arena match --seed``
+deals, and anyone can predict it. It is opt-in; the default is the referee's stream.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from referee.core.catalogue import get_game
 from referee.core.chance import chance_stream
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.gamekit.base import CHANCE, Outcome
+from referee.gamekit.base import CHANCE, ChanceSource, Outcome
+from referee.gamekit.fast import FastChance
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 BotFactory = Callable[[], Bot[Any, Any]]
@@ -39,16 +45,25 @@ def play_local(
     rules: Mapping[str, str] | None = None,
     match_id: str | None = None,
     chance_key: bytes | None = None,
+    fast_chance: bool = False,
 ) -> LocalMatch:
     """Play one match between fresh instances of ``bots`` (one per seat).
 
     An illegal action raises the engine's error: locally there is no referee
-    to forfeit the bot, and a bot author wants the traceback.
+    to forfeit the bot, and a bot author wants the traceback. ``fast_chance``: draw
+    chance from :class:`~referee.gamekit.fast.FastChance` (seeded with ``seed``, fresh
+    when ``None``), not the referee's keyed stream (see the module docstring).
     """
     game = get_game(game_name)
     parsed = game.parse_rules(dict(rules or {}))
     num_seats = len(bots)
-    rng = chance_stream(seed=seed, key=chance_key)
+    rng: ChanceSource
+    if fast_chance:
+        if chance_key is not None:
+            raise ValueError("fast_chance draws from seed, not from a chance key")
+        rng = FastChance(seed)
+    else:
+        rng = chance_stream(seed=seed, key=chance_key)
     if not match_id:
         match_id = f"local-{seed}" if seed is not None else f"local-{uuid.uuid4().hex[:12]}"
     players = [factory() for factory in bots]
@@ -108,6 +123,7 @@ def play_callables(
     rules: Mapping[str, str] | None = None,
     match_id: str | None = None,
     chance_key: bytes | None = None,
+    fast_chance: bool = False,
 ) -> LocalMatch:
     """Play one match with plain callables as seats (one per seat), no gRPC.
 
@@ -124,4 +140,5 @@ def play_callables(
         rules=rules,
         match_id=match_id,
         chance_key=chance_key,
+        fast_chance=fast_chance,
     )

@@ -27,6 +27,8 @@ from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
+from referee.gamekit.fast import FastChance
+
 CHANCE: Final = -1
 """Returned by :meth:`Game.to_act` when the next event is a chance outcome."""
 
@@ -91,16 +93,28 @@ def draw_chance(request: ChanceRequest, rng: ChanceSource) -> ChanceOutcome:
     ``list(range(size))`` in place.
     """
     if isinstance(request, DiceRoll):
-        return tuple(rng.randint(1, request.sides) for _ in range(request.count))
+        if type(rng) is FastChance:
+            return rng.roll(request.count, request.sides)
+        randint, sides = rng.randint, request.sides
+        return tuple([randint(1, sides) for _ in range(request.count)])
     order = list(range(request.size))
     rng.shuffle(order)
     return tuple(order)
+
+
+_PLAIN_INT: Final = frozenset({int})
 
 
 def check_chance(request: ChanceRequest, outcome: Sequence[int]) -> ChanceOutcome:
     """Return ``outcome`` as a tuple if it fits ``request``; raise :class:`ChanceError`."""
     values = tuple(outcome)
     if isinstance(request, DiceRoll):
+        if (
+            len(values) == request.count
+            and set(map(type, values)) <= _PLAIN_INT
+            and (not values or (min(values) >= 1 and max(values) <= request.sides))
+        ):
+            return values  # the common case, checked in C; the same verdict as below
         if len(values) != request.count or any(
             not isinstance(v, int) or not 1 <= v <= request.sides for v in values
         ):

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Final, Literal
 
 from referee.gamekit.base import (
@@ -81,6 +81,7 @@ from referee.gamekit.base import (
     places_from_keys,
 )
 from referee.gamekit.dice import FACES, SIDES, count_matching
+from referee.gamekit.fast import evolver, maker
 
 MAX_SEATS: Final = 10
 MAX_DICE_PER_PLAYER: Final = 10
@@ -314,6 +315,26 @@ class Observation:
         return self.bids[-1].bid if self.bids else None
 
 
+_new_state: Final = maker(State)
+_evolve: Final = evolver(State)
+_new_observation: Final = maker(Observation)
+_new_placed: Final = maker(PlacedBid)
+
+_ALL_BIDS: Final = tuple(
+    Bid(quantity, face)
+    for quantity in range(1, MAX_SEATS * MAX_DICE_PER_PLAYER + 1)
+    for face in FACES
+)
+"""Every face bid in the order :meth:`LiarsDice.legal_actions` lists them (quantity,
+then face): ``Bid(q, f)`` is at ``(q - 1) * SIDES + f - 1``, so the bids of a table of
+``n`` dice are the first ``n * SIDES`` and the legal ones are slices of it."""
+_SUM_BIDS: Final = tuple(SumBid(total) for total in range(MIN_TOTAL, MAX_TOTAL + 1))
+"""Every sum bid, lowest first."""
+_CHALLENGE: Final = Challenge()
+_VALIDATED: dict[int, Rules] = {}
+"""Rules already validated, by ``id`` (the value kept, so the id is never reused)."""
+
+
 # ---------------------------------------------------------------------------
 # Pure rule helpers
 
@@ -344,6 +365,30 @@ def is_raise(rule: str, previous: Bid, bid: Bid) -> bool:
         return q > q0 or f > f0
     if rule == "reset-face":
         return q > q0 or (q == q0 and f > f0)
+    raise RulesError(f"unknown raise_rule {rule!r}")
+
+
+def _index(bid: Bid) -> int:
+    """Where ``bid`` is in :data:`_ALL_BIDS`."""
+    return (bid.quantity - 1) * SIDES + bid.face - 1
+
+
+def _raises(rule: str, last: Bid, total: int) -> list[Action]:
+    """The bids of a ``total``-dice table that raise ``last`` under ``rule``, by quantity
+    then face (bids made earlier in the round not removed)."""
+    end = SIDES * total
+    at = _index(last)
+    if rule == "reset-face":  # every later bid in that order
+        return list(_ALL_BIDS[at + 1 : end])
+    if rule == "same-face-or-same-quantity":  # the rest of its row, then its column
+        row = _ALL_BIDS[at + 1 : min(last.quantity * SIDES, end)]
+        return [*row, *_ALL_BIDS[at + SIDES : end : SIDES]]
+    if rule == "quantity-or-face":  # higher faces of the rows up to it, then all rows above
+        raised: list[Action] = []
+        for quantity in range(1, min(last.quantity, total) + 1):
+            raised += _ALL_BIDS[(quantity - 1) * SIDES + last.face : quantity * SIDES]
+        raised += _ALL_BIDS[last.quantity * SIDES : end]
+        return raised
     raise RulesError(f"unknown raise_rule {rule!r}")
 
 
@@ -504,24 +549,28 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
     # -- the state machine ---------------------------------------------------
 
     def new_game(self, rules: Rules, num_seats: int) -> State:
-        self.validate_rules(rules)
+        if _VALIDATED.get(id(rules)) is not rules:
+            self.validate_rules(rules)
+            if len(_VALIDATED) >= 64:
+                _VALIDATED.clear()
+            _VALIDATED[id(rules)] = rules
         self.check_seats(rules, num_seats)
-        state = State(
-            rules=rules,
-            num_seats=num_seats,
-            phase="roll-off",
-            dice_counts=(rules.dice_per_player,) * num_seats,
-            contenders=tuple(range(num_seats)),
-            roll_offs=(),
-            round_number=0,
-            opener=None,
-            wilds_active=False,
-            sum_round=False,
-            hands=((),) * num_seats,
-            bids=(),
-            to_move=None,
-            history=(),
-            eliminated=(),
+        state = _new_state(
+            rules,
+            num_seats,
+            "roll-off",
+            (rules.dice_per_player,) * num_seats,
+            tuple(range(num_seats)),
+            (),
+            0,
+            None,
+            False,
+            False,
+            ((),) * num_seats,
+            (),
+            None,
+            (),
+            (),
         )
         if not rules.roll_off:
             return self._start_round(state, 0)
@@ -550,22 +599,22 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             )
             best = max(sum(roll.dice) for roll in rolls)
             tied = tuple(roll.seat for roll in rolls if sum(roll.dice) == best)
-            state = replace(state, roll_offs=(*state.roll_offs, rolls), contenders=tied)
+            state = _evolve(state, roll_offs=(*state.roll_offs, rolls), contenders=tied)
             if len(tied) > 1:
                 return state
-            return self._start_round(replace(state, contenders=()), tied[0])
+            return self._start_round(_evolve(state, contenders=()), tied[0])
         hands: list[tuple[int, ...]] = []
         position = 0
         for count in state.dice_counts:
             hands.append(values[position : position + count])
             position += count
         assert state.opener is not None
-        return replace(state, phase="bid", hands=tuple(hands), to_move=state.opener)
+        return _evolve(state, phase="bid", hands=tuple(hands), to_move=state.opener)
 
     def _start_round(self, state: State, opener: int) -> State:
         active = [count for count in state.dice_counts if count > 0]
         sum_round = state.rules.sum_endgame and active == [1, 1]
-        return replace(
+        return _evolve(
             state,
             phase="roll",
             round_number=state.round_number + 1,
@@ -580,22 +629,22 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
     def observe(self, state: State, seat: int) -> Observation:
         if not 0 <= seat < state.num_seats:
             raise GameError(f"seat {seat} is not in this {state.num_seats}-seat match")
-        return Observation(
-            seat=seat,
-            num_seats=state.num_seats,
-            rules=state.rules,
-            phase=state.phase,
-            to_act=state.to_move if state.phase == "bid" else None,
-            dice_counts=state.dice_counts,
-            own_dice=state.hands[seat],
-            roll_offs=state.roll_offs,
-            round_number=state.round_number,
-            opener=state.opener,
-            wilds_active=state.wilds_active,
-            sum_round=state.sum_round,
-            bids=state.bids,
-            history=state.history,
-            eliminated=state.eliminated,
+        return _new_observation(
+            seat,
+            state.num_seats,
+            state.rules,
+            state.phase,
+            state.to_move if state.phase == "bid" else None,
+            state.dice_counts,
+            state.hands[seat],
+            state.roll_offs,
+            state.round_number,
+            state.opener,
+            state.wilds_active,
+            state.sum_round,
+            state.bids,
+            state.history,
+            state.eliminated,
         )
 
     def check_action(self, observation: Observation, action: object) -> None:
@@ -623,6 +672,11 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
         total = observation.total_dice
         if checked.quantity > total:
             raise IllegalActionError(f"{checked!r}: quantity above the {total} dice on the table")
+        rule = observation.rules.raise_rule
+        if rule != "quantity-or-face" and isinstance(last, Bid) and is_raise(rule, last, checked):
+            # Under the other two rules a raise is a step up a strict order, so a bid
+            # made earlier in the round (below the last one) is never a raise of it.
+            return
         if any(placed.bid == checked for placed in observation.bids):
             raise IllegalActionError(f"{checked!r} was already bid this round")
         if isinstance(last, Bid) and not is_raise(observation.rules.raise_rule, last, checked):
@@ -632,34 +686,54 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             )
 
     def legal_actions(self, observation: Observation) -> Sequence[Action]:
+        # Every bid, by quantity then face, that is not made yet this round and raises
+        # the last bid; then Challenge if there is a bid. Served as slices of the
+        # precomputed bids (_ALL_BIDS), in that very order.
         if observation.to_act != observation.seat:
             return []
-        last = observation.last_bid
-        actions: list[Action] = []
+        bids = observation.bids
+        last = bids[-1].bid if bids else None
+        actions: list[Action]
         if observation.sum_round:
             low = last.total + 1 if isinstance(last, SumBid) else MIN_TOTAL
-            actions.extend(SumBid(total) for total in range(low, MAX_TOTAL + 1))
+            actions = list(_SUM_BIDS[low - MIN_TOTAL :])
+        elif isinstance(last, Bid):
+            actions = _raises(observation.rules.raise_rule, last, sum(observation.dice_counts))
+            if observation.rules.raise_rule == "quantity-or-face" and len(bids) > 1:
+                made = {placed.bid for placed in bids}
+                actions = [bid for bid in actions if bid not in made]
         else:
-            made = {placed.bid for placed in observation.bids}
-            rule = observation.rules.raise_rule
-            for quantity in range(1, observation.total_dice + 1):
-                for face in FACES:
-                    bid = Bid(quantity, face)
-                    if bid in made:
-                        continue
-                    if isinstance(last, Bid) and not is_raise(rule, last, bid):
-                        continue
-                    actions.append(bid)
+            actions = list(_ALL_BIDS[: SIDES * sum(observation.dice_counts)])
+            if bids:  # a sum bid in a face round: no engine state has one
+                made = {placed.bid for placed in bids}
+                actions = [bid for bid in actions if bid not in made]
         if last is not None:
-            actions.append(Challenge())
+            actions.append(_CHALLENGE)
         return actions
+
+    def legal_count(self, observation: Observation) -> int:
+        """``len(legal_actions(observation))``, mostly without building the list."""
+        if observation.to_act != observation.seat or observation.sum_round:
+            return len(self.legal_actions(observation))
+        bids = observation.bids
+        if not bids:
+            return SIDES * sum(observation.dice_counts)
+        last = bids[-1].bid
+        rule = observation.rules.raise_rule
+        if rule == "quantity-or-face" or not isinstance(last, Bid):
+            return len(self.legal_actions(observation))
+        total = sum(observation.dice_counts)
+        if rule == "reset-face":
+            return max(0, SIDES * total - _index(last) - 1) + 1
+        row = SIDES - last.face if last.quantity <= total else 0
+        return row + max(0, total - last.quantity) + 1
 
     def transition(self, state: State, seat: int, action: Action) -> State:
         if isinstance(action, Challenge):
             return self._challenge(state, seat)
-        return replace(
+        return _evolve(
             state,
-            bids=(*state.bids, PlacedBid(seat, action)),
+            bids=(*state.bids, _new_placed(seat, action)),
             wilds_active=wilds_after(state, action),
             to_move=next_active(state.dice_counts, seat),
         )
@@ -686,7 +760,7 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             loser=loser,
             eliminated=out,
         )
-        state = replace(
+        state = _evolve(
             state,
             dice_counts=tuple(counts),
             history=(*state.history, result),
@@ -696,7 +770,7 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             to_move=None,
         )
         if state.rules.one_round or sum(1 for count in counts if count > 0) <= 1:
-            return replace(state, phase="over")
+            return _evolve(state, phase="over")
         opener = next_active(counts, loser) if out else loser
         return self._start_round(state, opener)
 
@@ -716,7 +790,7 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             hand if other == seat else tuple(rng.randint(1, SIDES) for _ in hand)
             for other, hand in enumerate(state.hands)
         )
-        return replace(state, hands=hands)
+        return _evolve(state, hands=hands)
 
     # -- claims -------------------------------------------------------------
 
