@@ -6,7 +6,7 @@ Every number is measured in this run; absolute times are printed next to each ra
 but vary with the machine and its load — the targets are on the ratios. A missed
 target prints MISS; something not measurable here prints NOT MEASURED with why.
 Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray, server,
-fairness;
+fairness, batched;
 ``stream`` is another name for ``wire`` (its rows are labelled "stream").
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import cpu_fairness, engine, league, server_load, startup, wire
+from bench import batched, cpu_fairness, engine, league, server_load, startup, wire
 from bench.report import Row, format_table, write_json
 from referee.core.catalogue import game_names
 from referee.runtime import cgroups
@@ -43,6 +43,7 @@ SECTIONS = (
     "ray",
     "server",
     "fairness",
+    "batched",
 )
 ALIASES = {"stream": "wire"}
 """The table labels the wire section's rows "stream", so ``--only stream`` means wire."""
@@ -536,6 +537,7 @@ def main(argv: list[str] | None = None) -> None:
         "ray": lambda: ray_rows(sizes),
         "server": lambda: server_rows(sizes),
         "fairness": lambda: fairness_rows(sizes),
+        "batched": lambda: batched.batched_rows(sizes.engine_s),
     }
     meta: dict[str, object] = {
         "command": " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]),

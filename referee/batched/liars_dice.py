@@ -100,6 +100,8 @@ SUPPORTED: Final[Mapping[str, tuple[object, ...]]] = {
 """Every rule option the batched engine plays, with the values it plays."""
 SEATS: Final = range(2, MAX_SEATS + 1)
 """Seat counts the batched engine plays."""
+LEGAL_TABLE_LIMIT: Final = 1 << 23
+"""Largest (last bid, dice on the table) × action table kept for the mask, in bytes."""
 
 
 class UnsupportedRulesError(RulesError):
@@ -145,15 +147,25 @@ def _mix(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     return x ^ (x >> np.uint64(31))
 
 
+def slot_keys(seeds: npt.ArrayLike) -> npt.NDArray[np.uint64]:
+    """Each slot's chance key: its seed (an integer), mixed."""
+    return _mix(np.asarray(seeds, dtype=np.int64).astype(np.uint64).reshape(-1))
+
+
 def roll(
-    seeds: npt.NDArray[np.uint64], episodes: Ints, events: Ints, dice: int
+    keys: npt.NDArray[np.uint64], episodes: Ints, events: Ints, dice: int
 ) -> npt.NDArray[np.int8]:
-    """``dice`` dice (1..6) per game: the chance event ``events[i]`` of episode
-    ``episodes[i]`` of the slot seeded ``seeds[i]``; shape ``(len(seeds), dice)``."""
-    key = _mix(_mix(seeds ^ _mix(episodes.astype(np.uint64))) + events.astype(np.uint64))
-    index = np.arange(1, dice + 1, dtype=np.uint64) * _GOLDEN
-    drawn = _mix(key[:, None] ^ index[None, :])
+    """``dice`` dice (1..6) per game: the chance event ``events[i]`` (< 2**32) of
+    episode ``episodes[i]`` of the slot keyed ``keys[i]`` (:func:`slot_keys`); shape
+    ``(len(keys), dice)``. Splitmix64 over the counter (episode, event), then over
+    the die's index."""
+    counter = ((episodes << 32) + events).astype(np.uint64)
+    base = _mix(keys + counter * _GOLDEN)
+    drawn = _mix(base[:, None] + _DIE_STEPS[:dice][None, :])
     return ((drawn >> np.uint64(11)) % np.uint64(SIDES) + np.uint64(1)).astype(np.int8)
+
+
+_DIE_STEPS: Final = np.arange(1, MAX_SEATS * MAX_DICE_PER_PLAYER + 1, dtype=np.uint64) * _M1
 
 
 # ---------------------------------------------------------------------------
@@ -191,11 +203,14 @@ class BatchState:
     """(N, num_actions) the bids made this round."""
     eliminated_at: Ints
     """(N, seats) when each seat went out (0 first), -1 while it has dice."""
-    seeds: npt.NDArray[np.uint64]
+    keys: npt.NDArray[np.uint64]
+    """(N,) each slot's chance key (:func:`slot_keys` of its seed)."""
     episode: Ints
     """(N,) games this slot has started (1 after reset)."""
     events: Ints
     """(N,) chance events drawn in the current game."""
+    legal_key: Ints | None = None
+    """(N,) the row of the engine's table of legal sets, when it keeps one."""
     roll_offs: tuple[tuple[npt.NDArray[np.int8], Bools], ...] = ()
     """The roll-offs of the games that started in the call that made this state:
     ``(dice (N, seats, 2), rolled (N, seats))`` per throw, in order."""
@@ -305,8 +320,28 @@ class LiarsDiceBatch:
                 for t in range(self.max_total + 1)
             ]
         )
-
+        # Under same-face-or-same-quantity and reset-face a bid is never repeated by a
+        # raise (both its quantity and face, or the pair in order, only go up); only
+        # quantity-or-face can cycle, so only it needs the round's bids in the mask.
+        self.check_made = self.rules.raise_rule == "quantity-or-face"
+        # When it is small, one table of every legal set, by key = row * (T + 1) +
+        # total (a row below a: a bid to challenge); without the round's bids to
+        # leave out, the key alone gives the legal set, and a list of it to sample from.
+        rows, totals = a + 2, self.max_total + 1
+        self.legal_table: Bools | None = None
+        self.legal_lists: npt.NDArray[np.int16] | None = None
+        self.legal_counts: Ints | None = None
+        if rows * totals * a <= LEGAL_TABLE_LIMIT:
+            table = raises[:, None, :] & self.quantity_ok[None, :, :]
+            table[:a, :, 0] = True
+            self.legal_table = table.reshape(-1, a)
+            if not self.check_made:
+                self.legal_counts = self.legal_table.sum(axis=1)
+                order = np.argsort(~self.legal_table, axis=1, kind="stable")
+                self.legal_lists = order.astype(np.int16)
+        self.face8 = self.face.astype(np.int8)
         self._offsets = np.arange(1, self.num_seats + 1)
+        self._arange = np.arange(0)
         self._faces = np.array(FACES, np.int8)
 
     # -- chance ------------------------------------------------------------------
@@ -315,7 +350,7 @@ class LiarsDiceBatch:
         """Throw the round's dice of ``games``: every die slot is drawn, those past a
         seat's count are zeroed (so a die's value never depends on the counts)."""
         s, d = self.num_seats, self.dice
-        drawn = roll(w["seeds"][games], w["episode"][games], w["events"][games], s * d)
+        drawn = roll(w["keys"][games], w["episode"][games], w["events"][games], s * d)
         w["events"][games] += 1
         has = np.arange(d)[None, None, :] < w["dice_counts"][games][:, :, None]
         w["hands"][games] = np.where(has, drawn.reshape(len(games), s, d), 0)
@@ -328,7 +363,7 @@ class LiarsDiceBatch:
         active = np.arange(len(games))
         while active.size:
             g = games[active]
-            dice = roll(w["seeds"][g], w["episode"][g], w["events"][g], s * ROLL_OFF_DICE)
+            dice = roll(w["keys"][g], w["episode"][g], w["events"][g], s * ROLL_OFF_DICE)
             dice = dice.reshape(len(g), s, ROLL_OFF_DICE)
             w["events"][g] += 1
             rolling = contenders[active]
@@ -349,8 +384,8 @@ class LiarsDiceBatch:
 
     def reset(self, seeds: npt.ArrayLike) -> BatchState:
         """A new game in each slot, slot ``i`` seeded ``seeds[i]`` (integers)."""
-        seeds = np.asarray(seeds, dtype=np.int64).astype(np.uint64).reshape(-1)
-        n, s, a = len(seeds), self.num_seats, self.num_actions
+        keys = slot_keys(seeds)
+        n, s, a = len(keys), self.num_seats, self.num_actions
         w: dict[str, Any] = {
             "current_player": np.zeros(n, np.int64),
             "rewards": np.zeros((n, s), np.float32),
@@ -365,7 +400,7 @@ class LiarsDiceBatch:
             "last_bidder": np.full(n, -1, np.int64),
             "made": np.zeros((n, a), np.bool_),
             "eliminated_at": np.full((n, s), -1, np.int64),
-            "seeds": seeds,
+            "keys": keys,
             "episode": np.zeros(n, np.int64),
             "events": np.zeros(n, np.int64),
             "roll_offs": [],
@@ -381,10 +416,11 @@ class LiarsDiceBatch:
         n = state.num_games
         if actions.shape != (n,):
             raise ValueError(f"expected {n} actions, got shape {actions.shape}")
-        rows = np.arange(n)
-        inside = (actions >= 0) & (actions < self.num_actions)
-        legal = inside & state.legal_action_mask[rows, np.where(inside, actions, 0)]
-        if not legal.all():
+        rows = self._rows(n)
+        inside = n == 0 or (actions.min() >= 0 and actions.max() < self.num_actions)
+        if not (inside and state.legal_action_mask[rows, actions].all()):
+            clipped = np.clip(actions, 0, self.num_actions - 1)
+            legal = (actions == clipped) & state.legal_action_mask[rows, clipped]
             bad = np.flatnonzero(~legal)
             raise IllegalActionError(
                 f"action {int(actions[bad[0]])} is not legal in game {int(bad[0])}"
@@ -394,19 +430,22 @@ class LiarsDiceBatch:
             "rewards": np.zeros_like(state.rewards),
             "terminated": np.zeros_like(state.terminated),
             "roll_offs": [],
-            "seeds": state.seeds,
+            "keys": state.keys,
         }
         for name in _COPIED:
             w[name] = getattr(state, name).copy()
         seat = state.current_player
         challenge = actions == 0
         bid = ~challenge
-        opening = state.last_bid < 0
-        w["wilds_active"] &= ~(bid & opening & self.cancels_wilds[actions])
-        w["made"][rows[bid], actions[bid]] = True
+        if self.rules.wild is not None:
+            opening = state.last_bid < 0
+            w["wilds_active"] &= ~(bid & opening & self.cancels_wilds[actions])
+        w["made"][rows, actions] |= bid  # column 0 (challenge) stays false
         w["last_bid"] = np.where(bid, actions, state.last_bid)
         w["last_bidder"] = np.where(bid, seat, state.last_bidder)
-        w["current_player"] = np.where(bid, self._next_active(state.dice_counts, seat), seat)
+        # two seats: the other one (a seat without dice has ended the game)
+        following = 1 - seat if self.num_seats == 2 else self._next_active(w["dice_counts"], seat)
+        w["current_player"] = np.where(bid, following, seat)
         games = np.flatnonzero(challenge)
         if games.size:
             self._challenge(w, games, seat[games])
@@ -414,13 +453,28 @@ class LiarsDiceBatch:
 
     def _finish(self, w: dict[str, Any]) -> BatchState:
         last = w["last_bid"]
-        row = np.where(last >= 0, last, self.num_actions + w["sum_round"])
-        mask = self.raise_after[row] & self.quantity_ok[w["dice_counts"].sum(axis=1)]
-        mask &= ~w["made"]
-        mask[:, 0] = last >= 0
+        bidding = last >= 0
+        row = np.where(bidding, last, self.num_actions + w["sum_round"])
+        total = _across(w["dice_counts"])
+        if self.legal_table is not None:
+            key = row * (self.max_total + 1) + total
+            mask = self.legal_table[key]
+            w["legal_key"] = key
+        else:
+            mask = self.raise_after[row] & self.quantity_ok[total]
+            mask[:, 0] = bidding
+            w["legal_key"] = None
+        if self.check_made:
+            mask &= ~w["made"]
         w["legal_action_mask"] = mask
         w["roll_offs"] = tuple(w["roll_offs"])
         return BatchState(**w)
+
+    def _rows(self, n: int) -> Ints:
+        """``arange(n)``, kept between calls."""
+        if len(self._arange) != n:
+            self._arange = np.arange(n)
+        return self._arange
 
     def _next_active(self, counts: Ints, seat: Ints) -> Ints:
         """The next seat clockwise after each ``seat`` that still has dice."""
@@ -431,21 +485,24 @@ class LiarsDiceBatch:
     def _challenge(self, w: dict[str, Any], games: Ints, challengers: Ints) -> None:
         last = w["last_bid"][games]
         hands = w["hands"][games]
-        counting = hands == self.face[last][:, None, None].astype(np.int8)
+        counting = hands == self.face8[last][:, None, None]
         wild = self.rules.wild
         if wild is not None:
             counting |= (hands == wild) & w["wilds_active"][games][:, None, None]
-        actual = np.where(
-            self.is_sum[last], hands.sum(axis=(1, 2), dtype=np.int64), counting.sum(axis=(1, 2))
-        )
+        actual = counting.sum(axis=(1, 2))
+        if self.rules.sum_endgame:
+            actual = np.where(self.is_sum[last], hands.sum(axis=(1, 2), dtype=np.int64), actual)
         true = actual >= self.quantity[last]
         loser = np.where(true, challengers, w["last_bidder"][games])
         w["dice_counts"][games, loser] -= 1
         out = w["dice_counts"][games, loser] == 0
-        gone = games[out]
-        w["eliminated_at"][gone, loser[out]] = (w["eliminated_at"][gone] >= 0).sum(axis=1)
-        alive = (w["dice_counts"][games] > 0).sum(axis=1)
-        over = (alive <= 1) | self.rules.one_round
+        if out.any():
+            gone = games[out]
+            w["eliminated_at"][gone, loser[out]] = _across(w["eliminated_at"][gone] >= 0)
+        if self.rules.one_round:
+            over = np.ones(len(games), np.bool_)
+        else:
+            over = _across(w["dice_counts"][games] > 0) <= 1
         ended = games[over]
         if ended.size:
             w["rewards"][ended] = self.rewards_of(
@@ -463,6 +520,9 @@ class LiarsDiceBatch:
         """Final rewards: places as the scalar engine's standings (the later a seat went
         out the better; seats left rank by their dice), then ``1 - 2 (place - 1) / (S - 1)``."""
         key = np.where(eliminated_at >= 0, eliminated_at, self.num_seats + counts)
+        if self.num_seats == 2:  # the better seat +1, the other -1 (no ties at the end)
+            first = np.where(key[:, 0] > key[:, 1], 1.0, -1.0).astype(np.float32)
+            return np.stack([first, -first], axis=1)
         place: Ints = 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)
         rewards: Floats = (1.0 - 2.0 * (place - 1) / (self.num_seats - 1)).astype(np.float32)
         return rewards
@@ -477,10 +537,11 @@ class LiarsDiceBatch:
         self._start_round(w, games, opener)
 
     def _start_round(self, w: dict[str, Any], games: Ints, opener: Ints) -> None:
-        counts = w["dice_counts"][games]
-        sum_round = (
-            self.rules.sum_endgame & ((counts > 0).sum(axis=1) == 2) & (counts.sum(axis=1) == 2)
-        )
+        if self.rules.sum_endgame:
+            counts = w["dice_counts"][games]
+            sum_round = (_across(counts > 0) == 2) & (_across(counts) == 2)
+        else:
+            sum_round = np.zeros(len(games), np.bool_)
         w["round_number"][games] += 1
         w["opener"][games] = opener
         w["current_player"][games] = opener
@@ -490,6 +551,18 @@ class LiarsDiceBatch:
         w["last_bid"][games] = -1
         w["last_bidder"][games] = -1
         self._roll_round(w, games)
+
+    def random_actions(self, state: BatchState, rng: np.random.Generator) -> Ints:
+        """One uniformly random legal action per game: from the engine's lists of legal
+        sets when it keeps them (a few operations on N numbers), else over the mask."""
+        if self.legal_lists is not None and state.legal_key is not None:
+            assert self.legal_counts is not None
+            counts = self.legal_counts[state.legal_key]
+            picks = (rng.random(len(counts)) * counts).astype(np.int64)
+            return self.legal_lists[state.legal_key, picks].astype(np.int64)
+        mask = state.legal_action_mask
+        scores = rng.random(mask.shape, dtype=np.float32) * mask
+        return scores.argmax(axis=1)  # type: ignore[no-any-return]
 
     # -- observations ----------------------------------------------------------------
 
@@ -557,6 +630,15 @@ class LiarsDiceBatch:
         }
 
 
+def _across(values: npt.NDArray[Any]) -> Ints:
+    """Each row's sum over the seats (axis 1): column by column, which numpy does
+    several times faster than ``sum(axis=1)`` over a few seats."""
+    total = values[:, 0].astype(np.int64)
+    for seat in range(1, values.shape[1]):
+        total += values[:, seat]
+    return total
+
+
 _COPIED: Final = (
     "current_player",
     "dice_counts",
@@ -591,4 +673,5 @@ __all__ = [
     "check_supported",
     "make",
     "roll",
+    "slot_keys",
 ]

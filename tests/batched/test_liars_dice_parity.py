@@ -16,7 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.batched.liars_dice import LiarsDiceBatch, UnsupportedRulesError, make, roll
+from referee.batched.liars_dice import (
+    LiarsDiceBatch,
+    UnsupportedRulesError,
+    make,
+    roll,
+    slot_keys,
+)
 from referee.gamekit.base import IllegalActionError, RulesError
 from referee.games.liars_dice.engine import (
     LIARS_DICE,
@@ -92,7 +98,7 @@ def test_a_game_deals_the_same_whatever_its_batch() -> None:
     alone = env.reset([42])
     among = env.reset([5, 42, 9])
     assert (alone.hands[0] == among.hands[1]).all()
-    assert roll(np.array([3], np.uint64), np.array([1]), np.array([0]), 4).shape == (1, 4)
+    assert roll(slot_keys([3]), np.array([1]), np.array([0]), 4).shape == (1, 4)
 
 
 def test_a_finished_game_restarts_in_its_slot() -> None:
