@@ -6,7 +6,7 @@ Every number is measured in this run; absolute times are printed next to each ra
 but vary with the machine and its load — the targets are on the ratios. A missed
 target prints MISS; something not measurable here prints NOT MEASURED with why.
 Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray, server,
-fairness, batched;
+fairness, batched, transports;
 ``stream`` is another name for ``wire`` (its rows are labelled "stream").
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import batched, cpu_fairness, engine, league, server_load, startup, wire
+from bench import batched, cpu_fairness, engine, league, server_load, startup, transports, wire
 from bench.report import Row, format_table, write_json
 from referee.core.catalogue import game_names
 from referee.runtime import cgroups
@@ -44,6 +44,7 @@ SECTIONS = (
     "server",
     "fairness",
     "batched",
+    "transports",
 )
 ALIASES = {"stream": "wire"}
 """The table labels the wire section's rows "stream", so ``--only stream`` means wire."""
@@ -175,6 +176,24 @@ def wire_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
     setting = f"{sizes.wire_matches} matches, floor bots not sandboxed"
     rows.extend(_stream_rows(game, run, f"{game}, bots in the default sandbox", setting))
     return rows
+
+
+def transport_rows(sizes: Sizes) -> list[Row]:
+    """The designs tried for the referee's gRPC path, without its logic
+    (:mod:`bench.transports`)."""
+    game = GAMES[0]
+    transcripts = wire.referee_run(game, range(sizes.wire_matches)).transcripts
+    results = transports.compare(transcripts, WIRE_ROUNDS)
+    return [
+        Row(
+            "transports",
+            f"{game}: {result.name}: decisions/s ÷ raw gRPC (sync)",
+            result.ratio,
+            detail=f"{_spread(result.rounds)}; {result.per_decision_us:.0f} µs per round trip,"
+            f" the referee's transcripts replayed with no referee logic",
+        )
+        for result in results
+    ]
 
 
 def engine_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
@@ -538,6 +557,7 @@ def main(argv: list[str] | None = None) -> None:
         "server": lambda: server_rows(sizes),
         "fairness": lambda: fairness_rows(sizes),
         "batched": lambda: batched.batched_rows(sizes.engine_s),
+        "transports": lambda: transport_rows(sizes),
     }
     meta: dict[str, object] = {
         "command": " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]),

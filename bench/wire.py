@@ -186,6 +186,9 @@ def referee_run(
             )
             await run_match(warm, Limits(), launcher=pool)
             for chunk in _rounds(seeds, rounds):
+                # The pool's bots (a warm pool keeps them; walking /proc per match would
+                # cost the referee milliseconds between matches).
+                bots = descendants(me) - floor_pids
                 ms = 0.0
                 gaps = 0
                 sync_s = aio_s = 0.0
@@ -200,12 +203,10 @@ def referee_run(
                         match_id=match_id_for(seed),
                         bot_match_id=match_id_for(seed),
                     )
-                    bots = descendants(me) - floor_pids
                     bots_before = cpu_of(bots)
                     cpu_before = time.process_time()
                     record = await run_match(spec, Limits(), launcher=pool, observer=log)
                     totals["referee_cpu"] += time.process_time() - cpu_before
-                    bots |= descendants(me) - floor_pids
                     totals["bot_ns"] += cpu_of(bots) - bots_before
                     if record.reason != "completed":
                         raise RuntimeError(f"{game} seed {seed}: {record.reason} {record.faults}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import cpu_fairness, engine, league, timing_channel, wire
+from bench import cpu_fairness, engine, league, timing_channel, transports, wire
 from bench.instant_bot import plan
 from bench.report import Row, format_table
 from referee.runtime.sandbox import SandboxError, require_tools
@@ -38,6 +38,15 @@ def test_rounds_keep_both_floors_and_count_cpu_per_process(
     assert run.referee_cpu_us > 0 and run.bot_cpu_us > 0
     assert run.floor_bot_cpu_us and run.floor_bot_cpu_us > 0
     assert wire.socket_floor_us(run.transcripts) > 0
+
+
+def test_every_transport_design_replays_a_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    transcripts = wire.referee_run("liars_dice", range(1)).transcripts
+    results = transports.compare(transcripts, rounds=1)
+    assert [r.name for r in results][:3] == ["sync", "aio", "trio + sync (ours)"]
+    assert len(results) == 5
+    assert all(r.per_decision_us > 0 and len(r.rounds) == 1 for r in results)
 
 
 def test_rounds_cut_the_seeds_without_losing_one() -> None:
