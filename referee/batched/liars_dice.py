@@ -172,13 +172,19 @@ _DIE_STEPS: Final = np.arange(1, MAX_SEATS * MAX_DICE_PER_PLAYER + 1, dtype=np.u
 # The state
 
 
+CUR, OPENER, ROUND, LAST, BIDDER, WILDS, SUM_ROUND, EPISODE, EVENTS, TOTAL = range(10)
+"""Columns of :attr:`BatchState.ints` (one array, so a step copies and a new round
+writes one array, not ten)."""
+
+
 @dataclass(frozen=True, slots=True)
 class BatchState:
     """N games at a decision. Arrays are indexed by game first; treat them as
-    read-only (``step`` returns a new state and never changes its argument)."""
+    read-only (``step`` returns a new state and never changes its argument; arrays
+    a step leaves alone are shared with the state before)."""
 
-    current_player: Ints
-    """(N,) the seat to act in each game."""
+    ints: Ints
+    """(N, 10) the per-game numbers; read them through the properties below."""
     legal_action_mask: Bools
     """(N, num_actions) the actions that seat may take (action ids of the universe)."""
     rewards: Floats
@@ -189,26 +195,12 @@ class BatchState:
     """(N, seats) dice each seat holds."""
     hands: npt.NDArray[np.int8]
     """(N, seats, dice_per_player) each seat's dice this round, 0 past its count."""
-    opener: Ints
-    """(N,) the seat that opened this round."""
-    round_number: Ints
-    """(N,) 1-based."""
-    wilds_active: Bools
-    sum_round: Bools
-    last_bid: Ints
-    """(N,) action id of the bid to beat, -1 when none."""
-    last_bidder: Ints
-    """(N,) the seat that made it, -1 when none."""
     made: Bools
     """(N, num_actions) the bids made this round."""
     eliminated_at: Ints
     """(N, seats) when each seat went out (0 first), -1 while it has dice."""
     keys: npt.NDArray[np.uint64]
     """(N,) each slot's chance key (:func:`slot_keys` of its seed)."""
-    episode: Ints
-    """(N,) games this slot has started (1 after reset)."""
-    events: Ints
-    """(N,) chance events drawn in the current game."""
     legal_key: Ints | None = None
     """(N,) the row of the engine's table of legal sets, when it keeps one."""
     roll_offs: tuple[tuple[npt.NDArray[np.int8], Bools], ...] = ()
@@ -217,7 +209,59 @@ class BatchState:
 
     @property
     def num_games(self) -> int:
-        return len(self.current_player)
+        return len(self.ints)
+
+    @property
+    def current_player(self) -> Ints:
+        """(N,) the seat to act in each game."""
+        return self.ints[:, CUR]
+
+    @property
+    def opener(self) -> Ints:
+        """(N,) the seat that opened this round."""
+        return self.ints[:, OPENER]
+
+    @property
+    def round_number(self) -> Ints:
+        """(N,) 1-based."""
+        return self.ints[:, ROUND]
+
+    @property
+    def last_bid(self) -> Ints:
+        """(N,) action id of the bid to beat, -1 when none."""
+        return self.ints[:, LAST]
+
+    @property
+    def last_bidder(self) -> Ints:
+        """(N,) the seat that made it, -1 when none."""
+        return self.ints[:, BIDDER]
+
+    @property
+    def wilds_active(self) -> Bools:
+        """(N,) whether wild dice count in this round (so far)."""
+        active: Bools = self.ints[:, WILDS] != 0
+        return active
+
+    @property
+    def sum_round(self) -> Bools:
+        """(N,) whether this round bids on the sum of two dice."""
+        summing: Bools = self.ints[:, SUM_ROUND] != 0
+        return summing
+
+    @property
+    def episode(self) -> Ints:
+        """(N,) games this slot has started (1 after reset)."""
+        return self.ints[:, EPISODE]
+
+    @property
+    def events(self) -> Ints:
+        """(N,) chance events drawn in the current game."""
+        return self.ints[:, EVENTS]
+
+    @property
+    def total_dice(self) -> Ints:
+        """(N,) dice on the table."""
+        return self.ints[:, TOTAL]
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,32 +384,43 @@ class LiarsDiceBatch:
                 order = np.argsort(~self.legal_table, axis=1, kind="stable")
                 self.legal_lists = order.astype(np.int16)
         self.face8 = self.face.astype(np.int8)
+        self.cancels_any = bool(self.cancels_wilds.any())
+        self._die_slots = np.arange(self.dice)
+        fresh = np.zeros(10, np.int64)
+        fresh[[LAST, BIDDER]] = -1
+        fresh[TOTAL] = self.max_total
+        self._fresh = fresh
+        """A new game's row of ``ints`` before its first round."""
         self._offsets = np.arange(1, self.num_seats + 1)
         self._arange = np.arange(0)
         self._faces = np.array(FACES, np.int8)
 
     # -- chance ------------------------------------------------------------------
 
-    def _roll_round(self, w: dict[str, Any], games: Ints) -> None:
-        """Throw the round's dice of ``games``: every die slot is drawn, those past a
-        seat's count are zeroed (so a die's value never depends on the counts)."""
+    def _roll_round(self, w: dict[str, Any], games: Ints, sub: Ints, full: bool) -> None:
+        """Throw the round's dice of ``games`` (``sub``: their rows of ``ints``): every
+        die slot is drawn, those past a seat's count are zeroed (so a die's value never
+        depends on the counts); ``full``: every seat holds all its dice."""
         s, d = self.num_seats, self.dice
-        drawn = roll(w["keys"][games], w["episode"][games], w["events"][games], s * d)
-        w["events"][games] += 1
-        has = np.arange(d)[None, None, :] < w["dice_counts"][games][:, :, None]
-        w["hands"][games] = np.where(has, drawn.reshape(len(games), s, d), 0)
+        drawn = roll(w["keys"][games], sub[:, EPISODE], sub[:, EVENTS], s * d)
+        sub[:, EVENTS] += 1
+        drawn = drawn.reshape(len(games), s, d)
+        if not full:
+            has = self._die_slots[None, None, :] < w["dice_counts"][games][:, :, None]
+            drawn = np.where(has, drawn, np.int8(0))
+        w["hands"][games] = drawn
 
-    def _roll_off(self, w: dict[str, Any], games: Ints) -> Ints:
+    def _roll_off(self, w: dict[str, Any], games: Ints, sub: Ints) -> Ints:
         """The roll-off of ``games`` (the tied highest throw again): who opens each."""
-        s, n = self.num_seats, len(w["current_player"])
+        s, n = self.num_seats, len(w["ints"])
         opener = np.full(len(games), -1, np.int64)
         contenders = np.ones((len(games), s), np.bool_)
         active = np.arange(len(games))
         while active.size:
             g = games[active]
-            dice = roll(w["keys"][g], w["episode"][g], w["events"][g], s * ROLL_OFF_DICE)
+            dice = roll(w["keys"][g], sub[active, EPISODE], sub[active, EVENTS], s * 2)
             dice = dice.reshape(len(g), s, ROLL_OFF_DICE)
-            w["events"][g] += 1
+            sub[active, EVENTS] += 1
             rolling = contenders[active]
             thrown = np.zeros((n, s, ROLL_OFF_DICE), np.int8)
             thrown[g] = np.where(rolling[:, :, None], dice, 0)
@@ -387,22 +442,14 @@ class LiarsDiceBatch:
         keys = slot_keys(seeds)
         n, s, a = len(keys), self.num_seats, self.num_actions
         w: dict[str, Any] = {
-            "current_player": np.zeros(n, np.int64),
+            "ints": np.zeros((n, 10), np.int64),
             "rewards": np.zeros((n, s), np.float32),
             "terminated": np.zeros(n, np.bool_),
             "dice_counts": np.zeros((n, s), np.int64),
             "hands": np.zeros((n, s, self.dice), np.int8),
-            "opener": np.zeros(n, np.int64),
-            "round_number": np.zeros(n, np.int64),
-            "wilds_active": np.zeros(n, np.bool_),
-            "sum_round": np.zeros(n, np.bool_),
-            "last_bid": np.full(n, -1, np.int64),
-            "last_bidder": np.full(n, -1, np.int64),
             "made": np.zeros((n, a), np.bool_),
             "eliminated_at": np.full((n, s), -1, np.int64),
             "keys": keys,
-            "episode": np.zeros(n, np.int64),
-            "events": np.zeros(n, np.int64),
             "roll_offs": [],
         }
         self._new_games(w, np.arange(n))
@@ -426,36 +473,44 @@ class LiarsDiceBatch:
                 f"action {int(actions[bad[0]])} is not legal in game {int(bad[0])}"
                 f" ({len(bad)} game(s) with an illegal action; see legal_action_mask)"
             )
+        before = state.ints
+        ints = before.copy()
+        seat, last = before[:, CUR], before[:, LAST]
+        bid = actions != 0
+        if self.cancels_any:
+            cancel = bid & (last < 0) & self.cancels_wilds[actions]
+            ints[:, WILDS] = np.where(cancel, 0, before[:, WILDS])
+        made = state.made.copy()
+        made[rows, actions] |= bid  # column 0 (challenge) stays false
+        ints[:, LAST] = np.where(bid, actions, last)
+        ints[:, BIDDER] = np.where(bid, seat, before[:, BIDDER])
+        # two seats: the other one (a seat without dice has ended the game)
+        following = 1 - seat if self.num_seats == 2 else self._next_active(state.dice_counts, seat)
+        ints[:, CUR] = np.where(bid, following, seat)
         w: dict[str, Any] = {
+            "ints": ints,
             "rewards": np.zeros_like(state.rewards),
             "terminated": np.zeros_like(state.terminated),
-            "roll_offs": [],
+            "dice_counts": state.dice_counts,
+            "hands": state.hands,
+            "made": made,
+            "eliminated_at": state.eliminated_at,
             "keys": state.keys,
+            "roll_offs": [],
         }
-        for name in _COPIED:
-            w[name] = getattr(state, name).copy()
-        seat = state.current_player
-        challenge = actions == 0
-        bid = ~challenge
-        if self.rules.wild is not None:
-            opening = state.last_bid < 0
-            w["wilds_active"] &= ~(bid & opening & self.cancels_wilds[actions])
-        w["made"][rows, actions] |= bid  # column 0 (challenge) stays false
-        w["last_bid"] = np.where(bid, actions, state.last_bid)
-        w["last_bidder"] = np.where(bid, seat, state.last_bidder)
-        # two seats: the other one (a seat without dice has ended the game)
-        following = 1 - seat if self.num_seats == 2 else self._next_active(w["dice_counts"], seat)
-        w["current_player"] = np.where(bid, following, seat)
-        games = np.flatnonzero(challenge)
+        games = np.flatnonzero(~bid)
         if games.size:
-            self._challenge(w, games, seat[games])
+            for name in ("dice_counts", "hands", "eliminated_at"):
+                w[name] = w[name].copy()
+            self._challenge(w, games, seat[games], last[games])
         return self._finish(w)
 
     def _finish(self, w: dict[str, Any]) -> BatchState:
-        last = w["last_bid"]
+        ints = w["ints"]
+        last = ints[:, LAST]
         bidding = last >= 0
-        row = np.where(bidding, last, self.num_actions + w["sum_round"])
-        total = _across(w["dice_counts"])
+        row = np.where(bidding, last, self.num_actions + ints[:, SUM_ROUND])
+        total = ints[:, TOTAL]
         if self.legal_table is not None:
             key = row * (self.max_total + 1) + total
             mask = self.legal_table[key]
@@ -470,6 +525,43 @@ class LiarsDiceBatch:
         w["roll_offs"] = tuple(w["roll_offs"])
         return BatchState(**w)
 
+    def _challenge(self, w: dict[str, Any], games: Ints, challengers: Ints, last: Ints) -> None:
+        hands = w["hands"][games]
+        sub = w["ints"][games]
+        counting = hands == self.face8[last][:, None, None]
+        wild = self.rules.wild
+        if wild is not None:
+            counting |= (hands == wild) & (sub[:, WILDS] != 0)[:, None, None]
+        k = len(games)
+        actual = counting.reshape(k, -1).sum(axis=1)
+        if self.rules.sum_endgame:
+            sums = hands.reshape(k, -1).sum(axis=1, dtype=np.int64)
+            actual = np.where(self.is_sum[last], sums, actual)
+        loser = np.where(actual >= self.quantity[last], challengers, sub[:, BIDDER])
+        counts = w["dice_counts"]
+        counts[games, loser] -= 1
+        out = counts[games, loser] == 0
+        if out.any():
+            gone = games[out]
+            w["eliminated_at"][gone, loser[out]] = _across(w["eliminated_at"][gone] >= 0)
+        sub[:, TOTAL] -= 1
+        over = np.ones(k, np.bool_) if self.rules.one_round else _across(counts[games] > 0) <= 1
+        ended = games[over]
+        if ended.size:
+            if self.rules.one_round or self.num_seats == 2:  # the loser alone places last
+                w["rewards"][ended] = 1.0
+                w["rewards"][ended, loser[over]] = -1.0
+            else:
+                w["rewards"][ended] = self.rewards_of(counts[ended], w["eliminated_at"][ended])
+            w["terminated"][ended] = True
+            w["ints"][ended, EPISODE] = sub[over, EPISODE]
+            self._new_games(w, ended)
+        going = ~over
+        if going.any():
+            g, lost, rest = games[going], loser[going], sub[going]
+            opener = np.where(out[going], self._next_active(counts[g], lost), lost)
+            self._start_round(w, g, rest, opener, full=False)
+
     def _rows(self, n: int) -> Ints:
         """``arange(n)``, kept between calls."""
         if len(self._arange) != n:
@@ -481,40 +573,6 @@ class LiarsDiceBatch:
         candidates = (seat[:, None] + self._offsets[None, :]) % self.num_seats
         has = np.take_along_axis(counts, candidates, axis=1) > 0
         return candidates[np.arange(len(seat)), has.argmax(axis=1)]  # type: ignore[no-any-return]
-
-    def _challenge(self, w: dict[str, Any], games: Ints, challengers: Ints) -> None:
-        last = w["last_bid"][games]
-        hands = w["hands"][games]
-        counting = hands == self.face8[last][:, None, None]
-        wild = self.rules.wild
-        if wild is not None:
-            counting |= (hands == wild) & w["wilds_active"][games][:, None, None]
-        actual = counting.sum(axis=(1, 2))
-        if self.rules.sum_endgame:
-            actual = np.where(self.is_sum[last], hands.sum(axis=(1, 2), dtype=np.int64), actual)
-        true = actual >= self.quantity[last]
-        loser = np.where(true, challengers, w["last_bidder"][games])
-        w["dice_counts"][games, loser] -= 1
-        out = w["dice_counts"][games, loser] == 0
-        if out.any():
-            gone = games[out]
-            w["eliminated_at"][gone, loser[out]] = _across(w["eliminated_at"][gone] >= 0)
-        if self.rules.one_round:
-            over = np.ones(len(games), np.bool_)
-        else:
-            over = _across(w["dice_counts"][games] > 0) <= 1
-        ended = games[over]
-        if ended.size:
-            w["rewards"][ended] = self.rewards_of(
-                w["dice_counts"][ended], w["eliminated_at"][ended]
-            )
-            w["terminated"][ended] = True
-            self._new_games(w, ended)
-        going = ~over
-        if going.any():
-            g, lost = games[going], loser[going]
-            opener = np.where(out[going], self._next_active(w["dice_counts"][g], lost), lost)
-            self._start_round(w, g, opener)
 
     def rewards_of(self, counts: Ints, eliminated_at: Ints) -> Floats:
         """Final rewards: places as the scalar engine's standings (the later a seat went
@@ -528,29 +586,38 @@ class LiarsDiceBatch:
         return rewards
 
     def _new_games(self, w: dict[str, Any], games: Ints) -> None:
-        w["episode"][games] += 1
-        w["events"][games] = 0
+        sub = np.empty((len(games), 10), np.int64)
+        sub[:] = self._fresh
+        sub[:, EPISODE] = w["ints"][games, EPISODE] + 1
         w["dice_counts"][games] = self.dice
         w["eliminated_at"][games] = -1
-        w["round_number"][games] = 0
-        opener = self._roll_off(w, games) if self.rules.roll_off else np.zeros(len(games), np.int64)
-        self._start_round(w, games, opener)
-
-    def _start_round(self, w: dict[str, Any], games: Ints, opener: Ints) -> None:
-        if self.rules.sum_endgame:
-            counts = w["dice_counts"][games]
-            sum_round = (_across(counts > 0) == 2) & (_across(counts) == 2)
+        if self.rules.roll_off:
+            opener = self._roll_off(w, games, sub)
         else:
-            sum_round = np.zeros(len(games), np.bool_)
-        w["round_number"][games] += 1
-        w["opener"][games] = opener
-        w["current_player"][games] = opener
-        w["sum_round"][games] = sum_round
-        w["wilds_active"][games] = (self.rules.wild is not None) & ~sum_round
+            opener = np.zeros(len(games), np.int64)
+        self._start_round(w, games, sub, opener, full=True)
+
+    def _start_round(
+        self, w: dict[str, Any], games: Ints, sub: Ints, opener: Ints, *, full: bool
+    ) -> None:
+        """Round ``+1`` of ``games`` (``sub``: their rows of ``ints``, written back)."""
+        sub[:, CUR] = opener
+        sub[:, OPENER] = opener
+        sub[:, ROUND] += 1
+        sub[:, LAST] = -1
+        sub[:, BIDDER] = -1
+        if self.rules.sum_endgame and not full:
+            counts = w["dice_counts"][games]
+            sum_round = (_across(counts > 0) == 2) & (sub[:, TOTAL] == 2)
+            sub[:, SUM_ROUND] = sum_round
+            sub[:, WILDS] = (self.rules.wild is not None) & ~sum_round
+        else:  # a new game: a sum round only with two seats of one die each
+            summing = self.rules.sum_endgame and full and self.max_total == 2
+            sub[:, SUM_ROUND] = summing
+            sub[:, WILDS] = self.rules.wild is not None and not summing
         w["made"][games] = False
-        w["last_bid"][games] = -1
-        w["last_bidder"][games] = -1
-        self._roll_round(w, games)
+        self._roll_round(w, games, sub, full)
+        w["ints"][games] = sub
 
     def random_actions(self, state: BatchState, rng: np.random.Generator) -> Ints:
         """One uniformly random legal action per game: from the engine's lists of legal
@@ -637,24 +704,6 @@ def _across(values: npt.NDArray[Any]) -> Ints:
     for seat in range(1, values.shape[1]):
         total += values[:, seat]
     return total
-
-
-_COPIED: Final = (
-    "current_player",
-    "dice_counts",
-    "hands",
-    "opener",
-    "round_number",
-    "wilds_active",
-    "sum_round",
-    "last_bid",
-    "last_bidder",
-    "made",
-    "eliminated_at",
-    "episode",
-    "events",
-)
-"""The arrays ``step`` copies before changing them."""
 
 
 def make(
