@@ -90,13 +90,17 @@ def draw_chance(request: ChanceRequest, rng: ChanceSource) -> ChanceOutcome:
     """Draw one outcome for ``request`` from an explicit generator.
 
     A roll is ``count`` calls of ``randint(1, sides)``; a shuffle shuffles
-    ``list(range(size))`` in place.
+    ``list(range(size))`` in place. A :class:`~referee.gamekit.fast.FastChance` does
+    either in one call (:meth:`~referee.gamekit.fast.FastChance.roll`,
+    :meth:`~referee.gamekit.fast.FastChance.permutation`), with the same result.
     """
     if isinstance(request, DiceRoll):
         if type(rng) is FastChance:
             return rng.roll(request.count, request.sides)
         randint, sides = rng.randint, request.sides
         return tuple([randint(1, sides) for _ in range(request.count)])
+    if type(rng) is FastChance:
+        return rng.permutation(request.size)
     order = list(range(request.size))
     rng.shuffle(order)
     return tuple(order)

@@ -79,7 +79,8 @@ class FastChance:
 
     A die is ``1 + int(random() * sides)`` from a :class:`random.Random` seeded with
     ``seed`` (uniform up to float rounding: each face's chance is off by less than
-    ``2**-50``); a shuffle is :meth:`random.Random.shuffle`. The same seed always gives
+    ``2**-50``); a shuffle sorts the positions by one ``random()`` key each (uniform up
+    to ties between two keys, chance below ``size**2 * 2**-53``). The same seed always gives
     the same draws. :func:`referee.gamekit.base.draw_chance` rolls a whole
     :class:`~referee.gamekit.base.DiceRoll` with :meth:`roll` in one call.
     """
@@ -103,6 +104,14 @@ class FastChance:
         draw = self._float
         return tuple([1 + int(draw() * sides) for _ in range(count)])
 
+    def permutation(self, size: int) -> tuple[int, ...]:
+        """A random order of ``range(size)``: the positions sorted by a random key each
+        (what a :class:`~referee.gamekit.base.Shuffle` draws)."""
+        draw = self._float
+        keys = [draw() for _ in range(size)]
+        return tuple(sorted(range(size), key=keys.__getitem__))
+
     def shuffle(self, x: MutableSequence[Any], /) -> None:
-        """Shuffle ``x`` in place."""
-        self._random.shuffle(x)
+        """Shuffle ``x`` in place (by :meth:`permutation`)."""
+        items = list(x)
+        x[:] = [items[i] for i in self.permutation(len(items))]

@@ -79,6 +79,7 @@ from referee.gamekit.base import (
     places_from_keys,
 )
 from referee.gamekit.cards import CARDS_PER_KIND, COCKROACH_DECK, KINDS, Kind, kind_counts
+from referee.gamekit.fast import evolver, maker
 
 DECK_SIZE: Final = len(COCKROACH_DECK)
 LOSING_COUNT: Final = 4
@@ -169,6 +170,9 @@ class Disbelieve:
 
 Action = Announce | Believe | Disbelieve
 ACTION_TYPES: Final = (Announce, Believe, Disbelieve)
+_ANNOUNCES: Final = {card: tuple(Announce(card, claim) for claim in KINDS) for card in KINDS}
+"""Every announcement of a card, by card, claims in kind order."""
+_RESPONSES: Final[tuple[Believe | Disbelieve, ...]] = (Believe(), Disbelieve())
 
 
 # ---------------------------------------------------------------------------
@@ -224,6 +228,9 @@ class State:
     eliminated: tuple[int, ...] = ()
     """Seats out of the game, in order of elimination."""
     history: tuple[PassResult, ...] = ()
+
+
+_evolve: Final = evolver(State)
 
 
 # ---------------------------------------------------------------------------
@@ -316,6 +323,46 @@ class Observation:
     def my_turn(self) -> bool:
         """Whether the observer must act now."""
         return self.to_act == self.seat
+
+
+_new_observation: Final = maker(Observation)
+_new_seat_view: Final = maker(SeatView)
+_new_pass_view: Final = maker(PassView)
+_PASS_VIEWS: dict[tuple[int, bool], tuple[tuple[PassResult, ...], tuple[PassView, ...]]] = {}
+"""Per (seat, published call rule): the last history viewed and its views. A match's
+history grows by appending, so the next observation views only the new passes."""
+
+
+def _pass_views(rules: Rules, history: tuple[PassResult, ...], seat: int) -> tuple[PassView, ...]:
+    """Every pass of ``history`` as ``seat`` knows it (the true card when it was turned
+    up or when ``seat`` passed it)."""
+    key = (seat, rules.published_call)
+    held = _PASS_VIEWS.get(key)
+    if held is not None:
+        seen, views = held
+        if seen is history:
+            return views
+        done = len(seen)
+        if not (done <= len(history) and history[:done] == seen):
+            done, views = 0, ()
+    else:
+        done, views = 0, ()
+    views = views + tuple(
+        [
+            _new_pass_view(
+                r.announcer,
+                r.target,
+                r.claim,
+                r.believed,
+                r.taker,
+                r.eliminated,
+                r.card if turned_up(rules, r.believed) or r.announcer == seat else None,
+            )
+            for r in history[done:]
+        ]
+    )
+    _PASS_VIEWS[key] = (history, views)
+    return views
 
 
 # ---------------------------------------------------------------------------
@@ -448,7 +495,7 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
         n = state.num_seats
         dealt = (DECK_SIZE // n) * n
         hands = tuple(kind_counts(deck[seat:dealt:n]) for seat in range(n))
-        return replace(
+        return _evolve(
             state,
             dealt=True,
             hands=hands,
@@ -473,14 +520,17 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
             seats = tuple(SeatView(0, NO_CARDS, 0, False) for _ in range(n))
             hand = NO_CARDS
         else:
+            hands, face_up, face_down, out = (
+                state.hands,
+                state.face_up,
+                state.face_down,
+                state.eliminated,
+            )
             seats = tuple(
-                SeatView(
-                    hand_size=sum(state.hands[i]),
-                    face_up=state.face_up[i],
-                    face_down=len(state.face_down[i]),
-                    eliminated=i in state.eliminated,
-                )
-                for i in range(n)
+                [
+                    _new_seat_view(sum(hands[i]), face_up[i], len(face_down[i]), i in out)
+                    for i in range(n)
+                ]
             )
             hand = state.hands[seat]
         pending = None
@@ -489,30 +539,18 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
             pending = PendingView(
                 p.announcer, p.target, p.claim, p.card if p.announcer == seat else None
             )
-        history = tuple(
-            PassView(
-                announcer=r.announcer,
-                target=r.target,
-                claim=r.claim,
-                believed=r.believed,
-                taker=r.taker,
-                eliminated=r.eliminated,
-                card=r.card if turned_up(state.rules, r.believed) or r.announcer == seat else None,
-            )
-            for r in state.history
-        )
-        return Observation(
-            rules=state.rules,
-            seat=seat,
-            num_seats=n,
-            phase=self.phase(state),
-            to_act=self.to_act(state) if state.dealt else None,
-            hand=hand,
-            seats=seats,
-            set_aside=len(state.set_aside),
-            pending=pending,
-            history=history,
-            eliminated=state.eliminated,
+        return _new_observation(
+            state.rules,
+            seat,
+            n,
+            self.phase(state),
+            self.to_act(state) if state.dealt else None,
+            hand,
+            seats,
+            len(state.set_aside),
+            pending,
+            _pass_views(state.rules, state.history, seat),
+            state.eliminated,
         )
 
     # -- legality --------------------------------------------------------------
@@ -540,10 +578,9 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
         if not observation.my_turn:
             return ()
         if observation.phase == "respond":
-            return (Believe(), Disbelieve())
-        return tuple(
-            Announce(card, claim) for card in KINDS if observation.hand[card] for claim in KINDS
-        )
+            return _RESPONSES
+        hand = observation.hand
+        return tuple([action for card in KINDS if hand[card] for action in _ANNOUNCES[card]])
 
     # -- transitions -----------------------------------------------------------
 
@@ -551,7 +588,7 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
         if isinstance(action, Announce):
             assert state.announcer == seat
             card = Kind(action.card)
-            return replace(
+            return _evolve(
                 state,
                 hands=_set(state.hands, seat, _add(state.hands[seat], card, -1)),
                 pending=Pending(seat, next_in_game(state, seat), card, Kind(action.claim)),
@@ -567,7 +604,7 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
             face_down = (*face_down[:taker], taken, *face_down[taker + 1 :])
         else:
             face_up = _set(face_up, taker, _add(face_up[taker], pending.card, +1))
-        state = replace(state, face_up=face_up, face_down=face_down, pending=None)
+        state = _evolve(state, face_up=face_up, face_down=face_down, pending=None)
         out = front_counts(state, taker)[pending.card] >= LOSING_COUNT
         record = PassResult(
             announcer=pending.announcer,
@@ -578,12 +615,12 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
             taker=taker,
             eliminated=out,
         )
-        state = replace(
+        state = _evolve(
             state,
             history=(*state.history, record),
             eliminated=(*state.eliminated, taker) if out else state.eliminated,
         )
-        return replace(state, announcer=_next_announcer(state, pending.target))
+        return _evolve(state, announcer=_next_announcer(state, pending.target))
 
     # -- results ---------------------------------------------------------------
 
@@ -650,7 +687,7 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
         )
         set_aside = tuple(next(cards) for _ in state.set_aside)
         if not refill_down:
-            return replace(state, hands=hands, set_aside=set_aside)
+            return _evolve(state, hands=hands, set_aside=set_aside)
         face_down = tuple(
             tuple(
                 card if card.passer == seat else FaceDown(next(cards), card.passer) for card in row
@@ -660,7 +697,7 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
         pending = state.pending
         if pending_hidden and pending is not None:
             pending = replace(pending, card=next(cards))
-        return replace(
+        return _evolve(
             state, hands=hands, set_aside=set_aside, face_down=face_down, pending=pending
         )
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Any, ClassVar, Final
 
@@ -65,6 +65,7 @@ from referee.gamekit.base import (
     check_chance,
     places_from_keys,
 )
+from referee.gamekit.fast import evolver, maker
 
 NUM_DICE: Final = 5
 MAX_ROLLS: Final = 3
@@ -104,6 +105,8 @@ class Line(IntEnum):
 
 UPPER_LINES: Final = tuple(line for line in Line if line.is_upper)
 LOWER_LINES: Final = tuple(line for line in Line if not line.is_upper)
+_LINES: Final = tuple(Line)
+"""Every line, in card order (a scorecard's ``lines`` index)."""
 
 LINE_NAMES: Final[Mapping[Line, str]] = {
     Line.ACES: "Aces",
@@ -166,7 +169,9 @@ class Scorecard:
     @property
     def open_lines(self) -> tuple[Line, ...]:
         """The lines not written yet, in line order."""
-        return tuple(line for line in Line if self.lines[line - 1] is None)
+        return tuple(
+            [line for line, points in zip(_LINES, self.lines, strict=False) if points is None]
+        )
 
     @property
     def upper_total(self) -> int:
@@ -189,7 +194,7 @@ class Scorecard:
     def filled(self, line: Line, points: int) -> Scorecard:
         lines = list(self.lines)
         lines[line - 1] = points
-        return replace(self, lines=tuple(lines))
+        return _new_scorecard(tuple(lines), self.extra_pokers)
 
 
 def _is_run(faces: set[int], length: int) -> bool:
@@ -227,6 +232,19 @@ def line_points(line: Line, dice: Sequence[int], *, joker: bool = False) -> int:
     return total  # Chance
 
 
+_POINTS: dict[tuple[int, ...], tuple[int, ...]] = {}
+"""Points of a throw in every line (no joker), by throw: at most 6**5 of them."""
+
+
+def _points_by_line(dice: tuple[int, ...]) -> tuple[int, ...]:
+    found = _POINTS.get(dice)
+    if found is None:
+        found = tuple(line_points(line, dice) for line in _LINES)
+        if len(_POINTS) < 8000:
+            _POINTS[dice] = found
+    return found
+
+
 def is_joker(card: Scorecard, dice: Sequence[int]) -> bool:
     """Five equal dice while Poker already holds 50: extra-Poker bonus and joker."""
     return len(dice) == NUM_DICE and len(set(dice)) == 1 and card.get(Line.POKER) == POKER_POINTS
@@ -235,6 +253,9 @@ def is_joker(card: Scorecard, dice: Sequence[int]) -> bool:
 def score_options(card: Scorecard, dice: Sequence[int]) -> dict[Line, int]:
     """Every line the dice may be written into now, with the points (bonus excluded)."""
     if not is_joker(card, dice):
+        if type(dice) is tuple:
+            points = _points_by_line(dice)
+            return {line: points[line - 1] for line in card.open_lines}
         return {line: line_points(line, dice) for line in card.open_lines}
     upper = Line(dice[0])
     if card.is_open(upper):
@@ -359,6 +380,11 @@ ALL_REROLLS: Final[tuple[tuple[int, ...], ...]] = tuple(
     for mask in sorted(range(1, 1 << NUM_DICE), key=lambda m: (bin(m).count("1"), m))
 )
 """Every non-empty set of positions, fewest first."""
+_REROLLS: Final = tuple(Reroll(positions) for positions in ALL_REROLLS)
+_SCORES: Final = {line: Score(line) for line in Line}
+_new_scorecard: Final = maker(Scorecard)
+_new_observation: Final = maker(Observation)
+_evolve: Final = evolver(State)
 
 
 class DicePoker(Game[Rules, State, Action, Observation]):
@@ -398,23 +424,23 @@ class DicePoker(Game[Rules, State, Action, Observation]):
             for position, value in zip(state.pending, values, strict=True):
                 new[position] = value
             dice = tuple(new)
-        return replace(state, dice=dice, pending=(), rolls=state.rolls + 1, phase=Phase.CHOOSE)
+        return _evolve(state, dice=dice, pending=(), rolls=state.rolls + 1, phase=Phase.CHOOSE)
 
     def transition(self, state: State, seat: int, action: Action) -> State:
         if isinstance(action, Reroll):
-            return replace(state, pending=action.positions, phase=Phase.ROLL)
+            return _evolve(state, pending=action.positions, phase=Phase.ROLL)
         card = state.cards[seat]
         points = score_options(card, state.dice)[action.line]
         new_card = card.filled(action.line, points)
         if is_joker(card, state.dice):
-            new_card = replace(new_card, extra_pokers=new_card.extra_pokers + 1)
+            new_card = _new_scorecard(new_card.lines, new_card.extra_pokers + 1)
         cards = (*state.cards[:seat], new_card, *state.cards[seat + 1 :])
         last_seat = seat == len(state.cards) - 1
         if last_seat and state.turn == NUM_TURNS:
-            return replace(
+            return _evolve(
                 state, cards=cards, phase=Phase.GAME_OVER, current=None, dice=(), rolls=0
             )
-        return replace(
+        return _evolve(
             state,
             cards=cards,
             phase=Phase.ROLL,
@@ -427,17 +453,17 @@ class DicePoker(Game[Rules, State, Action, Observation]):
     def observe(self, state: State, seat: int) -> Observation:
         if not 0 <= seat < len(state.cards):
             raise GameError(f"{self.name}: no seat {seat!r}")
-        return Observation(
-            seat=seat,
-            num_seats=len(state.cards),
-            upper_bonus_inclusive=state.rules.upper_bonus_inclusive,
-            phase=state.phase,
-            current=state.current,
-            turn=state.turn,
-            dice=state.dice,
-            rolls=state.rolls,
-            reroll_positions=state.pending,
-            cards=state.cards,
+        return _new_observation(
+            seat,
+            len(state.cards),
+            state.rules.upper_bonus_inclusive,
+            state.phase,
+            state.current,
+            state.turn,
+            state.dice,
+            state.rolls,
+            state.pending,
+            state.cards,
         )
 
     def perturb_hidden(self, state: State, seat: int, rng: random.Random) -> State:
@@ -472,11 +498,11 @@ class DicePoker(Game[Rules, State, Action, Observation]):
         if not observation.my_turn:
             return ()
         scores: list[Action] = [
-            Score(line) for line in score_options(observation.my_card, observation.dice)
+            _SCORES[line] for line in score_options(observation.my_card, observation.dice)
         ]
         if observation.rolls >= MAX_ROLLS:
             return tuple(scores)
-        return (*(Reroll(positions) for positions in ALL_REROLLS), *scores)
+        return (*_REROLLS, *scores)
 
     def standings(self, state: State) -> Outcome:
         totals = [card.total(state.rules.upper_bonus_inclusive) for card in state.cards]

@@ -65,7 +65,7 @@ import itertools
 import random
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal
 
 from referee.gamekit.base import (
@@ -83,6 +83,7 @@ from referee.gamekit.base import (
     places_from_keys,
 )
 from referee.gamekit.cards import POKER_DECK, Card, format_cards, is_submultiset, remove_cards
+from referee.gamekit.fast import evolver, maker
 from referee.gamekit.poker_hands import (
     HIGHEST,
     Announcement,
@@ -327,6 +328,23 @@ def exchanges(hand: Sequence[Card]) -> tuple[Exchange, ...]:
     return tuple(Exchange(combo) for combo in seen)
 
 
+_EXCHANGES: dict[tuple[Card, ...], tuple[Exchange, ...]] = {}
+""":func:`exchanges` by hand, the last few thousand hands seen."""
+
+
+def _exchanges_of(hand: tuple[Card, ...]) -> tuple[Exchange, ...]:
+    """:func:`exchanges` of ``hand``, remembered."""
+    if type(hand) is not tuple:
+        return exchanges(hand)
+    found = _EXCHANGES.get(hand)
+    if found is None:
+        found = exchanges(hand)
+        if len(_EXCHANGES) >= 4096:
+            _EXCHANGES.clear()
+        _EXCHANGES[hand] = found
+    return found
+
+
 @functools.cache
 def _announce_actions() -> tuple[Announce, ...]:
     # Built once, in order, on first use (not at import): legal_actions slices it.
@@ -338,6 +356,12 @@ def announce_actions(last: Announcement | None) -> tuple[Announce, ...]:
     if last is None:
         return _announce_actions()
     return _announce_actions()[bisect.bisect_right(all_announcements(), last) :]
+
+
+_evolve: Final = evolver(State)
+_new_observation: Final = maker(Observation)
+_CHALLENGE_ONLY: Final[tuple[Action, ...]] = (Challenge(),)
+_ACCEPT_OR_CHALLENGE: Final[tuple[Action, ...]] = (Accept(), Challenge())
 
 
 # ---------------------------------------------------------------------------
@@ -398,7 +422,7 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
         order = check_chance(self.chance_request(state), outcome)
         if state.phase == "deal":
             deck = tuple(POKER_DECK[i] for i in order)
-            return replace(
+            return _evolve(
                 state,
                 phase="announce",
                 holder=state.starter,
@@ -409,7 +433,7 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
             )
         shuffled = tuple(state.stock[i] for i in order)
         count = len(state.discards)
-        return replace(
+        return _evolve(
             state,
             phase="announce",
             hand=state.hand + shuffled[:count],
@@ -422,23 +446,23 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
 
     def observe(self, state: State, seat: int) -> Observation:
         sees = seat == state.holder and state.phase in ("announce", "respond", "exchange", "draw")
-        return Observation(
-            rules=state.rules,
-            seat=seat,
-            num_seats=state.num_seats,
-            phase=state.phase,
-            to_act=None if state.phase in ("deal", "draw", "over") else self.to_act(state),
-            deal=state.deal,
-            dealer=state.dealer,
-            starter=state.starter,
-            holder=state.holder,
-            hand=state.hand if sees else None,
-            exchanged=state.exchanged,
-            stock_size=len(state.stock) + len(state.discards),
-            claims=state.claims,
-            penalties=state.penalties,
-            chips=state.chips,
-            results=state.results,
+        return _new_observation(
+            state.rules,
+            seat,
+            state.num_seats,
+            state.phase,
+            None if state.phase in ("deal", "draw", "over") else self.to_act(state),
+            state.deal,
+            state.dealer,
+            state.starter,
+            state.holder,
+            state.hand if sees else None,
+            state.exchanged,
+            len(state.stock) + len(state.discards),
+            state.claims,
+            state.penalties,
+            state.chips,
+            state.results,
         )
 
     # -- legality --------------------------------------------------------------
@@ -486,22 +510,22 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
             return announce_actions(observation.last)
         if observation.phase == "respond":
             if observation.last == HIGHEST:
-                return (Challenge(),)
-            return (Accept(), Challenge())
-        return exchanges(observation.hand or ())
+                return _CHALLENGE_ONLY
+            return _ACCEPT_OR_CHALLENGE
+        return _exchanges_of(observation.hand or ())
 
     # -- transitions -----------------------------------------------------------
 
     def transition(self, state: State, seat: int, action: Action) -> State:
         if isinstance(action, Announce):
             claim = Claim(seat, state.exchanged, action.announcement)
-            return replace(state, phase="respond", claims=(*state.claims, claim))
+            return _evolve(state, phase="respond", claims=(*state.claims, claim))
         if isinstance(action, Accept):
-            return replace(state, phase="exchange", holder=seat, exchanged=None)
+            return _evolve(state, phase="exchange", holder=seat, exchanged=None)
         if isinstance(action, Exchange):
             if not action.discards:
-                return replace(state, phase="announce", exchanged=0)
-            return replace(
+                return _evolve(state, phase="announce", exchanged=0)
+            return _evolve(
                 state,
                 phase="draw",
                 hand=remove_cards(state.hand, action.discards),
@@ -539,7 +563,7 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
         dealer = (state.dealer + 1) % n
         if dealer == penalised:
             dealer = (dealer + 1) % n
-        return replace(
+        return _evolve(
             state,
             phase="over" if over else "deal",
             dealer=state.dealer if over else dealer,
@@ -577,11 +601,11 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
         if seat == state.holder:
             stock = list(state.stock)
             rng.shuffle(stock)
-            return replace(state, stock=tuple(stock))
+            return _evolve(state, stock=tuple(stock))
         pool = [*state.hand, *state.discards, *state.stock]
         rng.shuffle(pool)
         hand_size, discard_count = len(state.hand), len(state.discards)
-        return replace(
+        return _evolve(
             state,
             hand=tuple(pool[:hand_size]),
             discards=tuple(pool[hand_size : hand_size + discard_count]),

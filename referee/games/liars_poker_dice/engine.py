@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Final
 
@@ -67,6 +67,7 @@ from referee.gamekit.base import (
     check_chance,
     places_from_keys,
 )
+from referee.gamekit.fast import evolver, maker
 from referee.gamekit.poker_dice import (
     NUM_DICE,
     TOP_HAND,
@@ -359,25 +360,25 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
         if state.phase is Phase.ROLL_OFF:
             roll_off = (*state.roll_off, values)
             if len(roll_off) % 2 == 1:
-                return replace(state, roll_off=roll_off)
+                return _evolve(state, roll_off=roll_off)
             first, second = sum(roll_off[-2]), sum(roll_off[-1])
             if first == second:
-                return replace(state, roll_off=roll_off)
+                return _evolve(state, roll_off=roll_off)
             opener = 0 if first > second else 1
-            return replace(state, roll_off=roll_off, phase=Phase.ROLL, opener=opener, holder=opener)
+            return _evolve(state, roll_off=roll_off, phase=Phase.ROLL, opener=opener, holder=opener)
         if state.phase is Phase.ROLL:
-            return replace(state, dice=values, phase=Phase.DECLARE)
+            return _evolve(state, dice=values, phase=Phase.DECLARE)
         dice = list(state.dice)
         for position, value in zip(state.pending, values, strict=True):
             dice[position] = value
-        return replace(state, dice=tuple(dice), pending=(), phase=Phase.DECLARE)
+        return _evolve(state, dice=tuple(dice), pending=(), phase=Phase.DECLARE)
 
     def transition(self, state: State, seat: int, action: Action) -> State:
         if isinstance(action, Declare):
             step = Step(seat, StepKind.DECLARE, hand=action.hand)
-            return replace(state, steps=(*state.steps, step), phase=Phase.RESPOND)
+            return _evolve(state, steps=(*state.steps, step), phase=Phase.RESPOND)
         if isinstance(action, Accept):
-            return replace(
+            return _evolve(
                 state,
                 steps=(*state.steps, Step(seat, StepKind.ACCEPT)),
                 holder=seat,
@@ -386,10 +387,10 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
         if isinstance(action, Reroll):
             steps = (*state.steps, Step(seat, StepKind.REROLL, count=len(action.positions)))
             if action.positions:
-                return replace(
+                return _evolve(
                     state, steps=steps, pending=action.positions, phase=Phase.REROLL_ROLL
                 )
-            return replace(state, steps=steps, phase=Phase.DECLARE)
+            return _evolve(state, steps=steps, phase=Phase.DECLARE)
         # Challenge
         declared = last_declaration(state.steps)
         assert declared is not None and state.holder is not None and state.opener is not None
@@ -404,7 +405,7 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
             loser=loser,
         )
         done = chips[loser] == 0
-        return replace(
+        return _evolve(
             state,
             chips=(chips[0], chips[1]),
             pot=state.pot + 1,
@@ -424,21 +425,21 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
             raise GameError(f"{self.name}: no seat {seat!r}")
         actor = self.to_act(state)
         holds = state.holder == seat
-        return Observation(
-            seat=seat,
-            starting_chips=state.rules.chips,
-            min_reroll=state.rules.min_reroll,
-            phase=state.phase,
-            actor=None if actor is None or actor == CHANCE else actor,
-            chips=state.chips,
-            pot=state.pot,
-            roll_off=state.roll_off,
-            holder=state.holder,
-            dice=state.dice if holds else (),
-            reroll_positions=state.pending if holds else (),
-            steps=state.steps,
-            rounds=state.rounds,
-            winner=state.winner,
+        return _new_observation(
+            seat,
+            state.rules.chips,
+            state.rules.min_reroll,
+            state.phase,
+            None if actor is None or actor == CHANCE else actor,
+            state.chips,
+            state.pot,
+            state.roll_off,
+            state.holder,
+            state.dice if holds else (),
+            state.pending if holds else (),
+            state.steps,
+            state.rounds,
+            state.winner,
         )
 
     def perturb_hidden(self, state: State, seat: int, rng: random.Random) -> State:
@@ -448,7 +449,7 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
         pending = (
             tuple(sorted(rng.sample(range(NUM_DICE), len(state.pending)))) if state.pending else ()
         )
-        return replace(state, dice=dice, pending=pending)
+        return _evolve(state, dice=dice, pending=pending)
 
     # -- legality -------------------------------------------------------------
 
@@ -498,18 +499,15 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
     def legal_actions(self, observation: Observation) -> Sequence[Action]:
         if observation.actor != observation.seat:
             return ()
+        # Served from precomputed tuples (the same actions, in the same order).
         if observation.phase is Phase.DECLARE:
-            return tuple(Declare(hand) for hand in hands_above(observation.last_declaration))
+            return _declares_above(observation.last_declaration)
         if observation.phase is Phase.RESPOND:
             if observation.last_declaration == TOP_HAND:
-                return (Challenge(),)
-            return (Challenge(), Accept())
+                return _CHALLENGE_ONLY
+            return _CHALLENGE_OR_ACCEPT
         if observation.phase is Phase.REROLL:
-            return tuple(
-                Reroll(positions)
-                for positions in ALL_POSITION_SETS
-                if len(positions) >= observation.min_reroll
-            )
+            return _rerolls(observation.min_reroll)
         return ()
 
     # -- results --------------------------------------------------------------
@@ -587,5 +585,31 @@ ALL_POSITION_SETS: Final[tuple[tuple[int, ...], ...]] = tuple(
     for mask in sorted(range(1 << NUM_DICE), key=lambda m: (bin(m).count("1"), m))
 )
 """Every set of dice positions, fewest first."""
+
+_new_observation: Final = maker(Observation)
+_evolve: Final = evolver(State)
+_DECLARES: Final = tuple(Declare(hand) for hand in hands_above(None))
+"""A declaration of every hand, lowest first."""
+_CHALLENGE_ONLY: Final[tuple[Action, ...]] = (Challenge(),)
+_CHALLENGE_OR_ACCEPT: Final[tuple[Action, ...]] = (Challenge(), Accept())
+_REROLLS: dict[int, tuple[Action, ...]] = {}
+
+
+def _declares_above(hand: Hand | None) -> tuple[Action, ...]:
+    """``Declare`` of every hand strictly higher than ``hand``, lowest first."""
+    return _DECLARES[len(_DECLARES) - len(hands_above(hand)) :]
+
+
+def _rerolls(min_reroll: int) -> tuple[Action, ...]:
+    """``Reroll`` of every set of at least ``min_reroll`` positions, fewest first."""
+    found = _REROLLS.get(min_reroll)
+    if found is None:
+        found = tuple(
+            Reroll(positions) for positions in ALL_POSITION_SETS if len(positions) >= min_reroll
+        )
+        if type(min_reroll) is int and len(_REROLLS) < 64:
+            _REROLLS[min_reroll] = found
+    return found
+
 
 LIARS_POKER_DICE: Final = LiarsPokerDice()
