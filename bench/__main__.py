@@ -6,7 +6,7 @@ Every number is measured in this run; absolute times are printed next to each ra
 but vary with the machine and its load — the targets are on the ratios. A missed
 target prints MISS; something not measurable here prints NOT MEASURED with why.
 Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray, server,
-fairness, batched, transports;
+fairness, batched, transports, exploit;
 ``stream`` is another name for ``wire`` (its rows are labelled "stream").
 """
 
@@ -24,7 +24,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import batched, cpu_fairness, engine, league, server_load, startup, transports, wire
+from bench import (
+    batched,
+    cpu_fairness,
+    engine,
+    exploit_probe,
+    league,
+    server_load,
+    startup,
+    transports,
+    wire,
+)
 from bench.report import Row, format_table, write_json
 from referee.core.catalogue import game_names
 from referee.runtime import cgroups
@@ -45,6 +55,7 @@ SECTIONS = (
     "fairness",
     "batched",
     "transports",
+    "exploit",
 )
 ALIASES = {"stream": "wire"}
 """The table labels the wire section's rows "stream", so ``--only stream`` means wire."""
@@ -193,6 +204,31 @@ def transport_rows(sizes: Sizes) -> list[Row]:
             f" the referee's transcripts replayed with no referee logic",
         )
         for result in results
+    ]
+
+
+def exploit_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
+    """``arena exploit``'s questions per second against the raw gRPC floor."""
+    game = exploit_probe.GAME
+    floor_us = floors.get(game)
+    if floor_us is None:
+        with wire.Floor() as raw:
+            floor_us = wire.referee_run(game, range(3), floor=raw).floor_us
+    assert floor_us is not None
+    seconds = 10 * sizes.engine_s
+    rate = exploit_probe.question_rate(seconds)
+    return [
+        Row(
+            "exploit",
+            f"{game}: `arena exploit` questions/s ÷ raw gRPC (sync)",
+            rate.per_s * floor_us / 1e6,
+            target_op=">=",
+            target=0.5,
+            detail=f"{rate.per_s:,.0f} questions/s ({rate.questions:,} in {rate.seconds:.1f} s,"
+            f" {rate.matches:,} matches, {rate.questions / max(1, rate.matches):.1f} per match;"
+            f" the random bot, one die, the probe's defaults, no sandbox) vs raw"
+            f" {1e6 / floor_us:,.0f}/s",
+        )
     ]
 
 
@@ -558,6 +594,7 @@ def main(argv: list[str] | None = None) -> None:
         "fairness": lambda: fairness_rows(sizes),
         "batched": lambda: batched.batched_rows(sizes.engine_s),
         "transports": lambda: transport_rows(sizes),
+        "exploit": lambda: exploit_rows(sizes, floors),
     }
     meta: dict[str, object] = {
         "command": " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]),

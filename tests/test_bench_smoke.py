@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import cpu_fairness, engine, league, timing_channel, transports, wire
+from bench import cpu_fairness, engine, exploit_probe, league, timing_channel, transports, wire
 from bench.instant_bot import plan
 from bench.report import Row, format_table
 from referee.runtime.sandbox import SandboxError, require_tools
@@ -47,6 +47,18 @@ def test_every_transport_design_replays_a_match(monkeypatch: pytest.MonkeyPatch)
     assert [r.name for r in results][:3] == ["sync", "aio", "trio + sync (ours)"]
     assert len(results) == 5
     assert all(r.per_decision_us > 0 and len(r.rounds) == 1 for r in results)
+
+
+def test_the_exploit_rate_counts_only_the_probed_bots_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    rate = exploit_probe.question_rate(2.0)
+    assert rate.matches > 0
+    # One die each: 12 bids and a challenge at most, so the probed seat answers 1 to 7
+    # times a match (counting the prober's turns too would allow up to 13).
+    assert rate.matches <= rate.questions <= 7 * rate.matches
+    assert rate.per_s > 0
 
 
 def test_rounds_cut_the_seeds_without_losing_one() -> None:
