@@ -157,11 +157,10 @@ def roll(
 ) -> npt.NDArray[np.int8]:
     """``dice`` dice (1..6) per game: the chance event ``events[i]`` (< 2**32) of
     episode ``episodes[i]`` of the slot keyed ``keys[i]`` (:func:`slot_keys`); shape
-    ``(len(keys), dice)``. Splitmix64 over the counter (episode, event), then over
-    the die's index."""
-    counter = ((episodes << 32) + events).astype(np.uint64)
-    base = _mix(keys + counter * _GOLDEN)
-    drawn = _mix(base[:, None] + _DIE_STEPS[:dice][None, :])
+    ``(len(keys), dice)``: splitmix64's finaliser of key + counter × golden ratio +
+    die × another odd constant, the counter being (episode, event)."""
+    counter = ((episodes << 32) + events).astype(np.uint64) * _GOLDEN + keys
+    drawn = _mix(counter[:, None] + _DIE_STEPS[:dice][None, :])
     return ((drawn >> np.uint64(11)) % np.uint64(SIDES) + np.uint64(1)).astype(np.int8)
 
 
@@ -393,6 +392,7 @@ class LiarsDiceBatch:
         """A new game's row of ``ints`` before its first round."""
         self._offsets = np.arange(1, self.num_seats + 1)
         self._arange = np.arange(0)
+        self._row_starts = np.arange(0)
         self._faces = np.array(FACES, np.int8)
 
     # -- chance ------------------------------------------------------------------
@@ -445,7 +445,7 @@ class LiarsDiceBatch:
             "ints": np.zeros((n, 10), np.int64),
             "rewards": np.zeros((n, s), np.float32),
             "terminated": np.zeros(n, np.bool_),
-            "dice_counts": np.zeros((n, s), np.int64),
+            "dice_counts": np.full((n, s), self.dice, np.int64),
             "hands": np.zeros((n, s, self.dice), np.int8),
             "made": np.zeros((n, a), np.bool_),
             "eliminated_at": np.full((n, s), -1, np.int64),
@@ -465,7 +465,8 @@ class LiarsDiceBatch:
             raise ValueError(f"expected {n} actions, got shape {actions.shape}")
         rows = self._rows(n)
         inside = n == 0 or (actions.min() >= 0 and actions.max() < self.num_actions)
-        if not (inside and state.legal_action_mask[rows, actions].all()):
+        flat = self._row_starts + actions if inside else rows  # (n, action) in a flat (N, A)
+        if not (inside and state.legal_action_mask.reshape(-1).take(flat).all()):
             clipped = np.clip(actions, 0, self.num_actions - 1)
             legal = (actions == clipped) & state.legal_action_mask[rows, clipped]
             bad = np.flatnonzero(~legal)
@@ -481,7 +482,8 @@ class LiarsDiceBatch:
             cancel = bid & (last < 0) & self.cancels_wilds[actions]
             ints[:, WILDS] = np.where(cancel, 0, before[:, WILDS])
         made = state.made.copy()
-        made[rows, actions] |= bid  # column 0 (challenge) stays false
+        cells = made.reshape(-1)
+        cells[flat] = cells[flat] | bid  # column 0 (challenge) stays false
         ints[:, LAST] = np.where(bid, actions, last)
         ints[:, BIDDER] = np.where(bid, seat, before[:, BIDDER])
         # two seats: the other one (a seat without dice has ended the game)
@@ -500,7 +502,9 @@ class LiarsDiceBatch:
         }
         games = np.flatnonzero(~bid)
         if games.size:
-            for name in ("dice_counts", "hands", "eliminated_at"):
+            # one-round games end at their challenge and restart as they began
+            changed = ("hands",) if self.rules.one_round else _CHANGED_BY_CHALLENGES
+            for name in changed:
                 w[name] = w[name].copy()
             self._challenge(w, games, seat[games], last[games])
         return self._finish(w)
@@ -513,10 +517,11 @@ class LiarsDiceBatch:
         total = ints[:, TOTAL]
         if self.legal_table is not None:
             key = row * (self.max_total + 1) + total
-            mask = self.legal_table[key]
+            mask = np.take(self.legal_table, key, axis=0)
             w["legal_key"] = key
         else:
-            mask = self.raise_after[row] & self.quantity_ok[total]
+            mask = np.take(self.raise_after, row, axis=0)
+            mask &= np.take(self.quantity_ok, total, axis=0)
             mask[:, 0] = bidding
             w["legal_key"] = None
         if self.check_made:
@@ -526,8 +531,8 @@ class LiarsDiceBatch:
         return BatchState(**w)
 
     def _challenge(self, w: dict[str, Any], games: Ints, challengers: Ints, last: Ints) -> None:
-        hands = w["hands"][games]
-        sub = w["ints"][games]
+        hands = np.take(w["hands"], games, axis=0)  # (np.take: faster than [games])
+        sub = np.take(w["ints"], games, axis=0)
         counting = hands == self.face8[last][:, None, None]
         wild = self.rules.wild
         if wild is not None:
@@ -538,6 +543,12 @@ class LiarsDiceBatch:
             sums = hands.reshape(k, -1).sum(axis=1, dtype=np.int64)
             actual = np.where(self.is_sum[last], sums, actual)
         loser = np.where(actual >= self.quantity[last], challengers, sub[:, BIDDER])
+        if self.rules.one_round:  # the loser places last, the others share first
+            w["rewards"][games] = 1.0
+            w["rewards"][games, loser] = -1.0
+            w["terminated"][games] = True
+            self._new_games(w, games)
+            return
         counts = w["dice_counts"]
         counts[games, loser] -= 1
         out = counts[games, loser] == 0
@@ -545,16 +556,15 @@ class LiarsDiceBatch:
             gone = games[out]
             w["eliminated_at"][gone, loser[out]] = _across(w["eliminated_at"][gone] >= 0)
         sub[:, TOTAL] -= 1
-        over = np.ones(k, np.bool_) if self.rules.one_round else _across(counts[games] > 0) <= 1
+        over = _across(counts[games] > 0) <= 1
         ended = games[over]
         if ended.size:
-            if self.rules.one_round or self.num_seats == 2:  # the loser alone places last
+            if self.num_seats == 2:  # the loser has lost its last die
                 w["rewards"][ended] = 1.0
                 w["rewards"][ended, loser[over]] = -1.0
             else:
                 w["rewards"][ended] = self.rewards_of(counts[ended], w["eliminated_at"][ended])
             w["terminated"][ended] = True
-            w["ints"][ended, EPISODE] = sub[over, EPISODE]
             self._new_games(w, ended)
         going = ~over
         if going.any():
@@ -566,6 +576,7 @@ class LiarsDiceBatch:
         """``arange(n)``, kept between calls."""
         if len(self._arange) != n:
             self._arange = np.arange(n)
+            self._row_starts = self._arange * self.num_actions
         return self._arange
 
     def _next_active(self, counts: Ints, seat: Ints) -> Ints:
@@ -589,8 +600,9 @@ class LiarsDiceBatch:
         sub = np.empty((len(games), 10), np.int64)
         sub[:] = self._fresh
         sub[:, EPISODE] = w["ints"][games, EPISODE] + 1
-        w["dice_counts"][games] = self.dice
-        w["eliminated_at"][games] = -1
+        if not self.rules.one_round:  # (one-round games never change them)
+            w["dice_counts"][games] = self.dice
+            w["eliminated_at"][games] = -1
         if self.rules.roll_off:
             opener = self._roll_off(w, games, sub)
         else:
@@ -695,6 +707,10 @@ class LiarsDiceBatch:
             "sum_round": bool(vector[lay.flags][1]),
             "round_number": int(vector[lay.flags][2]),
         }
+
+
+_CHANGED_BY_CHALLENGES: Final = ("dice_counts", "hands", "eliminated_at")
+"""The arrays a challenge changes (``step`` copies them first)."""
 
 
 def _across(values: npt.NDArray[Any]) -> Ints:
