@@ -38,6 +38,7 @@ from bench import (
 from bench.report import Row, format_table, write_json
 from referee.core.catalogue import game_names
 from referee.runtime import cgroups
+from referee.runtime.process import BotSpec
 from referee.runtime.sandbox import DEFAULT_SANDBOX
 
 GAMES = game_names()
@@ -153,6 +154,25 @@ def _stream_rows(game: str, run: wire.RefereeRun, label: str, setting: str) -> l
     ]
 
 
+def _sdk_bot_row(game: str, seeds: range) -> Row:
+    bots = {
+        "sdk": BotSpec("sdk-random", command=(sys.executable, *wire.SDK_BOT)),
+        "aio": wire.instant_spec(aio=True),
+    }
+    cpu = wire.bot_cpu_rounds(game, seeds, bots, WIRE_ROUNDS)
+    ratios = [s / a for s, a in zip(cpu["sdk"], cpu["aio"], strict=True)]
+    return Row(
+        "stream",
+        f"{game}: SDK bot's CPU per decision ÷ a bare grpc.aio server",
+        statistics.median(ratios),
+        target_op="<=",
+        target=1.5,
+        detail=f"{_spread(ratios)}; {statistics.median(cpu['sdk']):.0f} µs"
+        f" ({' '.join(wire.SDK_BOT[1:])}: decodes, picks a legal action, encodes) vs"
+        f" {statistics.median(cpu['aio']):.0f} µs (answers prepared bytes), in referee matches",
+    )
+
+
 def wire_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
     rows = []
     seeds = range(sizes.wire_matches)
@@ -176,6 +196,7 @@ def wire_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
                 )
             )
     game = GAMES[0]
+    rows.append(_sdk_bot_row(game, seeds))
     with wire.Floor() as raw:
         try:
             run = wire.referee_run(

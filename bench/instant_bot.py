@@ -26,15 +26,17 @@ its requests cannot do (the referee still draws no nonces for it).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import random
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from concurrent import futures
 from typing import Any
 
 import grpc
+import grpc.aio
 
 from arena.v1 import bot_pb2
 from referee.core.catalogue import game_names, get_codec, get_game
@@ -135,17 +137,17 @@ class InstantBot:
                     time.sleep(self.sleep_s)
                 yield next(answers, b"")
             elif tag == TAG_START:
-                start = bot_pb2.PlayRequest.FromString(request).start
-                seed = int(start.match_id.removeprefix("bench-"))
-                ready = self.prepared.get((start.game, seed, start.seat))
-                if ready is None or start.num_seats != 2 or _custom(start):
-                    ready = plan_actions(
-                        start.game, dict(start.rules), seed, start.seat, start.num_seats
-                    )
-                answers = iter(ready)
+                answers = iter(self._plan(bot_pb2.PlayRequest.FromString(request).start))
                 yield READY
             else:
                 return
+
+    def _plan(self, start: bot_pb2.MatchStart) -> list[bytes]:
+        seed = int(start.match_id.removeprefix("bench-"))
+        ready = self.prepared.get((start.game, seed, start.seat))
+        if ready is None or start.num_seats != 2 or _custom(start):
+            ready = plan_actions(start.game, dict(start.rules), seed, start.seat, start.num_seats)
+        return ready
 
     def handler(self) -> grpc.GenericRpcHandler:
         return grpc.method_handlers_generic_handler(
@@ -159,6 +161,53 @@ class InstantBot:
                 ),
             },
         )
+
+
+class AioInstantBot(InstantBot):
+    """The same answers from a grpc.aio server: one thread, no thread pool."""
+
+    async def aio_health(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return HEALTH
+
+    async def aio_play(
+        self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[bytes]:
+        answers: Iterator[bytes] = iter(())
+        async for request in requests:
+            tag = request[0] if request else 0
+            if tag == TAG_TURN:
+                if self.sleep_s:
+                    await asyncio.sleep(self.sleep_s)
+                yield next(answers, b"")
+            elif tag == TAG_START:
+                answers = iter(self._plan(bot_pb2.PlayRequest.FromString(request).start))
+                yield READY
+            else:
+                return
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        return grpc.method_handlers_generic_handler(
+            SERVICE,
+            {
+                "Health": grpc.unary_unary_rpc_method_handler(
+                    self.aio_health, request_deserializer=_identity, response_serializer=_identity
+                ),
+                "Play": grpc.stream_stream_rpc_method_handler(
+                    self.aio_play, request_deserializer=_identity, response_serializer=_identity
+                ),
+            },
+        )
+
+
+async def serve_aio(address: str, sleep_s: float, prepared: Prepared) -> None:
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((AioInstantBot(sleep_s, prepared).handler(),))
+    server.add_insecure_port(address)
+    await server.start()
+    parent = os.getppid()
+    while os.getppid() == parent:  # the referee is gone: do not linger
+        await asyncio.sleep(0.5)
+    await server.stop(0)
 
 
 def _custom(start: bot_pb2.MatchStart) -> bool:
@@ -180,12 +229,16 @@ def main() -> None:
     parser.add_argument("--listen", default=os.environ.get("ARENA_LISTEN"))
     parser.add_argument("--sleep-ms", type=float, default=0.0)
     parser.add_argument("--prepare", metavar="GAME:FIRST-LAST", action="append", default=[])
+    parser.add_argument("--aio", action="store_true", help="serve with grpc.aio (one thread)")
     options = parser.parse_args()
     if not options.listen:
         sys.exit("instant_bot: no address (--listen or ARENA_LISTEN)")
     prepared: Prepared = {}
     for spec in options.prepare:
         prepared.update(prepare(spec))
+    if options.aio:
+        asyncio.run(serve_aio(options.listen, options.sleep_ms / 1000, prepared))
+        return
     server = serve(options.listen, options.sleep_ms / 1000, prepared)
     parent = os.getppid()
     while server.wait_for_termination(timeout=0.5):  # True: timed out, still serving

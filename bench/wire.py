@@ -46,6 +46,7 @@ def instant_spec(
     *,
     sandbox: SandboxConfig = NO_SANDBOX,
     prepare: Sequence[str] = (),
+    aio: bool = False,
 ) -> BotSpec:
     """The instant bot's command; in the sandbox it runs as a script file (the sandbox
     binds files named on the command line; ``bench`` is not an SDK package).
@@ -53,6 +54,8 @@ def instant_spec(
     extra: tuple[str, ...] = ("--sleep-ms", f"{sleep_ms:g}") if sleep_ms else ()
     for spec in prepare:
         extra = (*extra, "--prepare", spec)
+    if aio:
+        extra = (*extra, "--aio")
     program: tuple[str, ...] = INSTANT
     if sandbox.enabled:
         program = (os.path.abspath(instant_bot.__file__),)
@@ -152,6 +155,7 @@ def referee_run(
     floor: Floor | None = None,
     sandbox: SandboxConfig = NO_SANDBOX,
     rounds: int = 1,
+    bot: BotSpec | None = None,
 ) -> RefereeRun:
     """Play ``seeds`` with two instant bots from a warm pool; per-decision time.
 
@@ -163,7 +167,7 @@ def referee_run(
     it plays) and its bots' (from ``/proc``, while they play), and the floor's bots'
     while they answer the replay.
     """
-    bot = instant_spec(sandbox=sandbox)
+    bot = bot or instant_spec(sandbox=sandbox)
     transcripts: list[Transcript] = []
     totals = {"ms": 0.0, "gaps": 0, "decisions": 0, "referee_cpu": 0.0, "bot_ns": 0}
     per_round: list[tuple[float, int, float, int, float, int]] = []
@@ -452,3 +456,19 @@ def _exact(sock: Any, size: int) -> bytes:
             raise ConnectionError("the echo peer closed its socket")
         data += chunk
     return data
+
+
+SDK_BOT = ("-m", "example_bots.liars_dice_random")
+"""The SDK bot whose CPU per decision the stream section compares with a bare server."""
+
+
+def bot_cpu_rounds(
+    game: str, seeds: range, bots: Mapping[str, BotSpec], rounds: int
+) -> dict[str, list[float]]:
+    """CPU per decision of each bot's processes (both seats) in referee matches,
+    round by round: each round plays its share of ``seeds`` with every bot in turn."""
+    cpu: dict[str, list[float]] = {name: [] for name in bots}
+    for chunk in _rounds(seeds, rounds):
+        for name, spec in bots.items():
+            cpu[name].append(referee_run(game, chunk, bot=spec).bot_cpu_us)
+    return cpu

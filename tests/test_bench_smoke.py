@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from bench import cpu_fairness, engine, exploit_probe, league, timing_channel, transports, wire
 from bench.instant_bot import plan
 from bench.report import Row, format_table
+from referee.runtime.process import BotSpec
 from referee.runtime.sandbox import SandboxError, require_tools
 
 ROOT = str(Path(__file__).resolve().parent.parent)
@@ -59,6 +61,19 @@ def test_the_exploit_rate_counts_only_the_probed_bots_answers(
     # times a match (counting the prober's turns too would allow up to 13).
     assert rate.matches <= rate.questions <= 7 * rate.matches
     assert rate.per_s > 0
+
+
+def test_the_aio_instant_bot_and_an_sdk_bot_are_measured_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    bots = {
+        "aio": wire.instant_spec(aio=True),
+        "sdk": BotSpec("sdk", command=(sys.executable, *wire.SDK_BOT)),
+    }
+    cpu = wire.bot_cpu_rounds("liars_dice", range(2), bots, rounds=2)
+    assert {name: len(values) for name, values in cpu.items()} == {"aio": 2, "sdk": 2}
+    assert all(value > 0 for values in cpu.values() for value in values)
 
 
 def test_rounds_cut_the_seeds_without_losing_one() -> None:
