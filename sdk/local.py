@@ -15,15 +15,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from referee.core.catalogue import get_game
 from referee.core.chance import chance_stream
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent, Event
-from referee.gamekit.base import CHANCE, ChanceSource, Outcome
-from referee.gamekit.fast import FastChance
+from referee.gamekit.base import CHANCE, ChanceSource, Game, Outcome
+from referee.gamekit.fast import FastChance, maker
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 BotFactory = Callable[[], Bot[Any, Any]]
@@ -35,6 +34,65 @@ Policy = Callable[[Any], Any]
 class LocalMatch:
     outcome: Outcome
     events: tuple[Event, ...]
+
+
+_action_event: Final = maker(ActionEvent)
+_chance_event: Final = maker(ChanceEvent)
+_RULES: dict[tuple[Any, ...], tuple[Any, dict[str, str]]] = {}
+"""Parsed and formatted rules by (engine, option text): a training loop plays the same
+rules thousands of times (rules are immutable, so one parse serves every match)."""
+
+
+def _rules(
+    game: Game[Any, Any, Any, Any], raw: Mapping[str, str] | None
+) -> tuple[Any, dict[str, str]]:
+    """``game.parse_rules(raw)`` and its :meth:`~Game.format_rules`, remembered."""
+    try:
+        key = (game, *sorted((raw or {}).items()))
+        found = _RULES.get(key)
+    except TypeError:  # an unhashable value: parse it (and let parse_rules judge it)
+        parsed = game.parse_rules(dict(raw or {}))
+        return parsed, game.format_rules(parsed)
+    if found is None:
+        parsed = game.parse_rules(dict(raw or {}))
+        found = (parsed, game.format_rules(parsed))
+        if len(_RULES) >= 256:
+            _RULES.clear()
+        _RULES[key] = found
+    return found
+
+
+def _chance_source(seed: int | None, chance_key: bytes | None, fast: bool) -> ChanceSource:
+    if fast:
+        if chance_key is not None:
+            raise ValueError("fast_chance draws from seed, not from a chance key")
+        return FastChance(seed)
+    return chance_stream(seed=seed, key=chance_key)
+
+
+def _play(
+    game: Game[Any, Any, Any, Any],
+    rules: Any,
+    seats: Sequence[Policy],
+    rng: ChanceSource,
+) -> tuple[MatchDriver, list[Event]]:
+    """Step one match: chance from ``rng``, seat ``i``'s action from ``seats[i]``."""
+    driver = MatchDriver(game, rules, len(seats))
+    events: list[Event] = []
+    append = events.append
+    to_act = game.to_act
+    while (actor := to_act(driver.state)) is not None:
+        if actor == CHANCE:
+            outcome = driver.draw(rng)
+            append(_chance_event(outcome))
+            driver.apply_chance(outcome)
+        else:
+            decision = driver.decision()
+            action = seats[actor](decision.view)
+            event = _action_event(actor, action)
+            driver.act(decision, action)
+            append(event)
+    return driver, events
 
 
 def play_local(
@@ -55,15 +113,9 @@ def play_local(
     when ``None``), not the referee's keyed stream (see the module docstring).
     """
     game = get_game(game_name)
-    parsed = game.parse_rules(dict(rules or {}))
+    parsed, formatted = _rules(game, rules)
     num_seats = len(bots)
-    rng: ChanceSource
-    if fast_chance:
-        if chance_key is not None:
-            raise ValueError("fast_chance draws from seed, not from a chance key")
-        rng = FastChance(seed)
-    else:
-        rng = chance_stream(seed=seed, key=chance_key)
+    rng = _chance_source(seed, chance_key, fast_chance)
     if not match_id:
         match_id = f"local-{seed}" if seed is not None else f"local-{uuid.uuid4().hex[:12]}"
     players = [factory() for factory in bots]
@@ -75,22 +127,10 @@ def play_local(
                 rules=parsed,
                 seat=seat,
                 num_seats=num_seats,
-                raw_rules=game.format_rules(parsed),
+                raw_rules=dict(formatted),
             )
         )
-    driver = MatchDriver(game, parsed, num_seats)
-    events: list[Event] = []
-    while (actor := driver.to_act()) is not None:
-        event: Event
-        if actor == CHANCE:
-            event = ChanceEvent(driver.draw(rng))
-            driver.apply_chance(event.outcome)
-        else:
-            decision = driver.decision()
-            action = players[actor].act(decision.view)
-            event = ActionEvent(actor, action)
-            driver.act(decision, action)
-        events.append(event)
+    driver, events = _play(game, parsed, [bot.act for bot in players], rng)
     state = driver.state
     outcome = game.outcome(state)
     results = tuple(
@@ -100,19 +140,6 @@ def play_local(
     for seat, bot in enumerate(players):
         bot.end(MatchResult("completed", results, game.observe(state, seat)))
     return LocalMatch(outcome, tuple(events))
-
-
-class _PolicyBot(Bot[Any, Any]):
-    """Adapts a plain ``observation -> action`` callable to the :class:`Bot` contract."""
-
-    game = ""
-
-    def __init__(self, policy: Policy) -> None:
-        super().__init__()
-        self._policy = policy
-
-    def act(self, observation: Any) -> Any:
-        return self._policy(observation)
 
 
 def play_callables(
@@ -128,17 +155,14 @@ def play_callables(
     """Play one match with plain callables as seats (one per seat), no gRPC.
 
     Each callable gets the same typed observation a served bot gets in
-    :meth:`Bot.act` and returns an engine action; the match runs through
+    :meth:`Bot.act` and returns an engine action; the match runs the loop of
     :func:`play_local` (so the same :class:`~referee.core.driver.MatchDriver`, the same
     chance stream for ``seed`` and the same legality checks). A callable may keep
-    state between calls (a closure or an object with ``__call__``).
+    state between calls (a closure or an object with ``__call__``). ``match_id`` is
+    accepted for symmetry with :func:`play_local`; a callable never sees it.
     """
-    return play_local(
-        game_name,
-        [partial(_PolicyBot, policy) for policy in policies],
-        seed=seed,
-        rules=rules,
-        match_id=match_id,
-        chance_key=chance_key,
-        fast_chance=fast_chance,
-    )
+    game = get_game(game_name)
+    parsed, _ = _rules(game, rules)
+    rng = _chance_source(seed, chance_key, fast_chance)
+    driver, events = _play(game, parsed, policies, rng)
+    return LocalMatch(game.outcome(driver.state), tuple(events))

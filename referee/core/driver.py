@@ -19,6 +19,7 @@ from arena.v1 import bot_pb2
 from referee.core.digests import observation_digest
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.gamekit.base import CHANCE, ChanceOutcome, ChanceSource, Game, draw_chance
+from referee.gamekit.fast import maker
 from referee.wire.base import Codec
 from referee.wire.deltas import DeltaEncoder
 
@@ -36,6 +37,9 @@ class Decision:
     """What the seat is sent (a delta for a seat that asked for them); None without a codec."""
     digest: str | None
     """Digest of ``message`` as sent (the record's ``obs``); None without a codec."""
+
+
+_new_decision = maker(Decision)
 
 
 class MatchDriver:
@@ -87,17 +91,18 @@ class MatchDriver:
 
     def decision(self) -> Decision:
         """Ask the seat to act: the next turn number and what it is sent."""
-        seat = self.to_act()
+        game, state = self.game, self.state
+        seat = game.to_act(state)
         if seat is None or seat == CHANCE:
             raise RuntimeError(f"no decision is due (to act: {seat})")
-        self.turn += 1
-        view = self.game.observe(self.state, seat)
+        self.turn = turn = self.turn + 1
+        view = game.observe(state, seat)
         if self._codec is None:
-            return Decision(seat, self.turn, view, None, None)
+            return _new_decision(seat, turn, view, None, None)
         message = self._encoders[seat].encode(view)
-        return Decision(
+        return _new_decision(
             seat,
-            self.turn,
+            turn,
             view,
             message,
             observation_digest(message.SerializeToString(deterministic=True)),
@@ -121,9 +126,11 @@ class MatchDriver:
 
         Raises the engine's errors unchanged (the caller decides whose fault they are).
         """
-        self.game.check_action(decision.view, action)
-        self.state = self.game.transition(self.state, decision.seat, action)
-        return self._applied()
+        game = self.game
+        game.check_action(decision.view, action)
+        self.state = game.transition(self.state, decision.seat, action)
+        self.events += 1
+        return self._digest(self.state) if self._digest is not None else ""
 
     def apply(self, event: Event) -> str:
         """Apply a recorded event with full validation (replays): a decision is asked

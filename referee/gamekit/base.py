@@ -90,9 +90,10 @@ def draw_chance(request: ChanceRequest, rng: ChanceSource) -> ChanceOutcome:
     """Draw one outcome for ``request`` from an explicit generator.
 
     A roll is ``count`` calls of ``randint(1, sides)``; a shuffle shuffles
-    ``list(range(size))`` in place. A :class:`~referee.gamekit.fast.FastChance` does
-    either in one call (:meth:`~referee.gamekit.fast.FastChance.roll`,
-    :meth:`~referee.gamekit.fast.FastChance.permutation`), with the same result.
+    ``list(range(size))`` in place. A :class:`~referee.gamekit.fast.FastChance` (local
+    play and training only) draws either in one call from its own stream
+    (:meth:`~referee.gamekit.fast.FastChance.roll`,
+    :meth:`~referee.gamekit.fast.FastChance.permutation`).
     """
     if isinstance(request, DiceRoll):
         if type(rng) is FastChance:

@@ -392,6 +392,30 @@ def _raises(rule: str, last: Bid, total: int) -> list[Action]:
     raise RulesError(f"unknown raise_rule {rule!r}")
 
 
+def _plainly_legal(observation: Observation, action: object) -> bool:
+    """True for the common legal actions (a challenge, a face bid that raises under a
+    strict raise rule), checked in a few comparisons; False means "check in full",
+    not "illegal". The caller has checked that the observing seat is to act."""
+    bids = observation.bids
+    if type(action) is Challenge:
+        return bool(bids)
+    if type(action) is not Bid or observation.sum_round:
+        return False
+    quantity, face = action.quantity, action.face
+    if not (
+        type(quantity) is int
+        and type(face) is int
+        and 1 <= face <= SIDES
+        and 1 <= quantity <= sum(observation.dice_counts)
+    ):
+        return False
+    if not bids:
+        return True
+    last = bids[-1].bid
+    rule = observation.rules.raise_rule
+    return type(last) is Bid and rule != "quantity-or-face" and is_raise(rule, last, action)
+
+
 def counts_for(
     bid: AnyBid, hands: Sequence[Sequence[int]], wilds_active: bool, wild: int | None
 ) -> int:
@@ -648,6 +672,8 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
         )
 
     def check_action(self, observation: Observation, action: object) -> None:
+        if observation.to_act == observation.seat and _plainly_legal(observation, action):
+            return
         checked = check_well_formed(action)
         if observation.to_act != observation.seat:
             raise IllegalActionError(
