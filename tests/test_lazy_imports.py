@@ -343,6 +343,20 @@ def _run_cli(*args: str) -> str:
         ("arena league --help", _run_cli("league", "--help")),
         ("arena serve --help", _run_cli("serve", "--help")),
         ("arena games", _run_cli("games")),
+        *(
+            (f"arena {command} --help", _run_cli(command, "--help"))
+            for command in (
+                "replay",
+                "submit",
+                "sprt",
+                "match",
+                "exploit",
+                "demo",
+                "bot",
+                "author",
+                "rolling",
+            )
+        ),
     ],
 )
 def test_the_cli_loads_no_database_async_or_grpc_stack_until_a_command_needs_it(
