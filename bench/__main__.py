@@ -253,6 +253,10 @@ def exploit_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
     ]
 
 
+ENGINE_ROUNDS = 5
+"""Interleaved rounds of the OpenSpiel and sdk.local rows (3 for the per-game rows)."""
+
+
 def engine_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
     rows = []
     for game in GAMES:
@@ -272,38 +276,118 @@ def engine_rows(sizes: Sizes, floors: dict[str, float]) -> list[Row]:
                 ),
             )
         )
+    rows.extend(_openspiel_rows(sizes))
+    for game in GAMES:
+        rows.append(_in_process_row(game, sizes))
+    return rows
+
+
+def _openspiel_rows(sizes: Sizes) -> list[Row]:
+    """Raw engine ÷ pyspiel and sdk.local ÷ raw engine on OpenSpiel's liars_dice rules,
+    interleaved: raw, OpenSpiel, sdk.local, raw, OpenSpiel, ..."""
+    rules = engine.MATCHING_LIARS_DICE
+    budget = sizes.engine_s / 2
+    loops: dict[str, Callable[[int], engine.Speed]] = {
+        "raw": lambda seed: engine.raw_loop("liars_dice", rules, budget, seed=seed)
+    }
+    spiel = engine.openspiel_available()
+    if spiel:
+        loops["openspiel"] = lambda seed: engine.openspiel_loop(budget, seed=seed)
+    loops["local"] = lambda seed: engine.local_loop("liars_dice", rules, budget, seed=seed)
+    runs = engine.interleaved(loops, ENGINE_ROUNDS)
+    raw, local = engine.median_speed(runs["raw"]), engine.median_speed(runs["local"])
+    setting = (
+        f"OpenSpiel's liars_dice rules ({engine.OPENSPIEL_DICE} dice each, one round, 6s wild"
+        " and kept, reset-face raises), random legal actions, player moves only"
+    )
+    rows = []
+    if not spiel:
         rows.append(
             Row(
                 "engine",
-                f"{game}: in-process playout",
-                cost.steps_per_s,
-                unit="steps/s",
-                detail="random bots, chance steps included",
-            )
-        )
-    if not engine.openspiel_available():
-        rows.append(
-            Row(
-                "engine",
-                "OpenSpiel liars_dice side by side",
+                "liars_dice raw engine ÷ OpenSpiel, decisions/s",
                 None,
                 detail="not installed (import pyspiel fails; pip install open_spiel)",
             )
         )
-        return rows
-    ours = engine.playout_speed("liars_dice", engine.MATCHING_LIARS_DICE, sizes.engine_s)
-    theirs = engine.openspiel_playout_speed(sizes.engine_s)
+    else:
+        theirs = engine.median_speed(runs["openspiel"])
+        by_decisions = engine.ratio(runs["raw"], runs["openspiel"])
+        by_matches = engine.ratio(runs["raw"], runs["openspiel"], per="matches")
+        rows.append(
+            Row(
+                "engine",
+                "liars_dice raw engine ÷ OpenSpiel, decisions/s",
+                by_decisions.median,
+                target_op=">=",
+                target=0.25,
+                detail=f"ours {raw.decisions_per_s:,.0f}/s vs pyspiel"
+                f" {theirs.decisions_per_s:,.0f}/s (medians); "
+                + _spread(
+                    [
+                        a.decisions_per_s / b.decisions_per_s
+                        for a, b in zip(runs["raw"], runs["openspiel"], strict=True)
+                    ]
+                )
+                + f"; {setting}; ours: new_game, FastChance, observe, legal_actions,"
+                " transition; OpenSpiel is C++ (chance steps sampled, not counted)",
+            )
+        )
+        rows.append(
+            Row(
+                "engine",
+                "liars_dice raw engine ÷ OpenSpiel, matches/s",
+                by_matches.median,
+                detail=f"ours {raw.matches_per_s:,.0f} vs pyspiel {theirs.matches_per_s:,.0f}"
+                f" matches/s; min–max {by_matches.low:.3g}–{by_matches.high:.3g}; decisions"
+                f" per match {raw.decisions / raw.matches:.2f}"
+                f" vs {theirs.decisions / theirs.matches:.2f}",
+            )
+        )
     rows.append(
         Row(
             "engine",
-            "liars_dice playout: ours ÷ OpenSpiel (matching rules)",
-            ours.steps_per_s / theirs.steps_per_s,
-            detail=f"ours {ours.steps_per_s:,.0f} steps/s ({ours.matches} matches) vs OpenSpiel"
-            f" {theirs.steps_per_s:,.0f} steps/s ({theirs.matches} matches), 2 players,"
-            f" {engine.OPENSPIEL_DICE} dice each, one round, 6s wild; OpenSpiel is C++",
+            "liars_dice sdk.local ÷ raw engine loop, decisions/s",
+            engine.ratio(runs["local"], runs["raw"]).median,
+            target_op=">=",
+            target=0.8,
+            detail=f"sdk.local {local.decisions_per_s:,.0f}/s vs raw {raw.decisions_per_s:,.0f}/s;"
+            + " "
+            + _spread(
+                [
+                    a.decisions_per_s / b.decisions_per_s
+                    for a, b in zip(runs["local"], runs["raw"], strict=True)
+                ]
+            )
+            + "; play_callables(fast_chance=True), a random policy over sdk.legal_actions"
+            " (the driver checks every action and records the events); same rules",
         )
     )
     return rows
+
+
+def _in_process_row(game: str, sizes: Sizes) -> Row:
+    """A game's in-process decisions/s through sdk.local, default rules, two seats."""
+    budget = sizes.engine_s / 4
+    runs = engine.interleaved(
+        {
+            "local": lambda seed: engine.local_loop(game, {}, budget, seed=seed),
+            "raw": lambda seed: engine.raw_loop(game, {}, budget, seed=seed),
+            "keyed": lambda seed: engine.local_loop(game, {}, budget, seed=seed, fast_chance=False),
+        },
+        3,
+    )
+    local, raw, keyed = (engine.median_speed(runs[name]) for name in ("local", "raw", "keyed"))
+    return Row(
+        "engine",
+        f"{game}: in-process decisions/s (sdk.local)",
+        local.decisions_per_s,
+        unit="/s",
+        detail=f"play_callables(fast_chance=True) {local.decisions_per_s:,.0f}/s"
+        f" ({local.matches_per_s:,.0f} matches/s); with the referee's keyed chance"
+        f" {keyed.decisions_per_s:,.0f}/s; raw engine loop {raw.decisions_per_s:,.0f}/s;"
+        " medians of 3 interleaved rounds, default rules, 2 seats, random legal actions",
+    )
 
 
 def long_rows(sizes: Sizes) -> list[Row]:

@@ -1,20 +1,41 @@
-"""In-process costs: engine per decision, playout speed, referee work late in a long match."""
+"""In-process costs: engine per decision, playout speed, referee work late in a long match.
+
+Speed in **decisions** (player moves, never chance steps) and matches per second, for
+three loops that play uniformly random legal actions:
+
+* :func:`raw_loop`: the engine as a training loop drives it (``new_game``, chance from
+  a seeded :class:`~referee.gamekit.fast.FastChance` per match, ``observe``,
+  ``legal_actions``, a uniform choice, ``transition``);
+* :func:`local_loop`: :func:`sdk.local.play_callables` with a random policy over
+  :func:`sdk.legal_actions` (the same driver as the referee: turn numbers, legality
+  check of every action, the events of the match), ``fast_chance`` or the referee's
+  keyed stream;
+* :func:`openspiel_loop`: pyspiel's C++ ``liars_dice`` driven from Python the same way
+  (legal actions, a uniform choice, apply; its chance steps sampled but not counted).
+
+:func:`interleaved` runs loops in rounds (A, B, A, B, ...) so load hits them alike;
+:func:`ratio` is the median of the per-round ratios with their min and max.
+"""
 
 from __future__ import annotations
 
 import random
 import statistics
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from referee.core.catalogue import get_codec, get_game
 from referee.core.digests import state_digester
 from referee.core.driver import MatchDriver
+from referee.core.events import ActionEvent
 from referee.core.playout import match_rng
 from referee.gamekit.base import CHANCE, draw_chance
+from referee.gamekit.fast import FastChance
 from referee.records.record import FORMAT_VERSION, RecordedEvent
 from referee.runtime.match import action_json
+from sdk.legality import legal_actions
+from sdk.local import play_callables
 
 LONG_GAME = "liars_poker"
 LONG_RULES: Mapping[str, str] = {"chips_variant": "true", "starting_chips": "50"}
@@ -173,13 +194,13 @@ MATCHING_LIARS_DICE: Mapping[str, str] = {
     "one_round": "true",
     "roll_off": "false",
     "wild_face": "6",
+    "wild_opening": "keep",
     "raise_rule": "reset-face",
     "sum_endgame": "false",
 }
-"""Our Liar's Dice as close to OpenSpiel's ``liars_dice`` as the options go: two
-players, one round, 6s wild, a raise is a higher quantity or the same quantity of a
-higher face, seat 0 opens. (OpenSpiel keeps wilds after an opening bid on 6s; ours
-cancels them: a rule difference, not a cost difference.)"""
+"""Our Liar's Dice with OpenSpiel's ``liars_dice`` rules: two players, one round, 6s
+wild and kept after an opening bid on 6s, a raise is a higher quantity or the same
+quantity of a higher face, seat 0 opens."""
 
 
 @dataclass(frozen=True)
@@ -231,3 +252,140 @@ def openspiel_playout_speed(budget_s: float) -> Playouts:
             state.apply_action(legal[chooser.randrange(len(legal))])
         matches += 1
     return Playouts(steps / (time.perf_counter() - began), matches)
+
+
+# ---------------------------------------------------------------------------
+# Decisions per second, interleaved
+
+
+@dataclass(frozen=True)
+class Speed:
+    """One timed run of a loop: whole matches, chance included."""
+
+    decisions: int
+    """Player moves (chance steps are not decisions)."""
+    matches: int
+    seconds: float
+
+    @property
+    def decisions_per_s(self) -> float:
+        return self.decisions / self.seconds
+
+    @property
+    def matches_per_s(self) -> float:
+        return self.matches / self.seconds
+
+
+def raw_loop(
+    game_name: str, rules: Mapping[str, str], budget_s: float, *, seats: int = 2, seed: int = 0
+) -> Speed:
+    """Our engine driven directly, as a training loop would, for about ``budget_s``."""
+    game = get_game(game_name)
+    parsed = game.parse_rules(dict(rules))
+    chooser = random.Random(seed)
+    decisions = matches = 0
+    began = time.perf_counter()
+    while matches < 5 or time.perf_counter() - began < budget_s:
+        chance = FastChance(seed * 1_000_003 + matches)
+        state = game.new_game(parsed, seats)
+        while (actor := game.to_act(state)) is not None:
+            if actor == CHANCE:
+                state = game.apply_chance(state, draw_chance(game.chance_request(state), chance))
+                continue
+            legal = game.legal_actions(game.observe(state, actor))
+            state = game.transition(state, actor, legal[chooser.randrange(len(legal))])
+            decisions += 1
+        matches += 1
+    return Speed(decisions, matches, time.perf_counter() - began)
+
+
+def local_loop(
+    game_name: str,
+    rules: Mapping[str, str],
+    budget_s: float,
+    *,
+    seats: int = 2,
+    seed: int = 0,
+    fast_chance: bool = True,
+) -> Speed:
+    """:func:`sdk.local.play_callables` with random policies for about ``budget_s``."""
+    chooser = random.Random(seed)
+
+    def policy(observation: object) -> object:
+        legal = legal_actions(observation)
+        return legal[chooser.randrange(len(legal))]
+
+    policies = [policy] * seats
+    decisions = matches = 0
+    began = time.perf_counter()
+    while matches < 5 or time.perf_counter() - began < budget_s:
+        match = play_callables(
+            game_name,
+            policies,
+            seed=seed * 1_000_003 + matches,
+            rules=rules,
+            fast_chance=fast_chance,
+        )
+        decisions += sum(1 for event in match.events if isinstance(event, ActionEvent))
+        matches += 1
+    return Speed(decisions, matches, time.perf_counter() - began)
+
+
+def openspiel_loop(budget_s: float, *, seed: int = 0) -> Speed:
+    """pyspiel's ``liars_dice`` (:data:`OPENSPIEL_DICE` dice) for about ``budget_s``."""
+    import pyspiel
+
+    game = pyspiel.load_game("liars_dice", {"numdice": OPENSPIEL_DICE})
+    chooser = random.Random(seed)
+    decisions = matches = 0
+    began = time.perf_counter()
+    while matches < 5 or time.perf_counter() - began < budget_s:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[chooser.randrange(len(outcomes))][0])
+                continue
+            legal = state.legal_actions()
+            state.apply_action(legal[chooser.randrange(len(legal))])
+            decisions += 1
+        matches += 1
+    return Speed(decisions, matches, time.perf_counter() - began)
+
+
+def interleaved(loops: Mapping[str, Callable[[int], Speed]], rounds: int) -> dict[str, list[Speed]]:
+    """Each loop once per round, in the given order, round after round; a loop is
+    called with the round number (its seed)."""
+    runs: dict[str, list[Speed]] = {name: [] for name in loops}
+    for number in range(rounds):
+        for name, loop in loops.items():
+            runs[name].append(loop(number))
+    return runs
+
+
+@dataclass(frozen=True)
+class Ratio:
+    median: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{self.median:.2f} (min-max {self.low:.2f}-{self.high:.2f})"
+
+
+def per_round(top: list[Speed], bottom: list[Speed], *, per: str = "decisions") -> list[float]:
+    """``top ÷ bottom`` in each round, in decisions/s (or ``per="matches"``)."""
+    if per == "decisions":
+        return [a.decisions_per_s / b.decisions_per_s for a, b in zip(top, bottom, strict=True)]
+    return [a.matches_per_s / b.matches_per_s for a, b in zip(top, bottom, strict=True)]
+
+
+def ratio(top: list[Speed], bottom: list[Speed], *, per: str = "decisions") -> Ratio:
+    """The median of :func:`per_round`, with its min and max."""
+    values = per_round(top, bottom, per=per)
+    return Ratio(statistics.median(values), min(values), max(values))
+
+
+def median_speed(runs: list[Speed]) -> Speed:
+    """The run with the median decisions/s."""
+    return sorted(runs, key=lambda run: run.decisions_per_s)[len(runs) // 2]

@@ -47,14 +47,15 @@ def _rules(
     game: Game[Any, Any, Any, Any], raw: Mapping[str, str] | None
 ) -> tuple[Any, dict[str, str]]:
     """``game.parse_rules(raw)`` and its :meth:`~Game.format_rules`, remembered."""
-    try:
-        key = (game, *sorted((raw or {}).items()))
+    raw = raw or {}
+    try:  # the values' types too: True == 1, but a rule may take one and refuse the other
+        key = (game, tuple(raw.items()), tuple(map(type, raw.values())))
         found = _RULES.get(key)
     except TypeError:  # an unhashable value: parse it (and let parse_rules judge it)
-        parsed = game.parse_rules(dict(raw or {}))
+        parsed = game.parse_rules(dict(raw))
         return parsed, game.format_rules(parsed)
     if found is None:
-        parsed = game.parse_rules(dict(raw or {}))
+        parsed = game.parse_rules(dict(raw))
         found = (parsed, game.format_rules(parsed))
         if len(_RULES) >= 256:
             _RULES.clear()
