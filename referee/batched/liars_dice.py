@@ -57,6 +57,10 @@ slice           width  meaning
 Past rounds (their reveals) are not encoded, as in ``sdk.pettingzoo_env``.
 """
 
+# long module: one game's whole rules vectorised (chance, the state, the legal-set
+# tables, the step with its challenge and restarts, observations and their decoding),
+# kept together so the parity tests read it against the scalar engine in one place
+
 from __future__ import annotations
 
 from collections.abc import Mapping
