@@ -5,13 +5,14 @@ three loops that play uniformly random legal actions:
 
 * :func:`raw_loop`: the engine as a training loop drives it (``new_game``, chance from
   a seeded :class:`~referee.gamekit.fast.FastChance` per match, ``observe``,
-  ``legal_actions``, a uniform choice, ``transition``);
+  ``legal_actions``, a uniform choice, ``transition``; the ``outcome`` at the end);
 * :func:`local_loop`: :func:`sdk.local.play_callables` with a random policy over
   :func:`sdk.legal_actions` (the same driver as the referee: turn numbers, legality
   check of every action, the events of the match), ``fast_chance`` or the referee's
   keyed stream;
 * :func:`openspiel_loop`: pyspiel's C++ ``liars_dice`` driven from Python the same way
-  (legal actions, a uniform choice, apply; its chance steps sampled but not counted).
+  (legal actions, a uniform choice, apply; its chance steps sampled but not counted;
+  ``returns`` at the end).
 
 :func:`interleaved` runs loops in rounds (A, B, A, B, ...) so load hits them alike;
 :func:`ratio` is the median of the per-round ratios with their min and max.
@@ -19,6 +20,7 @@ three loops that play uniformly random legal actions:
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 import time
@@ -28,7 +30,6 @@ from dataclasses import dataclass
 from referee.core.catalogue import get_codec, get_game
 from referee.core.digests import state_digester
 from referee.core.driver import MatchDriver
-from referee.core.events import ActionEvent
 from referee.core.playout import match_rng
 from referee.gamekit.base import CHANCE, draw_chance
 from referee.gamekit.fast import FastChance
@@ -295,6 +296,7 @@ def raw_loop(
             legal = game.legal_actions(game.observe(state, actor))
             state = game.transition(state, actor, legal[chooser.randrange(len(legal))])
             decisions += 1
+        game.outcome(state)
         matches += 1
     return Speed(decisions, matches, time.perf_counter() - began)
 
@@ -310,25 +312,27 @@ def local_loop(
 ) -> Speed:
     """:func:`sdk.local.play_callables` with random policies for about ``budget_s``."""
     chooser = random.Random(seed)
+    calls = itertools.count()
+    """One per decision (every action is legal, so every call is a move of the match)."""
 
     def policy(observation: object) -> object:
+        next(calls)
         legal = legal_actions(observation)
         return legal[chooser.randrange(len(legal))]
 
     policies = [policy] * seats
-    decisions = matches = 0
+    matches = 0
     began = time.perf_counter()
     while matches < 5 or time.perf_counter() - began < budget_s:
-        match = play_callables(
+        play_callables(
             game_name,
             policies,
             seed=seed * 1_000_003 + matches,
             rules=rules,
             fast_chance=fast_chance,
         )
-        decisions += sum(1 for event in match.events if isinstance(event, ActionEvent))
         matches += 1
-    return Speed(decisions, matches, time.perf_counter() - began)
+    return Speed(next(calls), matches, time.perf_counter() - began)
 
 
 def openspiel_loop(budget_s: float, *, seed: int = 0) -> Speed:
@@ -349,6 +353,7 @@ def openspiel_loop(budget_s: float, *, seed: int = 0) -> Speed:
             legal = state.legal_actions()
             state.apply_action(legal[chooser.randrange(len(legal))])
             decisions += 1
+        state.returns()
         matches += 1
     return Speed(decisions, matches, time.perf_counter() - began)
 

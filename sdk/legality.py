@@ -48,7 +48,10 @@ def game_of(observation: object) -> Game[Any, Any, Any, Any]:
 
 def legal_actions(observation: Any) -> list[Any]:
     """Every legal action for the observing seat (empty when it is not its turn)."""
-    return list(game_of(observation).legal_actions(observation))
+    game = _GAMES.get(type(observation))
+    if game is None:
+        game = game_of(observation)
+    return list(game.legal_actions(observation))
 
 
 def is_legal(observation: Any, action: object) -> bool:

@@ -80,19 +80,14 @@ def _play(
     """Step one match: chance from ``rng``, seat ``i``'s action from ``seats[i]``."""
     driver = MatchDriver(game, rules, len(seats))
     events: list[Event] = []
-    append = events.append
-    to_act = game.to_act
+    append, to_act, play_turn = events.append, game.to_act, driver.play_turn
     while (actor := to_act(driver.state)) is not None:
         if actor == CHANCE:
             outcome = driver.draw(rng)
             append(_chance_event(outcome))
             driver.apply_chance(outcome)
         else:
-            decision = driver.decision()
-            action = seats[actor](decision.view)
-            event = _action_event(actor, action)
-            driver.act(decision, action)
-            append(event)
+            append(_action_event(actor, play_turn(actor, seats[actor])))
     return driver, events
 
 

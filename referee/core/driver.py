@@ -132,6 +132,24 @@ class MatchDriver:
         self.events += 1
         return self._digest(self.state) if self._digest is not None else ""
 
+    def play_turn(self, seat: int, choose: Callable[[Any], Any]) -> Any:
+        """For a driver without a codec (in-process play): ask ``seat``, the seat to act,
+        with ``choose(observation)`` and apply its action, as :meth:`decision` then
+        :meth:`act` would (the same turn number, observation and legality check),
+        without building the :class:`Decision`. Returns the action applied."""
+        if self._codec is not None:
+            raise RuntimeError("a driver with a codec asks with decision() and act()")
+        game, state = self.game, self.state
+        self.turn += 1
+        view = game.observe(state, seat)
+        action = choose(view)
+        game.check_action(view, action)
+        self.state = game.transition(state, seat, action)
+        self.events += 1
+        if self._digest is not None:
+            self._digest(self.state)
+        return action
+
     def apply(self, event: Event) -> str:
         """Apply a recorded event with full validation (replays): a decision is asked
         for an action, so turn numbers and encoders advance as they did live."""

@@ -222,7 +222,7 @@ def appended(before: Any, after: Any, name: str) -> Any | None:
 
 def places_from_keys(keys: Sequence[Any]) -> tuple[int, ...]:
     """Competition ranking: a larger key is better; equal keys share a place."""
-    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+    return tuple([1 + sum([other > key for other in keys]) for key in keys])
 
 
 def forfeit(standings: Outcome, faulted: set[int]) -> Outcome:

@@ -319,6 +319,7 @@ _new_state: Final = maker(State)
 _evolve: Final = evolver(State)
 _new_observation: Final = maker(Observation)
 _new_placed: Final = maker(PlacedBid)
+_new_outcome: Final = maker(Outcome)
 
 _ALL_BIDS: Final = tuple(
     Bid(quantity, face)
@@ -802,14 +803,12 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
 
     def standings(self, state: State) -> Outcome:
         order = {seat: index for index, seat in enumerate(state.eliminated)}
+        counts = state.dice_counts
         keys = [
-            (0, order[seat], 0) if seat in order else (1, 0, state.dice_counts[seat])
+            (0, order[seat], 0) if seat in order else (1, 0, counts[seat])
             for seat in range(state.num_seats)
         ]
-        return Outcome(
-            places=places_from_keys(keys),
-            scores=tuple(float(count) for count in state.dice_counts),
-        )
+        return _new_outcome(places_from_keys(keys), tuple(map(float, counts)))
 
     def perturb_hidden(self, state: State, seat: int, rng: random.Random) -> State:
         hands = tuple(
