@@ -14,7 +14,9 @@ The seeded-match digests (``test_seeded_digests.py``) pin the rest.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import random
 from collections import Counter
 from typing import Any
@@ -23,8 +25,10 @@ import pytest
 
 from referee.core.catalogue import get_game
 from referee.gamekit.base import CHANCE, DiceRoll, GameError, Shuffle, check_chance, draw_chance
+from referee.gamekit.cards import POKER_DECK
 from referee.gamekit.dice import FACES
 from referee.gamekit.fast import FastChance, evolver, maker
+from referee.gamekit.poker_hands import all_announcements
 from referee.games.liars_dice.engine import (
     LIARS_DICE,
     MAX_TOTAL,
@@ -36,6 +40,7 @@ from referee.games.liars_dice.engine import (
     SumBid,
     is_raise,
 )
+from referee.games.liars_poker.engine import Announce, Exchange, announce_actions, exchanges
 from sdk.local import play_callables, play_local
 
 
@@ -157,3 +162,26 @@ def test_fast_chance_in_local_play_is_reproducible_and_opt_in() -> None:
     assert keyed == play_callables("liars_dice", [first, first], seed=3, fast_chance=False)
     with pytest.raises(ValueError, match="chance key"):
         play_local("liars_dice", [], seed=3, chance_key=b"k" * 32, fast_chance=True)
+
+
+def test_liars_poker_exchanges_and_announcements_equal_the_plain_rule() -> None:
+    def plain_exchanges(hand: Any) -> tuple[Exchange, ...]:
+        seen: dict[Any, None] = {}
+        ordered = sorted(hand)
+        for count in range(min(4, len(ordered)) + 1):
+            for combo in itertools.combinations(ordered, count):
+                seen.setdefault(combo, None)
+        return tuple(Exchange(combo) for combo in seen)
+
+    rng = random.Random(5)
+    hands = [tuple(rng.sample(POKER_DECK, 5)) for _ in range(300)]
+    hands += [POKER_DECK[-2:] + POKER_DECK[:3], POKER_DECK[-1:] + POKER_DECK[10:14], ()]
+    for hand in hands:
+        assert exchanges(hand) == plain_exchanges(hand), hand
+    announcements = all_announcements()
+    for last in [None, *rng.sample(announcements, 40), announcements[-1]]:
+        start = 0 if last is None else bisect.bisect_right(announcements, last)
+        assert announce_actions(last) == tuple(Announce(a) for a in announcements[start:])
+        if last is not None:  # an equal announcement that is not the table's own object
+            copy = dataclasses.replace(last)
+            assert announce_actions(copy) == announce_actions(last)

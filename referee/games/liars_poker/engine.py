@@ -62,9 +62,10 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 import random
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal
 
@@ -320,29 +321,19 @@ def check_well_formed(action: object) -> Action:
 
 def exchanges(hand: Sequence[Card]) -> tuple[Exchange, ...]:
     """Every distinct exchange of 0..4 cards from ``hand`` (discards sorted)."""
-    seen: dict[tuple[Card, ...], None] = {}
-    ordered = sorted(hand)
-    for count in range(min(MAX_EXCHANGE, len(ordered)) + 1):
-        for combo in itertools.combinations(ordered, count):
-            seen.setdefault(combo, None)
-    return tuple(Exchange(combo) for combo in seen)
+    ordered = sorted(hand, key=_CARD_ORDER)  # the cards' own order: rank, then suit
+    combos: Iterable[tuple[Card, ...]] = itertools.chain.from_iterable(
+        itertools.combinations(ordered, count)
+        for count in range(min(MAX_EXCHANGE, len(ordered)) + 1)
+    )
+    keys = [_CARD_ORDER(card) for card in ordered]
+    if any(a == b for a, b in itertools.pairwise(keys)):
+        combos = dict.fromkeys(combos)  # equal cards (two jokers): each combination once
+    return tuple(map(_new_exchange, combos))
 
 
-_EXCHANGES: dict[tuple[Card, ...], tuple[Exchange, ...]] = {}
-""":func:`exchanges` by hand, the last few thousand hands seen."""
-
-
-def _exchanges_of(hand: tuple[Card, ...]) -> tuple[Exchange, ...]:
-    """:func:`exchanges` of ``hand``, remembered."""
-    if type(hand) is not tuple:
-        return exchanges(hand)
-    found = _EXCHANGES.get(hand)
-    if found is None:
-        found = exchanges(hand)
-        if len(_EXCHANGES) >= 4096:
-            _EXCHANGES.clear()
-        _EXCHANGES[hand] = found
-    return found
+_CARD_ORDER: Final = operator.attrgetter("rank", "suit")
+"""What ``Card``'s ordering compares."""
 
 
 @functools.cache
@@ -351,15 +342,38 @@ def _announce_actions() -> tuple[Announce, ...]:
     return tuple(Announce(a) for a in all_announcements())
 
 
+@functools.cache
+def _positions() -> dict[int, int]:
+    """Position in :func:`all_announcements` of each announcement and of each action of
+    :func:`_announce_actions`, by ``id`` (the cached tuples keep them alive, so no
+    other object can have their id)."""
+    return {
+        id(item): at
+        for items in (all_announcements(), _announce_actions())
+        for at, item in enumerate(items)
+    }
+
+
+def _above(last: Announcement | None) -> int:
+    """Where the announcements strictly above ``last`` start in :func:`all_announcements`."""
+    if last is None:
+        return 0
+    at = _positions().get(id(last))
+    if at is None or all_announcements()[at] is not last:  # not one of the table's own
+        return bisect.bisect_right(all_announcements(), last)
+    return at + 1
+
+
 def announce_actions(last: Announcement | None) -> tuple[Announce, ...]:
     """``Announce`` for every announcement strictly above ``last``."""
     if last is None:
         return _announce_actions()
-    return _announce_actions()[bisect.bisect_right(all_announcements(), last) :]
+    return _announce_actions()[_above(last) :]
 
 
 _evolve: Final = evolver(State)
 _new_observation: Final = maker(Observation)
+_new_exchange: Final = maker(Exchange)
 _CHALLENGE_ONLY: Final[tuple[Action, ...]] = (Challenge(),)
 _ACCEPT_OR_CHALLENGE: Final[tuple[Action, ...]] = (Accept(), Challenge())
 
@@ -421,7 +435,7 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
     def apply_chance(self, state: State, outcome: Sequence[int]) -> State:
         order = check_chance(self.chance_request(state), outcome)
         if state.phase == "deal":
-            deck = tuple(POKER_DECK[i] for i in order)
+            deck = tuple(map(POKER_DECK.__getitem__, order))
             return _evolve(
                 state,
                 phase="announce",
@@ -431,7 +445,7 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
                 exchanged=None,
                 claims=(),
             )
-        shuffled = tuple(state.stock[i] for i in order)
+        shuffled = tuple(map(state.stock.__getitem__, order))
         count = len(state.discards)
         return _evolve(
             state,
@@ -468,6 +482,14 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
     # -- legality --------------------------------------------------------------
 
     def check_action(self, observation: Observation, action: object) -> None:
+        if (
+            type(action) is Announce
+            and observation.phase == "announce"
+            and observation.my_turn
+            and _announce_actions()[_positions().get(id(action), 0)] is action
+            and _positions()[id(action)] >= _above(observation.last)
+        ):
+            return  # one of the engine's own announcements (well formed), above the last
         action = check_well_formed(action)
         if not observation.my_turn:
             raise IllegalActionError(
@@ -512,7 +534,7 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
             if observation.last == HIGHEST:
                 return _CHALLENGE_ONLY
             return _ACCEPT_OR_CHALLENGE
-        return _exchanges_of(observation.hand or ())
+        return exchanges(observation.hand or ())
 
     # -- transitions -----------------------------------------------------------
 
