@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import os
 import queue
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -423,9 +425,6 @@ def socket_floor_us(transcripts: list[Transcript], answer_bytes: int = 24) -> fl
     (length-prefixed), each answered by ``answer_bytes`` from a peer process that does
     nothing else. No HTTP/2, no protobuf, no threads.
     """
-    import socket
-    import struct
-
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     peer = subprocess.Popen(
         [sys.executable, "-S", "-c", ECHO_PEER, str(theirs.fileno()), str(answer_bytes)],
