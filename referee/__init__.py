@@ -10,8 +10,9 @@ Its parts, lowest first (the import-linter contract ``referee-layers`` keeps the
   match leaves (record, replay, transcript, analytics, the HTML viewer) and exact
   best responses;
 - ``referee.runtime``: what runs bots — the sandbox, processes, channels, the warm
-  pool and the live match.
+  pool and the live match; beside it, ``referee.batched``: engines that step many
+  games at once in numpy, for training (the referee never loads them).
 
-A bot (the SDK) may load the first four and ``analysis``, never ``records`` or
-``runtime``. Importing this package is cheap: nothing here pulls in trio or gRPC.
+A bot (the SDK) may load the first four, ``analysis`` and ``batched``, never
+``records`` or ``runtime``. Importing this package is cheap: nothing here pulls in trio or gRPC.
 """
