@@ -204,57 +204,6 @@ wild and kept after an opening bid on 6s, a raise is a higher quantity or the sa
 quantity of a higher face, seat 0 opens."""
 
 
-@dataclass(frozen=True)
-class Playouts:
-    steps_per_s: float
-    matches: int
-
-
-def playout_speed(game_name: str, rules: Mapping[str, str], budget_s: float) -> Playouts:
-    """Our random playouts (observe, legal actions, transition; chance drawn) for
-    about ``budget_s`` seconds."""
-    game = get_game(game_name)
-    parsed = game.parse_rules(dict(rules))
-    steps = matches = 0
-    began = time.perf_counter()
-    while matches < 5 or time.perf_counter() - began < budget_s:
-        chooser = random.Random(matches)
-        rng = match_rng(matches)
-        state = game.new_game(parsed, 2)
-        while (actor := game.to_act(state)) is not None:
-            steps += 1
-            if actor == CHANCE:
-                state = game.apply_chance(state, draw_chance(game.chance_request(state), rng))
-                continue
-            legal = game.legal_actions(game.observe(state, actor))
-            state = game.transition(state, actor, legal[chooser.randrange(len(legal))])
-        matches += 1
-    return Playouts(steps / (time.perf_counter() - began), matches)
-
-
-def openspiel_playout_speed(budget_s: float) -> Playouts:
-    """OpenSpiel's ``liars_dice`` (``numdice`` = :data:`OPENSPIEL_DICE`), random playouts
-    the same way: legal actions, a uniform choice, apply; chance outcomes sampled."""
-    import pyspiel
-
-    game = pyspiel.load_game("liars_dice", {"numdice": OPENSPIEL_DICE})
-    steps = matches = 0
-    began = time.perf_counter()
-    while matches < 5 or time.perf_counter() - began < budget_s:
-        chooser = random.Random(matches)
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            steps += 1
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[chooser.randrange(len(outcomes))][0])
-                continue
-            legal = state.legal_actions()
-            state.apply_action(legal[chooser.randrange(len(legal))])
-        matches += 1
-    return Playouts(steps / (time.perf_counter() - began), matches)
-
-
 # ---------------------------------------------------------------------------
 # Decisions per second, interleaved
 

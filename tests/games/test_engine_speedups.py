@@ -29,6 +29,7 @@ from referee.gamekit.cards import POKER_DECK
 from referee.gamekit.dice import FACES
 from referee.gamekit.fast import FastChance, evolver, maker
 from referee.gamekit.poker_hands import all_announcements
+from referee.games.dice_poker import engine as dice_poker
 from referee.games.liars_dice.engine import (
     LIARS_DICE,
     MAX_TOTAL,
@@ -185,3 +186,10 @@ def test_liars_poker_exchanges_and_announcements_equal_the_plain_rule() -> None:
         if last is not None:  # an equal announcement that is not the table's own object
             copy = dataclasses.replace(last)
             assert announce_actions(copy) == announce_actions(last)
+
+
+def test_dice_poker_points_per_throw_equal_line_points() -> None:
+    for dice in itertools.product(FACES, repeat=5):
+        expected = tuple(dice_poker.line_points(line, dice) for line in dice_poker.Line)
+        assert dice_poker._points_by_line(dice) == expected, dice
+        assert dice_poker._points_by_line(tuple(sorted(dice))) == expected, dice

@@ -233,15 +233,19 @@ def line_points(line: Line, dice: Sequence[int], *, joker: bool = False) -> int:
 
 
 _POINTS: dict[tuple[int, ...], tuple[int, ...]] = {}
-"""Points of a throw in every line (no joker), by throw: at most 6**5 of them."""
+"""Points of a throw in every line (no joker), by throw in roll order and sorted: at
+most 6**5 of them."""
 
 
 def _points_by_line(dice: tuple[int, ...]) -> tuple[int, ...]:
     found = _POINTS.get(dice)
-    if found is None:
-        found = tuple(line_points(line, dice) for line in _LINES)
-        if len(_POINTS) < 8000:
-            _POINTS[dice] = found
+    if found is None:  # points depend on the multiset of faces: 252 throws of 5 dice
+        ordered = tuple(sorted(dice))
+        found = _POINTS.get(ordered)
+        if found is None:
+            found = tuple(line_points(line, dice) for line in _LINES)
+        if len(_POINTS) < 9000:
+            _POINTS[ordered] = _POINTS[dice] = found
     return found
 
 
