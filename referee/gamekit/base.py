@@ -357,6 +357,11 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
     def legal_actions(self, observation: ObsT) -> Sequence[ActionT]:
         """Every legal action for the observing seat (empty if it is not its turn)."""
 
+    def legal_count(self, observation: ObsT) -> int:
+        """How many legal actions the observing seat has: ``len(legal_actions(...))``, which
+        an engine may count without building the list (Liar's Dice does)."""
+        return len(self.legal_actions(observation))
+
     @abstractmethod
     def transition(self, state: StateT, seat: int, action: ActionT) -> StateT:
         """Apply an action already known to be legal. Use :meth:`apply_action`."""
