@@ -321,16 +321,17 @@ _new_observation: Final = maker(Observation)
 _new_placed: Final = maker(PlacedBid)
 _new_outcome: Final = maker(Outcome)
 
-_ALL_BIDS: Final = tuple(
+_ALL_BIDS: Final[list[Action]] = [
     Bid(quantity, face)
     for quantity in range(1, MAX_SEATS * MAX_DICE_PER_PLAYER + 1)
     for face in FACES
-)
+]
 """Every face bid in the order :meth:`LiarsDice.legal_actions` lists them (quantity,
 then face): ``Bid(q, f)`` is at ``(q - 1) * SIDES + f - 1``, so the bids of a table of
-``n`` dice are the first ``n * SIDES`` and the legal ones are slices of it."""
-_SUM_BIDS: Final = tuple(SumBid(total) for total in range(MIN_TOTAL, MAX_TOTAL + 1))
-"""Every sum bid, lowest first."""
+``n`` dice are the first ``n * SIDES`` and the legal ones are slices of it. A list
+(slicing it makes the fresh list ``legal_actions`` returns); never changed."""
+_SUM_BIDS: Final[list[Action]] = [SumBid(total) for total in range(MIN_TOTAL, MAX_TOTAL + 1)]
+"""Every sum bid, lowest first (a list, never changed)."""
 _CHALLENGE: Final = Challenge()
 _VALIDATED: dict[int, Rules] = {}
 """Rules already validated, by ``id`` (the value kept, so the id is never reused)."""
@@ -380,10 +381,10 @@ def _raises(rule: str, last: Bid, total: int) -> list[Action]:
     end = SIDES * total
     at = _index(last)
     if rule == "reset-face":  # every later bid in that order
-        return list(_ALL_BIDS[at + 1 : end])
+        return _ALL_BIDS[at + 1 : end]
     if rule == "same-face-or-same-quantity":  # the rest of its row, then its column
         row = _ALL_BIDS[at + 1 : min(last.quantity * SIDES, end)]
-        return [*row, *_ALL_BIDS[at + SIDES : end : SIDES]]
+        return row + _ALL_BIDS[at + SIDES : end : SIDES]
     if rule == "quantity-or-face":  # higher faces of the rows up to it, then all rows above
         raised: list[Action] = []
         for quantity in range(1, min(last.quantity, total) + 1):
@@ -723,14 +724,14 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
         actions: list[Action]
         if observation.sum_round:
             low = last.total + 1 if isinstance(last, SumBid) else MIN_TOTAL
-            actions = list(_SUM_BIDS[low - MIN_TOTAL :])
+            actions = _SUM_BIDS[low - MIN_TOTAL :]
         elif isinstance(last, Bid):
             actions = _raises(observation.rules.raise_rule, last, sum(observation.dice_counts))
             if observation.rules.raise_rule == "quantity-or-face" and len(bids) > 1:
                 made = {placed.bid for placed in bids}
                 actions = [bid for bid in actions if bid not in made]
         else:
-            actions = list(_ALL_BIDS[: SIDES * sum(observation.dice_counts)])
+            actions = _ALL_BIDS[: SIDES * sum(observation.dice_counts)]
             if bids:  # a sum bid in a face round: no engine state has one
                 made = {placed.bid for placed in bids}
                 actions = [bid for bid in actions if bid not in made]
