@@ -330,7 +330,7 @@ def _openspiel_rows(sizes: Sizes) -> list[Row]:
                     ]
                 )
                 + f"; {setting}; ours: new_game, FastChance, observe, legal_actions,"
-                " transition; OpenSpiel is C++ (chance steps sampled, not counted)",
+                " transition, outcome; OpenSpiel is C++ (chance steps sampled, not counted)",
             )
         )
         rows.append(
