@@ -27,8 +27,6 @@ from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
-from referee.gamekit.fast import FastChance
-
 CHANCE: Final = -1
 """Returned by :meth:`Game.to_act` when the next event is a chance outcome."""
 
@@ -90,18 +88,18 @@ def draw_chance(request: ChanceRequest, rng: ChanceSource) -> ChanceOutcome:
     """Draw one outcome for ``request`` from an explicit generator.
 
     A roll is ``count`` calls of ``randint(1, sides)``; a shuffle shuffles
-    ``list(range(size))`` in place. A :class:`~referee.gamekit.fast.FastChance` (local
-    play and training only) draws either in one call from its own stream
-    (:meth:`~referee.gamekit.fast.FastChance.roll`,
-    :meth:`~referee.gamekit.fast.FastChance.permutation`).
+    ``list(range(size))`` in place. A source whose class sets ``draws_whole_requests``
+    (:class:`~referee.gamekit.fast.FastChance`, for local play and training only) is
+    asked for the whole outcome instead: ``roll(count, sides)``, ``permutation(size)``.
     """
+    whole = getattr(type(rng), "draws_whole_requests", False)
     if isinstance(request, DiceRoll):
-        if type(rng) is FastChance:
-            return rng.roll(request.count, request.sides)
+        if whole:
+            return rng.roll(request.count, request.sides)  # type: ignore[attr-defined,no-any-return]
         randint, sides = rng.randint, request.sides
         return tuple([randint(1, sides) for _ in range(request.count)])
-    if type(rng) is FastChance:
-        return rng.permutation(request.size)
+    if whole:
+        return rng.permutation(request.size)  # type: ignore[attr-defined,no-any-return]
     order = list(range(request.size))
     rng.shuffle(order)
     return tuple(order)

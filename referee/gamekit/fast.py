@@ -20,7 +20,7 @@ from array import array
 from collections.abc import Callable, MutableSequence
 from dataclasses import fields, is_dataclass
 from hashlib import blake2b
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 T = TypeVar("T")
 
@@ -97,6 +97,8 @@ class FastChance:
     """
 
     __slots__ = ("_block", "_prefix")
+    draws_whole_requests: ClassVar[bool] = True
+    """:func:`~referee.gamekit.base.draw_chance` asks :meth:`roll` and :meth:`permutation`."""
 
     def __init__(self, seed: int | str | bytes | None = None) -> None:
         if seed is None:

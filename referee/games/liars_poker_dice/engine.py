@@ -499,15 +499,15 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
     def legal_actions(self, observation: Observation) -> Sequence[Action]:
         if observation.actor != observation.seat:
             return ()
-        # Served from precomputed tuples (the same actions, in the same order).
         if observation.phase is Phase.DECLARE:
-            return _declares_above(observation.last_declaration)
+            return _DECLARES[len(_DECLARES) - len(hands_above(observation.last_declaration)) :]
         if observation.phase is Phase.RESPOND:
             if observation.last_declaration == TOP_HAND:
                 return _CHALLENGE_ONLY
             return _CHALLENGE_OR_ACCEPT
         if observation.phase is Phase.REROLL:
-            return _rerolls(observation.min_reroll)
+            n = observation.min_reroll  # precomputed for 0..5 (every valid rule)
+            return _REROLLS.get(n) or tuple(Reroll(p) for p in ALL_POSITION_SETS if len(p) >= n)
         return ()
 
     # -- results --------------------------------------------------------------
@@ -585,31 +585,16 @@ ALL_POSITION_SETS: Final[tuple[tuple[int, ...], ...]] = tuple(
     for mask in sorted(range(1 << NUM_DICE), key=lambda m: (bin(m).count("1"), m))
 )
 """Every set of dice positions, fewest first."""
-
 _new_observation: Final = maker(Observation)
 _evolve: Final = evolver(State)
-_DECLARES: Final = tuple(Declare(hand) for hand in hands_above(None))
-"""A declaration of every hand, lowest first."""
+_DECLARES: Final[tuple[Action, ...]] = tuple(Declare(hand) for hand in hands_above(None))
 _CHALLENGE_ONLY: Final[tuple[Action, ...]] = (Challenge(),)
 _CHALLENGE_OR_ACCEPT: Final[tuple[Action, ...]] = (Challenge(), Accept())
-_REROLLS: dict[int, tuple[Action, ...]] = {}
-
-
-def _declares_above(hand: Hand | None) -> tuple[Action, ...]:
-    """``Declare`` of every hand strictly higher than ``hand``, lowest first."""
-    return _DECLARES[len(_DECLARES) - len(hands_above(hand)) :]
-
-
-def _rerolls(min_reroll: int) -> tuple[Action, ...]:
-    """``Reroll`` of every set of at least ``min_reroll`` positions, fewest first."""
-    found = _REROLLS.get(min_reroll)
-    if found is None:
-        found = tuple(
-            Reroll(positions) for positions in ALL_POSITION_SETS if len(positions) >= min_reroll
-        )
-        if type(min_reroll) is int and len(_REROLLS) < 64:
-            _REROLLS[min_reroll] = found
-    return found
+_REROLLS: Final[dict[int, tuple[Action, ...]]] = {
+    least: tuple(Reroll(p) for p in ALL_POSITION_SETS if len(p) >= least)
+    for least in range(NUM_DICE + 1)
+}
+"""Declarations of every hand, lowest first; re-rolls by ``min_reroll``, fewest first."""
 
 
 LIARS_POKER_DICE: Final = LiarsPokerDice()
