@@ -323,12 +323,7 @@ def _openspiel_rows(sizes: Sizes) -> list[Row]:
                 target=0.25,
                 detail=f"ours {raw.decisions_per_s:,.0f}/s vs pyspiel"
                 f" {theirs.decisions_per_s:,.0f}/s (medians); "
-                + _spread(
-                    [
-                        a.decisions_per_s / b.decisions_per_s
-                        for a, b in zip(runs["raw"], runs["openspiel"], strict=True)
-                    ]
-                )
+                + _spread(engine.per_round(runs["raw"], runs["openspiel"]))
                 + f"; {setting}; ours: new_game, FastChance, observe, legal_actions,"
                 " transition, outcome; OpenSpiel is C++ (chance steps sampled, not counted)",
             )
@@ -353,14 +348,10 @@ def _openspiel_rows(sizes: Sizes) -> list[Row]:
             target=0.8,
             detail=f"sdk.local {local.decisions_per_s:,.0f}/s vs raw {raw.decisions_per_s:,.0f}/s;"
             + " "
-            + _spread(
-                [
-                    a.decisions_per_s / b.decisions_per_s
-                    for a, b in zip(runs["local"], runs["raw"], strict=True)
-                ]
-            )
-            + "; play_callables(fast_chance=True), a random policy over sdk.legal_actions"
-            " (the driver checks every action and records the events); same rules",
+            + _spread(engine.per_round(runs["local"], runs["raw"]))
+            + "; play_callables(fast_chance=True), a random policy over"
+            " sdk.liars_dice.legal_actions (the driver checks every action and records the"
+            " events); same rules",
         )
     )
     return rows

@@ -6,8 +6,8 @@ three loops that play uniformly random legal actions:
 * :func:`raw_loop`: the engine as a training loop drives it (``new_game``, chance from
   a seeded :class:`~referee.gamekit.fast.FastChance` per match, ``observe``,
   ``legal_actions``, a uniform choice, ``transition``; the ``outcome`` at the end);
-* :func:`local_loop`: :func:`sdk.local.play_callables` with a random policy over
-  :func:`sdk.legal_actions` (the same driver as the referee: turn numbers, legality
+* :func:`local_loop`: :func:`sdk.local.play_callables` with a random policy over the
+  game's SDK ``legal_actions`` (the same driver as the referee: turn numbers, legality
   check of every action, the events of the match), ``fast_chance`` or the referee's
   keyed stream;
 * :func:`openspiel_loop`: pyspiel's C++ ``liars_dice`` driven from Python the same way
@@ -20,6 +20,7 @@ three loops that play uniformly random legal actions:
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import random
 import statistics
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from referee.core.catalogue import get_codec, get_game
+from referee.core.catalogue import get_codec, get_entry, get_game
 from referee.core.digests import state_digester
 from referee.core.driver import MatchDriver
 from referee.core.playout import match_rng
@@ -35,7 +36,6 @@ from referee.gamekit.base import CHANCE, draw_chance
 from referee.gamekit.fast import FastChance
 from referee.records.record import FORMAT_VERSION, RecordedEvent
 from referee.runtime.match import action_json
-from sdk.legality import legal_actions
 from sdk.local import play_callables
 
 LONG_GAME = "liars_poker"
@@ -259,7 +259,10 @@ def local_loop(
     seed: int = 0,
     fast_chance: bool = True,
 ) -> Speed:
-    """:func:`sdk.local.play_callables` with random policies for about ``budget_s``."""
+    """:func:`sdk.local.play_callables` with random policies for about ``budget_s``: a
+    uniform choice among the ``legal_actions`` of the game's SDK module (what the example
+    bots call, e.g. :func:`sdk.liars_dice.legal_actions`)."""
+    legal_actions = importlib.import_module(get_entry(game_name).sdk).legal_actions
     chooser = random.Random(seed)
     calls = itertools.count()
     """One per decision (every action is legal, so every call is a move of the match)."""
