@@ -33,7 +33,7 @@ from referee.core.digests import state_digester
 from referee.core.driver import MatchDriver
 from referee.core.playout import match_rng
 from referee.gamekit.base import CHANCE, draw_chance
-from referee.gamekit.fast import FastChance
+from referee.gamekit.fast_chance import FastChance
 from referee.records.record import FORMAT_VERSION, RecordedEvent
 from referee.runtime.match import action_json
 from sdk.local import play_callables

@@ -33,7 +33,7 @@ Everything here is the engine's own code (``referee.games.liars_dice.engine`` an
 
 from __future__ import annotations
 
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from referee.gamekit.base import GameError, RulesError
 from referee.gamekit.dice import (
@@ -70,6 +70,9 @@ from referee.games.liars_dice.engine import (
     next_active,
 )
 from sdk.legality import legality
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = [
     "FACES",

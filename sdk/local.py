@@ -5,7 +5,7 @@ the same match here as in ``arena match --seed``), from ``chance_key``, or — w
 neither is given — from a fresh secret.
 
 For training and experiments where only speed matters, ``fast_chance=True`` draws
-from :class:`referee.gamekit.fast.FastChance` seeded with ``seed`` instead: the same
+from :class:`referee.gamekit.fast_chance.FastChance` seeded with ``seed`` instead: the same
 seed gives the same match every time, but not the match ``arena match --seed``
 deals, and anyone can predict it. It is opt-in; the default is the referee's stream.
 """
@@ -22,7 +22,8 @@ from referee.core.chance import chance_stream
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.gamekit.base import CHANCE, ChanceSource, Game, Outcome
-from referee.gamekit.fast import FastChance, maker
+from referee.gamekit.fast import maker
+from referee.gamekit.fast_chance import FastChance
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 BotFactory = Callable[[], Bot[Any, Any]]
@@ -105,7 +106,7 @@ def play_local(
 
     An illegal action raises the engine's error: locally there is no referee
     to forfeit the bot, and a bot author wants the traceback. ``fast_chance``: draw
-    chance from :class:`~referee.gamekit.fast.FastChance` (seeded with ``seed``, fresh
+    chance from :class:`~referee.gamekit.fast_chance.FastChance` (seeded with ``seed``, fresh
     when ``None``), not the referee's keyed stream (see the module docstring).
     """
     game = get_game(game_name)

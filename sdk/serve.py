@@ -14,7 +14,6 @@ to this bot and the token is not sent in clear.
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
@@ -22,18 +21,20 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
-from types import FrameType
-from typing import TYPE_CHECKING, Any
+from types import FrameType, SimpleNamespace
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.core.catalogue import get_codec, get_game
 from referee.core.protocol import NONCE_PROTOCOL, PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
-from referee.wire.deltas import DeltaDecoder
 
 if TYPE_CHECKING:
+    import argparse
+
     from referee.wire.base import Codec
+    from referee.wire.deltas import DeltaDecoder
 from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 SERVER_OPTIONS: list[tuple[str, int]] = [
@@ -87,6 +88,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     def Play(
         self, request_iterator: Iterator[bot_pb2.PlayRequest], context: grpc.ServicerContext
     ) -> Iterator[bot_pb2.PlayResponse]:
+        from referee.wire.deltas import DeltaDecoder  # after Health: see codec
+
         bot: Bot[Any, Any] | None = None
         observations = DeltaDecoder(self.codec)
         for request in request_iterator:
@@ -252,6 +255,63 @@ def run(factory: BotFactory, argv: Sequence[str] | None = None) -> None:
     The address comes from ``--listen`` or the ``ARENA_LISTEN`` environment
     variable (set by the referee); e.g. ``unix:/tmp/x.sock`` or ``127.0.0.1:50051``.
     """
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser: argparse.ArgumentParser | None = None
+    if args:
+        parser = _parser()
+        options: Any = parser.parse_known_args(args)[0]
+    else:  # how the referee starts a bot: everything from the environment
+        options = _from_environment()
+
+    def fail(message: str) -> NoReturn:
+        (parser or _parser()).error(message)
+
+    if not options.listen:
+        fail("no address: pass --listen ADDRESS or set ARENA_LISTEN")
+    try:
+        token = read_token(options.token_file)
+        tls_cert, tls_key = (
+            _read_file(path, what) if path else None
+            for path, what in ((options.tls_cert, "--tls-cert"), (options.tls_key, "--tls-key"))
+        )
+    except ValueError as error:
+        fail(str(error))
+    if not token and not options.no_token and not options.listen.startswith("unix:"):
+        fail(
+            f"serving {options.listen} needs a token: set ARENA_BOT_TOKEN or pass --token-file"
+            " (or --no-token to let anyone play this bot)"
+        )
+    if (tls_cert is None) != (tls_key is None):
+        fail("--tls-cert and --tls-key go together")
+    try:
+        server = serve(
+            factory,
+            options.listen,
+            max_workers=options.max_workers,
+            token=token,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+        )
+    except Exception:
+        traceback.print_exc()
+        raise SystemExit(2) from None
+    stopped = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stopped.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    while not stopped.wait(0.5):
+        if orphaned():
+            print("the referee that started this bot is gone; stopping", file=sys.stderr)
+            break
+    server.stop(grace=0.5).wait()
+
+
+def _parser() -> argparse.ArgumentParser:
+    import argparse  # a bot the referee starts has no arguments: its start skips this
+
     parser = argparse.ArgumentParser(description="Serve a Bluff Arena bot.")
     parser.add_argument(
         "--listen",
@@ -282,48 +342,20 @@ def run(factory: BotFactory, argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="serve a network address without a token (anyone who can connect may play it)",
     )
-    options, _ = parser.parse_known_args(argv)
-    if not options.listen:
-        parser.error("no address: pass --listen ADDRESS or set ARENA_LISTEN")
-    try:
-        token = read_token(options.token_file)
-        tls_cert, tls_key = (
-            _read_file(path, what) if path else None
-            for path, what in ((options.tls_cert, "--tls-cert"), (options.tls_key, "--tls-key"))
-        )
-    except ValueError as error:
-        parser.error(str(error))
-    if not token and not options.no_token and not options.listen.startswith("unix:"):
-        parser.error(
-            f"serving {options.listen} needs a token: set ARENA_BOT_TOKEN or pass --token-file"
-            " (or --no-token to let anyone play this bot)"
-        )
-    if (tls_cert is None) != (tls_key is None):
-        parser.error("--tls-cert and --tls-key go together")
-    try:
-        server = serve(
-            factory,
-            options.listen,
-            max_workers=options.max_workers,
-            token=token,
-            tls_cert=tls_cert,
-            tls_key=tls_key,
-        )
-    except Exception:
-        traceback.print_exc()
-        raise SystemExit(2) from None
-    stopped = threading.Event()
+    return parser
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stopped.set()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    while not stopped.wait(0.5):
-        if orphaned():
-            print("the referee that started this bot is gone; stopping", file=sys.stderr)
-            break
-    server.stop(grace=0.5).wait()
+def _from_environment() -> SimpleNamespace:
+    """The options :func:`_parser` gives for no arguments, without building it."""
+    environ = os.environ
+    return SimpleNamespace(
+        listen=environ.get("ARENA_LISTEN"),
+        max_workers=64,
+        tls_cert=environ.get("ARENA_TLS_CERT"),
+        tls_key=environ.get("ARENA_TLS_KEY"),
+        token_file=environ.get("ARENA_BOT_TOKEN_FILE"),
+        no_token=False,
+    )
 
 
 def read_token(token_file: str | None) -> str:

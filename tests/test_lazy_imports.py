@@ -200,6 +200,17 @@ LAZY_IMPORTS: dict[str, str] = {
         "~20 ms: only looking up an installed game, or listing every game, reads the"
         " entry points; a bot of a built-in game (and every bot start) never does"
     ),
+    "sdk/serve.py argparse": (
+        "argparse and gettext (~1.7 ms of every bot's start): a bot the referee starts has no"
+        " arguments and reads its options from the environment"
+    ),
+    "sdk/serve.py referee.wire.deltas": (
+        "the codec layer: a bot answers Health first and builds it after (see BotServicer.codec)"
+    ),
+    "referee/gamekit/dice.py fractions": (
+        "fractions, decimal and numbers (~2 ms of every dice bot's start): only the exact"
+        " odds helpers build Fractions; the engines import this module for its faces"
+    ),
     "sdk/serve.py hmac": (
         "hmac and hashlib (~3 ms of every bot's start): only a bot served with a token"
     ),
@@ -283,8 +294,21 @@ def test_a_bot_loads_from_referee_only_the_games_the_codecs_and_the_play_core() 
 
 def test_a_bot_loads_neither_token_checks_nor_the_json_mapping_to_start() -> None:
     modules = _modules_after("import sdk, sdk.liars_dice; import sdk.serve")
-    assert "hmac" not in modules
-    assert "google.protobuf.json_format" not in modules
+    for module in ("hmac", "hashlib", "argparse", "fractions", "google.protobuf.json_format"):
+        assert module not in modules, module
+
+
+def test_a_bot_without_arguments_gets_the_options_its_parser_would_give(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sdk import serve
+
+    monkeypatch.setenv("ARENA_LISTEN", "unix:/tmp/x.sock")
+    monkeypatch.setenv("ARENA_TLS_CERT", "cert.pem")
+    monkeypatch.delenv("ARENA_TLS_KEY", raising=False)
+    monkeypatch.setenv("ARENA_BOT_TOKEN_FILE", "token.txt")
+    parsed = vars(serve._parser().parse_known_args([])[0])
+    assert vars(serve._from_environment()) == parsed
 
 
 def c_names() -> tuple[str, ...]:

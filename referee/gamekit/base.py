@@ -89,7 +89,7 @@ def draw_chance(request: ChanceRequest, rng: ChanceSource) -> ChanceOutcome:
 
     A roll is ``count`` calls of ``randint(1, sides)``; a shuffle shuffles
     ``list(range(size))`` in place. A source whose class sets ``draws_whole_requests``
-    (:class:`~referee.gamekit.fast.FastChance`, for local play and training only) is
+    (:class:`~referee.gamekit.fast_chance.FastChance`, for local play and training only) is
     asked for the whole outcome instead: ``roll(count, sides)``, ``permutation(size)``.
     """
     whole = getattr(type(rng), "draws_whole_requests", False)

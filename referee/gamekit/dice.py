@@ -14,8 +14,11 @@ Nothing here knows about one game's rules; the engines and the bots build on it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from fractions import Fraction
 from math import comb
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 SIDES = 6
 """Faces of a standard die: 1..6."""
@@ -30,6 +33,8 @@ def face_probability(face: int, wild_face: int | None = None) -> Fraction:
     1/6 normally; 1/3 when ``wild_face`` is a different face (it also counts).
     A bid on the wild face itself counts only real dice of that face: 1/6.
     """
+    from fractions import Fraction  # odds only: a bot's start (the engine) never needs it
+
     _check_face(face)
     if wild_face is not None:
         _check_face(wild_face)
@@ -40,6 +45,8 @@ def face_probability(face: int, wild_face: int | None = None) -> Fraction:
 
 def binomial_pmf(i: int, n: int, p: Fraction) -> Fraction:
     """The exact chance that exactly ``i`` of ``n`` trials succeed."""
+    from fractions import Fraction  # lazily, as in face_probability
+
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     if not 0 <= p <= 1:
@@ -54,6 +61,8 @@ def probability_at_least(k: int, n: int, p: Fraction) -> Fraction:
 
     ``k <= 0`` is certain (1); ``k > n`` is impossible (0).
     """
+    from fractions import Fraction  # lazily, as in face_probability
+
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     if not 0 <= p <= 1:
@@ -76,6 +85,8 @@ def count_matching(dice: Iterable[int], face: int, wild_face: int | None = None)
 
 def sum_distribution(n: int) -> dict[int, Fraction]:
     """The exact distribution of the sum of ``n`` fair dice: ``{sum: probability}``."""
+    from fractions import Fraction  # lazily, as in face_probability
+
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     ways: dict[int, int] = {0: 1}
@@ -91,6 +102,8 @@ def sum_distribution(n: int) -> dict[int, Fraction]:
 
 def probability_sum_at_least(target: int, n: int, known: int = 0) -> Fraction:
     """The exact chance that ``known`` plus the sum of ``n`` fair dice is at least ``target``."""
+    from fractions import Fraction  # lazily, as in face_probability
+
     return sum(
         (prob for total, prob in sum_distribution(n).items() if known + total >= target),
         Fraction(0),

@@ -27,7 +27,8 @@ from referee.core.catalogue import get_game
 from referee.gamekit.base import CHANCE, DiceRoll, GameError, Shuffle, check_chance, draw_chance
 from referee.gamekit.cards import POKER_DECK
 from referee.gamekit.dice import FACES
-from referee.gamekit.fast import FastChance, evolver, maker
+from referee.gamekit.fast import evolver, maker
+from referee.gamekit.fast_chance import FastChance
 from referee.gamekit.poker_hands import all_announcements
 from referee.games.dice_poker import engine as dice_poker
 from referee.games.liars_dice.engine import (
