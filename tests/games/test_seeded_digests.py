@@ -68,6 +68,11 @@ VARIANTS: tuple[tuple[str, int, tuple[tuple[str, str], ...]], ...] = (
 
 Case = tuple[str, str, int, int, tuple[tuple[str, str], ...]]
 
+NEEDS_A_SOLVED_TABLE = frozenset({"dice_poker_optimal"})
+"""Roster bots left out: their play reads a value table that ``make dice-poker-table``
+solves (git ignores it), so on a fresh clone they cannot play; the engine paths they
+use are pinned by the other Dice Poker bots."""
+
 
 def bot_class(module: str) -> type[Bot[Any, Any]]:
     loaded = importlib.import_module(f"example_bots.{module}")
@@ -95,7 +100,7 @@ def cases() -> list[Case]:
         roster = get_entry(game).roster
         assert roster is not None
         bots = dict.fromkeys((*roster.ladder, *roster.counter_set))
-        for bot in bots:
+        for bot in (b for b in bots if b not in NEEDS_A_SOLVED_TABLE):
             for seed in SEEDS:
                 found.append((game, bot, roster.table_size, seed, roster.rules))
         if roster.ladder_seats != roster.table_size:
