@@ -11,7 +11,6 @@ import typer
 
 from league.cli import authors, bots, exploit, leagues, match, replay, rolling, serve, sprt
 from league.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, Context, context_of
-from referee.core.catalogue import CatalogueError, entries, get_game
 
 app = typer.Typer(
     name="arena",
@@ -109,6 +108,8 @@ def games_command(
         return
     if game is not None:
         raise typer.BadParameter("a GAME goes with --describe", param_hint="GAME")
+    from referee.core.catalogue import entries, get_game
+
     listing = [
         {
             "name": game.name,
@@ -195,7 +196,12 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    except CatalogueError as error:  # an installed game that does not load, say
+    except ValueError as error:
+        # An installed game that does not load, say. Only a command that used the
+        # catalogue can raise its error, and such a command imported it.
+        catalogue = sys.modules.get("referee.core.catalogue")
+        if catalogue is None or not isinstance(error, catalogue.CatalogueError):
+            raise
         typer.echo(f"error: {error}", err=True)
         sys.exit(EXIT_USAGE)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from referee.gamekit.base import GameError
+from referee.gamekit.errors import GameError
 from referee.runtime.sandbox_config import DEFAULT_SANDBOX, SandboxConfig, SandboxError
 
 if TYPE_CHECKING:

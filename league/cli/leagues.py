@@ -35,8 +35,6 @@ from league.cli.common import (
     sandbox_config,
     transaction,
 )
-from referee.core.chance import parse_secret
-from referee.core.faults import FaultKind
 from referee.runtime.sandbox_config import SandboxError
 
 if TYPE_CHECKING:
@@ -627,6 +625,7 @@ def verify_command(
     """Check a finished league: the secret matches the published commitment and
     every match's chance outcomes are exactly the deal drawn from it."""
     from league.store.leagues import get_league, verify_league
+    from referee.core.chance import parse_secret
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
@@ -949,6 +948,7 @@ def matches_command(
 ) -> None:
     """List a league's matches (ids for `arena replay`), with filters."""
     from league.store.leagues import get_league, list_matches
+    from referee.core.faults import FaultKind
 
     if fault is not None and fault not in {kind.value for kind in FaultKind}:
         raise fail(

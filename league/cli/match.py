@@ -24,9 +24,7 @@ from league.cli.common import (
     parse_rule_options,
     sandbox_config,
 )
-from referee.core.catalogue import get_game
-from referee.gamekit.base import GameError
-from referee.records.files import write_atomic
+from referee.gamekit.errors import GameError
 
 if TYPE_CHECKING:
     from referee.records.record import MatchRecord
@@ -77,6 +75,8 @@ def match_command(
       2  usage error (bad option, unknown game or rule, bad command line)
       3  the referee aborted the match (the host could not run it; nobody blamed)
     """
+    from referee.core.catalogue import get_game
+    from referee.records.files import write_atomic
     from referee.runtime.match import Limits, MatchSpec, play_match
     from referee.runtime.process import BotSpec
 

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from league.cli.common import fail, transaction
-from referee.gamekit.base import GameError
-from referee.records.files import write_atomic
+from referee.gamekit.errors import GameError
 
 if TYPE_CHECKING:
     from arena.v1 import bot_pb2
@@ -85,6 +84,7 @@ def _verify(record: MatchRecord) -> None:
 
 
 def _write_html(record: MatchRecord, html: Path) -> None:
+    from referee.records.files import write_atomic
     from referee.records.html_replay import render_replay_html
 
     try:

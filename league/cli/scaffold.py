@@ -14,8 +14,6 @@ import keyword
 import re
 from pathlib import Path
 
-from referee.core.catalogue import game_names, get_entry, get_game
-
 
 class ScaffoldError(ValueError):
     """The project cannot be written as asked; the message names the bad input."""
@@ -124,6 +122,8 @@ Register it, then enter it in a league (`arena league create ... --bot {name}`):
 
 def write_project(name: str, game: str, directory: Path, *, force: bool = False) -> list[Path]:
     """Write the bot, its test and its README into ``directory``; return the files."""
+    from referee.core.catalogue import game_names, get_entry, get_game
+
     check_name(name)
     if game not in game_names():
         raise ScaffoldError(f"unknown game {game!r} (known: {', '.join(sorted(game_names()))})")
@@ -162,6 +162,7 @@ def write_project(name: str, game: str, directory: Path, *, force: bool = False)
 def _random_bot(game: str) -> tuple[str, str] | None:
     """``(module, class)`` of the game's random example bot (its roster's), or ``None``
     for a game without example bots: the scaffolded bot then plays itself."""
+    from referee.core.catalogue import get_entry
     from sdk import Bot
 
     roster = get_entry(game).roster

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,8 +10,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from league.cli.common import context_of, fail
-from league.server.auth import KeyError_
-from league.server.throttle import parse_trusted
 
 if TYPE_CHECKING:
     from league.server.state import Server, Settings
@@ -88,7 +85,11 @@ def serve_command(
     Standings pages update by themselves as matches finish, also matches played by
     another process (`arena league run`) on the same database.
     """
+    import logging
+
+    from league.server.auth import KeyError_
     from league.server.serving import make_server
+    from league.server.throttle import parse_trusted
     from league.store.db import redact, resolve_url
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")

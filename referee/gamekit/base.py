@@ -27,28 +27,14 @@ from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
+from referee.gamekit.errors import ChanceError as ChanceError
+from referee.gamekit.errors import GameError as GameError
+from referee.gamekit.errors import IllegalActionError as IllegalActionError
+from referee.gamekit.errors import MalformedActionError as MalformedActionError
+from referee.gamekit.errors import RulesError as RulesError
+
 CHANCE: Final = -1
 """Returned by :meth:`Game.to_act` when the next event is a chance outcome."""
-
-
-class GameError(Exception):
-    """Base of every error raised by the game engines."""
-
-
-class RulesError(GameError):
-    """A rule option or a seat count that the game does not accept."""
-
-
-class MalformedActionError(GameError):
-    """Not an action of this game at all (wrong type, value out of range)."""
-
-
-class IllegalActionError(GameError):
-    """A well-formed action that the rules do not allow at this moment."""
-
-
-class ChanceError(GameError):
-    """A chance outcome that does not fit the request (or no chance is due)."""
 
 
 # ---------------------------------------------------------------------------
