@@ -70,8 +70,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
 
     @property
     def codec(self) -> Codec[Any, Any]:
-        """The game's codec, built on first use: :func:`serve` builds it right after the
-        server starts, so Health answers while it builds (a Play waits for it)."""
+        """The game's codec, built by the first Play (a few milliseconds, once): a bot
+        answers Health without it. The referee builds the same codec, checked against
+        the wire, before it starts any bot."""
         if self._codec is None:
             with self._codec_lock:
                 if self._codec is None:
@@ -241,11 +242,6 @@ def serve(
     if port == 0 and not address.startswith("unix:"):
         raise OSError(f"cannot listen on {address}")
     server.start()
-    try:
-        servicer.codec  # noqa: B018 (built now, after Health can answer; a bad codec still stops the bot)
-    except BaseException:
-        server.stop(None)
-        raise
     return server
 
 
