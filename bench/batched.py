@@ -21,45 +21,22 @@ min-max in the detail.
 
 from __future__ import annotations
 
-import random
 import statistics
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from bench import engine
+from bench.engine import Speed
 from bench.report import Row
 from referee.batched.liars_dice import LiarsDiceBatch
 from referee.core.playout import match_rng
-from referee.gamekit.base import CHANCE, draw_chance
-from referee.games.liars_dice.engine import LIARS_DICE
-
-try:
-    import pyspiel
-except ImportError:  # the bench says so in its row
-    pyspiel = None
 
 BATCH = 1024
 ROUNDS = 3
-OPENSPIEL_RULES: Mapping[str, str] = {**engine.MATCHING_LIARS_DICE, "wild_opening": "keep"}
-"""OpenSpiel's ``liars_dice`` rules exactly (it keeps wilds after an opening bid on 6s)."""
-
-
-@dataclass(frozen=True)
-class Speed:
-    decisions: int
-    matches: int
-    seconds: float
-
-    @property
-    def decisions_per_s(self) -> float:
-        return self.decisions / self.seconds
-
-    @property
-    def matches_per_s(self) -> float:
-        return self.matches / self.seconds
+OPENSPIEL_RULES: Mapping[str, str] = engine.MATCHING_LIARS_DICE
+"""OpenSpiel's ``liars_dice`` rules exactly (the engine section's)."""
 
 
 def batched_speed(budget_s: float, seed: int = 0, batch: int = BATCH) -> Speed:
@@ -77,45 +54,14 @@ def batched_speed(budget_s: float, seed: int = 0, batch: int = BATCH) -> Speed:
 
 
 def openspiel_speed(budget_s: float, seed: int = 0) -> Speed:
-    """pyspiel's ``liars_dice`` (5 dice), random playouts, decisions counted."""
-    assert pyspiel is not None
-    game = pyspiel.load_game("liars_dice", {"numdice": engine.OPENSPIEL_DICE})
-    chooser = random.Random(seed)
-    decisions = matches = 0
-    began = time.perf_counter()
-    while matches < 5 or time.perf_counter() - began < budget_s:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[chooser.randrange(len(outcomes))][0])
-                continue
-            legal = state.legal_actions()
-            state.apply_action(legal[chooser.randrange(len(legal))])
-            decisions += 1
-        matches += 1
-    return Speed(decisions, matches, time.perf_counter() - began)
+    """pyspiel's ``liars_dice`` (5 dice), random playouts: the engine section's loop."""
+    return engine.openspiel_loop(budget_s, seed=seed)
 
 
 def scalar_speed(budget_s: float, seed: int = 0) -> Speed:
-    """Our engine, random playouts, decisions counted."""
-    game = LIARS_DICE
-    rules = game.parse_rules(dict(OPENSPIEL_RULES))
-    chooser = random.Random(seed)
-    decisions = matches = 0
-    began = time.perf_counter()
-    while matches < 5 or time.perf_counter() - began < budget_s:
-        rng = match_rng(seed * 1_000_003 + matches)
-        state = game.new_game(rules, 2)
-        while (actor := game.to_act(state)) is not None:
-            if actor == CHANCE:
-                state = game.apply_chance(state, draw_chance(game.chance_request(state), rng))
-                continue
-            legal = game.legal_actions(game.observe(state, actor))
-            state = game.transition(state, actor, legal[chooser.randrange(len(legal))])
-            decisions += 1
-        matches += 1
-    return Speed(decisions, matches, time.perf_counter() - began)
+    """Our engine, random playouts, decisions counted: the engine section's raw loop,
+    with the referee's seeded chance stream."""
+    return engine.raw_loop("liars_dice", OPENSPIEL_RULES, budget_s, seed=seed, chance=match_rng)
 
 
 def _spread(values: list[float]) -> str:
@@ -128,7 +74,8 @@ def batched_rows(budget_s: float, rounds: int = ROUNDS, batch: int = BATCH) -> l
         "batched": lambda budget, seed: batched_speed(budget, seed, batch),
         "scalar": scalar_speed,
     }
-    if pyspiel is not None:
+    have_openspiel = engine.openspiel_available()
+    if have_openspiel:
         sides["openspiel"] = openspiel_speed
     runs: dict[str, list[Speed]] = {name: [] for name in sides}
     for round_ in range(max(rounds, 3)):
@@ -147,7 +94,7 @@ def batched_rows(budget_s: float, rounds: int = ROUNDS, batch: int = BATCH) -> l
         )
     ]
     rows.append(_ratio("ours scalar", runs["scalar"], ours, 200, batch))
-    if pyspiel is None:
+    if not have_openspiel:
         rows.append(
             Row(
                 "batched",

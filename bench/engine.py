@@ -32,7 +32,7 @@ from referee.core.catalogue import get_codec, get_entry, get_game
 from referee.core.digests import state_digester
 from referee.core.driver import MatchDriver
 from referee.core.playout import match_rng
-from referee.gamekit.base import CHANCE, draw_chance
+from referee.gamekit.base import CHANCE, ChanceSource, draw_chance
 from referee.gamekit.fast_chance import FastChance
 from referee.records.record import FORMAT_VERSION, RecordedEvent
 from referee.runtime.match import action_json
@@ -227,20 +227,27 @@ class Speed:
 
 
 def raw_loop(
-    game_name: str, rules: Mapping[str, str], budget_s: float, *, seats: int = 2, seed: int = 0
+    game_name: str,
+    rules: Mapping[str, str],
+    budget_s: float,
+    *,
+    seats: int = 2,
+    seed: int = 0,
+    chance: Callable[[int], ChanceSource] = FastChance,
 ) -> Speed:
-    """Our engine driven directly, as a training loop would, for about ``budget_s``."""
+    """Our engine driven directly, as a training loop would, for about ``budget_s``;
+    match ``m``'s chance from ``chance(seed * 1_000_003 + m)``."""
     game = get_game(game_name)
     parsed = game.parse_rules(dict(rules))
     chooser = random.Random(seed)
     decisions = matches = 0
     began = time.perf_counter()
     while matches < 5 or time.perf_counter() - began < budget_s:
-        chance = FastChance(seed * 1_000_003 + matches)
+        source = chance(seed * 1_000_003 + matches)
         state = game.new_game(parsed, seats)
         while (actor := game.to_act(state)) is not None:
             if actor == CHANCE:
-                state = game.apply_chance(state, draw_chance(game.chance_request(state), chance))
+                state = game.apply_chance(state, draw_chance(game.chance_request(state), source))
                 continue
             legal = game.legal_actions(game.observe(state, actor))
             state = game.transition(state, actor, legal[chooser.randrange(len(legal))])

@@ -150,17 +150,7 @@ class InstantBot:
         return ready
 
     def handler(self) -> grpc.GenericRpcHandler:
-        return grpc.method_handlers_generic_handler(
-            SERVICE,
-            {
-                "Health": grpc.unary_unary_rpc_method_handler(
-                    self.health, request_deserializer=_identity, response_serializer=_identity
-                ),
-                "Play": grpc.stream_stream_rpc_method_handler(
-                    self.play, request_deserializer=_identity, response_serializer=_identity
-                ),
-            },
-        )
+        return _handler(self.health, self.play)
 
 
 class AioInstantBot(InstantBot):
@@ -186,17 +176,7 @@ class AioInstantBot(InstantBot):
                 return
 
     def handler(self) -> grpc.GenericRpcHandler:
-        return grpc.method_handlers_generic_handler(
-            SERVICE,
-            {
-                "Health": grpc.unary_unary_rpc_method_handler(
-                    self.aio_health, request_deserializer=_identity, response_serializer=_identity
-                ),
-                "Play": grpc.stream_stream_rpc_method_handler(
-                    self.aio_play, request_deserializer=_identity, response_serializer=_identity
-                ),
-            },
-        )
+        return _handler(self.aio_health, self.aio_play)
 
 
 async def serve_aio(address: str, sleep_s: float, prepared: Prepared) -> None:
@@ -208,6 +188,21 @@ async def serve_aio(address: str, sleep_s: float, prepared: Prepared) -> None:
     while os.getppid() == parent:  # the referee is gone: do not linger
         await asyncio.sleep(0.5)
     await server.stop(0)
+
+
+def _handler(health: Any, play: Any) -> grpc.GenericRpcHandler:
+    """``arena.v1.BotService`` with bytes in and out (sync or grpc.aio behaviours)."""
+    return grpc.method_handlers_generic_handler(
+        SERVICE,
+        {
+            "Health": grpc.unary_unary_rpc_method_handler(
+                health, request_deserializer=_identity, response_serializer=_identity
+            ),
+            "Play": grpc.stream_stream_rpc_method_handler(
+                play, request_deserializer=_identity, response_serializer=_identity
+            ),
+        },
+    )
 
 
 def _custom(start: bot_pb2.MatchStart) -> bool:

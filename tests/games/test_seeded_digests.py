@@ -17,8 +17,6 @@ tests/games/test_seeded_digests.py`` and review the diff.
 from __future__ import annotations
 
 import hashlib
-import importlib
-import inspect
 import json
 import os
 from pathlib import Path
@@ -26,11 +24,11 @@ from typing import Any
 
 import pytest
 
+from league.execution.counters import bot_class
 from referee.core.catalogue import get_codec, get_entry, get_game
 from referee.core.digests import StateDigester, canonical, repr_form, state_digest
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent
-from sdk import Bot
 from sdk.local import play_local
 
 PINNED = Path(__file__).with_name("seeded_digests.json")
@@ -72,23 +70,6 @@ NEEDS_A_SOLVED_TABLE = frozenset({"dice_poker_optimal"})
 """Roster bots left out: their play reads a value table that ``make dice-poker-table``
 solves (git ignores it), so on a fresh clone they cannot play; the engine paths they
 use are pinned by the other Dice Poker bots."""
-
-
-def bot_class(module: str) -> type[Bot[Any, Any]]:
-    loaded = importlib.import_module(f"example_bots.{module}")
-    classes = [
-        value
-        for value in vars(loaded).values()
-        if inspect.isclass(value)
-        and issubclass(value, Bot)
-        and value.__module__ == loaded.__name__
-        and getattr(value, "game", None)
-    ]
-    if len(classes) > 1:
-        kind = module.rsplit("_", 1)[-1]
-        classes = [c for c in classes if c.__name__.lower().startswith(kind)]
-    assert len(classes) == 1, (module, classes)
-    return classes[0]
 
 
 def cases() -> list[Case]:
