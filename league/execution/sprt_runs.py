@@ -33,18 +33,20 @@ class SprtSummary:
 
 class SprtSchedule:
     """The test's :class:`~league.execution.league_run.ScheduleSource`: more pairs
-    until it decides."""
+    until it decides (with ``decide=False``: until ``max_pairs``, for ``bench/no_lean.py``)."""
 
-    def __init__(self, engine: Engine, name: str) -> None:
+    def __init__(self, engine: Engine, name: str, *, decide: bool = True) -> None:
         self.engine = engine
         self.name = name
+        self.decide = decide
 
     async def pace(self) -> None:
         """No rate limit: a test plays as fast as its concurrency allows."""
 
     async def more(self) -> list[PendingMatch]:
         with session_scope(self.engine) as session:
-            return extend_pairs(session=session, league=get_league(session=session, name=self.name))
+            league = get_league(session=session, name=self.name)
+            return extend_pairs(session=session, league=league, decide=self.decide)
 
 
 async def run_sprt(

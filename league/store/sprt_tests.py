@@ -225,15 +225,15 @@ def _scheduled_pairs(*, session: Session, league: LeagueRow) -> int:
     return 0 if last_round is None else last_round + 1
 
 
-def extend_pairs(*, session: Session, league: LeagueRow) -> list[PendingMatch]:
-    """Schedule the next pairs, or none once the test has decided or reached
+def extend_pairs(*, session: Session, league: LeagueRow, decide: bool = True) -> list[PendingMatch]:
+    """Schedule the next pairs, or none once the test has decided (``decide``; without
+    it, pairs go on to ``max_pairs``, as ``bench/no_lean.py`` plays them) or reached
     ``max_pairs``. Pair ``P`` is round ``P``, group ``p{P}``: position ``2P`` seats
     NEW first, ``2P + 1`` seats OLD first, both on the group's deal."""
     settings = sprt_settings(league)
-    state = sprt_state(session=session, league=league)
-    if state.decision != "continue":
+    if decide and sprt_state(session=session, league=league).decision != "continue":
         return []
-    first = state.scheduled_pairs
+    first = _scheduled_pairs(session=session, league=league)
     count = min(max(1, settings.concurrency // 2), settings.max_pairs - first)
     new = session.get(BotRow, settings.new_bot)
     old = session.get(BotRow, settings.old_bot)

@@ -39,6 +39,10 @@ class Lease:
     """Deal groups this process has played (a pool never reuses it within one)."""
     uses: int = 0
     """Matches this process has been leased for."""
+    slot: int = -1
+    """Which of a warm pool's live processes of this bot it is (0, 1, …: the lowest
+    number no other live process of the bot holds; -1 outside a pool). A match
+    record notes it (``meta["pool_slots"]``) so a lean by pool slot can be looked for."""
 
     def log(self, limit: int = 64 << 10) -> bytes:
         """What the bot wrote during this lease (at most ``limit`` bytes, the end kept)."""

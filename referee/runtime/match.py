@@ -502,8 +502,18 @@ class _Table:
             reason=reason,
             places=outcome.places,
             scores=outcome.scores,
-            meta={"error": aborted} if aborted else {},
+            meta=_meta(self.seats, aborted),
         )
+
+
+def _meta(seats: Sequence[_Seat], aborted: str) -> dict[str, Any]:
+    """The record's ``meta``: the referee's error of an aborted match, and the warm-pool
+    slot each seat's process held (:attr:`Lease.slot`) when every seat had one."""
+    meta: dict[str, Any] = {"error": aborted} if aborted else {}
+    slots = [seat.lease.slot if seat.lease is not None else -1 for seat in seats]
+    if slots and min(slots) >= 0:
+        meta["pool_slots"] = slots
+    return meta
 
 
 def _ending(

@@ -62,6 +62,8 @@ class WarmPool:
         self.reused = 0
         self.parked = 0
         """Times a process was parked (for tests and benchmarks)."""
+        self._slots: dict[BotSpec, set[int]] = {}
+        """The :attr:`Lease.slot` numbers held by live processes, by bot."""
 
     @asynccontextmanager
     async def lease(
@@ -146,9 +148,13 @@ class WarmPool:
             spec, startup_s, stop_grace_s=self.stop_grace_s, sandbox=self.sandbox
         )
         self.started += 1
+        held = self._slots.setdefault(spec, set())
+        leased.slot = min(set(range(len(held) + 1)) - held)
+        held.add(leased.slot)
         return leased
 
     async def _discard(self, leased: Lease) -> None:
+        self._slots.get(leased.spec, set()).discard(leased.slot)
         await release(leased, self.stop_grace_s)
 
     async def aclose(self) -> None:
