@@ -14,8 +14,14 @@ What it models, and why:
   see them when we accept, and when a challenge reveals them): with dice that
   beat the hand to beat it names its true hand, inflates it by one to three
   steps (rate ``inflate``) or understates it; with dice that do not beat it, it
-  must lie, and names the smallest legal hand (rate ``minimal``) or one a little
-  higher. Bayes' rule over the enumerated dice then gives the chance the claim is
+  must lie, and names the smallest legal hand (rate ``minimal``) or one higher.
+  *How far* it inflates, and how far above the smallest legal hand it lies, are
+  learned too (:class:`GapModel`: pseudo-counts per gap in ranks, a prior that
+  expects small gaps — 1..3 steps of inflation, 1..5 ranks of lying — but gives
+  every gap up to the top hand a nonzero likelihood, plus one count per gap seen).
+  Until issue 31 lies above those spreads had likelihood 0, and a bot that lied
+  just past them was believed whenever a true hand could explain its claim.
+  Bayes' rule over the enumerated dice then gives the chance the claim is
   true — much sharper than "could it have been reached", which is all the
   heuristic asks.
 * **How the opponent answers**, a challenge rate per bin of the claim's
@@ -64,10 +70,18 @@ from sdk.liars_poker_dice import (
 )
 
 NUM_HANDS = len(ALL_HANDS)
+MAX_GAP = NUM_HANDS - 1
+"""The largest gap in ranks a claim can have above anything (the bottom hand to the top)."""
 INFLATE_STEPS = 3
-"""A truthful declarer that inflates is modelled as adding 1..3 steps."""
+"""The prior expects a truthful declarer that inflates to add 1..3 steps."""
 LIE_SPREAD = 5
-"""A forced liar that does not name the minimal hand is modelled as naming one of the next 5."""
+"""The prior expects a forced liar that does not name the minimal hand to name one of
+the next 5."""
+TAIL_WEIGHT = 0.05
+"""Pseudo-counts the prior spreads over every gap beyond its spread, all together
+(the gaps within it get 1 each): about 1 % of the prior's mass, so a truthful
+opponent changes nothing, while one gap seen beyond the spread weighs as much as
+a gap within it."""
 CONTINUE = 0.5
 """Value of a round that goes on past the next answer (no better estimate at hand)."""
 FACING_TRUTH = 0.4
@@ -80,6 +94,48 @@ BIN_PRIOR = (0.85, 0.6, 0.3, 0.1)
 """Prior challenge rate per bin: a sensible opponent challenges implausible claims."""
 
 
+class GapError(ValueError):
+    """A gap or spread outside 1..``MAX_GAP``."""
+
+
+@dataclass(slots=True)
+class GapModel:
+    """How far above a base rank a declarer goes, learned: Dirichlet pseudo-counts
+    per gap ``1..MAX_GAP``.
+
+    The prior gives each gap ``1..spread`` one count and spreads ``TAIL_WEIGHT``
+    evenly over the rest, so no gap ever has likelihood 0; every gap seen adds one.
+    """
+
+    counts: list[float]
+    _prefix: list[float] | None = None
+
+    @classmethod
+    def prior(cls, spread: int, tail: float = TAIL_WEIGHT) -> GapModel:
+        if not 1 <= spread < MAX_GAP:
+            raise GapError(f"spread must be in 1..{MAX_GAP - 1}, got {spread}")
+        share = tail / (MAX_GAP - spread)
+        return cls([0.0] + [1.0 if gap <= spread else share for gap in range(1, MAX_GAP + 1)])
+
+    def probability(self, gap: int, largest: int) -> float:
+        """P(gap | the gap is one of ``1..largest``), the legal ones."""
+        if not 1 <= gap <= largest:
+            return 0.0
+        prefix = self._prefix
+        if prefix is None:
+            prefix = [0.0]
+            for count in self.counts[1:]:
+                prefix.append(prefix[-1] + count)
+            self._prefix = prefix
+        return self.counts[gap] / prefix[min(largest, MAX_GAP)]
+
+    def observe(self, gap: int) -> None:
+        if not 1 <= gap <= MAX_GAP:
+            raise GapError(f"gap must be in 1..{MAX_GAP}, got {gap}")
+        self.counts[gap] += 1.0
+        self._prefix = None
+
+
 @dataclass(slots=True)
 class OpponentModel:
     """What we believe about the opponent's declaring and answering habits."""
@@ -87,6 +143,10 @@ class OpponentModel:
     inflate: Rate = field(default_factory=lambda: Rate(0.2))
     understate: Rate = field(default_factory=lambda: Rate(0.1))
     minimal: Rate = field(default_factory=lambda: Rate(0.6))
+    inflate_gap: GapModel = field(default_factory=lambda: GapModel.prior(INFLATE_STEPS))
+    """Steps above its true hand when it inflates."""
+    lie_gap: GapModel = field(default_factory=lambda: GapModel.prior(LIE_SPREAD))
+    """Ranks above the smallest legal hand when it is forced to lie and does not name it."""
     challenge_by_bin: list[Rate] = field(default_factory=lambda: [Rate(p) for p in BIN_PRIOR])
     challenge_truth: Rate = field(default_factory=lambda: Rate(0.25))
     challenge_lie: Rate = field(default_factory=lambda: Rate(0.5))
@@ -101,26 +161,32 @@ class OpponentModel:
             below = true - beat - 1
             if declared == true:
                 return 1.0 - inflate - (understate if below else 0.0)
-            if true < declared <= true + INFLATE_STEPS:
-                return inflate / INFLATE_STEPS
+            if declared > true:
+                return inflate * self.inflate_gap.probability(declared - true, MAX_GAP - true)
             if beat < declared < true:
                 return understate / below
             return 0.0
         minimal = self.minimal.mean
         if declared == beat + 1:
             return minimal
-        if beat + 1 < declared <= beat + 1 + LIE_SPREAD:
-            return (1.0 - minimal) / LIE_SPREAD
+        if declared > beat + 1:
+            return (1.0 - minimal) * self.lie_gap.probability(
+                declared - beat - 1, MAX_GAP - beat - 1
+            )
         return 0.0
 
     def observe_declaration(self, declared: int, true: int, beat: int) -> None:
         """Update the declaring habits from one declaration whose dice we saw."""
         if true > beat:
             self.inflate.observe(declared > true)
+            if declared > true:
+                self.inflate_gap.observe(declared - true)
             if true - beat > 1:
                 self.understate.observe(declared < true)
         else:
             self.minimal.observe(declared == beat + 1)
+            if declared > beat + 1:
+                self.lie_gap.observe(declared - beat - 1)
 
     def challenge_rate(self, plausibility: float) -> float:
         return self.challenge_by_bin[_bin(plausibility)].mean
@@ -354,23 +420,8 @@ class StrongLiarsPokerDiceBot(Bot[Observation, Action]):
         beat = _previous_rank(steps, declared_at)
         passed = self._passed_dice(observation, declared_at)
         rerolled = observation.last_reroll_count
-        outcomes = opponent_outcomes(
-            passed, rerolled if rerolled is not None else 5, beat if passed is not None else -1
-        )
-        model = self.model
-        p_true = truth_probability(outcomes, declared, beat, model)
-        win_truthful = model.challenge_truth.mean + (1 - model.challenge_truth.mean) * CONTINUE
-        win_lying = (1.0 - model.challenge_lie.mean) * CONTINUE
-        total = accept_value = 0.0
-        for dice, r, p in outcomes:
-            weight = p * model.declare_likelihood(declared, r, beat)
-            if weight <= 0.0:
-                continue
-            chance = beat_chance(dice, declared, observation.min_reroll)
-            total += weight
-            accept_value += weight * (chance * win_truthful + (1.0 - chance) * win_lying)
-        accept_value = accept_value / total if total else 0.0
-        return Challenge() if 1.0 - p_true > accept_value else Accept()
+        challenge = challenges(self.model, passed, rerolled, declared, beat, observation.min_reroll)
+        return Challenge() if challenge else Accept()
 
     def _passed_dice(self, observation: Observation, declared_at: int) -> tuple[int, ...] | None:
         """The dice we passed before the opponent's declaration at ``declared_at``."""
@@ -384,6 +435,41 @@ class StrongLiarsPokerDiceBot(Bot[Observation, Action]):
         self._passed[(len(observation.rounds), len(observation.steps))] = tuple(
             sorted(observation.dice)
         )
+
+
+def challenges(
+    model: OpponentModel,
+    passed: tuple[int, ...] | None,
+    rerolled: int | None,
+    declared: int,
+    beat: int,
+    min_reroll: int,
+) -> bool:
+    """Whether the bot challenges a declaration of rank ``declared`` (not the top hand,
+    which it always challenges) over rank ``beat``.
+
+    ``passed`` are the sorted dice it declared on and passed to the declarer (``None``
+    when the declarer opened the round on a fresh throw); ``rerolled`` the declarer's
+    public re-roll count. Everything here is public to the declarer too, except
+    ``model``, which it can mirror from the rounds it sees: a counter bot may call
+    this to find the claims the bot accepts.
+    """
+    outcomes = opponent_outcomes(
+        passed, rerolled if rerolled is not None else 5, beat if passed is not None else -1
+    )
+    p_true = truth_probability(outcomes, declared, beat, model)
+    win_truthful = model.challenge_truth.mean + (1 - model.challenge_truth.mean) * CONTINUE
+    win_lying = (1.0 - model.challenge_lie.mean) * CONTINUE
+    total = accept_value = 0.0
+    for dice, r, p in outcomes:
+        weight = p * model.declare_likelihood(declared, r, beat)
+        if weight <= 0.0:
+            continue
+        chance = beat_chance(dice, declared, min_reroll)
+        total += weight
+        accept_value += weight * (chance * win_truthful + (1.0 - chance) * win_lying)
+    accept_value = accept_value / total if total else 0.0
+    return 1.0 - p_true > accept_value
 
 
 def _previous_rank(steps: tuple[Step, ...], index: int) -> int:

@@ -16,19 +16,43 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from bench import counters as counters_cli
 from bench.roster import roster
 from example_bots.cockroach_poker_truthful import TruthfulCockroachPokerBot
+from example_bots.liars_dice_posterior import PosteriorLiarsDiceBot
+from example_bots.liars_dice_posterior_counter import (
+    PosteriorCounterLiarsDiceBot,
+    simulated_view,
+)
+from example_bots.liars_poker_dice_past_cutoff import PastCutoffLiarsPokerDiceBot
 from example_bots.liars_poker_dice_rule_out import RuleOutLiarsPokerDiceBot
+from example_bots.liars_poker_dice_strong import (
+    LIE_SPREAD,
+    MAX_GAP,
+    TAIL_WEIGHT,
+    GapError,
+    GapModel,
+    OpponentModel,
+    StrongLiarsPokerDiceBot,
+    challenges,
+)
+from example_bots.liars_poker_dice_strong_counter import (
+    StrongCounterLiarsPokerDiceBot,
+    previous_rank,
+    threshold_claim,
+)
 from example_bots.liars_poker_rule_out import ruled_out
 from league.execution import counters
 from league.execution.counters import bot_class
 from referee.core.catalogue import Roster
+from sdk.liars_dice import Bid
+from sdk.liars_dice import Challenge as LiarsDiceChallenge
 from sdk.liars_poker import Announcement, Category, parse_cards
-from sdk.liars_poker_dice import evaluate
+from sdk.liars_poker_dice import ALL_HANDS, Challenge, Declare, StepKind, evaluate, rank
 from sdk.local import play_local
 
 VARIANTS: dict[str, list[tuple[Mapping[str, str], int]]] = {
@@ -205,3 +229,138 @@ def test_liars_poker_dice_rule_out_challenges_only_unreachable_declarations(
     bot._passed = (2, 2, 3, 4, 5)
     observation = SimpleNamespace(last_declaration=evaluate(claimed), last_reroll_count=rerolled)
     assert type(bot._answer(observation)).__name__ == answer  # type: ignore[arg-type]
+
+
+# -- counters that run the strong bot's own code (issue 31) ----------------------------
+
+
+def test_the_lie_model_learns_a_gap_beyond_the_old_spread() -> None:
+    """Hand-checked: forced lie over rank 10, so the smallest legal claim is 11 and a
+    claim of 19 is 8 ranks above it. The prior: gaps 1..5 one count each, 0.05 spread
+    over the other 65 legal-or-not gaps 6..70; legal gaps here are 1..60."""
+    model = OpponentModel()
+    share = TAIL_WEIGHT / (MAX_GAP - 5)
+    legal_mass = 5 + share * (60 - 5)
+    before = model.declare_likelihood(declared=19, true=3, beat=10)
+    assert before == pytest.approx((1 - 0.6) * share / legal_mass)
+    assert before > 0  # the old model gave it 0
+    model.observe_declaration(declared=19, true=3, beat=10)
+    # minimal: Beta(0.6 x 2 pseudo-counts) + one miss = 1.2 / 3; gap 8 now 1 + share.
+    after = model.declare_likelihood(declared=19, true=3, beat=10)
+    assert after == pytest.approx((1 - 1.2 / 3) * (1 + share) / (legal_mass + 1))
+    assert after > 100 * before
+
+
+def test_the_inflation_model_learns_a_gap_too() -> None:
+    model = OpponentModel()
+    before = model.declare_likelihood(declared=30, true=20, beat=10)  # 10 steps inflated
+    assert 0 < before < 1e-3
+    model.observe_declaration(declared=30, true=20, beat=10)
+    assert model.declare_likelihood(declared=30, true=20, beat=10) > 50 * before
+
+
+def test_a_gap_outside_the_table_is_a_named_error() -> None:
+    with pytest.raises(GapError, match="72"):
+        GapModel.prior(LIE_SPREAD).observe(72)
+
+
+@pytest.mark.parametrize("beat", [10, 40, 64, 69, 70])
+def test_past_cutoff_lies_just_past_the_old_spread(beat: int) -> None:
+    bot = PastCutoffLiarsPokerDiceBot()
+    claim = rank(bot._declaration((1, 2, 3, 4, 6), ALL_HANDS[beat]))  # a bust: must lie
+    assert claim == (min(beat + 7, 70) if beat < 70 else 71)
+
+
+@pytest.mark.parametrize(
+    ("passed", "rerolled", "beat", "true"),
+    [
+        (None, None, -1, rank(evaluate((2, 2, 3, 4, 6)))),
+        ((2, 2, 3, 4, 5), 3, rank(evaluate((2, 2, 3, 4, 5))), rank(evaluate((1, 1, 1, 4, 5)))),
+        ((6, 6, 3, 3, 1), 1, rank(evaluate((6, 6, 3, 3, 1))), rank(evaluate((6, 6, 3, 3, 1)))),
+    ],
+)
+def test_the_strong_counter_declares_at_the_strong_bots_threshold(
+    passed: tuple[int, ...] | None, rerolled: int | None, beat: int, true: int
+) -> None:
+    """The claim is one the strong bot's own rule accepts, and it challenges every
+    higher claim (below the top hand), unless the claim is true and challenged."""
+    model = OpponentModel()
+    claim = threshold_claim(model, passed, rerolled, true, beat, 0)
+    accepted = not challenges(model, passed, rerolled, claim, beat, 0)
+    if accepted:
+        assert all(challenges(model, passed, rerolled, r, beat, 0) for r in range(claim + 1, 71))
+    else:
+        assert claim <= true
+
+
+def test_the_strong_counter_predicts_every_answer_of_the_strong_bot() -> None:
+    """Its mirror of the strong bot's model stays exact over whole matches: each
+    declaration's predicted answer is the one the strong bot gives."""
+    predicted: list[bool] = []
+    given: list[bool] = []
+
+    class Counter(StrongCounterLiarsPokerDiceBot):
+        def act(self, observation: Any) -> Any:
+            action = super().act(observation)
+            if isinstance(action, Declare) and action.hand != ALL_HANDS[-1]:
+                steps = observation.steps
+                ours = any(s.kind is StepKind.ACCEPT and s.seat == observation.seat for s in steps)
+                predicted.append(
+                    challenges(
+                        self.mirror,
+                        self._received if ours else None,
+                        observation.last_reroll_count if ours else None,
+                        rank(action.hand),
+                        previous_rank(steps, len(steps)),
+                        observation.min_reroll,
+                    )
+                )
+            return action
+
+    class Strong(StrongLiarsPokerDiceBot):
+        def _answer(self, observation: Any) -> Any:
+            answer = super()._answer(observation)
+            if observation.last_declaration != ALL_HANDS[-1]:
+                given.append(isinstance(answer, Challenge))
+            return answer
+
+    for seed in range(6):
+        play_local("liars_poker_dice", [Counter, Strong], seed=seed)
+        play_local("liars_poker_dice", [Strong, Counter], seed=seed)
+    assert len(given) > 30
+    assert predicted == given
+
+
+def test_the_posterior_counter_simulates_the_posterior_bots_answer_exactly() -> None:
+    """Shown the posterior bot's real hand, the counter's simulated view gives the
+    posterior bot's real answer to each raise (whether it challenges)."""
+    hands: dict[int, tuple[int, ...]] = {}
+    simulated: list[bool] = []
+    real: list[bool] = []
+
+    class Posterior(PosteriorLiarsDiceBot):
+        def act(self, observation: Any) -> Any:
+            hands[observation.round_number] = observation.own_dice
+            answer = super().act(observation)
+            if observation.bids and len(real) < len(simulated):
+                real.append(isinstance(answer, LiarsDiceChallenge))
+            return answer
+
+    class Counter(PosteriorCounterLiarsDiceBot):
+        def act(self, observation: Any) -> Any:
+            action = super().act(observation)
+            hand = hands.get(observation.round_number)
+            if isinstance(action, Bid) and hand is not None:
+                view = simulated_view(observation, action, tuple(sorted(hand)))
+                answer = PosteriorLiarsDiceBot().act(view)
+                simulated.append(isinstance(answer, LiarsDiceChallenge))
+            return action
+
+    rules = {"dice_per_player": "3"}
+    for seed in range(3):
+        play_local("liars_dice", [Posterior, Counter], seed=seed, rules=rules)
+        hands.clear()
+        play_local("liars_dice", [Counter, Posterior], seed=seed, rules=rules)
+        hands.clear()
+    assert len(real) > 10
+    assert simulated[: len(real)] == real

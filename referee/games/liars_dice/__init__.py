@@ -32,6 +32,7 @@ ENTRY = GameEntry(
             "liars_dice_probability_10",
             "liars_dice_probability_20",
             "liars_dice_probability_30",
+            "liars_dice_posterior_counter",
         ),
         exploit_rules=(  # OpenSpiel's liars_dice(numdice=1): docs/exploitability.md
             ("dice_per_player", "1"),

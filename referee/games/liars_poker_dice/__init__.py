@@ -28,6 +28,8 @@ ENTRY = GameEntry(
             "liars_poker_dice_always_challenge",
             "liars_poker_dice_always_bluff",
             "liars_poker_dice_rule_out",
+            "liars_poker_dice_past_cutoff",
+            "liars_poker_dice_strong_counter",
         ),
     ),
     viewer=ViewerSpec(renderer="liars_poker_dice", script=f"{__name__}:viewer.js"),
