@@ -44,7 +44,7 @@ import itertools
 import random
 import secrets
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -341,13 +341,17 @@ class _Prober:
     def __init__(
         self,
         index: TreeIndex,
-        coverage: Coverage,
+        coverage: Coverage | None,
         codec: Codec[Any, Any],
         rng: random.Random,
         chance: _PlannedChance,
+        steer: Mapping[int, Sequence[float]] | None = None,
     ) -> None:
         self.index = index
         self.coverage = coverage
+        self.steer = steer
+        """Steered rounds: the prober's policy by information set (uniform where it
+        has none), chance secret; ``None``: aim at the coverage's pending nodes."""
         self.codec = codec
         self.rng = rng
         self.chance = chance
@@ -368,6 +372,7 @@ class _Prober:
             self.on_path = set()
             return
         infoset = self.index.tree.infoset[target]
+        assert self.coverage is not None  # aiming needs the coverage
         self.coverage.reserved[infoset] = self.coverage.reserved.get(infoset, 0) + 1
         self.aimed.append(infoset)
         planned: list[int] = []
@@ -380,6 +385,8 @@ class _Prober:
         self.chance.plan(planned)
 
     def release(self) -> None:
+        if self.coverage is None:
+            return
         reserved = self.coverage.reserved
         for infoset in self.aimed:
             reserved[infoset] -= 1
@@ -395,7 +402,12 @@ class _Prober:
         if infoset is None:  # a view the wire does not give back whole: play on at random
             return self.rng.choice(tree.game.legal_actions(observation))
         actions = tree.infosets[infoset].actions
-        if self.filler:
+        if self.steer is not None:
+            weights = self.steer.get(infoset)
+            if weights is None:
+                return self.rng.choice(actions)
+            return self.rng.choices(actions, weights=weights)[0]
+        if self.filler or self.coverage is None:
             return self.rng.choice(actions)
         here = self.index.members_within(infoset, self.known)
         if len(here) > 1 and self.chance.followed:
@@ -650,6 +662,75 @@ async def probe_by_matches(
     # only where the kept answers lead: a match may have gone elsewhere through an
     # answer beyond the first K (no reach under the estimate)
     return [{i: c.answers[i] for i in c.found} for c in coverages]
+
+
+@dataclass(frozen=True, slots=True)
+class SteeredRound:
+    """One round of ``arena exploit``'s adaptive sampling: how many matches, and the
+    prober's policy as each seat (information set -> action weights; uniform where
+    it has none)."""
+
+    matches: int
+    steer: tuple[Mapping[int, Sequence[float]], Mapping[int, Sequence[float]]]
+
+
+OnMatch = Callable[[int, int, list[tuple[int, int]]], None]
+"""Told of each match played: its half (0 or 1, fixed when the match starts), the
+bot's seat, and the decisions (information set, action index) in order."""
+
+
+async def play_steered_rounds(
+    spec: BotSpec,
+    tree: GameTree,
+    codec: Codec[Any, Any],
+    settings: MatchProbeSettings,
+    next_round: Callable[[], SteeredRound | None],
+    on_match: OnMatch,
+    *,
+    deadline: float | None = None,
+    index: TreeIndex | None = None,
+) -> None:
+    """Rounds of matches against the prober playing each round's policy (chance
+    secret, as a match without a key draws), one bot process per worker from one
+    warm pool for the whole run. ``next_round`` is asked after each round (None:
+    stop); ``deadline`` (``trio.current_time()``) stops starting matches, and the
+    round's matches under way finish. Each match's half alternates in the order
+    the matches start, whatever they turn out to show."""
+    index = index or TreeIndex(tree)
+    rng = random.Random(secrets.randbits(64))
+    started = 0
+
+    async def one_match(pool: WarmPool, steer: SteeredRound, half: int) -> None:
+        seat = rng.randrange(2)
+        prober = _Prober(index, None, codec, rng, _PlannedChance(), steer=steer.steer[1 - seat])
+        bots = (spec, PROBER) if seat == 0 else (PROBER, spec)
+        match = _ProbeSpec(settings.game, bots, rules=tree.game.format_rules(tree.rules))
+        launcher = ProbeLauncher(pool, prober, settings.shadow, settings.prober_delay_s)
+        record = await run_match(match, settings.limits, launcher=launcher)
+        _check(record, seat)
+        on_match(half, seat, replay(index, record, codec))
+
+    def out_of_time() -> bool:
+        return deadline is not None and trio.current_time() >= deadline
+
+    pool = WarmPool(sandbox=settings.sandbox)
+    try:
+        while (plan := next_round()) is not None and not out_of_time():
+            last = started + plan.matches
+
+            async def worker(pool: WarmPool, plan: SteeredRound, last: int) -> None:
+                nonlocal started
+                while started < last and not out_of_time():
+                    half = started % 2
+                    started += 1
+                    await one_match(pool, plan, half)
+
+            async with trio.open_nursery() as nursery:
+                for _ in range(settings.workers):
+                    nursery.start_soon(worker, pool, plan, last)
+    finally:
+        with trio.CancelScope(shield=True):
+            await pool.aclose()
 
 
 def _check(record: MatchRecord, seat: int) -> None:
