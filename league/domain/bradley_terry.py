@@ -20,8 +20,10 @@ __all__ = [
     "NoEstimateError",
     "aggregate",
     "bots_of",
+    "difference_sd",
     "fit_bradley_terry",
     "fit_strengths",
+    "fit_with_differences",
     "fit_with_sd",
     "posterior_sd",
     "to_elo",
@@ -246,6 +248,24 @@ def posterior_sd(n: int, pairs: Aggregates, prior: float) -> list[float]:
     ]
 
 
+def difference_sd(n: int, pairs: Aggregates, prior: float) -> list[list[float]]:
+    """The standard deviation, in Elo, of every difference of two ratings under the same
+    normal approximation as :func:`posterior_sd`: ``sqrt(Hᵢᵢ⁻¹ + Hⱼⱼ⁻¹ − 2·Hᵢⱼ⁻¹)``, the
+    pair's own covariance included (two bots that met the same opponents are
+    correlated, so this is not the two marginal intervals combined)."""
+    if n == 0 or (n == 1 and not prior):
+        return [[0.0] * n for _ in range(n)]
+    theta = _maximise(n, pairs, prior)
+    cov = _inverse(_curvature(theta, pairs, prior)[1])
+    return [
+        [
+            math.sqrt(max(0.0, cov[i][i] + cov[j][j] - 2.0 * cov[i][j])) * ELO_PER_NAT
+            for j in range(n)
+        ]
+        for i in range(n)
+    ]
+
+
 def to_elo(names: list[str], theta: list[float], mean: float) -> dict[str, float]:
     elo = [t * ELO_PER_NAT for t in theta]
     shift = mean - math.fsum(elo) / len(elo) if elo else 0.0
@@ -321,3 +341,27 @@ def fit_with_sd(
     ratings = to_elo(names, fit_strengths(len(names), pairs, prior_draws), mean)
     sd = dict(zip(names, posterior_sd(len(names), pairs, prior_draws), strict=True))
     return ratings, sd
+
+
+def fit_with_differences(
+    results: Iterable[MatchResult], *, mean: float = 1500.0, prior_draws: float = PRIOR_DRAWS
+) -> tuple[dict[str, float], dict[str, float], dict[frozenset[str], float]]:
+    """:func:`fit_with_sd`, plus the standard deviation (Elo) of every pair's rating
+    difference (:func:`difference_sd`): what adaptive pairing asks of a pair
+    (:mod:`league.domain.pairing`)."""
+    if prior_draws < 0:
+        raise ValueError(f"prior_draws must not be negative, got {prior_draws}")
+    matches = list(results)
+    names = bots_of(matches)
+    index = {name: i for i, name in enumerate(names)}
+    pairs = aggregate(pair_games(matches), index)
+    ratings = to_elo(names, fit_strengths(len(names), pairs, prior_draws), mean)
+    sd = dict(zip(names, posterior_sd(len(names), pairs, prior_draws), strict=True))
+    table = difference_sd(len(names), pairs, prior_draws)
+    differences = {
+        frozenset((a, b)): table[i][j]
+        for i, a in enumerate(names)
+        for j, b in enumerate(names)
+        if i < j
+    }
+    return ratings, sd, differences

@@ -3,16 +3,17 @@ rolling ladder's (``docs/rolling.md``).
 
 After the league's own pending matches, :class:`AdaptiveSchedule` (the run's
 :class:`~league.execution.league_run.ScheduleSource`) appends batches of duplicate groups
-chosen by :func:`league.store.rolling_ladders.extend_adaptive`: the widest rating interval
-that overlaps a neighbour's, every bot keeping a minimum share. It ends when every
-adjacent pair of ratings is separated at 95%, or at the run's ``max_matches``.
+chosen by :func:`league.store.rolling_ladders.extend_adaptive`: the neighbouring pair
+whose order is least known, every bot keeping a minimum share. It ends when every
+adjacent pair of ratings is ordered at 95% or tied (its difference known at 95% to lie
+within ``±tie_zone`` Elo), or at the run's ``max_matches``.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from league.domain.pairing import MIN_SHARE
+from league.domain.pairing import MIN_SHARE, TIE_ZONE
 from league.store.db import session_scope
 from league.store.leagues import PendingMatch, get_league
 from league.store.registry import LeagueError
@@ -36,7 +37,10 @@ class AdaptiveSchedule:
         *,
         groups: int = ADAPTIVE_GROUPS,
         min_share: float = MIN_SHARE,
+        tie_zone: float = TIE_ZONE,
     ) -> None:
+        if not (tie_zone >= 0 and tie_zone < float("inf")):
+            raise AdaptiveError(f"tie_zone must be a finite number >= 0, got {tie_zone}")
         with session_scope(engine) as session:
             if is_rolling(get_league(session=session, name=name)):
                 raise AdaptiveError(
@@ -47,6 +51,7 @@ class AdaptiveSchedule:
         self.name = name
         self.groups = groups
         self.min_share = min_share
+        self.tie_zone = tie_zone
         self.scheduled = 0
         """Matches appended to the schedule so far."""
 
@@ -54,7 +59,11 @@ class AdaptiveSchedule:
         with session_scope(self.engine) as session:
             league = get_league(session=session, name=self.name)
             batch = extend_adaptive(
-                session=session, league=league, groups=self.groups, min_share=self.min_share
+                session=session,
+                league=league,
+                groups=self.groups,
+                min_share=self.min_share,
+                tie_zone=self.tie_zone,
             )
         self.scheduled += len(batch)
         return batch

@@ -27,19 +27,26 @@ import json
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from league.domain.bradley_terry import fit_with_differences
 from league.domain.pairing import (
     MIN_SHARE,
     SHARE_WINDOW,
+    TIE_ZONE,
     LadderEntry,
+    Pair,
+    adjacent,
     choose_tables,
+    difference_sd,
     settled,
+    tied,
 )
-from league.domain.ratings import EXACT_Z95, PRIOR_DRAWS, fit_with_sd
+from league.domain.ratings import EXACT_Z95, PRIOR_DRAWS
 from league.store.leagues import (
     LeagueSettings,
     PendingMatch,
@@ -85,6 +92,9 @@ class RollingSettings:
     min_share: float = MIN_SHARE
     """Every active entry sits in at least this fraction of the last matches
     (:func:`league.domain.pairing.choose_tables`); 0: no minimum."""
+    tie_zone: float = TIE_ZONE
+    """Indifference zone (Elo): a pair whose difference is known at 95% to lie within
+    ±this is tied and settled (:func:`league.domain.pairing.tied`); 0: no ties."""
 
     def __post_init__(self) -> None:
         if not (self.matches_per_minute > 0 and math.isfinite(self.matches_per_minute)):
@@ -98,6 +108,8 @@ class RollingSettings:
             raise RollingError(f"suspend_after must not be negative, got {self.suspend_after}")
         if not 0.0 <= self.min_share <= 1.0:
             raise RollingError(f"min_share must be between 0 and 1, got {self.min_share}")
+        if not (self.tie_zone >= 0 and math.isfinite(self.tie_zone)):
+            raise RollingError(f"tie_zone must be a finite number >= 0, got {self.tie_zone}")
         if self.placement_matches < 0:
             raise RollingError(
                 f"placement_matches must not be negative, got {self.placement_matches}"
@@ -242,12 +254,26 @@ def _active(rows: list[tuple[EntryRow, BotRow]]) -> list[tuple[EntryRow, BotRow]
     return sorted(active, key=lambda pair: pair[0].id or 0)
 
 
-def ladder_entries(
+@dataclass(frozen=True, slots=True)
+class LadderView:
+    """What :func:`~league.domain.pairing.choose_tables` needs, from the database alone."""
+
+    entries: list[LadderEntry]
+    """The active entries."""
+    recent_total: int
+    """Matches in the share window (the ladder's last
+    :data:`~league.domain.pairing.SHARE_WINDOW`, finished or scheduled)."""
+    differences: dict[Pair, float] = field(default_factory=dict)
+    """Standard deviation (Elo) of each pair's rating difference, from the fit."""
+    pair_recent: Counter[Pair] = field(default_factory=Counter)
+    """Matches of each pair of entries in the share window."""
+
+
+def ladder_view(
     *, session: Session, league: LeagueRow, rows: list[tuple[EntryRow, BotRow]] | None = None
-) -> tuple[list[LadderEntry], int]:
-    """What :func:`~league.domain.pairing.choose_tables` needs, from the database alone:
-    the active entries, and how many matches the share window holds (the ladder's
-    last :data:`~league.domain.pairing.SHARE_WINDOW`, finished or scheduled).
+) -> LadderView:
+    """The active entries with their ratings and intervals, each pair's difference
+    (:func:`league.domain.bradley_terry.fit_with_differences`) and the share window.
 
     ``rows``: the league's entries as already read (:func:`league_bots`). Labels and
     active entries come from one read: a version entered between two reads (a
@@ -255,16 +281,23 @@ def ladder_entries(
     rows = league_bots(session=session, league=league) if rows is None else rows
     labels = labels_of([bot for _, bot in rows])
     results = finished_results(session=session, league=league)
-    ratings, sd = fit_with_sd(results) if results else ({}, {})
+    ratings, sd, differences = fit_with_differences(results) if results else ({}, {}, {})
     seats = session.exec(
-        select(SeatRow.bot_id, MatchRow.position)
+        select(SeatRow.match_id, SeatRow.bot_id, MatchRow.position)
         .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
         .where(MatchRow.league_id == league.id)
     ).all()
-    counts = Counter(bot_id for bot_id, _ in seats)
-    positions = sorted({position for _, position in seats}, reverse=True)[:SHARE_WINDOW]
+    counts = Counter(bot_id for _, bot_id, _ in seats)
+    positions = sorted({position for *_, position in seats}, reverse=True)[:SHARE_WINDOW]
     window = set(positions)
-    recent = Counter(bot_id for bot_id, position in seats if position in window)
+    recent = Counter(bot_id for _, bot_id, position in seats if position in window)
+    tables: dict[int, set[str]] = {}
+    for match_id, bot_id, position in seats:
+        if position in window and bot_id in labels:
+            tables.setdefault(match_id, set()).add(labels[bot_id])
+    pair_recent: Counter[Pair] = Counter(
+        frozenset(pair) for members in tables.values() for pair in combinations(sorted(members), 2)
+    )
     entries = []
     for entry, bot in _active(rows):
         label = labels[bot.id]  # type: ignore[index]
@@ -278,7 +311,38 @@ def ladder_entries(
                 recent=recent.get(bot.id, 0),  # type: ignore[arg-type]
             )
         )
-    return entries, len(window)
+    return LadderView(entries, len(window), differences, pair_recent)
+
+
+def ladder_entries(
+    *, session: Session, league: LeagueRow, rows: list[tuple[EntryRow, BotRow]] | None = None
+) -> tuple[list[LadderEntry], int]:
+    """:func:`ladder_view`'s entries and share window."""
+    view = ladder_view(session=session, league=league, rows=rows)
+    return view.entries, view.recent_total
+
+
+def tied_pairs(
+    *, session: Session, league: LeagueRow, tie_zone: float = TIE_ZONE
+) -> list[tuple[str, str]]:
+    """The neighbouring bots (by rating, lower first) of every finished result of the
+    league whose difference is known at 95% to lie within ``±tie_zone`` Elo
+    (:func:`league.domain.pairing.tied`): what ``league standings`` prints as tied."""
+    results = finished_results(session=session, league=league)
+    if not results or tie_zone <= 0:
+        return []
+    ratings, sd, differences = fit_with_differences(results)
+    entries = [
+        LadderEntry(
+            key=bot, rating=ratings[bot], spread=2.0 * EXACT_Z95 * sd[bot], matches=0, order=i
+        )
+        for i, bot in enumerate(sorted(ratings))
+    ]
+    return [
+        (a.key, b.key)
+        for a, b in adjacent(entries)
+        if tied(b.rating - a.rating, difference_sd(a, b, differences), tie_zone)
+    ]
 
 
 def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch]:
@@ -300,36 +364,48 @@ def extend_schedule(*, session: Session, league: LeagueRow) -> list[PendingMatch
         first=settings.suspend_after,
     )
     rows = league_bots(session=session, league=league)
-    entries, recent_total = ladder_entries(session=session, league=league, rows=rows)
+    view = ladder_view(session=session, league=league, rows=rows)
     tables = choose_tables(
-        entries,
+        view.entries,
         groups=settings.batch_groups,
         table_size=league.table_size,
         placement_matches=settings.placement_matches,
         min_share=settings.min_share,
-        recent_total=recent_total,
+        recent_total=view.recent_total,
+        differences=view.differences,
+        tie_zone=settings.tie_zone,
+        pair_recent=view.pair_recent,
     )
     return write_tables(session=session, league=league, tables=tables, rows=rows)
 
 
 def extend_adaptive(
-    *, session: Session, league: LeagueRow, groups: int, min_share: float = MIN_SHARE
+    *,
+    session: Session,
+    league: LeagueRow,
+    groups: int,
+    min_share: float = MIN_SHARE,
+    tie_zone: float = TIE_ZONE,
 ) -> list[PendingMatch]:
     """``arena league run --adaptive``: append ``groups`` duplicate groups chosen as a
     rolling ladder's are (:func:`~league.domain.pairing.choose_tables`, no placement:
     a fixed league's own schedule places everyone), or nothing once the ratings are
-    :func:`~league.domain.pairing.settled` (every adjacent pair separated at 95%)."""
+    :func:`~league.domain.pairing.settled` (every adjacent pair ordered at 95%, or
+    tied: its difference known at 95% to lie within ``±tie_zone`` Elo)."""
     rows = league_bots(session=session, league=league)
-    entries, recent_total = ladder_entries(session=session, league=league, rows=rows)
-    if settled(entries):
+    view = ladder_view(session=session, league=league, rows=rows)
+    if settled(view.entries, view.differences, tie_zone=tie_zone):
         return []
     tables = choose_tables(
-        entries,
+        view.entries,
         groups=groups,
         table_size=league.table_size,
         placement_matches=0,
         min_share=min_share,
-        recent_total=recent_total,
+        recent_total=view.recent_total,
+        differences=view.differences,
+        tie_zone=tie_zone,
+        pair_recent=view.pair_recent,
     )
     return write_tables(session=session, league=league, tables=tables, rows=rows)
 

@@ -80,7 +80,7 @@ def test_it_stops_once_every_adjacent_pair_is_separated(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prepare(engine)
-    monkeypatch.setattr("league.store.rolling_ladders.settled", lambda entries: True)
+    monkeypatch.setattr("league.store.rolling_ladders.settled", lambda *_, **__: True)
     run = LeagueRun(
         engine,
         "adapt",

@@ -127,10 +127,14 @@ def test_acceptance_most_matches_go_to_the_uncertain_pair_and_nobody_starves(see
     assert set(run.seats) == {"random", "counting", "probability"}
 
 
-def test_settled_when_no_adjacent_intervals_overlap() -> None:
+def test_settled_when_every_adjacent_difference_is_ordered_or_tied() -> None:
     apart = [entry("a", 1000, 100, 50, 1), entry("b", 1200, 100, 50, 2)]
     assert settled(apart)
-    assert not settled([*apart, entry("c", 1290, 100, 50, 3)])  # b–c overlap by 10
+    # b–c: 60 apart; without the fit's differences the sd of the difference is the
+    # marginal ones combined, hypot(100, 100)/3.92 = 36.08, so 60 < 1.96·36.08 = 70.7.
+    assert not settled([*apart, entry("c", 1260, 100, 50, 3)])
+    # The fit's own sd of the difference (covariance included) decides: 25 → ±49.
+    assert settled([*apart, entry("c", 1260, 100, 50, 3)], {frozenset("bc"): 25.0})
     assert settled([entry("a", 1000, 100, 50, 1)])
 
 
