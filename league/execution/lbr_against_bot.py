@@ -93,10 +93,30 @@ class LowerBound:
         return Interval.of([pair[seat] for pair in self.payoffs])
 
     @property
+    def per_deal(self) -> list[float]:
+        """Each deal's mean over the two seats: what :attr:`bound` averages.
+
+        Hook for luck adjustment (issue 31, item 1, ``league/domain/luck*.py``):
+        a control variate with mean zero per deal (AIVAT's chance terms) may be
+        subtracted from these values; the mean stays unbiased, the interval and
+        :func:`deals_needed` then shrink with the adjusted spread. Not applied here."""
+        return [(a + b) / 2 for a, b in self.payoffs]
+
+    @property
     def bound(self) -> Interval:
         """The mean over seats (per deal, so the duplicate pairing cancels luck):
         a lower bound on the exploitability, in the same units."""
-        return Interval.of([(a + b) / 2 for a, b in self.payoffs])
+        return Interval.of(self.per_deal)
+
+
+def deals_needed(values: Sequence[float], half_width: float) -> int:
+    """Deals for a 95% interval of ``+-half_width`` at the spread ``values`` show
+    (with :meth:`Interval.of`'s two pseudo-deals at -1 and +1, so a run whose
+    deals all agree does not claim that one deal is enough)."""
+    if half_width <= 0:
+        raise ValueError(f"half_width must be positive, got {half_width}")
+    spread = statistics.stdev([*values, -1.0, 1.0])
+    return max(1, math.ceil((Z95 * spread / half_width) ** 2))
 
 
 class _Asker:
