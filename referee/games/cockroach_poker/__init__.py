@@ -27,6 +27,7 @@ ENTRY = GameEntry(
             "cockroach_poker_never_challenge",
             "cockroach_poker_always_challenge",
             "cockroach_poker_always_bluff",
+            "cockroach_poker_strong_counter",
         ),
         ladder_table_size=3,
     ),

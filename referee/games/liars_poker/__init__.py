@@ -28,6 +28,7 @@ ENTRY = GameEntry(
             "liars_poker_always_challenge",
             "liars_poker_always_bluff",
             "liars_poker_rule_out",
+            "liars_poker_strong_counter",
         ),
     ),
     viewer=ViewerSpec(renderer="liars_poker", script=f"{__name__}:viewer.js"),
