@@ -315,9 +315,17 @@ AdaptiveOption = Annotated[
     bool,
     typer.Option(
         help="After the pending matches, keep scheduling duplicate groups where the"
-        " ratings are in doubt (the widest interval overlapping a neighbour's; every"
-        " bot keeps 10% of matches) until every adjacent pair is separated at 95%"
+        " ratings are in doubt (the neighbouring pair whose order is least known; every"
+        " bot keeps 10% of matches) until every adjacent pair is ordered or tied at 95%"
         " or --max-matches, which it needs. docs/rolling.md."
+    ),
+]
+TieZoneOption = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        help="With --adaptive: a pair whose Elo difference is known at 95% to lie within"
+        " ±this is tied, settled like an ordered pair (0: no ties).",
     ),
 ]
 
@@ -330,6 +338,7 @@ def _play(
     progress: bool,
     jsonl: bool,
     adaptive: bool = False,
+    tie_zone: float = 10.0,
 ) -> RunSummary:
     """Run the league with the progress display and the JSON lines asked for
     (``adaptive``: its schedule grows, :mod:`league.execution.adaptive`)."""
@@ -350,7 +359,7 @@ def _play(
             printer.match(finished)
 
     try:
-        schedule = AdaptiveSchedule(engine, name) if adaptive else None
+        schedule = AdaptiveSchedule(engine, name, tie_zone=tie_zone) if adaptive else None
         run = LeagueRun(
             engine, name, options, schedule=schedule, on_progress=printer, on_match=on_match
         )
@@ -418,6 +427,7 @@ def run_command(
         ),
     ] = False,
     adaptive: AdaptiveOption = False,
+    tie_zone: TieZoneOption = 10.0,
 ) -> None:
     """Play the league's pending matches (resumes where a previous run stopped).
 
@@ -439,7 +449,9 @@ def run_command(
     with transaction(ctx) as session:
         check_sandbox(league_sandbox(get_league(session=session, name=name)))
     options = RunOptions(concurrency=concurrency, workers=workers, max_matches=max_matches, ray=ray)
-    summary = _play(engine, name, options, progress=progress, jsonl=jsonl, adaptive=adaptive)
+    summary = _play(
+        engine, name, options, progress=progress, jsonl=jsonl, adaptive=adaptive, tie_zone=tie_zone
+    )
     _print_startup_faults(ctx, name)
     _print_run(summary, err=jsonl)
 
@@ -676,6 +688,7 @@ def standings_command(
     from league.domain.ratings import PRIOR_DRAWS
     from league.store.bluff import league_bluff
     from league.store.leagues import get_league
+    from league.store.rolling_ladders import tied_pairs
     from league.store.standings import standings
 
     with transaction(ctx, create=False) as session:
@@ -684,6 +697,7 @@ def standings_command(
         rows = standings(
             session=session, league=league, samples=samples, bluff=bluff, include_retired=show_all
         )
+        zone, ties = tied_pairs(session=session, league=league)
     if as_json:
         echo_json([row.as_json() for row in rows])
         return
@@ -723,6 +737,11 @@ def standings_command(
         f" of {PRIOR_DRAWS:g} virtual draws per bot against 1500; 95% interval: bootstrap over"
         " duplicate deals, at least the fit's own ± 1.96 sd (docs/ratings.md)"
     )
+    for low, high in ties:
+        typer.echo(
+            f"{high} and {low}: tied within ±{zone:g} Elo (their difference, 95% interval;"
+            " docs/rolling.md, pairing that knows a tie)"
+        )
     if bluff is not None:
         _echo_bluff(rows, bluff)
     if los:

@@ -52,6 +52,15 @@ MinShareOption = Annotated[
         help="Every version sits in at least this fraction of the last 200 matches (0: none).",
     ),
 ]
+TieZoneOption = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        help="Indifference zone, Elo: a pair whose difference is known at 95% to lie"
+        " within ±this is tied and gets no more matches for its doubt (0: no ties)."
+        " docs/rolling.md.",
+    ),
+]
 SuspendOption = Annotated[
     int,
     typer.Option(
@@ -73,6 +82,7 @@ def create_command(
     batch_groups: BatchOption = 4,
     placement: PlacementOption = 4,
     min_share: MinShareOption = 0.1,
+    tie_zone: TieZoneOption = 10.0,
     suspend_after: SuspendOption = 3,
     table_size: Annotated[int, typer.Option(min=2, help="Seats per match.")] = 2,
     time_limit: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 2.0,
@@ -98,6 +108,7 @@ def create_command(
                 batch_groups=batch_groups,
                 placement_matches=placement,
                 min_share=min_share,
+                tie_zone=tie_zone,
                 suspend_after=suspend_after,
             ),
             decision_s=time_limit,
@@ -150,6 +161,7 @@ def set_command(
     batch_groups: Annotated[int | None, typer.Option(min=1)] = None,
     placement: Annotated[int | None, typer.Option(min=0)] = None,
     min_share: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
+    tie_zone: Annotated[float | None, typer.Option(min=0.0)] = None,
     suspend_after: Annotated[int | None, typer.Option(min=0)] = None,
 ) -> None:
     """Change a ladder's settings (a running ladder takes the rate and batch size at
@@ -167,6 +179,7 @@ def set_command(
             batch_groups=current.batch_groups if batch_groups is None else batch_groups,
             placement_matches=current.placement_matches if placement is None else placement,
             min_share=current.min_share if min_share is None else min_share,
+            tie_zone=current.tie_zone if tie_zone is None else tie_zone,
             suspend_after=current.suspend_after if suspend_after is None else suspend_after,
         )
         set_rolling_settings(session=session, league=league, settings=changed)

@@ -323,14 +323,17 @@ def ladder_entries(
 
 
 def tied_pairs(
-    *, session: Session, league: LeagueRow, tie_zone: float = TIE_ZONE
-) -> list[tuple[str, str]]:
-    """The neighbouring bots (by rating, lower first) of every finished result of the
-    league whose difference is known at 95% to lie within ``±tie_zone`` Elo
-    (:func:`league.domain.pairing.tied`): what ``league standings`` prints as tied."""
+    *, session: Session, league: LeagueRow, tie_zone: float | None = None
+) -> tuple[float, list[tuple[str, str]]]:
+    """The zone and the neighbouring bots (by rating, lower first) among the league's
+    finished results whose difference is known at 95% to lie within ``±tie_zone`` Elo
+    (:func:`league.domain.pairing.tied`): what ``league standings`` prints as tied.
+    The zone: ``tie_zone``, else a rolling ladder's own, else :data:`TIE_ZONE`."""
+    if tie_zone is None:
+        tie_zone = rolling_settings(league).tie_zone if is_rolling(league) else TIE_ZONE
     results = finished_results(session=session, league=league)
     if not results or tie_zone <= 0:
-        return []
+        return tie_zone, []
     ratings, sd, differences = fit_with_differences(results)
     entries = [
         LadderEntry(
@@ -338,7 +341,7 @@ def tied_pairs(
         )
         for i, bot in enumerate(sorted(ratings))
     ]
-    return [
+    return tie_zone, [
         (a.key, b.key)
         for a, b in adjacent(entries)
         if tied(b.rating - a.rating, difference_sd(a, b, differences), tie_zone)

@@ -5,8 +5,12 @@ real pairing, fit and intervals."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from sqlmodel import select
 
 from bench.pairing import CLEAR_TIE, TIE_BOTS, TIE_ORDER, simulate
 from league.domain.bradley_terry import fit_with_differences
@@ -19,6 +23,18 @@ from league.domain.pairing import (
     tied,
 )
 from league.domain.ratings import MatchResult
+from league.store.db import open_database, session_scope
+from league.store.models import MatchRow, SeatRow
+from league.store.registry import add_bot, get_bot
+from league.store.rolling_ladders import (
+    RollingSettings,
+    create_rolling_league,
+    enter_bot,
+    write_tables,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = ("--samples", "10", "--no-los", "--no-population")
 
 
 def entry(key: str, rating: float, spread: float, order: int, recent: int = 0) -> LadderEntry:
@@ -101,3 +117,45 @@ def test_two_equal_bots_no_longer_take_every_match(seed: int) -> None:
     tie = frozenset(("random", "random-2"))
     assert run.pairs[tie] <= 0.40 * 400
     assert max(run.after.values()) <= 0.40 * sum(run.after.values())
+
+
+def test_league_standings_prints_a_known_tie(tmp_path: Path) -> None:
+    """End to end: a rolling ladder with a ±100 Elo zone, 200 finished matches of two
+    bots that each won 100 (written straight to the database: no bots run), and a
+    third bot that lost its 20 games; `league standings` names the tied pair only."""
+    url = f"sqlite:///{tmp_path / 'ties.db'}"
+    engine = open_database(url)
+    with session_scope(engine) as session:
+        for name in ("even", "odd", "weak"):
+            add_bot(session=session, name=name, command="true", games=["liars_dice"])
+        league = create_rolling_league(
+            session=session,
+            name="lad",
+            game="liars_dice",
+            settings=RollingSettings(tie_zone=100.0),
+        )
+        for name in ("even", "odd", "weak"):
+            enter_bot(session=session, league=league, bot=get_bot(session=session, name=name))
+        tables = [("even", "odd")] * 100 + [("odd", "weak"), ("even", "weak")] * 5
+        pending = write_tables(session=session, league=league, tables=tables)
+        for i, match in enumerate(pending):
+            row = session.get(MatchRow, match.match_id)
+            assert row is not None
+            row.status, row.reason = "done", "completed"
+            first_wins = i < 200 or match.bots[0].name != "weak"  # rotations alternate
+            for seat in session.exec(select(SeatRow).where(SeatRow.match_id == row.id)):
+                seat.place = 1 if (seat.seat == 0) == first_wins else 2
+                session.add(seat)
+            session.add(row)
+    engine.dispose()
+    done = subprocess.run(
+        [sys.executable, "-m", "league.cli", "--db", url, "league", "standings", "lad", *QUICK],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if "tied within" in line]
+    assert len(lines) == 1 and "±100 Elo" in lines[0], done.stdout
+    assert "even" in lines[0] and "odd" in lines[0] and "weak" not in lines[0]
