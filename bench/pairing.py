@@ -268,10 +268,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.tie:
         tie_report(args.runs, args.max_matches, args.tie_zone)
         return
+    before = before_ties()
     for label, probabilities in (("measured", MEASURED), ("close", CLOSE)):
-        for adaptive in (True, False):
+        for name, adaptive, module in (
+            ("before", True, before),
+            ("adaptive", True, pairing),
+            ("round-robin", False, pairing),
+        ):
             runs = [
-                simulate(probabilities, adaptive=adaptive, max_matches=args.max_matches, seed=s)
+                simulate(
+                    probabilities,
+                    adaptive=adaptive,
+                    max_matches=args.max_matches,
+                    seed=s,
+                    module=module,
+                )
                 for s in range(args.runs)
             ]
             total = sum(sum(r.pairs.values()) for r in runs)
@@ -279,9 +290,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             least = min(min(r.seats[b] for b in BOTS) / sum(r.pairs.values()) for r in runs)
             times = sorted(r.separated_at or args.max_matches + 1 for r in runs)
             print(
-                f"{label:9} {'adaptive' if adaptive else 'round-robin':12}"
+                f"{label:9} {name:12}"
                 f" uncertain pair {target / total:5.1%}  least share {least:5.1%}"
-                f"  matches to LOS 95%: median {times[len(times) // 2]},"
+                f"  matches to LOS 95%: mean {_interval(times)}, median {times[len(times) // 2]},"
                 f" 90th pct {times[int(len(times) * 0.9)]}"
                 f" ({sum(r.separated_at is None for r in runs)} of {len(runs)} not by"
                 f" {args.max_matches})"
