@@ -91,6 +91,9 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/leagues.py league.store.standings": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
+    "league/cli/leagues.py league.store.luck_standings": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
     "league/cli/leagues.py referee.records.analytics": (
         "protobuf: only commands that read or print match records"
     ),

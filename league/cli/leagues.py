@@ -40,6 +40,7 @@ from referee.runtime.sandbox_config import SandboxError
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from league.domain.luck import LuckSummary
     from league.domain.ratings import PairElo
     from league.execution.league_run import FinishedMatch, Progress, RunOptions, RunSummary
     from league.execution.ray_executor import RayOptions
@@ -664,7 +665,7 @@ def _fmt(value: float | None, digits: int = 0) -> str:
 
 
 @app.command("standings")
-def standings_command(
+def standings_command(  # long: the table, one column a line, and its notes
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="League name.")],
     samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
@@ -688,12 +689,14 @@ def standings_command(
     from league.domain.ratings import PRIOR_DRAWS
     from league.store.bluff import league_bluff
     from league.store.leagues import get_league
+    from league.store.luck_standings import league_luck
     from league.store.rolling_ladders import tied_pairs
     from league.store.standings import standings
 
     with transaction(ctx, create=False) as session:
         league = get_league(session=session, name=name)
         bluff = league_bluff(session=session, league=league)
+        lucky = league_luck(session=session, league=league).bots
         rows = standings(
             session=session, league=league, samples=samples, bluff=bluff, include_retired=show_all
         )
@@ -711,6 +714,7 @@ def standings_command(
             "wins",
             "mean place",
             "mean score",
+            "luck-adj.",
             "faults",
             "exploitability",
         ],
@@ -724,6 +728,7 @@ def standings_command(
                 str(row.wins),
                 _fmt(row.mean_place, 2),
                 _fmt(row.mean_score, 2),
+                lucky[row.bot].text() if row.bot in lucky else "-",
                 ", ".join(f"{k} {v}" for k, v in sorted(row.faults.items())) or "-",
                 row.exploit_text,
             ]
@@ -731,6 +736,7 @@ def standings_command(
         ],
         right={0, 2, 4, 5, 6, 7},
     )
+    _echo_luck_note(lucky)
     _echo_exploit_note(rows)
     typer.echo(
         f"Elo: Bradley-Terry fit of all matches (mean 1500, order-independent), with a prior"
@@ -748,6 +754,16 @@ def standings_command(
         _echo_los(rows)
     if population:
         _echo_population(rows)
+
+
+def _echo_luck_note(lucky: dict[str, LuckSummary]) -> None:
+    """What the luck-adj. column means, when a row has one."""
+    if lucky:
+        typer.echo(
+            "luck-adj.: mean score against the other seat (1 win, 0.5 tie, 0 loss) minus the"
+            " luck of the dice and cards, with its 95% interval over duplicate deals"
+            " (two-seat matches; docs/ratings.md, luck-adjusted results)"
+        )
 
 
 def _echo_exploit_note(rows: list[Standing]) -> None:

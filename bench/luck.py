@@ -1,0 +1,404 @@
+"""How many matches the luck adjustment saves, measured on real bot pairs
+(``docs/ratings.md``, luck-adjusted results).
+
+Every deal ``j`` (seed ``--seed + j``, the fast chance stream) is played twice in
+process (``sdk.local``), NEW in seat 0 then in seat 1: a duplicate pair. For each pair
+it keeps NEW's raw pair score (the mean of its two scores, 1 / ½ / 0 per game) and its
+luck-adjusted pair score (each game's score minus NEW's luck in it,
+:mod:`referee.analysis.luck`; the pair's deal seed is the salt of sampled
+expectations). It prints, per bot pair:
+
+* the two means with their 95% intervals, and the mean luck (raw − adjusted) with its
+  interval, which must hold 0: the adjustment does not move the mean;
+* the variance per pair of each estimator and their ratio ``Var(raw pairs) /
+  Var(adjusted pairs)`` with a 95% bootstrap interval over deals: how many times
+  fewer matches the adjustment needs for the same interval width;
+* the matches each needs for a 95% interval of ±0.01 on NEW's score.
+
+    python -m bench.luck                          # a small run of every bot pair
+    python -m bench.luck --matches 20000          # ≥ 20k matches per game
+    python -m bench.luck --game liars_dice --matches 2000
+    python -m bench.luck --fit                    # refit referee/analysis/luck_tables.py
+    python -m bench.luck --sprt                   # error rates of the GSPRT on adjusted pairs
+
+``--fit`` plays the reference pairs of :data:`FIT_PAIRS` on seeds apart from the
+measurement's and writes the tables the baselines read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import pprint
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.report import Row
+from league.domain.luck import LuckSprt, pair_interval
+from league.execution.counters import bot_class
+from referee.analysis.luck import (
+    BASELINES,
+    DicePokerBaseline,
+    TableBaseline,
+    luck,
+)
+from referee.analysis.luck_tables import PARENTS, TABLES
+from referee.core.catalogue import get_game
+from referee.core.events import ChanceEvent, Event
+from sdk.local import play_local
+
+BOT_PAIRS: tuple[tuple[str, str, str], ...] = (
+    # game, NEW, OLD: strong vs heuristic, heuristic vs a weaker bot, two close versions
+    # (a pair that one bot sweeps, such as heuristic vs random in most games, has no
+    # variance to reduce and is left out; so is a bot against itself in Dice Poker, whose
+    # duplicate pairs are then the same game twice and always score ½)
+    ("liars_dice", "liars_dice_posterior", "liars_dice_probability"),
+    ("liars_dice", "liars_dice_probability", "liars_dice_counting"),
+    ("liars_dice", "liars_dice_probability_10", "liars_dice_probability_20"),
+    ("liars_poker_dice", "liars_poker_dice_strong", "liars_poker_dice_heuristic"),
+    ("liars_poker_dice", "liars_poker_dice_heuristic", "liars_poker_dice_rule_out"),
+    ("liars_poker_dice", "liars_poker_dice_heuristic", "liars_poker_dice_truthful"),
+    ("dice_poker", "dice_poker_optimal", "dice_poker_heuristic"),
+    ("cockroach_poker", "cockroach_poker_strong", "cockroach_poker_heuristic"),
+    ("cockroach_poker", "cockroach_poker_heuristic", "cockroach_poker_truthful"),
+    ("liars_poker", "liars_poker_strong", "liars_poker_heuristic"),
+)
+FIT_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {
+    "liars_dice": (
+        ("liars_dice_probability", "liars_dice_probability"),
+        ("liars_dice_posterior", "liars_dice_probability"),
+    ),
+    "liars_poker_dice": (
+        ("liars_poker_dice_strong", "liars_poker_dice_heuristic"),
+        ("liars_poker_dice_heuristic", "liars_poker_dice_heuristic"),
+    ),
+    "liars_poker": (("liars_poker_heuristic", "liars_poker_heuristic"),),
+    "dice_poker": (("dice_poker_heuristic", "dice_poker_heuristic"),),
+}
+"""The reference pairs each table is fitted on (each plays both seats)."""
+FIT_SEED = 10_000_000
+"""Fitting deals start here, far from the measurement's seeds."""
+SMOOTHING = 10.0
+"""Virtual observations at the parent key's mean added to every fitted cell."""
+TABLES_PATH = Path(__file__).resolve().parent.parent / "referee" / "analysis" / "luck_tables.py"
+
+
+class LuckBenchError(ValueError):
+    """A request the measurement cannot run (the message names the bad value)."""
+
+
+def score(places: Sequence[int], seat: int) -> float:
+    """Seat ``seat``'s points in a two-seat match: 1 ahead, ½ level, 0 behind."""
+    mine, theirs = places[seat], places[1 - seat]
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+# ---------------------------------------------------------------------------
+# Measurement
+
+
+@dataclass(frozen=True, slots=True)
+class Pairs:
+    """One bot pair's deals: NEW's raw and adjusted pair scores."""
+
+    game: str
+    new: str
+    old: str
+    raw: tuple[float, ...]
+    adjusted: tuple[float, ...]
+    seconds: float
+
+
+def play_pairs(game: str, new: str, old: str, deals: int, seed: int) -> Pairs:
+    """Each deal twice in process (NEW in seat 0, then in seat 1) with its luck."""
+    new_bot, old_bot = bot_class(new), bot_class(old)
+    engine = get_game(game)
+    rules = engine.parse_rules({})
+    start = time.perf_counter()
+    raw, adjusted = [], []
+    for index in range(deals):
+        deal = seed + index
+        salt = str(deal).encode()
+        halves_raw, halves_adj = [], []
+        for seat, bots in ((0, [new_bot, old_bot]), (1, [old_bot, new_bot])):
+            match = play_local(game, bots, seed=deal, fast_chance=True)
+            points = score(match.outcome.places, seat)
+            lucky = luck(game, rules, 2, match.events, salt=salt)[seat]
+            halves_raw.append(points)
+            halves_adj.append(points - lucky)
+        raw.append(statistics.fmean(halves_raw))
+        adjusted.append(statistics.fmean(halves_adj))
+    return Pairs(game, new, old, tuple(raw), tuple(adjusted), time.perf_counter() - start)
+
+
+def variance_ratio(raw: Sequence[float], adjusted: Sequence[float]) -> float:
+    """``Var(raw) / Var(adjusted)``: how many times fewer pairs the adjusted mean needs
+    for the same interval width (inf when the adjusted pairs never vary)."""
+    adj = statistics.pvariance(adjusted)
+    return math.inf if adj == 0 else statistics.pvariance(raw) / adj
+
+
+def ratio_interval(
+    raw: Sequence[float], adjusted: Sequence[float], rng: random.Random, samples: int = 400
+) -> tuple[float, float]:
+    """95% bootstrap interval of :func:`variance_ratio`, resampling deals."""
+    count = len(raw)
+    values = []
+    for _ in range(samples):
+        drawn = [rng.randrange(count) for _ in range(count)]
+        values.append(variance_ratio([raw[i] for i in drawn], [adjusted[i] for i in drawn]))
+    values.sort()
+    return values[int(0.025 * samples)], values[int(0.975 * samples) - 1]
+
+
+def matches_for(values: Sequence[float], half_width: float = 0.01) -> float:
+    """Matches (two per pair) for a 95% interval of ± ``half_width`` on the mean."""
+    return 2 * (1.96 * statistics.pstdev(values) / half_width) ** 2
+
+
+def rows_for(pairs: Pairs, rng: random.Random) -> tuple[Row, str]:
+    """A bench row (the variance ratio, target 2×) and a line of detail."""
+    raw_lo, raw_hi = pair_interval(pairs.raw)
+    adj_lo, adj_hi = pair_interval(pairs.adjusted)
+    diffs = [a - b for a, b in zip(pairs.raw, pairs.adjusted, strict=True)]
+    luck_lo, luck_hi = pair_interval(diffs)
+    ratio = variance_ratio(pairs.raw, pairs.adjusted)
+    low, high = ratio_interval(pairs.raw, pairs.adjusted, rng)
+    matches = 2 * len(pairs.raw)
+    detail = (
+        f"{pairs.game}: {pairs.new} vs {pairs.old}, {matches} matches ({pairs.seconds:.0f} s):"
+        f" raw {statistics.fmean(pairs.raw):.4f} [{raw_lo:.4f}, {raw_hi:.4f}],"
+        f" adjusted {statistics.fmean(pairs.adjusted):.4f} [{adj_lo:.4f}, {adj_hi:.4f}],"
+        f" mean luck {statistics.fmean(diffs):+.4f} [{luck_lo:+.4f}, {luck_hi:+.4f}]"
+        f" ({'holds 0' if luck_lo <= 0 <= luck_hi else 'MISSES 0'});"
+        f" Var per pair raw {statistics.pvariance(pairs.raw):.4f},"
+        f" adjusted {statistics.pvariance(pairs.adjusted):.4f};"
+        f" matches for ±0.01: {matches_for(pairs.raw):.0f} raw,"
+        f" {matches_for(pairs.adjusted):.0f} adjusted"
+    )
+    row = Row(
+        "luck",
+        f"{pairs.game}: {pairs.new} vs {pairs.old}: Var(pairs) ÷ Var(luck-adjusted pairs)",
+        ratio,
+        "x",
+        ">=",
+        2.0,
+        f"95% bootstrap [{low:.2f}, {high:.2f}], {matches} matches",
+    )
+    return row, detail
+
+
+def measure(
+    games: Sequence[str] | None, matches: int, seed: int, out: list[str] | None = None
+) -> list[Row]:
+    """Every bot pair of ``games`` (all when None), ``matches`` matches per game
+    shared among its pairs."""
+    chosen = [p for p in BOT_PAIRS if games is None or p[0] in games]
+    if not chosen:
+        raise LuckBenchError(f"no bot pair for games {games!r}")
+    per_game: dict[str, int] = defaultdict(int)
+    for game, _, _ in chosen:
+        per_game[game] += 1
+    rng = random.Random(seed)
+    rows = []
+    for game, new, old in chosen:
+        deals = max(2, matches // (2 * per_game[game]))
+        pairs = play_pairs(game, new, old, deals, seed)
+        row, detail = rows_for(pairs, rng)
+        rows.append(row)
+        print(detail, flush=True)
+        if out is not None:
+            out.append(detail)
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Fitting
+
+
+def _chance_keys(
+    game: str, events: Sequence[Event]
+) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Both seats' table keys at every chance event of a match (tabular games)."""
+    engine = get_game(game)
+    baseline = BASELINES[game]
+    state = engine.new_game(engine.parse_rules({}), 2)
+    found = []
+    for event in events:
+        if isinstance(event, ChanceEvent):
+            keys = baseline.keys(state, event.outcome)
+            if keys is not None:
+                found.append(keys)
+            state = engine.apply_chance(state, event.outcome)
+        else:
+            state = engine.apply_action(state, event.seat, event.action)
+    return found
+
+
+def fit_table(
+    game: str, matches: int
+) -> tuple[dict[tuple[int, ...], float], dict[tuple[int, ...], float]]:
+    """Mean final score per key (smoothed towards the parent key) over ``matches``
+    reference matches per fit pair, both seat orders."""
+    sums: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for a, b in FIT_PAIRS[game]:
+        bots = [bot_class(a), bot_class(b)]
+        for index in range(matches):
+            order = bots if index % 2 == 0 else bots[::-1]
+            match = play_local(game, order, seed=FIT_SEED + index, fast_chance=True)
+            scores = (score(match.outcome.places, 0), score(match.outcome.places, 1))
+            for keys in _chance_keys(game, match.events):
+                for seat in (0, 1):
+                    cell = sums[keys[seat]]
+                    cell[0] += scores[seat]
+                    cell[1] += 1
+    parents: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for key, (total, count) in sums.items():
+        cell = parents[key[:3]]
+        cell[0] += total
+        cell[1] += count
+    parent_means = {k: round(t / n, 4) for k, (t, n) in parents.items()}
+    table = {
+        key: round((total + SMOOTHING * parent_means[key[:3]]) / (count + SMOOTHING), 4)
+        for key, (total, count) in sums.items()
+    }
+    return dict(sorted(table.items())), dict(sorted(parent_means.items()))
+
+
+def fit_dice_poker(deals: int) -> tuple[float, float]:
+    """σ and β of the Dice Poker baseline that minimise the variance of the adjusted
+    scores of the fit pair's matches (a grid)."""
+    a, b = FIT_PAIRS["dice_poker"][0]
+    bots = [bot_class(a), bot_class(b)]
+    engine = get_game("dice_poker")
+    rules = engine.parse_rules({})
+    played = []
+    for index in range(deals):
+        order = bots if index % 2 == 0 else bots[::-1]
+        match = play_local("dice_poker", order, seed=FIT_SEED + index, fast_chance=True)
+        played.append((score(match.outcome.places, 0), match.events))
+    best = (math.inf, 0.0, 0.0)
+    for sigma in (8.0, 12.0, 16.0, 20.0, 25.0, 30.0):
+        for beta in (0.2, 0.4, 0.6, 0.8, 1.0):
+            baseline = DicePokerBaseline(sigma, beta)
+            adjusted = [
+                points - luck("dice_poker", rules, 2, events, baseline=baseline)[0]
+                for points, events in played
+            ]
+            variance = statistics.pvariance(adjusted)
+            print(f"dice_poker σ={sigma:g} β={beta:g}: Var(adjusted) {variance:.4f}", flush=True)
+            if variance < best[0]:
+                best = (variance, sigma, beta)
+    raw = statistics.pvariance([points for points, _ in played])
+    print(f"dice_poker: raw Var {raw:.4f}; best σ={best[1]:g} β={best[2]:g}: {best[0]:.4f}")
+    return best[1], best[2]
+
+
+def write_tables(matches: int, games: Sequence[str] | None = None) -> None:
+    """Refit the tables of ``games`` (every tabular game when None), keep the others."""
+    tables, parents = dict(TABLES), dict(PARENTS)
+    for game, baseline in BASELINES.items():
+        if isinstance(baseline, TableBaseline) and (games is None or game in games):
+            start = time.perf_counter()
+            tables[game], parents[game] = fit_table(game, matches)
+            print(
+                f"{game}: {len(tables[game])} cells from {matches} matches per fit pair"
+                f" ({time.perf_counter() - start:.0f} s)",
+                flush=True,
+            )
+    text = (
+        '"""Fitted baseline tables for :mod:`referee.analysis.luck` (generated by\n'
+        "``python -m bench.luck --fit``; do not edit by hand).\n\n"
+        "Per game, the mean final score (1 / ½ / 0) of the seat whose key it is, over the\n"
+        f"reference pairs' matches (bench.luck.FIT_PAIRS, {matches} matches per pair), each\n"
+        f"cell smoothed with {SMOOTHING:g} virtual matches at its parent's mean; PARENTS: the\n"
+        'means per first three features (the fallback of a missing key)."""\n\n'
+        "# long module: generated data (the fitted tables, one cell a line)\n"
+        "from __future__ import annotations\n\n"
+        "TABLES: dict[str, dict[tuple[int, ...], float]] = "
+        + pprint.pformat(dict(sorted(tables.items())), width=99, compact=True)
+        + "\nPARENTS: dict[str, dict[tuple[int, ...], float]] = "
+        + pprint.pformat(dict(sorted(parents.items())), width=99, compact=True)
+        + "\n"
+    )
+    TABLES_PATH.write_text(text)
+    ruff = Path(sys.executable).parent / "ruff"
+    subprocess.run([str(ruff), "format", "-q", str(TABLES_PATH)], check=False)
+    print(f"wrote {TABLES_PATH}")
+
+
+# ---------------------------------------------------------------------------
+# The sequential test's error rates
+
+
+def sprt_error_rates(
+    pairs: Pairs, runs: int, rng: random.Random, max_pairs: int = 5000
+) -> list[str]:
+    """Simulated error rates of :class:`LuckSprt` on adjusted pair scores resampled from
+    ``pairs`` and shifted so the true mean sits exactly at H0 and at H1."""
+    lines = []
+    base = statistics.fmean(pairs.adjusted)
+    for elo0, elo1 in ((0.0, 10.0), (0.0, 20.0)):
+        test = LuckSprt(elo0=elo0, elo1=elo1)
+        for truth, wrong in (("H0", "H1"), ("H1", "H0")):
+            target = test.score0 if truth == "H0" else test.score1
+            shifted = [x - base + target for x in pairs.adjusted]
+            wrong_count, steps = 0, []
+            for _ in range(runs):
+                state = test.start()
+                verdict = "continue"
+                while verdict == "continue" and state.count < max_pairs:
+                    state = state.add(shifted[rng.randrange(len(shifted))])
+                    verdict = test.decision(state)
+                wrong_count += verdict == wrong
+                steps.append(state.count)
+            rate = wrong_count / runs
+            half = 1.96 * math.sqrt(rate * (1 - rate) / runs)
+            lines.append(
+                f"{pairs.game} {pairs.new} vs {pairs.old}: elo0={elo0:g} elo1={elo1:g},"
+                f" truth at {truth}: accepts {wrong} in {rate:.1%} ± {half:.1%} of {runs} runs"
+                f" (nominal 5%), mean pairs {statistics.fmean(steps):.0f}"
+            )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.luck", description=__doc__)
+    parser.add_argument("--game", action="append", help="only this game (repeatable)")
+    parser.add_argument("--matches", type=int, default=400, help="matches per game")
+    parser.add_argument("--seed", type=int, default=1, help="first deal's seed")
+    parser.add_argument("--fit", action="store_true", help="refit the baseline tables")
+    parser.add_argument("--fit-matches", type=int, default=3000, help="matches per fit pair")
+    parser.add_argument("--fit-dice-poker", type=int, default=0, help="deals to fit σ, β on")
+    parser.add_argument("--sprt", type=int, default=0, help="simulated tests per cell")
+    args = parser.parse_args(argv)
+    if args.matches < 4:
+        raise SystemExit(f"--matches {args.matches}: at least 4")
+    if args.fit:
+        write_tables(args.fit_matches, args.game)
+        return 0
+    if args.fit_dice_poker:
+        fit_dice_poker(args.fit_dice_poker)
+        return 0
+    if args.sprt:
+        rng = random.Random(args.seed)
+        game, new, old = BOT_PAIRS[2]
+        pairs = play_pairs(game, new, old, args.matches // 2, args.seed)
+        for line in sprt_error_rates(pairs, args.sprt, rng):
+            print(line, flush=True)
+        return 0
+    rows = measure(args.game, args.matches, args.seed)
+    for row in rows:
+        print(f"{row.name}: {row.value:.2f}× ({row.detail}) {row.status}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
