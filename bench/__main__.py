@@ -6,7 +6,7 @@ Every number is measured in this run; absolute times are printed next to each ra
 but vary with the machine and its load — the targets are on the ratios. A missed
 target prints MISS; something not measurable here prints NOT MEASURED with why.
 Sections (``--only``): wire, engine, long, league, memory, startup, ratings, ray, server,
-fairness, batched, transports, exploit;
+fairness, batched, transports, exploit, luck;
 ``stream`` is another name for ``wire`` (its rows are labelled "stream").
 """
 
@@ -30,6 +30,7 @@ from bench import (
     engine,
     exploit_probe,
     league,
+    luck,
     server_load,
     startup,
     transports,
@@ -57,6 +58,7 @@ SECTIONS = (
     "batched",
     "transports",
     "exploit",
+    "luck",
 )
 ALIASES = {"stream": "wire"}
 """The table labels the wire section's rows "stream", so ``--only stream`` means wire."""
@@ -698,6 +700,7 @@ def main(argv: list[str] | None = None) -> None:
         "batched": lambda: batched.batched_rows(sizes.engine_s),
         "transports": lambda: transport_rows(sizes),
         "exploit": lambda: exploit_rows(sizes, floors),
+        "luck": lambda: luck.section_rows(quick=options.quick),
     }
     meta: dict[str, object] = {
         "command": " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]),

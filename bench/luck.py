@@ -219,6 +219,16 @@ def measure(
     return rows
 
 
+SECTION_GAMES = ("liars_poker_dice", "liars_dice", "cockroach_poker")
+"""The games ``python -m bench --only luck`` measures (the fast ones; Liar's Poker and
+Dice Poker take minutes per thousand matches: ``python -m bench.luck --game ...``)."""
+
+
+def section_rows(*, quick: bool = False) -> list[Row]:
+    """The ``luck`` section of ``python -m bench``: a small run of :data:`SECTION_GAMES`."""
+    return measure(SECTION_GAMES, 120 if quick else 400, seed=1)
+
+
 # ---------------------------------------------------------------------------
 # Fitting
 
