@@ -251,7 +251,8 @@ def tie_report(runs: int, max_matches: int, tie_zone: float = TIE_ZONE) -> None:
         print(
             f"{case:9} {label:7} tied pair {statistics.fmean(whole):5.1%} of all matches;"
             f" largest pair share after the order is found: mean {statistics.fmean(later):5.1%},"
-            f" worst {max(later):5.1%} ({len(later)} runs);"
+            f" worst {max(later):5.1%}, above 40% in {sum(x > 0.4 for x in later)}"
+            f" of {len(later)} runs;"
             f" matches to the order: mean {_interval(found)},"
             f" median {times[len(times) // 2]}, 90th pct {times[int(len(times) * 0.9)]}"
             f" ({runs - len(found)} of {runs} not by {max_matches})"

@@ -11,9 +11,12 @@ is still in doubt. The widest interval alone is not enough: a bot far below the
 rest (a random bot) wins so rarely that each game carries little information
 (``p·(1 − p)`` is small), so its interval stays the widest however many matches it
 plays, though its rank was settled long ago — the old rule gave it 215 of 222
-matches. So the seed is the widest interval *that overlaps a neighbour's* (the
-next rating up or down), and its opponent is that neighbour. A minimum share keeps
-every entry in play, so a rating that drifts (a bot's opponents change) is noticed.
+matches. So the question is asked of neighbouring *pairs* (the next rating up or
+down): the seed comes from the open pair whose difference is least known, and its
+opponent is the other member. A minimum share keeps every entry in play, so a
+rating that drifts (a bot's opponents change) is noticed. A pair's order is known
+when its difference's own 95% interval excludes 0 (:func:`ordered`; with the fit's
+covariance, :func:`difference_sd`, not the two marginal intervals).
 
 A pair can also be *tied*: its rating difference known, at 95%, to lie inside the
 indifference zone (:data:`TIE_ZONE`, ±10 Elo by default), from the pair's own

@@ -7,9 +7,9 @@ ones, which get no new matches but keep their results.
 
 Its schedule is written in batches (:func:`extend_schedule`): when the runner has
 nothing left to play, the next ``batch_groups`` duplicate groups are chosen
-(:func:`league.domain.pairing.choose_tables`: the widest rating interval that
-overlaps a neighbour's, against that neighbour, every entry keeping a minimum
-share) and written as pending match rows, every seat rotation of a table sharing
+(:func:`league.domain.pairing.choose_tables`: the neighbouring pair whose order is
+least known, pairs known to be ordered or tied left alone, every entry keeping a
+minimum share) and written as pending match rows, every seat rotation of a table sharing
 the deal of its group, exactly as in a fixed league. The league run
 (:class:`league.execution.league_run.LeagueRun`) plays them, so a rolling ladder has the same
 transactional writes, resuming, sandbox, warm pool and Ctrl-C as a fixed league;
