@@ -11,7 +11,10 @@ are not independent, so the pair is the unit).
         --strong example_bots.liars_dice_posterior:PosteriorLiarsDiceBot
 
 An opponent or ``--strong`` is an ``example_bots`` module name or ``module:Class``
-(e.g. a saved older version of a bot on ``PYTHONPATH``, for a before/after).
+(e.g. a saved older version of a bot on ``PYTHONPATH``, for a before/after). With
+``--baseline SPEC`` that bot plays the same deals too, and the table adds the mean
+difference of the two bots' pair scores with its 95 % interval (paired: the deals'
+luck cancels).
 """
 
 from __future__ import annotations
@@ -58,6 +61,14 @@ class PairScores:
         return (max(0.0, self.mean - half), min(1.0, self.mean + half))
 
 
+def paired_difference(new: Sequence[float], old: Sequence[float]) -> tuple[float, float, float]:
+    """Mean of ``new - old`` per pair, with its normal 95 % interval."""
+    diffs = [a - b for a, b in zip(new, old, strict=True)]
+    mean = statistics.fmean(diffs)
+    half = Z95 * statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else 1.0
+    return mean, mean - half, mean + half
+
+
 def load(spec: str) -> type[Bot[Any, Any]]:
     """``module:Class`` or an ``example_bots`` module name."""
     if ":" not in spec:
@@ -96,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("game")
     parser.add_argument("opponents", nargs="+", metavar="OPPONENT")
     parser.add_argument("--strong", help="default: the game's strong bot")
+    parser.add_argument("--baseline", help="another version of the strong bot, same deals")
     parser.add_argument("--matches", type=int, default=400, help="per opponent, even")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rules", action="append", default=[], help="option=value")
@@ -108,21 +120,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         if strong_spec is None:
             raise StrongVsCounterError(f"game {args.game!r} has no strong bot")
         strong = load(strong_spec)
+        baseline = load(args.baseline) if args.baseline else None
         print(f"{args.game}: {strong_spec}, {args.matches} matches per opponent, seed {args.seed}")
-        print("| opponent | strong win rate | 95% interval | s |")
-        print("|---|---:|---:|---:|")
+        extra = f" {args.baseline} | difference, 95% interval |" if baseline else ""
+        print(f"| opponent | strong win rate | 95% interval |{extra} s |")
+        print("|---|---:|---:|" + ("---:|---:|" if baseline else "") + "---:|")
+        deals = args.matches // 2
         for spec in args.opponents:
             start = time.perf_counter()
+            opponent = load(spec)
             result = PairScores(
-                spec,
-                pair_scores(args.game, strong, load(spec), args.matches // 2, args.seed, rules),
+                spec, pair_scores(args.game, strong, opponent, deals, args.seed, rules)
             )
             low, high = result.interval
-            print(
-                f"| {spec} | {result.mean:.1%} | [{low:.1%}, {high:.1%}]"
-                f" | {time.perf_counter() - start:.0f} |",
-                flush=True,
-            )
+            cells = f"| {spec} | {result.mean:.1%} | [{low:.1%}, {high:.1%}] |"
+            if baseline is not None:
+                old = pair_scores(args.game, baseline, opponent, deals, args.seed, rules)
+                mean, lo, hi = paired_difference(result.scores, old)
+                cells += f" {statistics.fmean(old):.1%} | {mean:+.1%} [{lo:+.1%}, {hi:+.1%}] |"
+            print(f"{cells} {time.perf_counter() - start:.0f} |", flush=True)
     except StrongVsCounterError as error:
         print(f"bench.strong_vs_counter: {error}", file=sys.stderr)
         return 2

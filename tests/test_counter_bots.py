@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from bench import counters as counters_cli
+from bench import strong_vs_counter
 from bench.roster import roster
 from example_bots.cockroach_poker_strong import StrongCockroachPokerBot
 from example_bots.cockroach_poker_strong_counter import (
@@ -452,3 +453,22 @@ def test_the_liars_poker_counter_predicts_most_answers_of_the_strong_bot() -> No
         play_local("liars_poker", [Strong, Counter], seed=seed, rules=rules)
     assert len(given) > 20
     assert sum(a == g for a, g in zip(asked, given, strict=False)) >= 0.75 * len(given)
+
+
+def test_strong_vs_counter_prints_pair_intervals_and_a_paired_difference(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["liars_poker_dice", "liars_poker_dice_random", "--matches", "6"]
+    assert strong_vs_counter.main([*argv, "--baseline", "liars_poker_dice_strong"]) == 0
+    row = capsys.readouterr().out.splitlines()[-1]
+    # The same bot as its own baseline on the same deals: a difference of exactly 0.
+    assert row.startswith("| liars_poker_dice_random |")
+    assert "+0.0% [+0.0%, +0.0%]" in row
+    assert strong_vs_counter.main([*argv[:2], "--matches", "3"]) == 2
+    assert "positive and even, got 3" in capsys.readouterr().err
+
+
+def test_a_paired_difference_is_the_mean_gap_per_pair() -> None:
+    mean, low, high = strong_vs_counter.paired_difference([1.0, 0.5, 1.0], [0.5, 0.5, 0.0])
+    assert mean == pytest.approx(0.5)
+    assert low < 0.5 < high
