@@ -73,6 +73,14 @@ def sprt_command(
         int | None, typer.Option(help="Derive the deals from this seed (guessable; tests only).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final lines.")] = False,
+    luck_adjusted: Annotated[
+        bool,
+        typer.Option(
+            "--luck-adjusted",
+            help="Decide on luck-adjusted pair scores (a GSPRT on their normal model;"
+            " ELO0/ELO1 in logistic Elo; docs/sprt.md).",
+        ),
+    ] = False,
     no_sandbox: NoSandboxOption = False,
     memory_mb: MemoryOption = SANDBOX_DEFAULTS.memory_mb,
     cpu_s: CpuOption = SANDBOX_DEFAULTS.cpu_s,
@@ -111,6 +119,7 @@ def sprt_command(
             beta=beta,
             max_pairs=max_pairs,
             concurrency=concurrency,
+            luck_adjusted=luck_adjusted,
         )
         _open_test(
             session,

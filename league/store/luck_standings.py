@@ -151,3 +151,18 @@ def luck_sprt_state(
         if len(halves[group]) == 2:
             state = state.add(adjusted_pair_score(halves[group]))
     return state
+
+
+def luck_verdict(
+    *,
+    session: Session,
+    league: LeagueRow,
+    new_bot: int,
+    old_bot: int,
+    test: LuckSprt,
+) -> tuple[float, float, float, str]:
+    """LLR, lower bound, upper bound and decision of ``arena sprt --luck-adjusted``."""
+    state = luck_sprt_state(
+        session=session, league=league, new_bot=new_bot, old_bot=old_bot, test=test
+    )
+    return test.llr(state), test.lower, test.upper, test.decision(state)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from league.domain.luck import LuckError, LuckSprt
 from league.domain.sprt_statistics import (
     EloEstimate,
     Pentanomial,
@@ -38,6 +39,7 @@ from league.store.leagues import (
     settings_from_dict,
     stored_settings,
 )
+from league.store.luck_standings import luck_verdict
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchRow, SeatRow
 from league.store.registry import LeagueError
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
@@ -65,6 +67,9 @@ class SprtSettings:
     """Stop without a decision after this many pairs are scheduled."""
     concurrency: int = 2
     """Matches at a time; pairs are scheduled ``max(1, concurrency // 2)`` at a time."""
+    luck_adjusted: bool = False
+    """Decide on the luck-adjusted pair scores (:mod:`league.store.luck_standings`): a
+    GSPRT on their normal model, ``elo0``/``elo1`` in logistic Elo (``docs/sprt.md``)."""
 
     def __post_init__(self) -> None:
         self.parameters()
@@ -74,6 +79,12 @@ class SprtSettings:
             raise SprtLeagueError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.new_bot == self.old_bot:
             raise SprtLeagueError("NEW and OLD are the same bot version")
+
+    def luck_test(self) -> LuckSprt:
+        try:
+            return LuckSprt(self.elo0, self.elo1, self.alpha, self.beta)
+        except LuckError as error:
+            raise SprtLeagueError(str(error)) from None
 
     def parameters(self) -> SprtParameters:
         try:
@@ -190,6 +201,8 @@ class SprtState:
     """``H0``, ``H1`` or ``continue``."""
     estimate: EloEstimate
     scheduled_pairs: int
+    luck: bool = False
+    """The LLR is the luck-adjusted test's (:attr:`SprtSettings.luck_adjusted`)."""
 
     def progress_line(self) -> str:
         """One line of progress, fastchess-like."""
@@ -197,7 +210,8 @@ class SprtState:
         counts = ", ".join(str(c) for c in self.penta.counts)
         return (
             f"pairs {self.penta.pairs}  ptnml(0-2) [{counts}]"
-            f"  LLR {self.llr:.2f} ({self.lower:.2f}, {self.upper:.2f})"
+            f"  {'luck-adjusted ' if self.luck else ''}LLR {self.llr:.2f}"
+            f" ({self.lower:.2f}, {self.upper:.2f})"
             f"  Elo {e.elo:+.1f} [{e.elo_low:+.1f}, {e.elo_high:+.1f}]"
             f"  nElo {e.nelo:+.1f} ± {e.nelo_margin:.1f}"
         )
@@ -207,7 +221,7 @@ def sprt_state(*, session: Session, league: LeagueRow) -> SprtState:
     parameters = sprt_settings(league).parameters()
     penta = pentanomial(session=session, league=league)
     value = llr(penta, parameters)
-    return SprtState(
+    state = SprtState(
         penta=penta,
         llr=value,
         lower=parameters.lower,
@@ -216,6 +230,17 @@ def sprt_state(*, session: Session, league: LeagueRow) -> SprtState:
         estimate=estimate(penta),
         scheduled_pairs=_scheduled_pairs(session=session, league=league),
     )
+    settings = sprt_settings(league)
+    if not settings.luck_adjusted:
+        return state
+    value, lower, upper, verdict = luck_verdict(
+        session=session,
+        league=league,
+        new_bot=settings.new_bot,
+        old_bot=settings.old_bot,
+        test=settings.luck_test(),
+    )
+    return replace(state, llr=value, lower=lower, upper=upper, decision=verdict, luck=True)
 
 
 def _scheduled_pairs(*, session: Session, league: LeagueRow) -> int:
