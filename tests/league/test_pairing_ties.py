@@ -136,7 +136,9 @@ def test_league_standings_prints_a_known_tie(tmp_path: Path) -> None:
         )
         for name in ("even", "odd", "weak"):
             enter_bot(session=session, league=league, bot=get_bot(session=session, name=name))
-        tables = [("even", "odd")] * 100 + [("odd", "weak"), ("even", "weak")] * 5
+        even: tuple[str, ...] = ("even", "odd")
+        lopsided: list[tuple[str, ...]] = [("odd", "weak"), ("even", "weak")]
+        tables = [even] * 100 + lopsided * 5
         pending = write_tables(session=session, league=league, tables=tables)
         for i, match in enumerate(pending):
             row = session.get(MatchRow, match.match_id)
