@@ -19,7 +19,7 @@ expectations). It prints, per bot pair:
     python -m bench.luck --matches 20000          # ≥ 20k matches per game
     python -m bench.luck --game liars_dice --matches 2000
     python -m bench.luck --fit                    # refit referee/analysis/luck_tables.py
-    python -m bench.luck --sprt                   # error rates of the GSPRT on adjusted pairs
+    python -m bench.luck --sprt 1000 --matches 4000  # the GSPRT's error rates, resampled
 
 ``--fit`` plays the reference pairs of :data:`FIT_PAIRS` on seeds apart from the
 measurement's and writes the tables the baselines read.
@@ -348,6 +348,10 @@ def write_tables(matches: int, games: Sequence[str] | None = None) -> None:
 # The sequential test's error rates
 
 
+SPRT_PAIR = ("liars_poker_dice", "liars_poker_dice_heuristic", "liars_poker_dice_rule_out")
+"""The real adjusted pair scores ``--sprt`` resamples (a fast pair with a wide spread)."""
+
+
 def sprt_error_rates(
     pairs: Pairs, runs: int, rng: random.Random, max_pairs: int = 5000
 ) -> list[str]:
@@ -355,7 +359,7 @@ def sprt_error_rates(
     ``pairs`` and shifted so the true mean sits exactly at H0 and at H1."""
     lines = []
     base = statistics.fmean(pairs.adjusted)
-    for elo0, elo1 in ((0.0, 10.0), (0.0, 20.0)):
+    for elo0, elo1 in ((0.0, 20.0), (0.0, 50.0)):
         test = LuckSprt(elo0=elo0, elo1=elo1)
         for truth, wrong in (("H0", "H1"), ("H1", "H0")):
             target = test.score0 if truth == "H0" else test.score1
@@ -399,8 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.sprt:
         rng = random.Random(args.seed)
-        game, new, old = BOT_PAIRS[2]
-        pairs = play_pairs(game, new, old, args.matches // 2, args.seed)
+        pairs = play_pairs(*SPRT_PAIR, args.matches // 2, args.seed)
         for line in sprt_error_rates(pairs, args.sprt, rng):
             print(line, flush=True)
         return 0

@@ -78,7 +78,7 @@ def sprt_command(
         typer.Option(
             "--luck-adjusted",
             help="Decide on luck-adjusted pair scores (a GSPRT on their normal model;"
-            " ELO0/ELO1 in logistic Elo; docs/sprt.md).",
+            " ELO0/ELO1 in logistic Elo; docs/ratings.md, luck-adjusted results).",
         ),
     ] = False,
     no_sandbox: NoSandboxOption = False,

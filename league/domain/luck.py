@@ -7,7 +7,7 @@ The adjustment has mean zero, so adjusted scores estimate the same expected scor
 less variance; a duplicate pair's adjusted score is the mean of NEW's two adjusted
 scores. Adjusted scores are continuous (and may leave [0, 1]), so the pentanomial model
 does not apply: :class:`LuckSprt` is a GSPRT on the normal model of the adjusted pair
-scores (``docs/ratings.md``, luck-adjusted results; ``docs/sprt.md``).
+scores (``docs/ratings.md``, luck-adjusted results).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ class SprtSettings:
     """Matches at a time; pairs are scheduled ``max(1, concurrency // 2)`` at a time."""
     luck_adjusted: bool = False
     """Decide on the luck-adjusted pair scores (:mod:`league.store.luck_standings`): a
-    GSPRT on their normal model, ``elo0``/``elo1`` in logistic Elo (``docs/sprt.md``)."""
+    GSPRT on their normal model, ``elo0``/``elo1`` in logistic Elo (``docs/ratings.md``)."""
 
     def __post_init__(self) -> None:
         self.parameters()
