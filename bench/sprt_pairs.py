@@ -19,7 +19,7 @@ It prints, per bot pair:
   and the share of games pairing saves at equal precision, ``1 − Var_paired /
   Var_unpaired``, with a 95% bootstrap interval over deals;
 * the mean number of games ``arena sprt``'s test needs to decide (its own
-  ``league.domain.sprt_statistics.llr`` and bounds, ``--elo0``/``--elo1`` in normalized Elo,
+  exact ``league.domain.sprt_statistics.llr`` and bounds, ``--elo0``/``--elo1`` in normalized Elo,
   α = β = 0.05) when its pairs come from each schedule: ``--runs`` tests whose pairs
   are drawn from the schedule's empirical distribution (a bootstrap of the real
   deals; ± its standard error), with the share that accepted H1 (NEW stronger).
@@ -46,7 +46,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from league.domain.sprt_statistics import Pentanomial, SprtError, SprtParameters, decision, llr
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.sprt_error_rates import PentanomialTest, simulate
+from league.domain.sprt_statistics import SprtError, SprtParameters
 from league.execution.counters import bot_class
 from sdk.local import play_local
 
@@ -173,22 +177,16 @@ class SprtRuns:
 def sprt_games(
     draw: Draw, parameters: SprtParameters, rng: random.Random, runs: int, max_pairs: int
 ) -> SprtRuns:
-    """``runs`` of ``arena sprt``'s tests, each pair drawn by ``draw``; a run undecided
-    after ``max_pairs`` counts its games and no decision."""
-    games: list[int] = []
-    accepted = 0
-    for _ in range(runs):
-        counts = [0, 0, 0, 0, 0]
-        verdict, pairs = "continue", 0
-        while verdict == "continue" and pairs < max_pairs:
-            counts[round(4 * draw(rng))] += 1
-            pairs += 1
-            penta = Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4]))
-            verdict = decision(llr(penta, parameters), parameters)
-        games.append(2 * pairs)
-        accepted += verdict == "H1"
-    error = statistics.stdev(games) / math.sqrt(runs)
-    return SprtRuns(statistics.fmean(games), error, accepted / runs)
+    """``runs`` of ``arena sprt``'s tests (its exact LLR, run side by side by
+    :func:`bench.sprt_error_rates.simulate`), each pair drawn by ``draw``; a run
+    undecided after ``max_pairs`` counts its games and no decision."""
+
+    def sampler(_generator: np.random.Generator, n: int) -> NDArray[np.float64]:
+        return np.array([draw(rng) for _ in range(n)])
+
+    outcome = simulate(PentanomialTest(parameters), sampler, runs=runs, seed=0, max_pairs=max_pairs)
+    error = 2 * outcome.pairs_deviation / math.sqrt(runs)
+    return SprtRuns(2 * outcome.mean_pairs, error, outcome.h1 / runs)
 
 
 def schedules(halves: Sequence[tuple[float, float]]) -> tuple[Draw, Draw]:
