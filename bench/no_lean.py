@@ -90,6 +90,8 @@ class Interval:
         return self.low <= point <= self.high
 
     def text(self) -> str:
+        if math.isnan(self.value):
+            return "-"  # no stratum had both copies at this level
         return f"{100 * self.value:5.1f}% [{100 * self.low:5.1f}, {100 * self.high:5.1f}]"
 
 
