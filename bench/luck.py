@@ -40,6 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from bench import sprt_error_rates as harness
 from bench.report import Row
 from league.domain.luck import LuckSprt, pair_interval
 from league.execution.counters import bot_class
@@ -352,34 +355,43 @@ SPRT_PAIR = ("liars_poker_dice", "liars_poker_dice_heuristic", "liars_poker_dice
 """The real adjusted pair scores ``--sprt`` resamples (a fast pair with a wide spread)."""
 
 
-def sprt_error_rates(
-    pairs: Pairs, runs: int, rng: random.Random, max_pairs: int = 5000
-) -> list[str]:
-    """Simulated error rates of :class:`LuckSprt` on adjusted pair scores resampled from
-    ``pairs`` and shifted so the true mean sits exactly at H0 and at H1."""
+def sprt_error_rates(pairs: Pairs, runs: int, seed: int) -> list[str]:
+    """Error rates of :class:`LuckSprt` simulated with ``bench.sprt_error_rates`` (every
+    pair checked as ``arena sprt`` checks it), on two samplers per hypothesis pair: the
+    real adjusted pair scores of ``pairs`` resampled and shifted so that their mean is
+    exactly H0's (then H1's) expected score, and normal scores with their deviation."""
+    real = np.array(pairs.adjusted)
+    deviation = float(real.std())
     lines = []
-    base = statistics.fmean(pairs.adjusted)
-    for elo0, elo1 in ((0.0, 20.0), (0.0, 50.0)):
-        test = LuckSprt(elo0=elo0, elo1=elo1)
-        for truth, wrong in (("H0", "H1"), ("H1", "H0")):
-            target = test.score0 if truth == "H0" else test.score1
-            shifted = [x - base + target for x in pairs.adjusted]
-            wrong_count, steps = 0, []
-            for _ in range(runs):
-                state = test.start()
-                verdict = "continue"
-                while verdict == "continue" and state.count < max_pairs:
-                    state = state.add(shifted[rng.randrange(len(shifted))])
-                    verdict = test.decision(state)
-                wrong_count += verdict == wrong
-                steps.append(state.count)
-            rate = wrong_count / runs
-            half = 1.96 * math.sqrt(rate * (1 - rate) / runs)
-            lines.append(
-                f"{pairs.game} {pairs.new} vs {pairs.old}: elo0={elo0:g} elo1={elo1:g},"
-                f" truth at {truth}: accepts {wrong} in {rate:.1%} ± {half:.1%} of {runs} runs"
-                f" (nominal 5%), mean pairs {statistics.fmean(steps):.0f}"
+    for elo1 in (20.0, 50.0):
+        test = LuckSprt(elo0=0.0, elo1=elo1)
+
+        def resampled(target: float) -> harness.Sampler:
+            shifted = real - real.mean() + target
+
+            def draw(rng: np.random.Generator, n: int) -> harness.Floats:
+                return np.asarray(shifted[rng.integers(len(shifted), size=n)], dtype=np.float64)
+
+            return draw
+
+        for name, at_h0, at_h1 in (
+            ("resampled", resampled(test.score0), resampled(test.score1)),
+            (
+                f"normal sd {deviation:.3f}",
+                harness.normal_sampler(test.score0, deviation),
+                harness.normal_sampler(test.score1, deviation),
+            ),
+        ):
+            row = harness.error_rates(
+                f"luck-adjusted GSPRT, {name}",
+                harness.ScalarTest(test),
+                at_h0,
+                at_h1,
+                elo1=elo1,
+                runs=runs,
+                seed=seed,
             )
+            lines.append(row.text())
     return lines
 
 
@@ -402,9 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         fit_dice_poker(args.fit_dice_poker)
         return 0
     if args.sprt:
-        rng = random.Random(args.seed)
         pairs = play_pairs(*SPRT_PAIR, args.matches // 2, args.seed)
-        for line in sprt_error_rates(pairs, args.sprt, rng):
+        print(
+            "| test | elo1 (logistic) | runs | α̂ [95%] | β̂ [95%] | pairs at H0 | pairs at H1"
+            " | within 5% ± 1.5 |"
+        )
+        for line in sprt_error_rates(pairs, args.sprt, args.seed):
             print(line, flush=True)
         return 0
     rows = measure(args.game, args.matches, args.seed)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bench.luck import measure, variance_ratio
 from league.domain.luck import (
     LuckError,
     LuckSprt,
@@ -246,3 +247,11 @@ def test_the_luck_sprt_keeps_its_error_rates_on_normal_pairs() -> None:
                 state = state.add(rng.gauss(truth, 0.2))
             errors += test.decision(state) == wrong
         assert errors / 400 <= 0.08
+
+
+def test_the_bench_measures_a_small_run_and_its_variance_ratio() -> None:
+    assert variance_ratio([0.0, 1.0, 0.0, 1.0], [0.25, 0.75, 0.25, 0.75]) == pytest.approx(4.0)
+    assert variance_ratio([0.0, 1.0], [0.5, 0.5]) == math.inf
+    rows = measure(["liars_poker_dice"], 12, seed=5)
+    assert len(rows) == 3
+    assert all(row.section == "luck" and row.value is not None for row in rows)
