@@ -298,8 +298,8 @@ def fit_dice_poker(deals: int) -> tuple[float, float]:
         match = play_local("dice_poker", order, seed=FIT_SEED + index, fast_chance=True)
         played.append((score(match.outcome.places, 0), match.events))
     best = (math.inf, 0.0, 0.0)
-    for sigma in (8.0, 12.0, 16.0, 20.0, 25.0, 30.0):
-        for beta in (0.2, 0.4, 0.6, 0.8, 1.0):
+    for sigma in (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 12.0):
+        for beta in (0.4, 0.6, 0.8, 1.0):
             baseline = DicePokerBaseline(sigma, beta)
             adjusted = [
                 points - luck("dice_poker", rules, 2, events, baseline=baseline)[0]
