@@ -40,10 +40,10 @@ def test_a_lopsided_sample_gives_the_exact_value_not_the_approximation() -> None
 # Fishtest's published results: the "LLR: x (-2.94,2.94) <elo0,elo1>" and "Ptnml(0-2)"
 # lines that Stockfish's commit messages (github.com/official-stockfish/Stockfish)
 # quote from tests.stockfishchess.org, printed to two decimals. Of 2,405 such results
-# in its history, 2,401 are matched to ±0.005 (the other 4 are typos in the message:
-# their LLR is another test's). OpenBench's PentanomialSPRT is the same computation
-# (OpenBench/stats.py: counts floored at 1e-3, the t-value MLE, "taken directly from
-# Fishtest"). Lopsided ones first: there the normal approximation is far off.
+# in its history, 2,401 are matched to ±0.005, two more to ±0.02, and two not at all
+# (an LLR and counts that do not belong together). OpenBench's PentanomialSPRT is the
+# same computation (OpenBench/stats.py: counts floored at 1e-3, the t-value MLE, "taken
+# directly from Fishtest"). Lopsided ones first: there the normal approximation is far off.
 PUBLISHED = [
     # (commit, elo0, elo1, ptnml, LLR printed, normal approximation with our prior)
     ("3c04b5c4", -1.75, 0.25, (0, 0, 0, 2, 267), 2.19, 17.38),
