@@ -80,3 +80,24 @@ def test_the_bench_plays_pairs_through_the_sandboxed_pool(tmp_path: Path) -> Non
     assert factors == {"seat", "moved first", "pool slot"}
     slots = {row["level"] for row in data["rows"] if row["factor"] == "pool slot"}
     assert slots and "-1" not in slots  # every match's record noted its pool slots
+
+
+@pytest.mark.e2e
+async def test_a_new_process_takes_the_lowest_pool_slot_no_live_one_holds() -> None:
+    import sys
+
+    from referee.runtime.pool import WarmPool
+    from referee.runtime.process import BotSpec
+    from referee.runtime.sandbox import NO_SANDBOX
+
+    spec = BotSpec("random", command=(sys.executable, "-m", "example_bots.liars_dice_random"))
+    pool = WarmPool(sandbox=NO_SANDBOX)
+    try:
+        async with pool.lease(spec, 15.0) as first, pool.lease(spec, 15.0) as second:
+            assert (first.slot, second.slot) == (0, 1)
+            first.faulty = True  # stopped when its lease ends: slot 0 is free again
+        async with pool.lease(spec, 15.0) as reused, pool.lease(spec, 15.0) as started:
+            assert reused is second and reused.slot == 1
+            assert started.slot == 0 and pool.started == 3
+    finally:
+        await pool.aclose()
