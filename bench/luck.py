@@ -60,8 +60,9 @@ from sdk.local import play_local
 BOT_PAIRS: tuple[tuple[str, str, str], ...] = (
     # game, NEW, OLD: strong vs heuristic, heuristic vs a weaker bot, two close versions
     # (a pair that one bot sweeps, such as heuristic vs random in most games, has no
-    # variance to reduce and is left out; so is a bot against itself in Dice Poker, whose
-    # duplicate pairs are then the same game twice and always score ½)
+    # variance to reduce and is left out, as Liar's Poker's strong vs heuristic, 2,000 of
+    # 2,000; so is a bot against itself in Dice Poker, whose duplicate pairs are then the
+    # same game twice and always score ½)
     ("liars_dice", "liars_dice_posterior", "liars_dice_probability"),
     ("liars_dice", "liars_dice_probability", "liars_dice_counting"),
     ("liars_dice", "liars_dice_probability_10", "liars_dice_probability_20"),
@@ -71,7 +72,7 @@ BOT_PAIRS: tuple[tuple[str, str, str], ...] = (
     ("dice_poker", "dice_poker_optimal", "dice_poker_heuristic"),
     ("cockroach_poker", "cockroach_poker_strong", "cockroach_poker_heuristic"),
     ("cockroach_poker", "cockroach_poker_heuristic", "cockroach_poker_truthful"),
-    ("liars_poker", "liars_poker_strong", "liars_poker_heuristic"),
+    ("liars_poker", "liars_poker_heuristic", "liars_poker_always_challenge"),
 )
 FIT_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {
     "liars_dice": (
