@@ -37,6 +37,14 @@ if TYPE_CHECKING:
 EXIT_H1 = 0
 EXIT_H0 = 10
 EXIT_UNDECIDED = 11
+LuckAdjustedOption = Annotated[
+    bool,
+    typer.Option(
+        "--luck-adjusted",
+        help="Decide on luck-adjusted pair scores (a GSPRT on their normal model;"
+        " ELO0/ELO1 in logistic Elo; docs/ratings.md, luck-adjusted results).",
+    ),
+]
 
 
 def _bot(session: Session, spec: str) -> BotRow:
@@ -47,7 +55,7 @@ def _bot(session: Session, spec: str) -> BotRow:
     return get_bot(session=session, name=name, version=version)
 
 
-def sprt_command(
+def sprt_command(  # long: one line per option, and the settings it stores
     ctx: typer.Context,
     new: Annotated[str, typer.Argument(help="The bot under test: NAME or NAME@VERSION.")],
     old: Annotated[str, typer.Argument(help="The baseline: NAME or NAME@VERSION.")],
@@ -73,14 +81,7 @@ def sprt_command(
         int | None, typer.Option(help="Derive the deals from this seed (guessable; tests only).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final lines.")] = False,
-    luck_adjusted: Annotated[
-        bool,
-        typer.Option(
-            "--luck-adjusted",
-            help="Decide on luck-adjusted pair scores (a GSPRT on their normal model;"
-            " ELO0/ELO1 in logistic Elo; docs/ratings.md, luck-adjusted results).",
-        ),
-    ] = False,
+    luck_adjusted: LuckAdjustedOption = False,
     no_sandbox: NoSandboxOption = False,
     memory_mb: MemoryOption = SANDBOX_DEFAULTS.memory_mb,
     cpu_s: CpuOption = SANDBOX_DEFAULTS.cpu_s,
