@@ -145,6 +145,19 @@ LAZY_IMPORTS: dict[str, str] = {
         "SQLModel (the stored measurement): only `arena exploit`"
     ),
     "league/cli/exploit.py league.store.registry": "SQLModel: only a registered BOT",
+    "league/cli/exploit.py league.cli.exploit_adaptive": (
+        "the adaptive rounds' driver (trio, gRPC on first use): only `arena exploit` on a bot"
+    ),
+    "league/cli/exploit_adaptive.py league.execution.adaptive_exploit": (
+        "numpy's bracket arithmetic: only `arena exploit` on a bot process"
+    ),
+    "league/cli/exploit_adaptive.py league.execution.probe_matches": (
+        "trio, gRPC and the warm pool: only `arena exploit` on a bot process"
+    ),
+    "league/cli/exploit_adaptive.py trio": "trio: only `arena exploit` on a bot process",
+    "league/cli/leagues.py league.store.rolling_ladders": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
     "league/cli/exploit.py league.store.exploits": "SQLModel: only a registered BOT",
     "league/cli/exploit.py league.store.models": "SQLModel: only a registered BOT",
     "league/cli/exploit.py sdk.strategy_table": "the SDK package (gRPC server): only `--save`",

@@ -373,7 +373,7 @@ def _play(
 
 
 @app.command("run")
-def run_command(
+def run_command(  # long: one typer option per parameter; the body is short
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="League name.")],
     concurrency: Annotated[

@@ -196,7 +196,7 @@ def settled(
     return all(state in ("ordered", "tied") for state in states.values())
 
 
-def choose_tables(
+def choose_tables(  # long: its docstring states the whole pairing rule; the body is short
     entries: Sequence[LadderEntry],
     *,
     groups: int,
@@ -244,12 +244,7 @@ def choose_tables(
     Any ``table_size`` from 2 up works; fewer entries than ``table_size`` (or no
     groups) give no tables. Pure and deterministic.
     """
-    if table_size < 2:
-        raise PairingError(f"table_size must be at least 2, got {table_size}")
-    if not 0.0 <= min_share <= 1.0:
-        raise PairingError(f"min_share must be between 0 and 1, got {min_share}")
-    if not tie_zone >= 0.0:
-        raise PairingError(f"tie_zone must not be negative, got {tie_zone}")
+    _check_settings(table_size, min_share, tie_zone)
     if len(entries) < table_size or groups < 1:
         return []
     keys = [e.key for e in entries]
@@ -282,26 +277,47 @@ def choose_tables(
         )
         tables.append(table)
         total += table_size
-        for i, a in enumerate(table):
-            for b in table[i + 1 :]:
-                pair = frozenset((a, b))
-                gap = current[a].rating - current[b].rating
-                p = 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
-                gained = p * (1.0 - p) * table_size / (table_size - 1)
-                sds[pair] = ELO_PER_NAT / math.sqrt((ELO_PER_NAT / sds[pair]) ** 2 + gained)
-                played[pair] += table_size
-        for key in table:
-            e = current[key]
-            after = e.matches + table_size
-            current[key] = LadderEntry(
-                key=e.key,
-                rating=e.rating,
-                spread=e.spread * math.sqrt((e.matches + 1) / (after + 1)),
-                matches=after,
-                order=e.order,
-                recent=e.recent + table_size,
-            )
+        _as_if_played(table, current, sds, played)
     return tables
+
+
+def _check_settings(table_size: int, min_share: float, tie_zone: float) -> None:
+    if table_size < 2:
+        raise PairingError(f"table_size must be at least 2, got {table_size}")
+    if not 0.0 <= min_share <= 1.0:
+        raise PairingError(f"min_share must be between 0 and 1, got {min_share}")
+    if not tie_zone >= 0.0:
+        raise PairingError(f"tie_zone must not be negative, got {tie_zone}")
+
+
+def _as_if_played(
+    table: tuple[str, ...],
+    current: dict[str, LadderEntry],
+    sds: dict[Pair, float],
+    played: Counter[Pair],
+) -> None:
+    """Count ``table`` as played (in place): each pair at it gains its games'
+    information, each member ``len(table)`` matches and a narrower spread."""
+    table_size = len(table)
+    for i, a in enumerate(table):
+        for b in table[i + 1 :]:
+            pair = frozenset((a, b))
+            gap = current[a].rating - current[b].rating
+            p = 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
+            gained = p * (1.0 - p) * table_size / (table_size - 1)
+            sds[pair] = ELO_PER_NAT / math.sqrt((ELO_PER_NAT / sds[pair]) ** 2 + gained)
+            played[pair] += table_size
+    for key in table:
+        e = current[key]
+        after = e.matches + table_size
+        current[key] = LadderEntry(
+            key=e.key,
+            rating=e.rating,
+            spread=e.spread * math.sqrt((e.matches + 1) / (after + 1)),
+            matches=after,
+            order=e.order,
+            recent=e.recent + table_size,
+        )
 
 
 def _table(
