@@ -19,10 +19,14 @@ expectations). It prints, per bot pair:
     python -m bench.luck --matches 20000          # ≥ 20k matches per game
     python -m bench.luck --game liars_dice --matches 2000
     python -m bench.luck --fit                    # refit referee/analysis/luck_tables.py
+    python -m bench.luck --fit-coefficients 2000  # refit luck_coefficients.py (b per game)
     python -m bench.luck --sprt 1000 --matches 4000  # the GSPRT's error rates, resampled
 
 ``--fit`` plays the reference pairs of :data:`FIT_PAIRS` on seeds apart from the
-measurement's and writes the tables the baselines read.
+measurement's and writes the tables the baselines read; ``--fit-coefficients N`` plays
+N duplicate pairs of each reference pair on other seeds again and writes each game's
+least-squares coefficient ``b`` of the luck term (adjusted = score − b·luck). The
+measurement prints the ratio with the fitted ``b`` and, for comparison, with ``b = 1``.
 """
 
 from __future__ import annotations
@@ -44,12 +48,14 @@ import numpy as np
 
 from bench import sprt_error_rates as harness
 from bench.report import Row
-from league.domain.luck import LuckSprt, pair_interval
+from league.domain.luck import LuckSprt, fitted_coefficient, pair_interval
 from league.execution.counters import bot_class
 from referee.analysis.luck import (
     BASELINES,
+    ConstantBaseline,
     DicePokerBaseline,
     TableBaseline,
+    coefficient_for,
     luck,
 )
 from referee.analysis.luck_tables import PARENTS, TABLES
@@ -89,6 +95,11 @@ FIT_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {
 """The reference pairs each table is fitted on (each plays both seats)."""
 FIT_SEED = 10_000_000
 """Fitting deals start here, far from the measurement's seeds."""
+COEFFICIENT_SEED = 20_000_000
+"""The coefficients' deals start here, apart from the measurement's and the tables'."""
+COEFFICIENTS_PATH = (
+    Path(__file__).resolve().parent.parent / "referee" / "analysis" / "luck_coefficients.py"
+)
 SMOOTHING = 10.0
 """Virtual observations at the parent key's mean added to every fitted cell."""
 TABLES_PATH = Path(__file__).resolve().parent.parent / "referee" / "analysis" / "luck_tables.py"
@@ -118,28 +129,38 @@ class Pairs:
     raw: tuple[float, ...]
     adjusted: tuple[float, ...]
     seconds: float
+    coefficient: float = 1.0
+    """The ``b`` of ``adjusted`` (raw − b·luck)."""
+    unit_adjusted: tuple[float, ...] = ()
+    """The pair scores adjusted with ``b = 1`` (for comparison)."""
 
 
-def play_pairs(game: str, new: str, old: str, deals: int, seed: int) -> Pairs:
-    """Each deal twice in process (NEW in seat 0, then in seat 1) with its luck."""
+def play_pairs(
+    game: str, new: str, old: str, deals: int, seed: int, coefficient: float | None = None
+) -> Pairs:
+    """Each deal twice in process (NEW in seat 0, then in seat 1) with its luck, the
+    luck's coefficient ``b`` being ``coefficient`` or else the game's fitted one."""
     new_bot, old_bot = bot_class(new), bot_class(old)
     engine = get_game(game)
     rules = engine.parse_rules({})
+    b = coefficient_for(game) if coefficient is None else coefficient
     start = time.perf_counter()
-    raw, adjusted = [], []
+    raw, adjusted, unit = [], [], []
     for index in range(deals):
         deal = seed + index
         salt = str(deal).encode()
-        halves_raw, halves_adj = [], []
+        halves_raw, halves_luck = [], []
         for seat, bots in ((0, [new_bot, old_bot]), (1, [old_bot, new_bot])):
             match = play_local(game, bots, seed=deal, fast_chance=True)
-            points = score(match.outcome.places, seat)
-            lucky = luck(game, rules, 2, match.events, salt=salt)[seat]
-            halves_raw.append(points)
-            halves_adj.append(points - lucky)
-        raw.append(statistics.fmean(halves_raw))
-        adjusted.append(statistics.fmean(halves_adj))
-    return Pairs(game, new, old, tuple(raw), tuple(adjusted), time.perf_counter() - start)
+            halves_raw.append(score(match.outcome.places, seat))
+            halves_luck.append(luck(game, rules, 2, match.events, salt=salt, coefficient=1.0)[seat])
+        pair_raw, pair_luck = statistics.fmean(halves_raw), statistics.fmean(halves_luck)
+        raw.append(pair_raw)
+        adjusted.append(pair_raw - b * pair_luck)
+        unit.append(pair_raw - pair_luck)
+    return Pairs(
+        game, new, old, tuple(raw), tuple(adjusted), time.perf_counter() - start, b, tuple(unit)
+    )
 
 
 def variance_ratio(raw: Sequence[float], adjusted: Sequence[float]) -> float:
@@ -176,8 +197,14 @@ def rows_for(pairs: Pairs, rng: random.Random) -> tuple[Row, str]:
     ratio = variance_ratio(pairs.raw, pairs.adjusted)
     low, high = ratio_interval(pairs.raw, pairs.adjusted, rng)
     matches = 2 * len(pairs.raw)
+    unit = (
+        f" (b = 1: {variance_ratio(pairs.raw, pairs.unit_adjusted):.2f}×)"
+        if pairs.unit_adjusted
+        else ""
+    )
     detail = (
-        f"{pairs.game}: {pairs.new} vs {pairs.old}, {matches} matches ({pairs.seconds:.0f} s):"
+        f"{pairs.game}: {pairs.new} vs {pairs.old}, {matches} matches ({pairs.seconds:.0f} s),"
+        f" b = {pairs.coefficient:.3f}:"
         f" raw {statistics.fmean(pairs.raw):.4f} [{raw_lo:.4f}, {raw_hi:.4f}],"
         f" adjusted {statistics.fmean(pairs.adjusted):.4f} [{adj_lo:.4f}, {adj_hi:.4f}],"
         f" mean luck {statistics.fmean(diffs):+.4f} [{luck_lo:+.4f}, {luck_hi:+.4f}]"
@@ -185,7 +212,8 @@ def rows_for(pairs: Pairs, rng: random.Random) -> tuple[Row, str]:
         f" Var per pair raw {statistics.pvariance(pairs.raw):.4f},"
         f" adjusted {statistics.pvariance(pairs.adjusted):.4f};"
         f" matches for ±0.01: {matches_for(pairs.raw):.0f} raw,"
-        f" {matches_for(pairs.adjusted):.0f} adjusted"
+        f" {matches_for(pairs.adjusted):.0f} adjusted;"
+        f" ratio {ratio:.2f}× [{low:.2f}, {high:.2f}]{unit}"
     )
     row = Row(
         "luck",
@@ -348,6 +376,55 @@ def write_tables(matches: int, games: Sequence[str] | None = None) -> None:
     print(f"wrote {TABLES_PATH}")
 
 
+def fit_coefficients(deals: int, games: Sequence[str] | None = None) -> dict[str, float]:
+    """Each game's least-squares ``b`` (:func:`fitted_coefficient`) over ``deals``
+    duplicate pairs of each of its :data:`BOT_PAIRS` (pair score against pair luck at
+    b = 1), on seeds from :data:`COEFFICIENT_SEED`, apart from the measurement's; writes
+    them beside the tables, keeping the other games' coefficients.
+
+    The pairs are the measured bot pairs, not the tables' reference pairs: a reference
+    pair of a deterministic bot against itself (Dice Poker's, Liar's Poker's) plays the
+    same game twice per deal, so its pair score never varies and says nothing of ``b``.
+    In a league ``b`` would likewise come from earlier matches of its own bots."""
+    from referee.analysis import luck_coefficients
+
+    found = dict(luck_coefficients.COEFFICIENTS)
+    counts = dict(luck_coefficients.FIT_DEALS)
+    for game, baseline in BASELINES.items():
+        if (games is not None and game not in games) or isinstance(baseline, ConstantBaseline):
+            continue
+        start = time.perf_counter()
+        scores: list[float] = []
+        lucks: list[float] = []
+        for _, new, old in (p for p in BOT_PAIRS if p[0] == game):
+            played = play_pairs(game, new, old, deals, COEFFICIENT_SEED, coefficient=1.0)
+            pair_lucks = [r - u for r, u in zip(played.raw, played.unit_adjusted, strict=True)]
+            print(f"{game}: {new} vs {old}: b = {fitted_coefficient(played.raw, pair_lucks):.4f}")
+            scores += played.raw
+            lucks += pair_lucks
+        found[game] = round(fitted_coefficient(scores, lucks), 4)
+        counts[game] = deals
+        print(
+            f"{game}: b = {found[game]} from {len(scores)} pairs"
+            f" ({time.perf_counter() - start:.0f} s)",
+            flush=True,
+        )
+    text = COEFFICIENTS_PATH.read_text()
+    head = text[: text.index("COEFFICIENTS: dict[str, float] =")]
+    COEFFICIENTS_PATH.write_text(
+        head
+        + "COEFFICIENTS: dict[str, float] = "
+        + pprint.pformat(dict(sorted(found.items())), width=99)
+        + "\nFIT_DEALS: dict[str, int] = "
+        + pprint.pformat(dict(sorted(counts.items())), width=99)
+        + '\n"""Duplicate pairs per reference pair each coefficient was fitted on."""\n'
+    )
+    ruff = Path(sys.executable).parent / "ruff"
+    subprocess.run([str(ruff), "format", "-q", str(COEFFICIENTS_PATH)], check=False)
+    print(f"wrote {COEFFICIENTS_PATH}")
+    return found
+
+
 # ---------------------------------------------------------------------------
 # The sequential test's error rates
 
@@ -404,12 +481,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fit", action="store_true", help="refit the baseline tables")
     parser.add_argument("--fit-matches", type=int, default=3000, help="matches per fit pair")
     parser.add_argument("--fit-dice-poker", type=int, default=0, help="deals to fit σ, β on")
+    parser.add_argument(
+        "--fit-coefficients", type=int, default=0, help="pairs per reference pair to fit b on"
+    )
     parser.add_argument("--sprt", type=int, default=0, help="simulated tests per cell")
     args = parser.parse_args(argv)
     if args.matches < 4:
         raise SystemExit(f"--matches {args.matches}: at least 4")
     if args.fit:
         write_tables(args.fit_matches, args.game)
+        return 0
+    if args.fit_coefficients:
+        fit_coefficients(args.fit_coefficients, args.game)
         return 0
     if args.fit_dice_poker:
         fit_dice_poker(args.fit_dice_poker)

@@ -43,6 +43,25 @@ def adjusted_pair_score(halves: Sequence[tuple[float, float]]) -> float:
     return math.fsum(score - luck for score, luck in halves) / len(halves)
 
 
+def fitted_coefficient(scores: Sequence[float], lucks: Sequence[float]) -> float:
+    """The least-squares coefficient of the luck term, ``b = Cov(score, luck) /
+    Var(luck)``: the ``b`` that minimises ``Var(score − b·luck)`` over the given
+    (score, luck) pairs. Any fixed ``b`` keeps the adjusted mean (E[luck] = 0), so it is
+    fitted on matches apart from the ones it then adjusts."""
+    if len(scores) != len(lucks):
+        raise LuckError(f"{len(scores)} scores but {len(lucks)} lucks")
+    if len(scores) < 2:
+        raise LuckError(f"a coefficient needs at least 2 values, got {len(scores)}")
+    mean_score, mean_luck = statistics.fmean(scores), statistics.fmean(lucks)
+    spread = math.fsum((luck - mean_luck) ** 2 for luck in lucks)
+    if spread == 0.0:
+        raise LuckError(f"the luck never varies (always {mean_luck}): no coefficient")
+    covariance = math.fsum(
+        (score - mean_score) * (luck - mean_luck) for score, luck in zip(scores, lucks, strict=True)
+    )
+    return covariance / spread
+
+
 def pair_interval(values: Sequence[float]) -> tuple[float, float]:
     """The normal 95% interval of the mean of independent values (pairs or groups)."""
     if len(values) < 2:

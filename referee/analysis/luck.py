@@ -12,7 +12,9 @@ the luck-adjusted score is the score minus that sum (Burch, Schmid, Moravčík, 
 Bowling: AIVAT, AAAI 2018; chance terms only: the bots are black boxes). Whatever the
 baseline, each correction has mean zero under the true chance distribution, so the
 adjusted score has the same mean as the raw one; a good baseline removes most of the
-luck's variance.
+luck's variance. The luck is that sum times a coefficient ``b`` fitted per game by
+least squares (:mod:`referee.analysis.luck_coefficients`): any fixed ``b`` keeps the
+mean, and a fitted one stops a weak baseline from adding noise.
 
 The expectation is exact where the outcomes can be enumerated cheaply (dice: every
 sorted roll with its multinomial weight) and a seeded sample otherwise (card
@@ -51,6 +53,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Final
 
+from referee.analysis.luck_coefficients import COEFFICIENTS
 from referee.analysis.luck_tables import PARENTS, TABLES
 from referee.core.catalogue import get_game
 from referee.core.events import ChanceEvent, Event
@@ -510,6 +513,11 @@ def chance_corrections(
     return out
 
 
+def coefficient_for(game: str) -> float:
+    """The game's fitted coefficient ``b`` of the luck term (1 when none is fitted)."""
+    return COEFFICIENTS.get(game, 1.0)
+
+
 def luck(
     game_name: str,
     rules: Any,
@@ -518,9 +526,19 @@ def luck(
     *,
     salt: bytes = b"",
     baseline: Baseline | None = None,
+    coefficient: float | None = None,
 ) -> tuple[float, float]:
-    """Both seats' total luck in a two-seat match (the sum of their corrections);
-    ``(0, 0)`` for other seat counts. The luck-adjusted score of seat ``p`` is its
-    score minus ``luck(...)[p]``."""
+    """Both seats' total luck in a two-seat match: ``b`` times the sum of their
+    corrections; ``(0, 0)`` for other seat counts. The luck-adjusted score of seat
+    ``p`` is its score minus ``luck(...)[p]``.
+
+    ``b`` is ``coefficient`` when given, else 1 with a caller's own ``baseline``, else
+    the game's fitted coefficient (:func:`coefficient_for`)."""
+    if coefficient is not None:
+        b = coefficient
+    else:
+        b = 1.0 if baseline is not None else coefficient_for(game_name)
+    if not math.isfinite(b):
+        raise LuckError(f"{game_name}: the luck coefficient must be finite, got {b}")
     rows = chance_corrections(game_name, rules, num_seats, events, salt=salt, baseline=baseline)
-    return math.fsum(a for a, _ in rows), math.fsum(b for _, b in rows)
+    return b * math.fsum(a for a, _ in rows), b * math.fsum(c for _, c in rows)

@@ -18,10 +18,11 @@ from league.domain.luck import (
     LuckSprt,
     adjusted_pair_score,
     expected_score,
+    fitted_coefficient,
     pair_interval,
     summarize,
 )
-from referee.analysis import luck, luck_tables
+from referee.analysis import luck, luck_coefficients, luck_tables
 from referee.core.catalogue import get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.playout import random_playout
@@ -161,7 +162,10 @@ def test_a_hand_checked_one_die_round(monkeypatch: pytest.MonkeyPatch) -> None:
     events.append(
         ActionEvent(0, game.legal_actions(game.observe(game.apply_chance(state, (6, 2)), 0))[0])
     )
-    assert luck.luck("liars_dice", rules, 2, events) == pytest.approx((0.5, -0.5))
+    assert luck.luck("liars_dice", rules, 2, events, coefficient=1.0) == pytest.approx((0.5, -0.5))
+    # the luck is the game's fitted coefficient b times the corrections' sum
+    monkeypatch.setitem(luck_coefficients.COEFFICIENTS, "liars_dice", 0.4)
+    assert luck.luck("liars_dice", rules, 2, events) == pytest.approx((0.2, -0.2))
 
 
 def test_a_match_that_does_not_replay_is_refused() -> None:
@@ -255,3 +259,41 @@ def test_the_bench_measures_a_small_run_and_its_variance_ratio() -> None:
     rows = measure(["liars_poker_dice"], 12, seed=5)
     assert len(rows) == 3
     assert all(row.section == "luck" and row.value is not None for row in rows)
+
+
+def test_the_fitted_coefficient_recovers_a_planted_linear_relation() -> None:
+    rng = random.Random(3)
+    lucks = [rng.gauss(0.0, 0.3) for _ in range(4000)]
+    exact = [0.4 + 0.7 * x for x in lucks]
+    assert fitted_coefficient(exact, lucks) == pytest.approx(0.7, abs=1e-12)
+    noisy = [0.5 + 0.6 * x + rng.gauss(0.0, 0.2) for x in lucks]
+    assert fitted_coefficient(noisy, lucks) == pytest.approx(0.6, abs=0.03)
+    # luck unrelated to the score: b near 0 (the adjustment then adds no noise)
+    unrelated = [rng.gauss(0.5, 0.2) for _ in lucks]
+    assert abs(fitted_coefficient(unrelated, lucks)) < 0.05
+    with pytest.raises(LuckError, match="never varies"):
+        fitted_coefficient([0.0, 1.0], [0.2, 0.2])
+    with pytest.raises(LuckError, match="3 scores but 2"):
+        fitted_coefficient([0.0, 1.0, 0.5], [0.2, 0.1])
+
+
+def test_a_coefficient_fitted_apart_keeps_the_mean_and_lowers_the_variance() -> None:
+    """b fitted on one sample, applied to fresh ones: the adjusted means average to the
+    true mean (E[luck] = 0), with less spread than the raw means."""
+    rng = random.Random(11)
+
+    def sample(n: int) -> tuple[list[float], list[float]]:
+        lucks = [rng.gauss(0.0, 0.3) for _ in range(n)]
+        return [0.6 + 0.5 * x + rng.gauss(0.0, 0.1) for x in lucks], lucks
+
+    b = fitted_coefficient(*sample(500))
+    raw_means, adjusted_means = [], []
+    for _ in range(300):
+        scores, lucks = sample(50)
+        raw_means.append(statistics.fmean(scores))
+        adjusted_means.append(
+            statistics.fmean(s - b * x for s, x in zip(scores, lucks, strict=True))
+        )
+    assert statistics.fmean(adjusted_means) == pytest.approx(0.6, abs=0.003)
+    # per score: Var raw 0.5² · 0.3² + 0.1² = 0.0325, adjusted about 0.1² = 0.01
+    assert statistics.pvariance(adjusted_means) < statistics.pvariance(raw_means) / 2
