@@ -376,6 +376,72 @@ def write_tables(matches: int, games: Sequence[str] | None = None) -> None:
     print(f"wrote {TABLES_PATH}")
 
 
+ROUNDS_PATH = Path(__file__).resolve().parent.parent / "referee" / "analysis" / "luck_rounds.py"
+
+
+def _round_results(events: Sequence[Event]) -> list[tuple[tuple[int, ...], float]]:
+    """Per Liar's Dice roll with table keys, both seats' keys with 1 when that seat won
+    the round (the other seat lost a die before the next roll), 0 when it lost."""
+    engine = get_game("liars_dice")
+    baseline = BASELINES["liars_dice"]
+    state = engine.new_game(engine.parse_rules({}), 2)
+    found: list[tuple[tuple[int, ...], float]] = []
+    open_round: tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] | None = None
+    for event in events:
+        if isinstance(event, ChanceEvent):
+            keys = baseline.keys(state, event.outcome)
+            state = engine.apply_chance(state, event.outcome)
+            open_round = None if keys is None else (keys, tuple(state.dice_counts))
+        else:
+            state = engine.apply_action(state, event.seat, event.action)
+            if open_round is not None and tuple(state.dice_counts) != open_round[1]:
+                keys, counts = open_round
+                lost = 0 if state.dice_counts[0] < counts[0] else 1
+                found += [(keys[lost], 0.0), (keys[1 - lost], 1.0)]
+                open_round = None
+    return found
+
+
+def fit_rounds(matches: int) -> None:
+    """Liar's Dice's round-win shares per key over ``matches`` matches per reference pair
+    (both seat orders, seeds from :data:`FIT_SEED`), written to ``luck_rounds.py``."""
+    sums: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    start = time.perf_counter()
+    for a, b in FIT_PAIRS["liars_dice"]:
+        bots = [bot_class(a), bot_class(b)]
+        for index in range(matches):
+            order = bots if index % 2 == 0 else bots[::-1]
+            match = play_local("liars_dice", order, seed=FIT_SEED + index, fast_chance=True)
+            for key, won in _round_results(match.events):
+                cell = sums[key]
+                cell[0] += won
+                cell[1] += 1
+    parents: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for key, (total, count) in sums.items():
+        cell = parents[key[:3]]
+        cell[0] += total
+        cell[1] += count
+    parent_means = {k: round(t / n, 4) for k, (t, n) in parents.items()}
+    table = {
+        key: round((total + SMOOTHING * parent_means[key[:3]]) / (count + SMOOTHING), 4)
+        for key, (total, count) in sums.items()
+    }
+    ROUNDS_PATH.write_text(
+        ROUNDS_PATH.read_text().split("ROUND_WINS: dict[")[0]
+        + "ROUND_WINS: dict[tuple[int, ...], float] = "
+        + pprint.pformat(dict(sorted(table.items())), width=99, compact=True)
+        + "\nROUND_PARENTS: dict[tuple[int, ...], float] = "
+        + pprint.pformat(dict(sorted(parent_means.items())), width=99, compact=True)
+        + "\n"
+    )
+    ruff = Path(sys.executable).parent / "ruff"
+    subprocess.run([str(ruff), "format", "-q", str(ROUNDS_PATH)], check=False)
+    print(
+        f"liars_dice: {len(table)} round cells from {matches} matches per fit pair"
+        f" ({time.perf_counter() - start:.0f} s); wrote {ROUNDS_PATH}"
+    )
+
+
 def fit_coefficients(deals: int, games: Sequence[str] | None = None) -> dict[str, float]:
     """Each game's least-squares ``b`` (:func:`fitted_coefficient`) over ``deals``
     duplicate pairs of each of its :data:`BOT_PAIRS` (pair score against pair luck at
@@ -482,6 +548,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fit-matches", type=int, default=3000, help="matches per fit pair")
     parser.add_argument("--fit-dice-poker", type=int, default=0, help="deals to fit σ, β on")
     parser.add_argument(
+        "--fit-rounds", type=int, default=0, help="matches per pair to fit Liar's Dice rounds on"
+    )
+    parser.add_argument(
         "--fit-coefficients", type=int, default=0, help="pairs per reference pair to fit b on"
     )
     parser.add_argument("--sprt", type=int, default=0, help="simulated tests per cell")
@@ -490,6 +559,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"--matches {args.matches}: at least 4")
     if args.fit:
         write_tables(args.fit_matches, args.game)
+        return 0
+    if args.fit_rounds:
+        fit_rounds(args.fit_rounds)
         return 0
     if args.fit_coefficients:
         fit_coefficients(args.fit_coefficients, args.game)

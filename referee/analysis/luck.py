@@ -26,9 +26,12 @@ Baselines (fitted tables in :mod:`referee.analysis.luck_tables`, refitted with
 ``python -m bench.luck --fit``; ``docs/ratings.md`` (luck-adjusted results) has the
 details):
 
-* ``liars_dice``: a table over (my dice, their dice, I open, how many dice on the
-  table count for my hand's best face, how many for theirs), a hand's best face being
-  its most numerous (wilds added; the highest on a tie); in a sum round the two dice;
+* ``liars_dice``: P(I win the match) = r·W(a, b − 1, 0) + (1 − r)·W(a − 1, b, 1), with
+  ``r`` the fitted share of rounds won (:mod:`referee.analysis.luck_rounds`) given (my
+  dice ``a``, their dice ``b``, I open, my dice and theirs counting for my best face,
+  their dice and mine counting for theirs), a hand's best face being its most numerous
+  (wilds added; the highest on a tie), in a sum round the two dice instead; and ``W``
+  the round's mean share chained exactly through the dice counts (:func:`match_win`);
 * ``liars_poker_dice``: a table over (my chips, their chips, I hold the dice, the
   dice's poker category, whether they beat the last declaration);
 * ``liars_poker``: a table over (penalty points to the limit, mine and theirs capped
@@ -54,6 +57,7 @@ from functools import cache
 from typing import Any, Final
 
 from referee.analysis.luck_coefficients import COEFFICIENTS
+from referee.analysis.luck_rounds import ROUND_PARENTS, ROUND_WINS
 from referee.analysis.luck_tables import PARENTS, TABLES
 from referee.core.catalogue import get_game
 from referee.core.events import ChanceEvent, Event
@@ -209,6 +213,14 @@ def _dice_strength(hand: Sequence[int], wild: int | None, sum_round: bool) -> in
 class LiarsDiceBaseline(TableBaseline):
     game = "liars_dice"
 
+    def table(self, key: Key) -> float:
+        """The value of a key (the fitted table's)."""
+        return lookup(self.game, key)
+
+    def value(self, state: Any, outcome: ChanceOutcome, seat: int) -> float:
+        key = self.key(state, outcome, seat)
+        return 0.5 if key is None else self.table(key)
+
     def _context(self, state: Any, seat: int) -> tuple[int, int, int, int | None, bool]:
         other = 1 - seat
         wild = state.rules.wild if state.wilds_active else None
@@ -234,9 +246,44 @@ class LiarsDiceBaseline(TableBaseline):
             return 0.5
         mine, theirs, opens, wild, sum_round = self._context(state, seat)
         return math.fsum(
-            p * lookup(self.game, (mine, theirs, opens, a, b))
-            for (a, b), p in _hand_pair_distribution(mine, theirs, wild, sum_round)
+            p * self.table((mine, theirs, opens, *cell))
+            for cell, p in _hand_pair_distribution(mine, theirs, wild, sum_round)
         )
+
+
+def round_win(key: Key) -> float:
+    """P(the key's seat wins this round): the fitted share, else its parent's, else ½."""
+    value = ROUND_WINS.get(key)
+    if value is None:
+        value = ROUND_PARENTS.get(key[:3], 0.5)
+    return value
+
+
+@cache
+def match_win(mine: int, theirs: int, opens: int) -> float:
+    """P(I win the match) at the start of a round with ``mine`` and ``theirs`` dice: the
+    round's fitted mean win share ``R`` chained exactly through the dice counts (the
+    round's loser loses a die and opens the next round)::
+
+        W(a, b, o) = R(a, b, o)·W(a, b − 1, 0) + (1 − R(a, b, o))·W(a − 1, b, 1)
+    """
+    if theirs <= 0:
+        return 1.0
+    if mine <= 0:
+        return 0.0
+    share = ROUND_PARENTS.get((mine, theirs, opens), 0.5)
+    return share * match_win(mine, theirs - 1, 0) + (1 - share) * match_win(mine - 1, theirs, 1)
+
+
+class LiarsDiceRoundBaseline(LiarsDiceBaseline):
+    """Liar's Dice's value after a roll as P(win the match): the round's fitted win
+    probability given both hands' features, chained through the dice counts by
+    :func:`match_win`."""
+
+    def table(self, key: Key) -> float:
+        mine, theirs = key[0], key[1]
+        won = round_win(key)
+        return won * match_win(mine, theirs - 1, 0) + (1 - won) * match_win(mine - 1, theirs, 1)
 
 
 def _face_counts(hand: Sequence[int], wild: int | None) -> tuple[tuple[int, ...], int]:
@@ -250,10 +297,11 @@ def _face_counts(hand: Sequence[int], wild: int | None) -> tuple[tuple[int, ...]
 
 def _hand_pair(
     mine: Sequence[int], theirs: Sequence[int], wild: int | None, sum_round: bool
-) -> tuple[int, int]:
-    """The two features of a roll for the seat holding ``mine``: in a sum round both
-    dice; otherwise how many dice on the table count for my best face, and for theirs
-    (what my bids and theirs can truly claim)."""
+) -> tuple[int, ...]:
+    """The features of a roll for the seat holding ``mine``: in a sum round both dice;
+    otherwise how many of my dice count for my best face and how many of theirs, then
+    how many of their dice count for their best face and how many of mine (what each
+    seat sees of its best face, and what the table truly holds of it)."""
     if sum_round:
         return _dice_strength(mine, wild, True), _dice_strength(theirs, wild, True)
     if not mine or not theirs:
@@ -261,18 +309,20 @@ def _hand_pair(
     my_counts, my_best = _face_counts(mine, wild)
     their_counts, their_best = _face_counts(theirs, wild)
     return (
-        my_counts[my_best - 1] + their_counts[my_best - 1],
-        their_counts[their_best - 1] + my_counts[their_best - 1],
+        my_counts[my_best - 1],
+        their_counts[my_best - 1],
+        their_counts[their_best - 1],
+        my_counts[their_best - 1],
     )
 
 
 @cache
 def _hand_pair_distribution(
     mine: int, theirs: int, wild: int | None, sum_round: bool
-) -> tuple[tuple[tuple[int, int], float], ...]:
+) -> tuple[tuple[tuple[int, ...], float], ...]:
     """P(features) of :func:`_hand_pair` over both seats' fresh rolls (every sorted hand
     of each seat with its weight: both hands are independent)."""
-    out: dict[tuple[int, int], float] = {}
+    out: dict[tuple[int, ...], float] = {}
     for first, p in sorted_rolls(mine):
         for second, q in sorted_rolls(theirs):
             cell = _hand_pair(first, second, wild, sum_round)
@@ -450,7 +500,7 @@ class DicePokerBaseline(Baseline):
 
 
 BASELINES: Final[dict[str, Baseline]] = {
-    "liars_dice": LiarsDiceBaseline(),
+    "liars_dice": LiarsDiceRoundBaseline() if ROUND_WINS else LiarsDiceBaseline(),
     "liars_poker_dice": LiarsPokerDiceBaseline(),
     "liars_poker": LiarsPokerBaseline(),
     "dice_poker": DicePokerBaseline(),

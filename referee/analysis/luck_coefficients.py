@@ -8,6 +8,16 @@ the tables'. A game missing here uses ``b = 1``."""
 
 from __future__ import annotations
 
-COEFFICIENTS: dict[str, float] = {"liars_dice": 0.6763, "liars_poker_dice": 0.8299}
-FIT_DEALS: dict[str, int] = {"liars_dice": 1000, "liars_poker_dice": 1000}
+COEFFICIENTS: dict[str, float] = {
+    "dice_poker": 0.713,
+    "liars_dice": 0.6558,
+    "liars_poker": 0.1095,
+    "liars_poker_dice": 0.8299,
+}
+FIT_DEALS: dict[str, int] = {
+    "dice_poker": 250,
+    "liars_dice": 1000,
+    "liars_poker": 1000,
+    "liars_poker_dice": 1000,
+}
 """Duplicate pairs per reference pair each coefficient was fitted on."""

@@ -157,15 +157,24 @@ def test_a_hand_checked_one_die_round(monkeypatch: pytest.MonkeyPatch) -> None:
     events: list[Event] = [ChanceEvent((5, 5, 3, 3)), ChanceEvent((6, 2))]
     state = game.apply_chance(state, (5, 5, 3, 3))
     assert state.opener == 0
-    rows = luck.chance_corrections("liars_dice", rules, 2, events)
+    table_baseline = luck.LiarsDiceBaseline()
+    rows = luck.chance_corrections("liars_dice", rules, 2, events, baseline=table_baseline)
     assert rows == [(0.0, 0.0), pytest.approx((0.5, -0.5))]
     events.append(
         ActionEvent(0, game.legal_actions(game.observe(game.apply_chance(state, (6, 2)), 0))[0])
     )
-    assert luck.luck("liars_dice", rules, 2, events, coefficient=1.0) == pytest.approx((0.5, -0.5))
-    # the luck is the game's fitted coefficient b times the corrections' sum
+    assert luck.luck("liars_dice", rules, 2, events, baseline=table_baseline) == pytest.approx(
+        (0.5, -0.5)
+    )
+    assert luck.luck(
+        "liars_dice", rules, 2, events, baseline=table_baseline, coefficient=0.4
+    ) == pytest.approx((0.2, -0.2))
+    # by default the luck is the game's fitted coefficient b times the corrections' sum
     monkeypatch.setitem(luck_coefficients.COEFFICIENTS, "liars_dice", 0.4)
-    assert luck.luck("liars_dice", rules, 2, events) == pytest.approx((0.2, -0.2))
+    unit = luck.luck("liars_dice", rules, 2, events, coefficient=1.0)
+    assert luck.luck("liars_dice", rules, 2, events) == pytest.approx(
+        (0.4 * unit[0], 0.4 * unit[1])
+    )
 
 
 def test_a_match_that_does_not_replay_is_refused() -> None:
@@ -297,3 +306,26 @@ def test_a_coefficient_fitted_apart_keeps_the_mean_and_lowers_the_variance() -> 
     assert statistics.fmean(adjusted_means) == pytest.approx(0.6, abs=0.003)
     # per score: Var raw 0.5² · 0.3² + 0.1² = 0.0325, adjusted about 0.1² = 0.01
     assert statistics.pvariance(adjusted_means) < statistics.pvariance(raw_means) / 2
+
+
+def test_the_liars_dice_round_baseline_chains_round_wins_through_the_dice_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With every round won 60% of the time, W(1, 1) = 0.6 and W(2, 1) = 0.6 + 0.4·0.6 =
+    0.84 (the round's loser loses a die); a roll that wins the round for sure is worth
+    W(2, 0) = 1, one that loses it W(1, 1) = 0.6."""
+    shares = dict.fromkeys(itertools.product((1, 2), (1, 2), (0, 1)), 0.6)
+    monkeypatch.setattr(luck, "ROUND_PARENTS", shares)
+    monkeypatch.setattr(
+        luck, "ROUND_WINS", {(2, 1, 1, 2, 0, 1, 0): 1.0, (2, 1, 1, 1, 0, 1, 1): 0.0}
+    )
+    luck.match_win.cache_clear()
+    try:
+        assert luck.match_win(1, 1, 0) == pytest.approx(0.6)
+        assert luck.match_win(2, 1, 1) == pytest.approx(0.84)
+        baseline = luck.LiarsDiceRoundBaseline()
+        assert baseline.table((2, 1, 1, 2, 0, 1, 0)) == pytest.approx(1.0)
+        assert baseline.table((2, 1, 1, 1, 0, 1, 1)) == pytest.approx(0.6)
+        assert baseline.table((2, 1, 1, 1, 1, 1, 1)) == pytest.approx(0.84)  # the parent's
+    finally:
+        luck.match_win.cache_clear()
