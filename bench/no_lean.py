@@ -58,7 +58,12 @@ from league.store.db import open_database, session_scope
 from league.store.leagues import get_league
 from league.store.models import MatchRow, SeatRow
 from league.store.registry import NotFoundError, add_bot, get_bot
-from league.store.sprt_tests import SprtSettings, create_sprt_league
+from league.store.sprt_tests import (
+    SprtSettings,
+    create_sprt_league,
+    set_sprt_settings,
+    sprt_settings,
+)
 from referee.runtime.sandbox import DEFAULT_SANDBOX, NO_SANDBOX
 
 LEAGUE = "no-lean"
@@ -254,8 +259,6 @@ def prepare(
                 sandbox=DEFAULT_SANDBOX if sandbox else NO_SANDBOX,
             )
             return
-        from league.store.sprt_tests import set_sprt_settings, sprt_settings
-
         league = get_league(session=session, name=LEAGUE)
         stored = sprt_settings(league)
         set_sprt_settings(
