@@ -50,6 +50,7 @@ from bench import sprt_error_rates as harness
 from bench.report import Row
 from league.domain.luck import LuckSprt, fitted_coefficient, pair_interval
 from league.execution.counters import bot_class
+from referee.analysis import luck_coefficients
 from referee.analysis.luck import (
     BASELINES,
     ConstantBaseline,
@@ -452,8 +453,6 @@ def fit_coefficients(deals: int, games: Sequence[str] | None = None) -> dict[str
     pair of a deterministic bot against itself (Dice Poker's, Liar's Poker's) plays the
     same game twice per deal, so its pair score never varies and says nothing of ``b``.
     In a league ``b`` would likewise come from earlier matches of its own bots."""
-    from referee.analysis import luck_coefficients
-
     found = dict(luck_coefficients.COEFFICIENTS)
     counts = dict(luck_coefficients.FIT_DEALS)
     for game, baseline in BASELINES.items():
