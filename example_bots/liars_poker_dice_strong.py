@@ -211,13 +211,18 @@ def _kept(dice: tuple[int, ...], positions: tuple[int, ...]) -> tuple[int, ...]:
 
 
 @cache
+def _best_tail(dice: tuple[int, ...], min_reroll: int) -> tuple[float, ...]:
+    """``best[r]`` = the largest P(final rank >= r) over every re-roll of at least
+    ``min_reroll`` of ``dice``: one pass per hand, then every ``beat`` is a lookup."""
+    kept = {
+        _kept(dice, positions) for positions in ALL_POSITION_SETS if len(positions) >= min_reroll
+    }
+    return tuple(map(max, zip(*(_tail(k) for k in kept), strict=True)))
+
+
 def beat_chance(dice: tuple[int, ...], beat: int, min_reroll: int) -> float:
     """Chance that the best re-roll (of at least ``min_reroll`` dice) ends above rank ``beat``."""
-    return max(
-        _tail(_kept(dice, positions))[beat + 1]
-        for positions in ALL_POSITION_SETS
-        if len(positions) >= min_reroll
-    )
+    return _best_tail(dice, min_reroll)[beat + 1]
 
 
 @cache
