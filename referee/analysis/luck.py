@@ -38,9 +38,10 @@ details):
   at 3, I hold the cards, a fresh deal or a draw, the cards' best category, whether
   they contain the last announcement);
 * ``dice_poker``: a normal model of the final margin, Φ((D + s·β·x) / (σ·√(R+1))):
-  ``D`` my lead in points plus the par of my open lines minus theirs, ``x`` the most
-  points above par the mover's dice score now (``s`` = +1 when I move, −1
-  otherwise), ``R`` the turns left;
+  ``D`` my lead in points plus the par of my open lines minus theirs, ``x`` the
+  mover's expected points above par this turn given the dice and the re-rolls left
+  (exact over the re-rolls, keeping what maximises it: :func:`turn_values`; ``s`` =
+  +1 when I move, −1 otherwise), ``R`` the turns left;
 * ``cockroach_poker``: a constant (no correction): its only chance event is the
   first deal, which a duplicate pair already cancels.
 
@@ -59,6 +60,7 @@ from typing import Any, Final
 from referee.analysis.luck_coefficients import COEFFICIENTS
 from referee.analysis.luck_rounds import ROUND_PARENTS, ROUND_WINS
 from referee.analysis.luck_tables import PARENTS, TABLES
+from referee.analysis.luck_turns import KEEP_INDEX, SPREAD, THROW_INDEX, THROWS, chained
 from referee.core.catalogue import get_game
 from referee.core.events import ChanceEvent, Event
 from referee.gamekit import poker_dice, poker_hands
@@ -426,10 +428,11 @@ class LiarsPokerBaseline(TableBaseline):
 
 # -- Dice Poker -------------------------------------------------------------------
 
-DICE_POKER_SIGMA: Final = 4.0
+DICE_POKER_SIGMA: Final = 5.0
 """σ: the spread of the final margin per turn left (points), fitted by ``bench.luck``."""
-DICE_POKER_BETA: Final = 0.8
-"""β: how much of the dice's points above par count towards the margin."""
+DICE_POKER_BETA: Final = 1.2
+"""β: how much of the turn's expected points above par count towards the margin (σ 5
+and β 1.2: the best of σ 3–5 × β 0.6–1.2 on 120 optimal-vs-heuristic matches)."""
 DICE_POKER_PAR: Final = (2, 5, 8, 11, 15, 18, 21, 22, 24, 17, 23, 30, 36, 18, 22)
 """Par per line (Aces .. Chance): the mean points written there by the heuristic and
 optimal bots (40 matches, rounded)."""
@@ -440,15 +443,12 @@ def _normal_cdf(z: float) -> float:
 
 
 @cache
-def _best_points_distribution(
-    kept: tuple[int, ...], lines: tuple[int | None, ...], extra: int
-) -> tuple[tuple[int, float], ...]:
-    card = dice_poker.Scorecard(lines, extra)
-    out: dict[int, float] = {}
-    for roll, p in sorted_rolls(dice_poker.NUM_DICE - len(kept)):
-        x = _best_points(card, tuple(sorted(kept + roll)))
-        out[x] = out.get(x, 0.0) + p
-    return tuple(sorted(out.items()))
+def turn_values(lines: tuple[int | None, ...]) -> tuple[tuple[float, ...], ...]:
+    """Per re-rolls left (0, 1, 2), each throw's expected points above par this turn
+    when the mover keeps the dice that maximise that expectation and scores the best
+    line at the end (exact over the re-rolls; ``lines`` as :func:`_open_lines`)."""
+    card = dice_poker.Scorecard(lines, 0)
+    return chained(tuple(float(_best_points(card, throw)) for throw in THROWS), 2)
 
 
 def _open_lines(lines: tuple[int | None, ...]) -> tuple[int | None, ...]:
@@ -485,18 +485,19 @@ class DicePokerBaseline(Baseline):
         left = 2 * (dice_poker.NUM_TURNS - state.turn) + (1 if mover == 0 else 0)
         return _normal_cdf((lead + sign * self.beta * x) / (self.sigma * math.sqrt(left + 1)))
 
+    def _turn(self, state: Any) -> tuple[float, ...]:
+        """The mover's expected points above par per throw, with the re-rolls left."""
+        left = dice_poker.MAX_ROLLS - 1 - state.rolls
+        return turn_values(_open_lines(state.cards[state.current].lines))[left]
+
     def value(self, state: Any, outcome: ChanceOutcome, seat: int) -> float:
-        dice = _rerolled(state.dice, state.pending, outcome)
-        card = state.cards[state.current]
-        return self._value(state, seat, _best_points(card, tuple(sorted(dice))))
+        dice = tuple(sorted(_rerolled(state.dice, state.pending, outcome)))
+        return self._value(state, seat, self._turn(state)[THROW_INDEX[dice]])
 
     def expected(self, state: Any, request: ChanceRequest, seat: int, sample: Sampler) -> float:
-        card = state.cards[state.current]
-        kept = _kept(state.dice, state.pending)
-        return math.fsum(
-            p * self._value(state, seat, x)
-            for x, p in _best_points_distribution(kept, _open_lines(card.lines), 0)
-        )
+        turn = self._turn(state)
+        spread = SPREAD[KEEP_INDEX[_kept(state.dice, state.pending)]]
+        return math.fsum(p * self._value(state, seat, turn[i]) for i, p in spread)
 
 
 BASELINES: Final[dict[str, Baseline]] = {

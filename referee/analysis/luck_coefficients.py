@@ -9,7 +9,7 @@ the tables'. A game missing here uses ``b = 1``."""
 from __future__ import annotations
 
 COEFFICIENTS: dict[str, float] = {
-    "dice_poker": 0.713,
+    "dice_poker": 0.6505,
     "liars_dice": 0.6558,
     "liars_poker": 0.1095,
     "liars_poker_dice": 0.8299,

@@ -22,7 +22,7 @@ from league.domain.luck import (
     pair_interval,
     summarize,
 )
-from referee.analysis import luck, luck_coefficients, luck_tables
+from referee.analysis import luck, luck_coefficients, luck_tables, luck_turns
 from referee.core.catalogue import get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.playout import random_playout
@@ -329,3 +329,18 @@ def test_the_liars_dice_round_baseline_chains_round_wins_through_the_dice_counts
         assert baseline.table((2, 1, 1, 1, 1, 1, 1)) == pytest.approx(0.84)  # the parent's
     finally:
         luck.match_win.cache_clear()
+
+
+def test_the_dice_poker_turn_values_on_a_card_with_only_chance_open() -> None:
+    # Only Chance (par 22) open: the mover keeps each die worth more than a re-rolled
+    # one. Last roll: the sum less par. One re-roll left: a die is worth max(d, 3.5).
+    # Two left: a re-rolled die is then worth (3·3.5 + 4 + 5 + 6) / 6 = 4.25, so only
+    # the 5s and 6s stay.
+    lines = (0,) * 14 + (None,)
+    last, one, two = luck.turn_values(lines)
+    throw = luck_turns.THROWS.index((1, 2, 3, 4, 6))
+    assert last[throw] == pytest.approx(16 - 22)
+    assert one[throw] == pytest.approx(3 * 3.5 + 4 + 6 - 22)
+    assert two[throw] == pytest.approx(4 * 4.25 + 6 - 22)
+    sixes = luck_turns.THROWS.index((6, 6, 6, 6, 6))
+    assert last[sixes] == one[sixes] == two[sixes] == pytest.approx(30 - 22)
