@@ -332,14 +332,7 @@ def fit_with_sd(
     The cheap interval (one fit, no resampling) for code that refits often, such as
     the rolling ladder's pairing (:mod:`league.domain.pairing`).
     """
-    if prior_draws < 0:
-        raise ValueError(f"prior_draws must not be negative, got {prior_draws}")
-    matches = list(results)
-    names = bots_of(matches)
-    index = {name: i for i, name in enumerate(names)}
-    pairs = aggregate(pair_games(matches), index)
-    ratings = to_elo(names, fit_strengths(len(names), pairs, prior_draws), mean)
-    sd = dict(zip(names, posterior_sd(len(names), pairs, prior_draws), strict=True))
+    _, _, ratings, sd = _fit_and_sd(results, mean, prior_draws)
     return ratings, sd
 
 
@@ -349,14 +342,7 @@ def fit_with_differences(
     """:func:`fit_with_sd`, plus the standard deviation (Elo) of every pair's rating
     difference (:func:`difference_sd`): what adaptive pairing asks of a pair
     (:mod:`league.domain.pairing`)."""
-    if prior_draws < 0:
-        raise ValueError(f"prior_draws must not be negative, got {prior_draws}")
-    matches = list(results)
-    names = bots_of(matches)
-    index = {name: i for i, name in enumerate(names)}
-    pairs = aggregate(pair_games(matches), index)
-    ratings = to_elo(names, fit_strengths(len(names), pairs, prior_draws), mean)
-    sd = dict(zip(names, posterior_sd(len(names), pairs, prior_draws), strict=True))
+    names, pairs, ratings, sd = _fit_and_sd(results, mean, prior_draws)
     table = difference_sd(len(names), pairs, prior_draws)
     differences = {
         frozenset((a, b)): table[i][j]
@@ -365,3 +351,18 @@ def fit_with_differences(
         if i < j
     }
     return ratings, sd, differences
+
+
+def _fit_and_sd(
+    results: Iterable[MatchResult], mean: float, prior_draws: float
+) -> tuple[list[str], Aggregates, dict[str, float], dict[str, float]]:
+    """The bots, their aggregated pair games, Elo ratings and posterior sds."""
+    if prior_draws < 0:
+        raise ValueError(f"prior_draws must not be negative, got {prior_draws}")
+    matches = list(results)
+    names = bots_of(matches)
+    index = {name: i for i, name in enumerate(names)}
+    pairs = aggregate(pair_games(matches), index)
+    ratings = to_elo(names, fit_strengths(len(names), pairs, prior_draws), mean)
+    sd = dict(zip(names, posterior_sd(len(names), pairs, prior_draws), strict=True))
+    return names, pairs, ratings, sd

@@ -17,6 +17,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from league.domain.sprt_statistics import hypotheses_problem
+
 Z95 = 1.959964
 PRIOR_PAIRS = 2.0
 """Pseudo-pairs of variance :data:`PRIOR_VARIANCE` added to the sample variance of
@@ -147,14 +149,9 @@ class LuckSprt:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1)):
-            raise LuckError(f"elo0 and elo1 must be finite, got {self.elo0} and {self.elo1}")
-        if not self.elo0 < self.elo1:
-            raise LuckError(f"elo0 must be below elo1, got elo0={self.elo0} elo1={self.elo1}")
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
-            if not 0.0 < value < 0.5:
-                raise LuckError(f"{name} must be between 0 and 0.5, got {value}")
+        problem = hypotheses_problem(self.elo0, self.elo1, self.alpha, self.beta)
+        if problem:
+            raise LuckError(problem)
 
     @property
     def score0(self) -> float:

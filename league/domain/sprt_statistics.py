@@ -58,6 +58,19 @@ class SprtError(ValueError):
     """Bad SPRT parameters or outcomes (the message names the value)."""
 
 
+def hypotheses_problem(elo0: float, elo1: float, alpha: float, beta: float) -> str:
+    """What is wrong with a sequential test's hypotheses and error rates ("" if nothing):
+    shared by every test the CLI offers."""
+    if not (math.isfinite(elo0) and math.isfinite(elo1)):
+        return f"elo0 and elo1 must be finite, got {elo0} and {elo1}"
+    if not elo0 < elo1:
+        return f"elo0 must be below elo1, got elo0={elo0} elo1={elo1}"
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not 0.0 < value < 0.5:
+            return f"{name} must be between 0 and 0.5, got {value}"
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class SprtParameters:
     """The test: H0 ``nElo = elo0`` against H1 ``nElo = elo1``, error rates α and β."""
@@ -68,14 +81,9 @@ class SprtParameters:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1)):
-            raise SprtError(f"elo0 and elo1 must be finite, got {self.elo0} and {self.elo1}")
-        if not self.elo0 < self.elo1:
-            raise SprtError(f"elo0 must be below elo1, got elo0={self.elo0} elo1={self.elo1}")
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
-            if not 0.0 < value < 0.5:
-                raise SprtError(f"{name} must be between 0 and 0.5, got {value}")
+        problem = hypotheses_problem(self.elo0, self.elo1, self.alpha, self.beta)
+        if problem:
+            raise SprtError(problem)
 
     @property
     def lower(self) -> float:
