@@ -46,8 +46,6 @@ for one die each the equilibrium value is -7/258.
 from __future__ import annotations
 
 import argparse
-import itertools
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +55,7 @@ from typing import Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
+from example_bots.liars_dice_cfr_full_solver import hands_of
 from sdk.liars_dice import LIARS_DICE, Bid, Challenge, GameError, State, is_raise
 
 Array = npt.NDArray[Any]
@@ -109,17 +108,6 @@ def openspiel_rules(dice: int) -> dict[str, str]:
     return {**OPENSPIEL_OPTIONS, "dice_per_player": str(dice)}
 
 
-def _hands(dice: int) -> tuple[list[tuple[int, ...]], list[float]]:
-    hands = list(itertools.combinations_with_replacement(range(1, 7), dice))
-    weights = []
-    for hand in hands:
-        arrangements = math.factorial(dice)
-        for face in set(hand):
-            arrangements //= math.factorial(hand.count(face))
-        weights.append(arrangements / 6**dice)
-    return hands, weights
-
-
 def build_game(dice: int) -> SmallGame:
     """Enumerate the game for ``dice`` dice each from the engine's own rules."""
     if dice not in (1, 2):
@@ -127,7 +115,7 @@ def build_game(dice: int) -> SmallGame:
     game = LIARS_DICE
     rules = game.parse_rules(openspiel_rules(dice))
     start = game.new_game(rules, 2)
-    hands, weights = _hands(dice)
+    hands, weights = hands_of(dice)
 
     def rolled(x0: tuple[int, ...], x1: tuple[int, ...]) -> State:
         return game.apply_chance(start, [*x0, *x1])
@@ -155,7 +143,7 @@ def build_game(dice: int) -> SmallGame:
                 table[b, x0, x1] = 1.0 if result.loser == 1 else 0.0
                 if game.outcome(over).places[result.loser] != 2:
                     raise SolverError(f"the loser of {bid!r} does not place last")
-    return SmallGame(dice, bids, tuple(hands), np.array(weights), table)
+    return SmallGame(dice, bids, tuple(hands), weights, table)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ ENTRY = GameEntry(
             "liars_dice_probability_20",
             "liars_dice_probability_30",
             "liars_dice_posterior_counter",
+            "liars_dice_cfr_full_counter",
         ),
         exploit_rules=(  # OpenSpiel's liars_dice(numdice=1): docs/exploitability.md
             ("dice_per_player", "1"),
@@ -52,4 +53,6 @@ ENTRY = GameEntry(
     leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
     order=1,
 )
-"""The CFR bot (``liars_dice_cfr``) is not in the roster: it plays only tiny configurations."""
+"""The CFR bots are not in the roster: ``liars_dice_cfr`` plays only tiny configurations and
+``liars_dice_cfr_full`` only two seats of our default rules (docs/bots.md); the latter's
+own-code counter is in the counter set."""
