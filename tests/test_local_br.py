@@ -190,17 +190,35 @@ def test_the_lower_bound_is_below_the_exact_value_and_not_trivial(
     assert "a lower bound: a best response wins at least this much" in output
 
 
-def test_in_process_is_refused_in_one_line() -> None:
+def test_in_process_plays_the_same_deals_without_a_process() -> None:
+    """``--in-process --lower-bound`` asks a Bot class here; on the same deals (same
+    ``--seed``) a bot whose answers depend only on what it sees gets the same bound
+    as its process."""
+    args = (
+        *rule_args(SMALL_RULES),
+        *("--lower-bound", "--matches", "20", "--samples", "1", "--seed", "3"),
+    )
+    in_process = exploit(
+        "example_bots.liars_dice_truthful:TruthfulLiarsDiceBot", "--in-process", *args
+    )
+    assert "(in process)" in in_process
+    process = exploit("python -m example_bots.liars_dice_truthful", *args)
+    found = [BOUND.search(output) for output in (in_process, process)]
+    assert found[0] and found[1], (in_process, process)
+    assert found[0].groups() == found[1].groups()
+
+
+def test_in_process_names_a_class_it_cannot_load_in_one_line() -> None:
     result = runner.invoke(
         app,
         [
             "exploit",
-            "example_bots.liars_dice_random:RandomLiarsDiceBot",
+            "example_bots.liars_dice_random:NoSuchBot",
             *("--in-process", "--game", "liars_dice", "--lower-bound"),
         ],
     )
     assert result.exit_code == 2, result.output
-    assert "error: --lower-bound plays a bot process" in result.output
+    assert "error: cannot load bot" in result.output
 
 
 def test_a_tree_too_large_points_to_the_lower_bound() -> None:

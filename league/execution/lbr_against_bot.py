@@ -33,11 +33,13 @@ from referee.analysis.local_best_response import (
 )
 from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceStream, key_from_seed
+from referee.core.messages import new_match_token
 from referee.gamekit.base import CHANCE, Game, draw_chance
 from referee.runtime.channel import BotConnection
 from referee.runtime.launcher import FreshLauncher
 from referee.runtime.process import BotSpec
 from referee.wire import Codec
+from sdk.bot import Bot, MatchInfo
 
 Z95: Final = 1.959963984540054
 """Two-sided 95% normal quantile."""
@@ -168,7 +170,59 @@ class _Asker:
         return await self.ask(seat, observation)
 
 
-async def _play(asker: _Asker, rules: Any, lbr_seat: int, key: bytes, max_raises: int) -> float:
+class InProcessLbrError(Exception):
+    """A bot run in process (``--in-process``) answered an illegal action."""
+
+
+class _InProcessAsker:
+    """The same questions as :class:`_Asker`, answered by a Bot class run here: a
+    fresh bot and an opaque match id per answer (as each question is a fresh
+    stream for a process), no sandbox and no gRPC. For your own bots only."""
+
+    def __init__(
+        self,
+        factory: Callable[[], Bot[Any, Any]],
+        game: Game[Any, Any, Any, Any],
+        probe: ProbeSettings,
+    ) -> None:
+        self.factory = factory
+        self.game = game
+        self.probe = probe
+        self.rules = game.parse_rules(probe.raw_rules)
+        self.start_rules = game.format_rules(self.rules)
+        self.answers: dict[Hashable, Counter[Any]] = {}
+        self.moves = 0
+        self.asked = 0
+
+    def ask(self, seat: int, observation: Any) -> Any:
+        legal = tuple(self.game.legal_actions(observation))
+        if len(legal) == 1:
+            return legal[0]
+        bot = self.factory()
+        token = new_match_token(match_id="")
+        bot.start(MatchInfo(token, self.game.name, self.rules, seat, 2, self.start_rules))
+        action = bot.act(observation)
+        if action not in legal:
+            raise InProcessLbrError(f"illegal action {action!r} at {observation!r}")
+        return action
+
+    async def fill(self, seat: int, observations: Sequence[Any]) -> None:
+        missing = [o for o in observations if o not in self.answers]
+        self.asked += len(missing)
+        for observation in missing:
+            counts: Counter[Any] = Counter()
+            for _ in range(self.probe.samples):
+                counts[self.ask(seat, observation)] += 1
+            self.answers[observation] = counts
+
+    async def move(self, seat: int, observation: Any) -> Any:
+        self.moves += 1
+        return self.ask(seat, observation)
+
+
+async def _play(
+    asker: _Asker | _InProcessAsker, rules: Any, lbr_seat: int, key: bytes, max_raises: int
+) -> float:
     """One match of LBR in ``lbr_seat`` against the bot; LBR's payoff."""
     game = asker.game
     asker.answers.clear()
@@ -192,6 +246,23 @@ async def _play(asker: _Asker, rules: Any, lbr_seat: int, key: bytes, max_raises
     return seat_payoff(game, state, lbr_seat)
 
 
+async def _deals(
+    asker: _Asker | _InProcessAsker,
+    settings: LowerBoundSettings,
+    on_progress: Callable[[int, int], None] | None,
+) -> LowerBound:
+    """Every deal of ``settings`` twice (LBR in seat 0, then in seat 1) against ``asker``."""
+    rules = asker.game.parse_rules(settings.probe.raw_rules)
+    payoffs: list[tuple[float, float]] = []
+    for deal in range(settings.deals):
+        key = key_from_seed(settings.seed * 1_000_003 + deal)
+        pair = [await _play(asker, rules, seat, key, settings.max_raises) for seat in (0, 1)]
+        payoffs.append((pair[0], pair[1]))
+        if on_progress is not None:
+            on_progress(deal + 1, settings.deals)
+    return LowerBound(payoffs=payoffs, questions=asker.asked + asker.moves)
+
+
 async def lower_bound(
     spec: BotSpec,
     settings: LowerBoundSettings,
@@ -199,16 +270,17 @@ async def lower_bound(
 ) -> LowerBound:
     """Play ``settings.deals`` duplicate deals of LBR against the bot (both seats)."""
     probe = settings.probe
-    game = get_game(probe.game)
-    rules = game.parse_rules(probe.raw_rules)
-    payoffs: list[tuple[float, float]] = []
     launcher = FreshLauncher(sandbox=probe.sandbox)
     async with launcher.lease(spec, probe.startup_s) as lease:
-        asker = _Asker(lease.connection, game, probe)
-        for deal in range(settings.deals):
-            key = key_from_seed(settings.seed * 1_000_003 + deal)
-            pair = [await _play(asker, rules, seat, key, settings.max_raises) for seat in (0, 1)]
-            payoffs.append((pair[0], pair[1]))
-            if on_progress is not None:
-                on_progress(deal + 1, settings.deals)
-    return LowerBound(payoffs=payoffs, questions=asker.asked + asker.moves)
+        asker = _Asker(lease.connection, get_game(probe.game), probe)
+        return await _deals(asker, settings, on_progress)
+
+
+def lower_bound_in_process(
+    factory: Callable[[], Bot[Any, Any]],
+    settings: LowerBoundSettings,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> LowerBound:
+    """:func:`lower_bound` against a Bot class run here, on the same deals."""
+    asker = _InProcessAsker(factory, get_game(settings.probe.game), settings.probe)
+    return trio.run(_deals, asker, settings, on_progress)
