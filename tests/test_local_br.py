@@ -208,6 +208,32 @@ def test_in_process_plays_the_same_deals_without_a_process() -> None:
     assert found[0].groups() == found[1].groups()
 
 
+def test_the_luck_adjusted_bound_subtracts_each_deals_mean_luck() -> None:
+    result = LowerBound(
+        payoffs=[(1.0, -1.0), (1.0, 1.0)], questions=0, luck=[(0.5, -0.1), (0.2, 0.2)]
+    )
+    assert result.per_deal == [0.0, 1.0]
+    assert result.per_deal_adjusted == pytest.approx([-0.2, 0.8])
+    assert result.adjusted_bound.mean == pytest.approx(0.3)
+    unmeasured = LowerBound(payoffs=[(1.0, -1.0)], questions=0)
+    assert unmeasured.per_deal_adjusted == unmeasured.per_deal
+
+
+def test_lbr_measures_its_luck_with_the_games_baseline() -> None:
+    """On two dice each the dice decide much of each deal: the luck terms vary, and
+    the adjusted bound is printed beside the raw one with its own deals-needed line."""
+    output = exploit(
+        "example_bots.liars_dice_truthful:TruthfulLiarsDiceBot",
+        "--in-process",
+        *("--rule", "dice_per_player=2", "--lower-bound", "--matches", "12", "--seed", "5"),
+    )
+    raw = BOUND.search(output)
+    adjusted = re.search(r"luck-adjusted LOWER BOUND .*: ([+-][0-9.]+)  95% interval", output)
+    assert raw and adjusted, output
+    assert raw.group(1) != adjusted.group(1)  # the luck terms are not all zero
+    assert "luck-adjusted): about" in output and "no luck adjustment): about" in output
+
+
 def test_in_process_names_a_class_it_cannot_load_in_one_line() -> None:
     result = runner.invoke(
         app,

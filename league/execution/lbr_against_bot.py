@@ -18,7 +18,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import trio
@@ -31,8 +31,10 @@ from referee.analysis.local_best_response import (
     LocalBestResponse,
     seat_payoff,
 )
+from referee.analysis.luck import luck
 from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceStream, key_from_seed
+from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.messages import new_match_token
 from referee.gamekit.base import CHANCE, Game, draw_chance
 from referee.runtime.channel import BotConnection
@@ -89,6 +91,10 @@ class LowerBound:
     questions: int
     """Observations the bot was asked about (each ``samples`` times; distinct
     within a match) plus its real moves."""
+    luck: list[tuple[float, float]] = field(default_factory=list)
+    """LBR's luck in each match, in payoff units, as ``payoffs`` (empty: not measured):
+    ``2·b·Σ`` of its chance corrections (:func:`referee.analysis.luck.luck`; ``b`` the
+    game's fitted coefficient), mean zero whatever LBR and the bot play."""
 
     def seat(self, seat: int) -> Interval:
         """LBR's mean payoff in ``seat`` against the bot in the other seat."""
@@ -96,13 +102,25 @@ class LowerBound:
 
     @property
     def per_deal(self) -> list[float]:
-        """Each deal's mean over the two seats: what :attr:`bound` averages.
-
-        Hook for luck adjustment (issue 31, item 1, ``league/domain/luck*.py``):
-        a control variate with mean zero per deal (AIVAT's chance terms) may be
-        subtracted from these values; the mean stays unbiased, the interval and
-        :func:`deals_needed` then shrink with the adjusted spread. Not applied here."""
+        """Each deal's mean over the two seats: what :attr:`bound` averages."""
         return [(a + b) / 2 for a, b in self.payoffs]
+
+    @property
+    def per_deal_adjusted(self) -> list[float]:
+        """:attr:`per_deal` minus each deal's mean luck over the two seats (AIVAT's
+        chance terms): the same expectation, so still a lower bound, with the dice's
+        share of the spread taken out; :attr:`per_deal` when luck was not measured."""
+        if len(self.luck) != len(self.payoffs):
+            return self.per_deal
+        return [
+            (a + b) / 2 - (la + lb) / 2
+            for (a, b), (la, lb) in zip(self.payoffs, self.luck, strict=True)
+        ]
+
+    @property
+    def adjusted_bound(self) -> Interval:
+        """:attr:`bound` on the luck-adjusted deals."""
+        return Interval.of(self.per_deal_adjusted)
 
     @property
     def bound(self) -> Interval:
@@ -222,17 +240,20 @@ class _InProcessAsker:
 
 async def _play(
     asker: _Asker | _InProcessAsker, rules: Any, lbr_seat: int, key: bytes, max_raises: int
-) -> float:
-    """One match of LBR in ``lbr_seat`` against the bot; LBR's payoff."""
+) -> tuple[float, float]:
+    """One match of LBR in ``lbr_seat`` against the bot: LBR's payoff and its luck
+    (both +1 win, -1 loss units; the luck's samples keyed by ``key``)."""
     game = asker.game
     asker.answers.clear()
     lbr = LocalBestResponse(game, lbr_seat, max_raises=max_raises)
     chance = ChanceStream(key)
     state = game.new_game(rules, 2)
+    events: list[Event] = []
     while (actor := game.to_act(state)) is not None:
         if actor == CHANCE:
             outcome = tuple(draw_chance(game.chance_request(state), chance))
             lbr.dealt(Deal(state, outcome))
+            events.append(ChanceEvent(outcome))
             state = game.apply_chance(state, outcome)
             continue
         observation = game.observe(state, actor)
@@ -242,8 +263,11 @@ async def _play(
         else:
             action = await asker.move(actor, observation)
         lbr.acted(actor, action)
+        events.append(ActionEvent(actor, action))
         state = game.transition(state, actor, action)
-    return seat_payoff(game, state, lbr_seat)
+    # A score is (payoff + 1) / 2, so luck in score units counts twice in payoffs.
+    lucky = 2.0 * luck(game.name, rules, 2, events, salt=key)[lbr_seat]
+    return seat_payoff(game, state, lbr_seat), lucky
 
 
 async def _deals(
@@ -254,13 +278,15 @@ async def _deals(
     """Every deal of ``settings`` twice (LBR in seat 0, then in seat 1) against ``asker``."""
     rules = asker.game.parse_rules(settings.probe.raw_rules)
     payoffs: list[tuple[float, float]] = []
+    lucks: list[tuple[float, float]] = []
     for deal in range(settings.deals):
         key = key_from_seed(settings.seed * 1_000_003 + deal)
         pair = [await _play(asker, rules, seat, key, settings.max_raises) for seat in (0, 1)]
-        payoffs.append((pair[0], pair[1]))
+        payoffs.append((pair[0][0], pair[1][0]))
+        lucks.append((pair[0][1], pair[1][1]))
         if on_progress is not None:
             on_progress(deal + 1, settings.deals)
-    return LowerBound(payoffs=payoffs, questions=asker.asked + asker.moves)
+    return LowerBound(payoffs=payoffs, questions=asker.asked + asker.moves, luck=lucks)
 
 
 async def lower_bound(
