@@ -87,7 +87,7 @@ class Progress:
 
     @property
     def eta_s(self) -> float | None:
-        return (self.total - self.done) / self.rate if self.rate > 0 else None
+        return max(0, self.total - self.done) / self.rate if self.rate > 0 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,7 +393,7 @@ class LeagueRun:
         self.on_progress(
             Progress(
                 done=self.done,
-                total=self.status.total,
+                total=self._run_total(),
                 played_now=self.played,
                 elapsed_s=time.monotonic() - self.started,
                 leader=leader_bot.name,
@@ -401,6 +401,18 @@ class LeagueRun:
                 stopping=self.stopping,
             )
         )
+
+    def _run_total(self) -> int:
+        """The league's results when this run ends at the latest: its schedule, or
+        what ``--max-matches`` lets this run add (a growing schedule — ``--adaptive``,
+        a rolling ladder — has no end of its own, so its budget is the total; an
+        adaptive run that settles early ends below it)."""
+        total = self.status.total
+        limit = self.options.max_matches
+        if self.schedule is not None:
+            grown = self.done + len(self.queue)
+            return self.status.done + limit if limit is not None else max(total, grown)
+        return total if limit is None else min(total, self.status.done + limit)
 
     def _stopped(self) -> bool:
         return self.stopping or (self.stop is not None and self.stop.is_set())

@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from sqlmodel import select
 
 from league.execution.adaptive import AdaptiveError, AdaptiveSchedule
-from league.execution.league_run import LeagueRun, RunOptions
+from league.execution.league_run import LeagueRun, Progress, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.models import MatchRow
@@ -114,3 +114,22 @@ def test_the_command_needs_max_matches(tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         "error: --adaptive needs --max-matches (the schedule grows until then)"
     )
+
+
+def test_progress_counts_towards_the_run_budget_not_the_first_schedule(engine: Engine) -> None:
+    """The league's first schedule is 6 matches; ``--max-matches 12`` lets the run
+    add 12: progress reads n/12 all the way (it read 12/6, 200%, and a negative ETA)."""
+    prepare(engine)
+    seen: list[Progress] = []
+    run = LeagueRun(
+        engine,
+        "adapt",
+        RunOptions(concurrency=2, workers=1, max_matches=12, handle_signals=False),
+        schedule=AdaptiveSchedule(engine, "adapt"),
+        on_progress=seen.append,
+    )
+    trio.run(run.play)
+    assert seen and {p.total for p in seen} == {12}
+    assert all(p.done <= p.total for p in seen)
+    assert seen[-1].done == 12
+    assert all(p.eta_s is None or p.eta_s >= 0 for p in seen)
