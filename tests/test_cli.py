@@ -36,6 +36,19 @@ def test_games_json_is_machine_readable() -> None:
     assert options["wild_face"] == "none"
 
 
+def test_games_with_a_name_lists_that_game_only() -> None:
+    result = runner.invoke(app, ["games", "dice_poker", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [entry["name"] for entry in json.loads(result.output)] == ["dice_poker"]
+
+
+def test_an_unknown_game_is_named_as_unknown() -> None:
+    result = runner.invoke(app, ["games", "nosuch"])
+    assert result.exit_code == 2
+    assert "unknown game 'nosuch'; the games are: liars_dice" in result.output
+    assert "--describe" not in result.output.split("Error:")[-1]
+
+
 @pytest.mark.e2e
 def test_match_runs_real_bots_and_writes_the_record(tmp_path: Path) -> None:
     out = tmp_path / "match.json"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -87,6 +88,15 @@ def test_arena_games_describe_prints_the_page() -> None:
     result = CliRunner().invoke(app, ["games", "liars_dice", "--describe"])
     assert result.exit_code == 0, result.output
     assert result.output == (DOCS / "liars_dice.md").read_text(encoding="utf-8") + "\n"
+
+
+def test_arena_games_describe_json_is_the_reference_as_json() -> None:
+    result = CliRunner().invoke(app, ["games", "liars_dice", "--describe", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["name"] == "liars_dice" and doc["sdk"] == "sdk.liars_dice"
+    assert "own_dice" in {field["name"] for field in doc["observation"]["fields"]}
+    assert [action["name"] for action in doc["actions"]] == ["Bid", "SumBid", "Challenge"]
 
 
 def test_an_unknown_game_is_one_line_and_no_traceback() -> None:

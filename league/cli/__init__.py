@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -79,7 +80,8 @@ app.command("sprt")(sprt.sprt_command)
 @app.command("games")
 def games_command(
     game: Annotated[
-        str | None, typer.Argument(metavar="GAME", help="A game to describe (with --describe).")
+        str | None,
+        typer.Argument(metavar="GAME", help="Only this game (with --describe: its fields)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     describe: Annotated[
@@ -104,12 +106,15 @@ def games_command(
     docs/games/GAME.md has them.
     """
     if describe or write_docs is not None:
-        _describe_games(game, describe=describe, write_docs=write_docs)
+        _describe_games(game, describe=describe, write_docs=write_docs, as_json=as_json)
         return
-    if game is not None:
-        raise typer.BadParameter("a GAME goes with --describe", param_hint="GAME")
     from referee.core.catalogue import entries, get_game
 
+    names = [entry.name for entry in entries()]
+    if game is not None and game not in names:
+        raise typer.BadParameter(
+            f"unknown game {game!r}; the games are: {', '.join(names)}", param_hint="GAME"
+        )
     listing = [
         {
             "name": game.name,
@@ -126,7 +131,7 @@ def games_command(
                 for option in game.options
             ],
         }
-        for game in (get_game(entry.name) for entry in entries())
+        for game in (get_game(name) for name in names if game in (None, name))
     ]
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
@@ -143,8 +148,11 @@ def games_command(
             )
 
 
-def _describe_games(game: str | None, *, describe: bool, write_docs: Path | None) -> None:
-    """``--describe`` and ``--write-docs``: the field reference of sdk/describe.py."""
+def _describe_games(
+    game: str | None, *, describe: bool, write_docs: Path | None, as_json: bool
+) -> None:
+    """``--describe`` and ``--write-docs``: the field reference of sdk/describe.py
+    (with ``--json``, the reference's fields as JSON, not its Markdown page)."""
     from sdk import describe as reference  # the SDK and its engines: only this option
 
     if write_docs is not None:
@@ -155,7 +163,11 @@ def _describe_games(game: str | None, *, describe: bool, write_docs: Path | None
     if game is None:
         raise typer.BadParameter("--describe needs a GAME (arena games lists them)")
     try:
-        typer.echo(reference.render_markdown(reference.describe_game(game)))
+        doc = reference.describe_game(game)
+        if as_json:
+            typer.echo(json.dumps(dataclasses.asdict(doc), indent=2))
+        else:
+            typer.echo(reference.render_markdown(doc))
     except reference.UnknownGameError as error:
         raise typer.BadParameter(str(error), param_hint="GAME") from None
 
