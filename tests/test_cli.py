@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from league.cli import app
@@ -147,3 +149,25 @@ def test_an_unregistered_name_is_one_line_that_says_what_bot_may_be(
     assert result.exit_code == 2, result.output
     assert "'nobody' is not a registered bot" in result.output
     assert "a command line such as" in result.output and "Traceback" not in result.output
+
+
+def test_every_command_names_its_arguments_in_capitals() -> None:
+    """Usage lines read ``arena sprt [OPTIONS] {NEW} {OLD}`` (braces: required), not the
+    parameter names ``{new} {old}``."""
+    from typer.core import TyperArgument
+
+    def commands(command: Any, path: str) -> list[tuple[str, Any]]:
+        found = [(path, command)]
+        for name, sub in getattr(command, "commands", {}).items():
+            found += commands(sub, f"{path} {name}")
+        return found
+
+    every = commands(typer.main.get_command(app), "arena")
+    assert len(every) > 30
+    lower = [
+        f"{path}: {param.name}"
+        for path, command in every
+        for param in command.params
+        if isinstance(param, TyperArgument) and param.metavar != (param.name or "").upper()
+    ]
+    assert lower == []

@@ -29,7 +29,7 @@ ARCHIVES = (".py", ".tar", ".tar.gz", ".tgz", ".zip")
 
 @app.command("add")
 def add_command(
-    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Author name.")]
+    ctx: typer.Context, name: Annotated[str, typer.Argument(metavar="NAME", help="Author name.")]
 ) -> None:
     """Create an author and print their token (once: it is not stored)."""
     from league.store.authors import add_author
@@ -82,7 +82,7 @@ def list_command(
 
 @app.command("disable")
 def disable_command(
-    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Author name.")]
+    ctx: typer.Context, name: Annotated[str, typer.Argument(metavar="NAME", help="Author name.")]
 ) -> None:
     """Revoke an author's token (their registered bots stay)."""
     from league.store.authors import disable_author
@@ -152,7 +152,9 @@ def read_token(token_file: Path | None) -> str:
 
 
 def submit_command(
-    path: Annotated[Path, typer.Argument(help="Bot directory, or a .py file or archive.")],
+    path: Annotated[
+        Path, typer.Argument(metavar="PATH", help="Bot directory, or a .py file or archive.")
+    ],
     server: Annotated[
         str, typer.Option("--server", help="Arena server URL, e.g. https://arena.example.org.")
     ],

@@ -51,7 +51,7 @@ def bot_json(row: BotRow) -> dict[str, object]:
 @app.command("add")
 def add_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Bot name (no spaces).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Bot name (no spaces).")],
     cmd: Annotated[str, typer.Option("--cmd", help="Command line that starts the bot.")] = "",
     address: Annotated[
         str, typer.Option(help="Address of an already running bot (host:port or unix:/path).")
@@ -164,7 +164,9 @@ def _run_check(
 
 @app.command("new")
 def new_command(
-    name: Annotated[str, typer.Argument(help="Bot name: a Python module name, e.g. my_bot.")],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="Bot name: a Python module name, e.g. my_bot.")
+    ],
     game: Annotated[str, typer.Option("--game", "-g", help="Game it plays (see `arena games`).")],
     directory: Annotated[
         Path | None, typer.Option("--dir", help="Project directory (default: ./NAME).")
@@ -191,7 +193,10 @@ def new_command(
 def check_command(
     ctx: typer.Context,
     bot: Annotated[
-        str, typer.Argument(help="Command line that starts the bot, or a registered bot's name.")
+        str,
+        typer.Argument(
+            metavar="BOT", help="Command line that starts the bot, or a registered bot's name."
+        ),
     ],
     game: Annotated[str, typer.Option("--game", "-g", help="Game to check it at.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -283,7 +288,7 @@ def list_command(
 @app.command("show")
 def show_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Bot name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Bot name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Show one bot (its newest version)."""
@@ -303,7 +308,7 @@ def show_command(
 @app.command("remove")
 def remove_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Bot name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Bot name.")],
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Do not ask for confirmation (scripts).")
     ] = False,

@@ -55,7 +55,7 @@ app = typer.Typer(
 @app.command("create")
 def create_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name (no spaces).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name (no spaces).")],
     game: Annotated[str, typer.Option("--game", "-g", help="Game name.")],
     bot: Annotated[list[str], typer.Option("--bot", "-b", help="Registered bot (repeatable).")],
     rule: Annotated[
@@ -375,7 +375,7 @@ def _play(
 @app.command("run")
 def run_command(  # long: one typer option per parameter; the body is short
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     concurrency: Annotated[
         int, typer.Option(min=1, max=256, help="Matches at a time (over all workers).")
     ] = 1,
@@ -471,8 +471,10 @@ def _print_startup_faults(ctx: typer.Context, name: str) -> None:
 @app.command("logs")
 def logs_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
-    match: Annotated[int, typer.Argument(help="Match position (see `arena league matches`).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
+    match: Annotated[
+        int, typer.Argument(metavar="MATCH", help="Match position (see `arena league matches`).")
+    ],
     seat: Annotated[int, typer.Option("--seat", "-s", min=0, help="Seat whose output to print.")],
 ) -> None:
     """What a seat's bot printed (stdout and stderr) during one match, capped."""
@@ -535,7 +537,7 @@ def _echo_fields(fields: list[tuple[str, object]]) -> None:
 @app.command("show")
 def show_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """What a league is: game, rules, bots, schedule, limits, sandbox, the deal
@@ -579,7 +581,7 @@ def show_command(
 @app.command("status")
 def status_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """How far a league has got: matches done, pending and aborted, forfeits and
@@ -629,7 +631,7 @@ def status_command(
 @app.command("verify")
 def verify_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     secret: Annotated[
         str | None,
         typer.Option(help="The revealed secret (hex) to check; default: the stored one."),
@@ -667,7 +669,7 @@ def _fmt(value: float | None, digits: int = 0) -> str:
 @app.command("standings")
 def standings_command(  # long: the table, one column a line, and its notes
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
     los: Annotated[
         bool, typer.Option(help="Also print the likelihood-of-superiority matrix.")
@@ -858,7 +860,7 @@ def _rounded(diff: PairElo | None, name: str) -> float | None:
 @app.command("crosstable")
 def crosstable_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Head-to-head scores: row bot's wins-draws-losses against the column bot, and
@@ -954,7 +956,7 @@ def list_command(
 @app.command("delete")
 def delete_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete a league with its schedule and results (bots stay registered)."""
@@ -970,7 +972,7 @@ def delete_command(
 @app.command("matches")
 def matches_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
     result: Annotated[
         str | None,
@@ -1017,7 +1019,7 @@ def matches_command(
 @app.command("report")
 def report_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="League name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
     html: Annotated[Path, typer.Option(help="The league page to write (replays go beside it).")],
     samples: Annotated[int, typer.Option(min=10, help="Bootstrap resamples.")] = 1000,
 ) -> None:

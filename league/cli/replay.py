@@ -106,7 +106,9 @@ def _messages_json(messages: list[bot_pb2.PlayRequest]) -> str:
 
 def replay_command(
     ctx: typer.Context,
-    match: Annotated[str, typer.Argument(help="Match id LEAGUE-POSITION, or a record file.")],
+    match: Annotated[
+        str, typer.Argument(metavar="MATCH", help="Match id LEAGUE-POSITION, or a record file.")
+    ],
     seat: Annotated[
         int | None,
         typer.Option(

@@ -72,7 +72,7 @@ SuspendOption = Annotated[
 @app.command("create")
 def create_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Ladder name (no spaces).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Ladder name (no spaces).")],
     game: Annotated[str, typer.Option("--game", "-g", help="Game name.")],
     rule: Annotated[
         list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value.")
@@ -132,8 +132,8 @@ def create_command(
 @app.command("enter")
 def enter_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Ladder name.")],
-    bot: Annotated[str, typer.Argument(help="Registered bot (its newest version).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Ladder name.")],
+    bot: Annotated[str, typer.Argument(metavar="BOT", help="Registered bot (its newest version).")],
     version: Annotated[str, typer.Option(help="Enter exactly this version.")] = "",
 ) -> None:
     """Enter a bot version; older versions of its name in the ladder retire."""
@@ -153,7 +153,7 @@ def enter_command(
 @app.command("set")
 def set_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Ladder name.")],
     rate: Annotated[
         float | None, typer.Option("--rate", min=0.01, help="Matches started per minute.")
     ] = None,
@@ -189,7 +189,7 @@ def set_command(
 @app.command("run")
 def run_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Ladder name.")],
     max_matches: Annotated[
         int | None, typer.Option(min=1, help="Stop after this many matches.")
     ] = None,
@@ -252,7 +252,7 @@ def run_command(
 @app.command("status")
 def status_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Ladder name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Settings, entries (retired ones flagged) and match counts of a ladder."""

@@ -57,8 +57,10 @@ def _bot(session: Session, spec: str) -> BotRow:
 
 def sprt_command(  # long: one line per option, and the settings it stores
     ctx: typer.Context,
-    new: Annotated[str, typer.Argument(help="The bot under test: NAME or NAME@VERSION.")],
-    old: Annotated[str, typer.Argument(help="The baseline: NAME or NAME@VERSION.")],
+    new: Annotated[
+        str, typer.Argument(metavar="NEW", help="The bot under test: NAME or NAME@VERSION.")
+    ],
+    old: Annotated[str, typer.Argument(metavar="OLD", help="The baseline: NAME or NAME@VERSION.")],
     game: Annotated[str, typer.Option("--game", "-g", help="Game name.")],
     rule: Annotated[
         list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value.")
@@ -160,13 +162,37 @@ def _open_test(
     resumed = replace(stored, max_pairs=settings.max_pairs, concurrency=settings.concurrency)
     if row.game != game or resumed != settings:
         raise fail(
-            f"league {name!r} holds another test ({row.game}, {stored.to_dict()});"
-            " pass --league with a new name"
+            f"league {name!r} holds another test: {_differences(row.game, stored, game, settings)};"
+            " pass --league with a new name (or this command's values to resume it)"
         )
     with league_lock(session.get_bind().engine, row):  # LeagueBusyError: exit 2, no write
         pass
     set_sprt_settings(session=session, league=row, settings=resumed)
     typer.echo(f"resuming SPRT {name}")
+
+
+_OPTION_OF = {
+    "new_bot": "NEW",
+    "old_bot": "OLD",
+    "elo0": "--elo0",
+    "elo1": "--elo1",
+    "alpha": "--alpha",
+    "beta": "--beta",
+    "luck_adjusted": "--luck-adjusted",
+}
+"""The command-line spelling of each stored setting that a resumed test must match."""
+
+
+def _differences(stored_game: str, stored: SprtSettings, game: str, settings: SprtSettings) -> str:
+    """What differs between the stored test and this command, as ``--elo1 5 there,
+    10 here`` (bots by their ids: the versions the test compares)."""
+    parts = [f"--game {stored_game} there, {game} here"] if stored_game != game else []
+    for key, option in _OPTION_OF.items():
+        there, here = getattr(stored, key), getattr(settings, key)
+        if there != here:
+            label = f"{option} (bot version id)" if key.endswith("_bot") else option
+            parts.append(f"{label} {there} there, {here} here")
+    return "; ".join(parts)
 
 
 def _play(ctx: typer.Context, name: str, *, quiet: bool) -> None:

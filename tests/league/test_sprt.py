@@ -252,7 +252,8 @@ def test_cli_accepts_h1_on_sandboxed_bots_and_resumes(tmp_path: Path) -> None:
     assert sum(line.startswith("pairs ") for line in again.stdout.splitlines()) == 1
     other = arena(url, *args[:5], "--elo1", "10")
     assert other.returncode == 2 and "holds another test" in other.stderr
-    assert "Traceback" not in other.stderr
+    assert "--elo1 20.0 there, 10.0 here" in other.stderr  # not the stored dict
+    assert "{" not in other.stderr and "Traceback" not in other.stderr
     shown = arena(url, "league", "standings", "sprt-prob-rnd-liars_dice")
     assert shown.returncode == 0 and "prob" in shown.stdout
 
