@@ -145,8 +145,10 @@ def test_check_passes_every_example_bot(tmp_path: Path, module: str, game: str) 
     if needs_a_missing_table(module):
         assert code == 1 and out.startswith("FAIL") and "make dice-poker-table" in out, out
         return
-    assert code == 0 and out.startswith("PASS"), out
+    assert code == 0 and out.startswith(f"PASS: {command} playing {game}"), out
     assert "start-up (to Health)" in out and "peak memory (RSS)" in out
+    # each match's line names its rules, not an empty list
+    assert "[]" not in out and "[default rules]" in out, out
 
 
 def test_add_refuses_a_failing_bot_unless_forced(tmp_path: Path) -> None:

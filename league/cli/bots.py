@@ -227,6 +227,7 @@ def check_command(
     report = _run_check(
         spec, game, matches, time_limit, startup_timeout, sandbox, vary_rules=vary_rules
     )
+    report.bot = bot  # as the author named it: a registered name or the command line
     if as_json:
         echo_json(report.to_dict())
     else:

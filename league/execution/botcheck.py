@@ -145,7 +145,7 @@ class CheckReport:
             f"peak memory (RSS): {rss}" + (f" ({self.peak_rss_note})" if self.peak_rss_note else "")
         )
         for m in self.matches:
-            rules = ",".join(f"{k}={v}" for k, v in sorted(m.rules.items()))
+            rules = ",".join(f"{k}={v}" for k, v in sorted(m.rules.items())) or "default rules"
             what = (
                 f"fault {m.fault}: {m.fault_message}" if m.fault else f"{m.reason}, place {m.place}"
             )
