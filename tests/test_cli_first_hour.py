@@ -18,7 +18,7 @@ from league.store.leagues import get_league
 from league.store.models import SeatRow
 from league.store.registry import get_bot
 from league.store.rolling_ladders import extend_schedule, rolling_status
-from referee.runtime.process import absolute_command, default_bot_name
+from referee.runtime.process import MissingBotFileError, absolute_command, default_bot_name
 from tests.test_no_tracebacks import run_arena
 from tests.test_readme_bot import readme_bot_source
 
@@ -61,12 +61,21 @@ def test_relative_paths_are_made_absolute_against_the_callers_directory(tmp_path
         "python", str(tmp_path / "my_bot.py"), "--table", str(tmp_path / "data"),
         "-m", "pkg", "-c", "data", "13", "--x=data",
     )  # fmt: skip
-    # The program is a path when it has a slash, existing or not.
+    # The program is a path when it has a slash.
+    (tmp_path / "bot.sh").write_text("")
     assert absolute_command(["./bot.sh", "12"], tmp_path) == (
         str(tmp_path / "bot.sh"),
         str(tmp_path / "12"),
     )
     assert absolute_command(["node", "/abs/bot.js"], tmp_path) == ("node", "/abs/bot.js")
+
+
+@pytest.mark.parametrize(
+    "argv", [["python", "nosuch.py", "--x"], ["./nosuch.sh"], ["node", "a/b.js"]]
+)
+def test_a_missing_script_is_named_where_it_was_looked_for(tmp_path: Path, argv: list[str]) -> None:
+    with pytest.raises(MissingBotFileError, match=f"bot file not found: {tmp_path}/"):
+        absolute_command(argv, tmp_path)
 
 
 @pytest.fixture
@@ -115,14 +124,34 @@ def test_a_package_in_the_callers_directory_plays_sandboxed_by_module(home: Path
     [
         ("python crash.py", 1),  # crashes at import
         ("no-such-program-anywhere --x", 1),  # the program is missing
-        ("python no_such_file.py", 1),  # the script is missing
     ],
-    ids=["crash at import", "missing program", "missing script"],
+    ids=["crash at import", "missing program"],
 )
 def test_a_bot_that_cannot_start_exits_1(home: Path, bot: str, code: int) -> None:
     got, out = match(home, bot, RANDOM)
     assert got == code, out
     assert "startup" in out, out
+
+
+def test_a_missing_script_is_a_usage_error_under_the_authors_path(home: Path) -> None:
+    """README: an unreadable file is exit 2. It was exit 1, a startup fault naming
+    the sandbox's folder (/tmp/no_such_file.py) instead of the author's."""
+    code, out = match(home, "python no_such_file.py", RANDOM)
+    assert code == 2, out
+    assert f"bot file not found: {home / 'no_such_file.py'}" in out, out
+    for command in (
+        ("bot", "check", "python no_such_file.py", "-g", "liars_dice"),
+        ("bot", "add", "x", "--cmd", "python no_such_file.py", "-g", "liars_dice"),
+    ):
+        code, out = run_arena(home, *command)
+        assert code == 2 and str(home / "no_such_file.py") in out, out
+
+
+def test_bot_add_exits_1_when_the_bot_fails_its_check(home: Path) -> None:
+    """README: ``bot add`` whose check failed is exit 1, as ``bot check``'s FAIL (it
+    was 2 when the bot did not even start)."""
+    code, out = run_arena(home, "bot", "add", "c", "--cmd", "python crash.py", "-g", "liars_dice")
+    assert code == 1 and "failed its check" in out, out
 
 
 @pytest.mark.e2e
@@ -232,7 +261,7 @@ def ladder_with_three_bots(cwd: Path) -> None:
 def test_remove_refuses_without_a_terminal_and_yes_removes(tmp_path: Path) -> None:
     ladder_with_three_bots(tmp_path)
     code, out = run_arena(tmp_path, "bot", "remove", "c")
-    assert code == 2 and "pass --yes" in out, out
+    assert code == 1 and "pass --yes" in out, out  # not confirmed (README: 1)
     code, out = run_arena(tmp_path, "bot", "list", "--json")
     assert '"name": "c"' in out, out  # still there
     code, out = run_arena(tmp_path, "bot", "remove", "c", "--yes")

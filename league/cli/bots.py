@@ -333,12 +333,13 @@ def remove_command(
 
 
 def _confirm_removal(name: str, *, yes: bool) -> None:
-    """Ask on the terminal unless ``yes``; with no terminal, refuse (exit 2): a script
-    must say --yes rather than remove a bot because its input happened to say y."""
+    """Ask on the terminal unless ``yes``; with no terminal, refuse as not confirmed
+    (exit 1): a script must say --yes rather than remove a bot because its input
+    happened to say y."""
     if yes:
         return
     if not sys.stdin.isatty():
-        raise fail(f"not removing {name!r}: no terminal to confirm on; pass --yes")
+        raise fail(f"not removing {name!r}: no terminal to confirm on; pass --yes", 1)
     if not typer.confirm(
         f"Remove bot {name!r} (it leaves its rolling ladders; results stay)?", default=False
     ):

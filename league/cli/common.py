@@ -85,12 +85,14 @@ def transaction(ctx: typer.Context, *, create: bool = True) -> Iterator[Session]
     """A session that commits on success; a library error becomes a clean exit 2
     with nothing written."""
     from league.store.db import DatabaseError, session_scope
-    from league.store.registry import LeagueError
+    from league.store.registry import BotCheckError, LeagueError
 
     engine = context_of(ctx).engine(create=create)
     try:
         with session_scope(engine) as session:
             yield session
+    except BotCheckError as error:  # the bot failed its check: exit 1, as bot check's FAIL
+        raise fail(str(error), 1) from None
     except (LeagueError, GameError, DatabaseError, SandboxError, ValueError) as error:
         raise fail(str(error)) from None
 

@@ -105,20 +105,34 @@ def absolute_command(argv: Sequence[str], cwd: Path) -> tuple[str, ...]:
       ``-c``, and ``cwd / word`` exists (a file or a directory).
 
     Anything else (``python``, ``12``, ``--delay``, ``--data=x.bin``) is kept as given.
+
+    A relative word that names a script (a later word with a script suffix such as
+    ``.py``, or a program containing a slash) and is not there raises
+    :class:`MissingBotFileError` naming the path it was looked for at: otherwise the
+    bot would fail to start far from here, inside the sandbox, under a path the
+    author never typed. (An absolute path is kept as given: it may name a file of
+    the machine that runs the bot.)
     """
     words = list(argv)
     for index, word in enumerate(words):
         if not word or os.path.isabs(word):
             continue
-        if index == 0:
-            if "/" in word:
-                words[0] = os.path.normpath(cwd / word)
+        if index and (word.startswith("-") or words[index - 1] in NOT_PATH_AFTER):
             continue
-        if word.startswith("-") or words[index - 1] in NOT_PATH_AFTER:
-            continue
-        if _exists(cwd / word):
-            words[index] = os.path.normpath(cwd / word)
+        path = cwd / word
+        names_a_file = "/" in word if index == 0 else Path(word).suffix in SCRIPT_SUFFIXES
+        if names_a_file and not _exists(path):
+            raise MissingBotFileError(
+                f"bot file not found: {os.path.normpath(path)} (a relative path in the"
+                f" command is read from the folder you run arena in, {cwd})"
+            )
+        if (index == 0 and "/" in word) or (index and _exists(path)):
+            words[index] = os.path.normpath(path)
     return tuple(words)
+
+
+class MissingBotFileError(ValueError):
+    """A bot command names a script that does not exist (the message has its path)."""
 
 
 def _exists(path: Path) -> bool:
