@@ -208,14 +208,23 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    except ValueError as error:
-        # An installed game that does not load, say. Only a command that used the
-        # catalogue can raise its error, and such a command imported it.
-        catalogue = sys.modules.get("referee.core.catalogue")
-        if catalogue is None or not isinstance(error, catalogue.CatalogueError):
+    except Exception as error:
+        if not _one_line_error(error):
             raise
         typer.echo(f"error: {error}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+def _one_line_error(error: Exception) -> bool:
+    """Whether ``error`` is a usage error that no command caught: an installed game
+    that does not load (the catalogue's), or a database another process keeps locked
+    (met wherever the command wrote). Only a command that used the catalogue or the
+    database can raise their errors, and such a command imported them."""
+    catalogue = sys.modules.get("referee.core.catalogue")
+    database = sys.modules.get("league.store.db")
+    return (catalogue is not None and isinstance(error, catalogue.CatalogueError)) or (
+        database is not None and isinstance(error, database.DatabaseError)
+    )
 
 
 if __name__ == "__main__":

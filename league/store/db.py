@@ -63,7 +63,7 @@ def make_engine(url: str) -> Engine:
         )
     try:
         if url.startswith("sqlite"):
-            engine = create_engine(url, connect_args={"timeout": 30})
+            engine = create_engine(url, connect_args={"timeout": sqlite_lock_wait_s()})
 
             @event.listens_for(engine, "connect")
             def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
@@ -203,11 +203,44 @@ def table_names(engine: Engine) -> list[str]:
 
 @contextmanager
 def session_scope(engine: Engine) -> Iterator[Session]:
-    """A session whose work commits at the end, or rolls back on any error."""
+    """A session whose work commits at the end, or rolls back on any error.
+
+    A SQLite file that another process keeps locked for longer than
+    :func:`sqlite_lock_wait_s` raises :class:`DatabaseLockedError` (nothing written)."""
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
             session.commit()
+        except OperationalError as error:
+            session.rollback()
+            if "database is locked" in str(error.orig or error):
+                raise DatabaseLockedError(
+                    f"the database {engine.url.database} is locked by another process"
+                    f" (waited {sqlite_lock_wait_s():g} s; nothing was written): another"
+                    " arena command is writing to it; run this again when it is done,"
+                    " or use another --db"
+                ) from None
+            raise
         except BaseException:
             session.rollback()
             raise
+
+
+class DatabaseLockedError(DatabaseError):
+    """Another process held the SQLite file's write lock for the whole wait."""
+
+
+SQLITE_LOCK_WAIT_S = 30.0
+"""How long a write waits for another process's lock on a SQLite file."""
+
+
+def sqlite_lock_wait_s() -> float:
+    """:data:`SQLITE_LOCK_WAIT_S`, or ``ARENA_DB_LOCK_WAIT_S`` when set (seconds)."""
+    text = os.environ.get("ARENA_DB_LOCK_WAIT_S", "")
+    try:
+        value = float(text) if text else SQLITE_LOCK_WAIT_S
+    except ValueError:
+        raise DatabaseError(f"ARENA_DB_LOCK_WAIT_S={text!r}: not a number of seconds") from None
+    if not value > 0:
+        raise DatabaseError(f"ARENA_DB_LOCK_WAIT_S={text!r}: must be above 0")
+    return value
