@@ -25,8 +25,12 @@ MISBEHAVING = f"{sys.executable} -m tests.bots.misbehaving --mode"
 
 
 def arena(db: Path, *args: str) -> tuple[int, str]:
+    """Exit code and output: stdout then stderr (the check's progress), or with
+    ``--json`` stdout alone, what a script parses."""
     result = runner.invoke(app, ["--db", f"sqlite:///{db}", *args])
-    return result.exit_code, result.output
+    if "--json" in args:
+        return result.exit_code, result.stdout
+    return result.exit_code, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("game", registered_games())
@@ -146,6 +150,7 @@ def test_check_passes_every_example_bot(tmp_path: Path, module: str, game: str) 
         assert code == 1 and out.startswith("FAIL") and "make dice-poker-table" in out, out
         return
     assert code == 0 and out.startswith(f"PASS: {command} playing {game}"), out
+    assert f"checking {command} at {game}: 2 matches ...\n  check 1/2: match 1 vs" in out, out
     assert "start-up (to Health)" in out and "peak memory (RSS)" in out
     # each match's line names its rules, not an empty list
     assert "[]" not in out and "[default rules]" in out, out

@@ -145,9 +145,15 @@ def _run_check(
     sandbox: SandboxConfig,
     *,
     vary_rules: bool = False,
+    label: str = "",
 ) -> CheckReport:
+    """Play the check (each match told on stderr as it ends) and return its report."""
     from league.execution.botcheck import BotCheckInputError, check_bot_matches
 
+    def progress(done: int, total: int, line: str) -> None:
+        typer.echo(f"  check {done}/{total}: {line}", err=True)
+
+    typer.echo(f"checking {label or spec.name} at {game}: {matches} matches ...", err=True)
     try:
         return check_bot_matches(
             spec,
@@ -157,6 +163,7 @@ def _run_check(
             startup_s=startup_s,
             sandbox=sandbox,
             vary_rules=vary_rules,
+            on_match=progress,
         )
     except BotCheckInputError as error:
         raise fail(str(error)) from None
@@ -225,7 +232,7 @@ def check_command(
     )
     check_sandbox(sandbox)
     report = _run_check(
-        spec, game, matches, time_limit, startup_timeout, sandbox, vary_rules=vary_rules
+        spec, game, matches, time_limit, startup_timeout, sandbox, vary_rules=vary_rules, label=bot
     )
     report.bot = bot  # as the author named it: a registered name or the command line
     if as_json:

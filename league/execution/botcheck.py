@@ -30,7 +30,7 @@ import math
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -262,6 +262,7 @@ def check_bot_matches(
     logs: list[bytes] | None = None,
     budget_s: float | None = None,
     min_protocol: int = 1,
+    on_match: Callable[[int, int, str], None] | None = None,
 ) -> CheckReport:
     """Play ``matches`` matches of ``spec`` against the game's example bots and judge.
 
@@ -273,7 +274,8 @@ def check_bot_matches(
     limit (the server's check queue sets it); a check still playing then is
     stopped, its bots ended, and it fails saying so. ``min_protocol``: the lowest
     protocol version the bot may announce (a server's ``--min-protocol``); a bot
-    announcing less faults at start-up in every match, saying why.
+    announcing less faults at start-up in every match, saying why. ``on_match`` is
+    told each finished match as (matches done, matches in all, one line on it).
     """
     if game_name not in game_names():
         known = ", ".join(sorted(game_names()))
@@ -294,7 +296,14 @@ def check_bot_matches(
         get_game(game_name).parse_rules(dict(rules or {}))  # a bad option fails here
         variants = [dict(rules or {}) for _ in range(matches)]
     pool, records, over_budget = trio.run(
-        _play_checks, spec, opponents, game_name, variants, limits, sandbox, budget_s, logs
+        _play_checks,
+        spec,
+        opponents,
+        game_name,
+        variants,
+        limits,
+        sandbox,
+        (budget_s, logs, on_match),
     )
     report = CheckReport(bot=spec.name, game=game_name, time_limit_ms=decision_s * 1000)
     report.startup_ms = pool.startup_ms
@@ -323,12 +332,12 @@ async def _play_checks(
     variants: list[dict[str, str]],
     limits: Limits,
     sandbox: SandboxConfig,
-    budget_s: float | None,
-    logs: list[bytes] | None,
+    extras: tuple[float | None, list[bytes] | None, Callable[[int, int, str], None] | None],
 ) -> tuple[MeasuringPool, list[tuple[MatchRecord, int, str]], bool]:
     """Play one check match per rule variant, the bot taking each seat against each
     opponent in turn; return the pool (its measurements), ``(record, the bot's seat,
     opponent)`` per finished match, and whether ``budget_s`` ran out first."""
+    budget_s, logs, on_match = extras
     records: list[tuple[MatchRecord, int, str]] = []
     pool = MeasuringPool(WarmPool(sandbox=sandbox), spec)
     try:
@@ -354,6 +363,11 @@ async def _play_checks(
                 records.append((record, seat, opponent.name))
                 if logs is not None:
                     logs.append(seat_logs.get(seat, b""))
+                if on_match is not None:
+                    fault = record.fault_of(seat)
+                    what = f"fault {fault.kind}" if fault else f"place {record.places[seat]}"
+                    line = f"match {k + 1} vs {opponent.name}, seat {seat}: {what}"
+                    on_match(k + 1, len(variants), line)
         over_budget = budget.cancelled_caught
     finally:
         await pool.pool.aclose()
