@@ -117,6 +117,9 @@ def test_the_static_report_shows_one_elo_and_no_infinity(sweep: Path, tmp_path: 
     page = tmp_path / "sweep.html"
     code, out = arena(sweep, "league", "report", "sweep", "--html", str(page), "--samples", "50")
     assert code == 0, out
+    # progress on the way (it ran 70 s silent on a large league)
+    assert "standings and ratings (50 bootstrap samples) ..." in out, out
+    assert "match replays 0/4 ..." in out and "match replays 3/4 ..." in out, out
     text = page.read_text()
     assert "∞" not in text and not re.search(r"\binf\b", text)
     assert "incr. Elo" not in text and ">Elo history</th>" in text

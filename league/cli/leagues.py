@@ -1031,7 +1031,11 @@ def report_command(
         league = get_league(session=session, name=name)
         try:
             written = write_league_report(
-                session=session, league=league, path=html, samples=samples
+                session=session,
+                league=league,
+                path=html,
+                samples=samples,
+                on_progress=lambda line: typer.echo(line, err=True),
             )
         except OSError as error:
             raise fail(f"cannot write the report: {error}") from None

@@ -37,7 +37,7 @@ import html
 import json
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -176,16 +176,24 @@ def rating_figures(*, session: Session, league: LeagueRow, ranked: Sequence[str]
 
 
 def write_league_report(
-    *, session: Session, league: LeagueRow, path: Path, samples: int = 1000
+    *,
+    session: Session,
+    league: LeagueRow,
+    path: Path,
+    samples: int = 1000,
+    on_progress: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write the league page at ``path`` and a replay page per finished match.
 
     Returns the files written, the league page first. A stored record that
-    cannot be replayed gets a page saying why instead of a replay.
+    cannot be replayed gets a page saying why instead of a replay. ``on_progress``
+    hears what is being done (the ratings, then the replays about every tenth).
     """
+    tell = on_progress or (lambda _line: None)
     path = Path(path)
     match_dir = path.parent / f"{path.stem}_matches"
     match_dir.mkdir(parents=True, exist_ok=True)
+    tell(f"standings and ratings ({samples} bootstrap samples) ...")
     table = standings(session=session, league=league, samples=samples, include_retired=True)
     cross = crosstable(session=session, league=league)
     results = finished_results(session=session, league=league)
@@ -210,9 +218,13 @@ def write_league_report(
     written: list[Path] = []
     links: dict[int, str] = {}
     back = (quote(f"../{path.name}"), f"league {league.name}")
+    replays = [m for m in matches if m.status in ("done", "aborted") and m.record is not None]
+    step = max(1, len(replays) // 10)
     for match in matches:
         if match.status not in ("done", "aborted") or match.record is None:
             continue  # an aborted match keeps its record: its page shows the error
+        if len(written) % step == 0:
+            tell(f"match replays {len(written)}/{len(replays)} ...")
         file = match_dir / match_file_name(match.position)
         title = f"{league.name} · match {match.position}"
         try:
