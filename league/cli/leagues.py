@@ -489,6 +489,9 @@ def logs_command(
         output = match_log(session=session, match=found, seat=seat)
         if output is None:
             raise LeagueError(f"no output captured for seat {seat} of match {league.name}-{match}")
+    if not output:
+        typer.echo("(no output: the bot printed nothing on stdout or stderr in this match)")
+        return
     sys.stdout.write(output.decode("utf-8", "replace"))
 
 
