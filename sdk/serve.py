@@ -120,7 +120,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 f"this bot plays {self.game}, not {start.game!r}",
             )
         bot = self.factory()
-        bot.start(
+        _told(bot.start)(
             MatchInfo(
                 match_id=start.match_id,
                 game=start.game,
@@ -136,7 +136,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         self, bot: Bot[Any, Any], turn: bot_pb2.TurnRequest, observations: DeltaDecoder
     ) -> bot_pb2.TurnResponse:
         observation = observations.decode(turn.observation)
-        action = bot.act(observation)
+        action = _told(bot.act)(observation)
         try:
             encoded = self.codec.encode_action(action)
         except Exception as error:  # the bot returned something that is not an action
@@ -376,3 +376,19 @@ def orphaned() -> bool:
     """True when the referee that started this process has died (we were re-parented)."""
     referee = os.environ.get("ARENA_REFEREE_PID", "")
     return referee.isdigit() and os.getppid() != int(referee)
+
+
+def _told(method: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``method`` that, when it raises, first prints the bot's traceback on stderr
+    (where its author reads it: `arena match`, `arena league logs`); the referee
+    then sees the broken stream, as before, and faults the bot."""
+
+    def call(argument: Any) -> Any:
+        try:
+            return method(argument)
+        except Exception:
+            traceback.print_exc()
+            sys.stderr.flush()
+            raise
+
+    return call

@@ -231,3 +231,14 @@ def test_new_check_add_league(tmp_path: Path) -> None:
     assert code == 0, out
     code, out = arena(db, "league", "run", "cup")
     assert code == 0, out
+
+
+def test_check_shows_the_bots_traceback_of_its_first_crash(tmp_path: Path) -> None:
+    """It said only "crash in 2 of 2 matches (first: ... stream broke: UNKNOWN ...)"."""
+    code, out = arena(
+        tmp_path / "a.db", "bot", "check", f"{MISBEHAVING} raise", "-g", "liars_dice",
+        "--matches", "2",
+    )  # fmt: skip
+    assert code == 1 and "FAIL" in out, out
+    assert "check-1: the bot's output, last lines:" in out, out
+    assert "RuntimeError: the bot's own bug" in out, out

@@ -309,3 +309,19 @@ def test_a_removed_bot_leaves_the_ladder_and_its_results_stay(tmp_path: Path) ->
         seats = session.exec(select(SeatRow).where(SeatRow.bot_id == c_id)).all()
         assert len(seats) == sum(1 for m in first for b in m.bots if b.id == c_id)
     engine.dispose()
+
+
+def test_a_crash_in_act_shows_the_authors_traceback_and_keeps_it_out_of_the_record(
+    home: Path,
+) -> None:
+    """`arena match` told only "stream broke: UNKNOWN: Exception iterating responses";
+    now the bot's own traceback follows the match (on stderr, for the author at the
+    terminal), and the record, which others may read, holds none of it."""
+    record = home / "crash.json"
+    bot = f"{sys.executable} -m tests.bots.misbehaving --mode raise"
+    code, out = match(home, bot, RANDOM, extra=("--record", str(record)))
+    assert code == 1, out
+    assert "output, last lines:" in out and "Traceback (most recent call last):" in out, out
+    assert "RuntimeError: the bot's own bug" in out and "misbehaving.py" in out, out
+    assert "the bot's own bug" in record.read_text()  # the fault message names the error
+    assert "Traceback" not in record.read_text()

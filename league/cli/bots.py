@@ -154,8 +154,9 @@ def _run_check(
         typer.echo(f"  check {done}/{total}: {line}", err=True)
 
     typer.echo(f"checking {label or spec.name} at {game}: {matches} matches ...", err=True)
+    logs: list[bytes] = []
     try:
-        return check_bot_matches(
+        report = check_bot_matches(
             spec,
             game,
             matches=matches,
@@ -164,9 +165,27 @@ def _run_check(
             sandbox=sandbox,
             vary_rules=vary_rules,
             on_match=progress,
+            logs=logs,
         )
     except BotCheckInputError as error:
         raise fail(str(error)) from None
+    _first_fault_output(report, logs)
+    return report
+
+
+def _first_fault_output(report: CheckReport, logs: list[bytes]) -> None:
+    """The last lines the bot wrote in its first faulted match (its traceback, when
+    it crashed), on stderr, unless the fault message already quotes them."""
+    from league.cli.match import OUTPUT_TAIL_LINES
+
+    for checked, output in zip(report.matches, logs, strict=False):
+        text = output.decode("utf-8", "replace").rstrip()
+        if not checked.fault or not text or "its output ends" in (checked.fault_message or ""):
+            continue
+        typer.echo(f"{checked.match_id}: the bot's output, last lines:", err=True)
+        for line in text.splitlines()[-OUTPUT_TAIL_LINES:]:
+            typer.echo(f"  {line}", err=True)
+        return
 
 
 @app.command("new")

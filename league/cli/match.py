@@ -98,13 +98,35 @@ def match_command(
     check_sandbox(sandbox)
     if record is not None:
         sandbox = replace(sandbox, protect=(str(record.resolve()),))
-    result = play_match(spec, limits, sandbox=sandbox)
+    logs: dict[int, bytes] = {}
+    result = play_match(spec, limits, sandbox=sandbox, logs=logs)
     if record is not None:
         try:
             write_atomic(record, result.to_json(indent=1).encode())
         except OSError as error:
             raise fail(f"cannot write record to {record}: {error}") from None
+    for line in faulted_output(result, logs):
+        typer.echo(line, err=True)
     _print_result(engine.title, result, quiet=quiet, as_json=as_json)
+
+
+OUTPUT_TAIL_LINES = 15
+"""Lines of a faulted bot's output shown after the match (its traceback's end)."""
+
+
+def faulted_output(result: MatchRecord, logs: dict[int, bytes]) -> list[str]:
+    """For each seat that faulted, the last lines its process wrote (the bot's own
+    traceback, when it crashed), unless the fault message already quotes them. For
+    the author at the terminal only: the record never holds a bot's output."""
+    lines: list[str] = []
+    for fault in result.faults:
+        text = logs.get(fault.seat, b"").decode("utf-8", "replace").rstrip()
+        if not text or "its output ends" in fault.message:
+            continue
+        tail = text.splitlines()[-OUTPUT_TAIL_LINES:]
+        lines.append(f"seat {fault.seat} [{result.seats[fault.seat].bot}] output, last lines:")
+        lines += [f"  {line}" for line in tail]
+    return lines
 
 
 def exit_code(result: MatchRecord) -> int:

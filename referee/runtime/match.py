@@ -647,11 +647,16 @@ def _announce_end(
 
 
 def play_match(
-    spec: MatchSpec, limits: Limits | None = None, *, sandbox: SandboxConfig = DEFAULT_SANDBOX
+    spec: MatchSpec,
+    limits: Limits | None = None,
+    *,
+    sandbox: SandboxConfig = DEFAULT_SANDBOX,
+    logs: dict[int, bytes] | None = None,
 ) -> MatchRecord:
-    """Blocking wrapper: run one match in a fresh trio run, bots in ``sandbox``."""
+    """Blocking wrapper: run one match in a fresh trio run, bots in ``sandbox``;
+    ``logs`` as :func:`run_match`'s."""
 
     async def main() -> MatchRecord:
-        return await run_match(spec, limits, launcher=FreshLauncher(sandbox=sandbox))
+        return await run_match(spec, limits, launcher=FreshLauncher(sandbox=sandbox), logs=logs)
 
     return trio.run(main)
