@@ -18,7 +18,12 @@ from league.store.leagues import get_league
 from league.store.models import SeatRow
 from league.store.registry import get_bot
 from league.store.rolling_ladders import extend_schedule, rolling_status
-from referee.runtime.process import MissingBotFileError, absolute_command, default_bot_name
+from referee.runtime.process import (
+    MissingBotFileError,
+    absolute_command,
+    check_scripts_exist,
+    default_bot_name,
+)
 from tests.test_no_tracebacks import run_arena
 from tests.test_readme_bot import readme_bot_source
 
@@ -75,7 +80,11 @@ def test_relative_paths_are_made_absolute_against_the_callers_directory(tmp_path
 )
 def test_a_missing_script_is_named_where_it_was_looked_for(tmp_path: Path, argv: list[str]) -> None:
     with pytest.raises(MissingBotFileError, match=f"bot file not found: {tmp_path}/"):
-        absolute_command(argv, tmp_path)
+        check_scripts_exist(argv, tmp_path)
+    (tmp_path / "here.py").write_text("")
+    check_scripts_exist(["python", "here.py", "-m", "x.py", "/abs/data.py"], tmp_path)
+    with pytest.raises(MissingBotFileError, match=r"bot file not found: /abs/gone$"):
+        check_scripts_exist(["/abs/gone", "x"], tmp_path)
 
 
 @pytest.fixture

@@ -173,7 +173,7 @@ def test_full_league_workflow(db: Path) -> None:
         (["league", "standings", "ghost"], "no league named 'ghost'"),
         (["bot", "show", "ghost"], "no bot named 'ghost'"),
         (["bot", "remove", "ghost"], "no bot named 'ghost'"),
-        (["bot", "add", "x", "--cmd", "/nonexistent/bot"], "cannot start"),
+        (["bot", "add", "x", "--cmd", "/nonexistent/bot"], "bot file not found: /nonexistent/bot"),
         (
             ["bot", "add", "x", "--cmd", RANDOM, "--game", "liars_dice", "--address", "h:1"],
             "exactly one",

@@ -151,7 +151,7 @@ def read_token(token_file: Path | None) -> str:
     return token
 
 
-def submit_command(
+def submit_command(  # long: one line per option, and the upload it reports
     path: Annotated[
         Path, typer.Argument(metavar="PATH", help="Bot directory, or a .py file or archive.")
     ],

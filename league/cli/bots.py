@@ -18,6 +18,7 @@ from league.cli.common import (
     echo_table,
     fail,
     find_modules_here,
+    output_tail,
     registered_bot,
     sandbox_config,
     transaction,
@@ -100,7 +101,13 @@ def add_command(
     """
     from league.execution.botcheck import check_bot
     from league.store.registry import add_bot
+    from referee.runtime.process import check_scripts_exist
 
+    try:
+        if check:  # --no-check: the command may name files of the machines that run it
+            check_scripts_exist(shlex.split(cmd), Path.cwd())
+    except ValueError as error:  # a missing script, or an unbalanced quote
+        raise fail(str(error)) from None
     with transaction(ctx) as session:
         row = add_bot(
             session=session,
@@ -176,15 +183,13 @@ def _run_check(
 def _first_fault_output(report: CheckReport, logs: list[bytes]) -> None:
     """The last lines the bot wrote in its first faulted match (its traceback, when
     it crashed), on stderr, unless the fault message already quotes them."""
-    from league.cli.match import OUTPUT_TAIL_LINES
-
     for checked, output in zip(report.matches, logs, strict=False):
-        text = output.decode("utf-8", "replace").rstrip()
-        if not checked.fault or not text or "its output ends" in (checked.fault_message or ""):
+        tail = output_tail(output)
+        if not checked.fault or not tail or "its output ends" in (checked.fault_message or ""):
             continue
         typer.echo(f"{checked.match_id}: the bot's output, last lines:", err=True)
-        for line in text.splitlines()[-OUTPUT_TAIL_LINES:]:
-            typer.echo(f"  {line}", err=True)
+        for line in tail:
+            typer.echo(line, err=True)
         return
 
 
@@ -266,7 +271,7 @@ def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
     """A registered bot's name (one word, not a file) is looked up in the database;
     anything else is a command line, as in ``arena match --bot``."""
     from league.store.registry import bot_spec
-    from referee.runtime.process import BotSpec, absolute_command
+    from referee.runtime.process import BotSpec, absolute_command, check_scripts_exist
 
     row = registered_bot(ctx, bot)
     if row is not None:
@@ -275,6 +280,7 @@ def _resolve_bot(ctx: typer.Context, bot: str) -> BotSpec:
         argv = tuple(shlex.split(bot))
         if not argv:
             raise ValueError("empty command line")
+        check_scripts_exist(argv, Path.cwd())
         find_modules_here([argv])
         # Relative paths are the caller's: the sandbox runs the bot elsewhere.
         return BotSpec(

@@ -228,3 +228,14 @@ def check_sandbox(sandbox: SandboxConfig) -> None:
 
 
 SANDBOX_DEFAULTS = DEFAULT_SANDBOX
+
+
+OUTPUT_TAIL_LINES = 15
+"""Lines of a faulted bot's output shown to its author (its traceback's end)."""
+
+
+def output_tail(output: bytes) -> list[str]:
+    """The last :data:`OUTPUT_TAIL_LINES` lines a bot wrote, indented for display
+    (empty when it wrote nothing)."""
+    text = output.decode("utf-8", "replace").rstrip()
+    return [f"  {line}" for line in text.splitlines()[-OUTPUT_TAIL_LINES:]] if text else []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -21,6 +22,7 @@ from league.cli.common import (
     check_sandbox,
     fail,
     find_modules_here,
+    output_tail,
     parse_rule_options,
     sandbox_config,
 )
@@ -78,7 +80,7 @@ def match_command(
     from referee.core.catalogue import get_game
     from referee.records.files import write_atomic
     from referee.runtime.match import Limits, MatchSpec, play_match
-    from referee.runtime.process import BotSpec
+    from referee.runtime.process import BotSpec, check_scripts_exist
 
     rules = parse_rule_options(rule or [])
     try:
@@ -86,6 +88,8 @@ def match_command(
         parsed = engine.parse_rules(rules)
         engine.check_seats(parsed, len(bot))
         here = Path.cwd()
+        for command in bot:
+            check_scripts_exist(shlex.split(command), here)
         bots = tuple(BotSpec.from_command_line(command, cwd=here) for command in bot)
         find_modules_here(spec.command for spec in bots)
     except (GameError, ValueError) as error:
@@ -110,22 +114,17 @@ def match_command(
     _print_result(engine.title, result, quiet=quiet, as_json=as_json)
 
 
-OUTPUT_TAIL_LINES = 15
-"""Lines of a faulted bot's output shown after the match (its traceback's end)."""
-
-
 def faulted_output(result: MatchRecord, logs: dict[int, bytes]) -> list[str]:
     """For each seat that faulted, the last lines its process wrote (the bot's own
     traceback, when it crashed), unless the fault message already quotes them. For
     the author at the terminal only: the record never holds a bot's output."""
     lines: list[str] = []
     for fault in result.faults:
-        text = logs.get(fault.seat, b"").decode("utf-8", "replace").rstrip()
-        if not text or "its output ends" in fault.message:
+        tail = output_tail(logs.get(fault.seat, b""))
+        if not tail or "its output ends" in fault.message:
             continue
-        tail = text.splitlines()[-OUTPUT_TAIL_LINES:]
         lines.append(f"seat {fault.seat} [{result.seats[fault.seat].bot}] output, last lines:")
-        lines += [f"  {line}" for line in tail]
+        lines += tail
     return lines
 
 

@@ -105,30 +105,54 @@ def absolute_command(argv: Sequence[str], cwd: Path) -> tuple[str, ...]:
       ``-c``, and ``cwd / word`` exists (a file or a directory).
 
     Anything else (``python``, ``12``, ``--delay``, ``--data=x.bin``) is kept as given.
-
-    A relative word that names a script (a later word with a script suffix such as
-    ``.py``, or a program containing a slash) and is not there raises
-    :class:`MissingBotFileError` naming the path it was looked for at: otherwise the
-    bot would fail to start far from here, inside the sandbox, under a path the
-    author never typed. (An absolute path is kept as given: it may name a file of
-    the machine that runs the bot.)
     """
     words = list(argv)
     for index, word in enumerate(words):
         if not word or os.path.isabs(word):
             continue
-        if index and (word.startswith("-") or words[index - 1] in NOT_PATH_AFTER):
+        if index == 0:
+            if "/" in word:
+                words[0] = os.path.normpath(cwd / word)
             continue
-        path = cwd / word
-        names_a_file = "/" in word if index == 0 else Path(word).suffix in SCRIPT_SUFFIXES
-        if names_a_file and not _exists(path):
-            raise MissingBotFileError(
-                f"bot file not found: {os.path.normpath(path)} (a relative path in the"
-                f" command is read from the folder you run arena in, {cwd})"
-            )
-        if (index == 0 and "/" in word) or (index and _exists(path)):
-            words[index] = os.path.normpath(path)
+        if word.startswith("-") or words[index - 1] in NOT_PATH_AFTER:
+            continue
+        if _exists(cwd / word):
+            words[index] = os.path.normpath(cwd / word)
     return tuple(words)
+
+
+def check_scripts_exist(argv: Sequence[str], cwd: Path) -> None:
+    """Raise :class:`MissingBotFileError` if ``argv`` names a file that is not there:
+    its program when that is a path (contains a slash), or a later relative word with
+    a script suffix such as ``.py`` (not an option, not the value of ``-m``/``-c``).
+    The message names the path it was looked for at. The command-line tools call it
+    before starting a bot here, so a typo fails at once, not as a start-up fault far
+    away inside the sandbox under a path the author never typed. (Later absolute
+    words are left alone: they may be data the bot reads however it likes.)"""
+    for index, word in enumerate(argv):
+        if not word:
+            continue
+        if index == 0:
+            if "/" not in word:
+                continue
+        elif (
+            os.path.isabs(word)
+            or word.startswith("-")
+            or argv[index - 1] in NOT_PATH_AFTER
+            or Path(word).suffix not in SCRIPT_SUFFIXES
+        ):
+            continue
+        path = Path(os.path.normpath(cwd / word))  # an absolute word stays itself
+        if not _exists(path):
+            where = (
+                ""
+                if os.path.isabs(word)
+                else (
+                    f" (a relative path in the command is read from the folder you run arena"
+                    f" in, {cwd})"
+                )
+            )
+            raise MissingBotFileError(f"bot file not found: {path}{where}")
 
 
 class MissingBotFileError(ValueError):
