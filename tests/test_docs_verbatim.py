@@ -158,6 +158,23 @@ def test_the_document_runs_verbatim(document: str, tmp_path: Path) -> None:
             found, cwd = run_commands(block, cwd, home)
             failures += found
     assert not failures, f"{document}:\n" + "\n".join(failures)
+    if document == "docs/writing-a-bot.md":
+        uploaded_after_the_docs(tmp_path / "session" / "my_bot")
+
+
+def uploaded_after_the_docs(bot: Path) -> None:
+    """The bot folder the docs built holds no database, and what `arena submit`
+    would send from it is the bot: no database, no key (issue 32, item 2)."""
+    assert not [p.name for p in bot.iterdir() if p.suffix in (".db", ".sqlite")], bot
+    done = subprocess.run(
+        ["arena", "submit", str(bot), "--server", "http://127.0.0.1:9", "-g", "liars_dice",
+         "--dry-run"],
+        env=session_environment(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    sent = [line.split()[-1] for line in done.stdout.splitlines()[:-1]]
+    assert "my_bot.py" in sent and "try_local.py" in sent, sent
+    assert not [name for name in sent if name.endswith((".db", ".key", "-wal", "-shm"))], sent
 
 
 def test_the_block_rules_see_files_exclusions_and_commands() -> None:

@@ -16,6 +16,14 @@ from typing import Annotated
 import typer
 
 from league.cli.common import echo_json, echo_table, fail, transaction
+from league.domain.bot_files import (
+    HEAD_BYTES,
+    IGNORE_FILE,
+    RefusedFileError,
+    excluded,
+    ignore_patterns,
+    looks_secret,
+)
 
 app = typer.Typer(
     help="Authors who may submit bots to the arena server.",
@@ -23,7 +31,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".venv", "venv", "node_modules"})
 ARCHIVES = (".py", ".tar", ".tar.gz", ".tgz", ".zip")
 
 
@@ -92,25 +99,61 @@ def disable_command(
     typer.echo(f"author {name} disabled: their token no longer works")
 
 
+def bot_files(directory: Path) -> list[tuple[str, Path]]:
+    """The files of ``directory`` that are the bot, sorted by relative path: everything
+    but what :mod:`league.domain.bot_files` leaves out (the defaults and the folder's
+    ``.arenaignore``) and links. A kept file that looks like a key or a database
+    raises :class:`~league.domain.bot_files.RefusedFileError` naming it."""
+    ignore = directory / IGNORE_FILE
+    patterns = ignore_patterns(ignore.read_text("utf-8", "replace")) if ignore.is_file() else ()
+    kept: list[tuple[str, Path]] = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(dirs)
+        for name in sorted(files):
+            path = Path(root) / name
+            relative = path.relative_to(directory).as_posix()
+            if path.is_symlink() or not path.is_file() or excluded(relative, patterns):
+                continue
+            with path.open("rb") as handle:
+                why = looks_secret(relative, handle.read(HEAD_BYTES))
+            if why is not None:
+                raise RefusedFileError(
+                    f"refusing to pack {relative}: {why}. Move it out of {directory}, or"
+                    f" add it to {directory / IGNORE_FILE} if the bot does not need it"
+                )
+            kept.append((relative, path))
+    return sorted(kept)
+
+
 def pack_directory(directory: Path) -> bytes:
-    """A .tar.gz of ``directory``'s files (paths relative to it), without caches,
-    version control, virtual environments, dotfiles or links. Deterministic:
-    the same files give the same bytes."""
+    """A .tar.gz of ``directory``'s bot files (:func:`pack_files`)."""
+    return pack_files(directory)[0]
+
+
+def pack_files(directory: Path) -> tuple[bytes, list[tuple[str, int]]]:
+    """A .tar.gz of ``directory``'s bot files (:func:`bot_files`, paths relative to
+    it) and what went in (path, bytes). Deterministic: the same files give the same
+    bytes."""
     import tarfile
 
     buffer = io.BytesIO()
+    packed: list[tuple[str, int]] = []
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
-        for root, dirs, files in os.walk(directory):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-            for name in sorted(files):
-                path = Path(root) / name
-                if name.startswith(".") or path.is_symlink() or not path.is_file():
-                    continue
-                data = path.read_bytes()
-                info = tarfile.TarInfo(path.relative_to(directory).as_posix())
-                info.size, info.mode, info.mtime = len(data), 0o644, 0
-                archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+        for relative, path in bot_files(directory):
+            data = path.read_bytes()
+            info = tarfile.TarInfo(relative)
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            archive.addfile(info, io.BytesIO(data))
+            packed.append((relative, len(data)))
+    return buffer.getvalue(), packed
+
+
+def _packed(directory: Path) -> tuple[bytes, list[tuple[str, int]]]:
+    """:func:`pack_files`, a refused file a clean exit 2."""
+    try:
+        return pack_files(directory)
+    except (RefusedFileError, OSError) as error:
+        raise fail(str(error)) from None
 
 
 def multipart(
@@ -169,21 +212,45 @@ def submit_command(  # long: one line per option, and the upload it reports
     timeout: Annotated[
         float, typer.Option(min=1.0, help="Seconds to wait for the server's verdict.")
     ] = 600.0,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="List the files a folder would upload; send nothing."),
+    ] = False,
 ) -> None:
     """Submit a bot to an arena server; prints its JSON answer.
+
+    A folder is packed without its databases, the server's store, virtual
+    environments, version control, caches, dotfiles and what its .arenaignore
+    lists (docs/server.md); a file that looks like a key or a database stops the
+    upload. --dry-run lists what would go.
 
     Exit 0 accepted, 1 refused (the reasons are printed), 2 bad input, bad
     token, rate limited or no connection.
     """
+    if dry_run:
+        if not path.is_dir():
+            raise fail(f"--dry-run lists a folder's files; {path} is not a folder")
+        _, packed = _packed(path)
+        for relative, size in packed:
+            typer.echo(f"{size:>10,}  {relative}")
+        typer.echo(f"{len(packed)} files, {_size_text(sum(size for _, size in packed))}")
+        return
     token = read_token(token_file)
     if path.is_dir():
-        data, filename = pack_directory(path), f"{path.resolve().name}.tar.gz"
+        data, packed = _packed(path)
+        filename = f"{path.resolve().name}.tar.gz"
         default_name = path.resolve().name
+        typer.echo(
+            f"uploading {len(packed)} files, {_size_text(sum(size for _, size in packed))}"
+            f" ({_size_text(len(data))} packed) from {path}",
+            err=True,
+        )
     elif path.is_file():
         if not path.name.lower().endswith(ARCHIVES):
             raise fail(f"{path}: submit a directory, a .py file or a .tar, .tar.gz, .tgz or .zip")
         data, filename = path.read_bytes(), path.name
         default_name = path.name
+        typer.echo(f"uploading {path} ({_size_text(len(data))})", err=True)
         for suffix in ARCHIVES:
             if default_name.lower().endswith(suffix):
                 default_name = default_name[: -len(suffix)]
@@ -232,3 +299,8 @@ def submit_command(  # long: one line per option, and the upload it reports
     if status == 429:
         message = f"rate limited: try again in {retry_after or 'a while'} s"
     raise fail(message)
+
+
+def _size_text(size: int) -> str:
+    """Bytes as ``12,345 bytes`` or ``1.2 MiB``."""
+    return f"{size:,} bytes" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"

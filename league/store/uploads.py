@@ -6,6 +6,9 @@ link to one, or claim a small size and decompress to gigabytes. So archives are
 never handed to ``extractall``: every member is checked (name, type) and copied
 by hand into a fresh directory inside the store, counting the bytes actually
 read, and the tree is renamed into place only when all of it was accepted.
+What is not the bot (a database, the server's store, caches, dotfiles:
+:mod:`league.domain.bot_files`) is never stored, and a member that looks like a
+key or a database rejects the upload.
 
 Layout under the store directory::
 
@@ -39,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from league.domain.bot_files import excluded, looks_secret
 from league.store.registry import LeagueError
 from referee.runtime.sandbox import BOT_TREE_MARKER
 
@@ -296,6 +300,9 @@ def _extract(
         if member.open is None:
             directories.add(path)
             continue
+        if excluded(str(path)):  # a database, the store, a cache: never stored
+            member.open.close()
+            continue
         target = staging.joinpath(*path.parts)
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         # Belt and braces: the checks above already keep every path inside.
@@ -305,7 +312,15 @@ def _extract(
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as out, member.open as stream:
             try:
+                first = True
                 while chunk := stream.read(CHUNK):
+                    why = looks_secret(str(path), chunk) if first else None
+                    if why is not None:
+                        raise UploadRejected(
+                            f"member {str(path)!r} looks like a key or a database ({why}):"
+                            " not stored; leave it out of the upload"
+                        )
+                    first = False
                     total += len(chunk)
                     if total > max_bytes:
                         raise UploadRejected(
