@@ -394,3 +394,13 @@ def test_a_named_renderer_comes_with_the_script_that_defines_it(name: str) -> No
         return
     assert viewer.script is not None, f"{name} names a renderer but no script"
     assert f"window.ArenaGames.{viewer.renderer} =" in renderer_script(name)
+
+
+def test_the_llr_chart_draws_the_path_between_its_bounds() -> None:
+    from league.web.report import llr_chart_html
+
+    html = llr_chart_html([0.5, 1.25, 2.96], -2.94, 2.94)
+    assert 'id="llr-chart"' in html and 'data-pairs="3"' in html
+    assert "H1 at 2.94" in html and "H0 at -2.94" in html
+    assert "LLR 2.96 after 3 pairs" in html and "style=" not in html
+    assert "No finished pair yet" in llr_chart_html([], -2.94, 2.94)

@@ -156,6 +156,7 @@ def league_figures(session: Session, name: str, ranked: Sequence[str]) -> dict[s
         "chart": figures.chart,
         "crosstable": figures.crosstable,
         "population": figures.population,
+        "llr": figures.llr,
     }
 
 

@@ -167,6 +167,27 @@ def pair_points(places: Mapping[int, int | None], *, new: int, old: int) -> floa
 
 def pentanomial(*, session: Session, league: LeagueRow) -> Pentanomial:
     """The outcomes of the pairs both of whose matches are done (in pair order)."""
+    penta = Pentanomial()
+    for total in pair_totals(session=session, league=league):
+        penta = penta.add(total)
+    return penta
+
+
+def llr_path(*, session: Session, league: LeagueRow) -> tuple[list[float], float, float]:
+    """The pentanomial test's LLR after each finished pair, in pair order, and its
+    lower and upper bounds (the SPRT's chart)."""
+    parameters = sprt_settings(league).parameters()
+    penta = Pentanomial()
+    path: list[float] = []
+    for total in pair_totals(session=session, league=league):
+        penta = penta.add(total)
+        path.append(llr(penta, parameters))
+    return path, parameters.lower, parameters.upper
+
+
+def pair_totals(*, session: Session, league: LeagueRow) -> list[float]:
+    """NEW's points in each pair both of whose matches are done (0, ½, …, 2), in pair
+    order."""
     settings = sprt_settings(league)
     points: dict[str, list[float]] = {}
     places: dict[int, dict[int, int | None]] = {}
@@ -182,11 +203,8 @@ def pentanomial(*, session: Session, league: LeagueRow) -> Pentanomial:
     for match_id, by_bot in places.items():
         scored = pair_points(by_bot, new=settings.new_bot, old=settings.old_bot)
         points.setdefault(groups[match_id], []).append(scored)
-    penta = Pentanomial()
-    for group in sorted(points, key=lambda g: int(g[1:])):
-        if len(points[group]) == 2:
-            penta = penta.add(sum(points[group]))
-    return penta
+    ordered = sorted(points, key=lambda g: int(g[1:]))
+    return [sum(points[group]) for group in ordered if len(points[group]) == 2]
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,8 @@ from league.store.leagues import (
     league_status,
 )
 from league.store.models import BotRow, LeagueRow, MatchRow, SeatRow
+from league.store.sprt_tests import MODE as SPRT_MODE
+from league.store.sprt_tests import llr_path
 from league.store.standings import Standing, crosstable, league_population, standings
 from referee.core.catalogue import get_game
 from referee.gamekit.base import GameError
@@ -158,6 +160,8 @@ class RatingFigures:
     chart: str
     crosstable: str
     population: str
+    llr: str = ""
+    """An SPRT's LLR over pairs (:func:`llr_chart_html`); empty for other leagues."""
 
 
 def rating_figures(*, session: Session, league: LeagueRow, ranked: Sequence[str]) -> RatingFigures:
@@ -172,6 +176,73 @@ def rating_figures(*, session: Session, league: LeagueRow, ranked: Sequence[str]
         chart=_chart_html(history, order, _colors(order), league.k_factor),
         crosstable=_crosstable_html(order, cross),
         population=population_html(league_population(results)),
+        llr=sprt_chart(session=session, league=league),
+    )
+
+
+def sprt_chart(*, session: Session, league: LeagueRow) -> str:
+    """The LLR-over-pairs chart of an SPRT league; empty for any other league."""
+    if league.mode != SPRT_MODE:
+        return ""
+    path, lower, upper = llr_path(session=session, league=league)
+    return llr_chart_html(path, lower, upper)
+
+
+def llr_chart_html(path: Sequence[float], lower: float, upper: float) -> str:
+    """``#llr-chart``: the pentanomial LLR after each finished pair (a line from 0),
+    with the test's bounds: H1 is accepted when the line reaches the upper one, H0
+    at the lower one."""
+    if not path:
+        return '<p id="llr-chart" class="box muted">No finished pair yet.</p>'
+    width, height = 820, 280
+    left, right, top, bottom = 52, 16, 12, 34
+    plot_w, plot_h = width - left - right, height - top - bottom
+    count = len(path)
+    low = min(lower, *path) - 0.2
+    high = max(upper, *path) + 0.2
+
+    def px(index: float) -> float:
+        return round(left + index / count * plot_w, 1)
+
+    def py(value: float) -> float:
+        return round(top + (high - value) / (high - low) * plot_h, 1)
+
+    parts = [
+        f'<svg id="llr-chart" class="box" width="100%" viewBox="0 0 {width} {height}" '
+        'preserveAspectRatio="xMinYMin meet" role="img" '
+        'aria-label="log-likelihood ratio after each pair">'
+    ]
+    for value, label, color in (
+        (upper, f"H1 at {upper:.2f}", "#2e7d32"),
+        (0.0, "0", "#9aa3b2"),
+        (lower, f"H0 at {lower:.2f}", "#c62828"),
+    ):
+        y = py(value)
+        parts.append(
+            f'<line class="bound" x1="{left}" y1="{y}" x2="{width - right}" y2="{y}"'
+            f' stroke="{color}" stroke-dasharray="6 4"/>'
+            f'<text x="{left - 6}" y="{y + 4}" text-anchor="end">{_esc(label)}</text>'
+        )
+    x_step = max(1, int(_nice_step(count, 10)))
+    for index in range(0, count + 1, x_step):
+        x = px(index)
+        parts.append(
+            f'<line x1="{x}" y1="{top + plot_h}" x2="{x}" y2="{top + plot_h + 4}" '
+            'stroke="#9aa3b2"/>'
+            f'<text x="{x}" y="{top + plot_h + 16}" text-anchor="middle">{index}</text>'
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2}" y="{height - 3}" text-anchor="middle">pairs finished</text>'
+    )
+    coords = " ".join(f"{px(i)},{py(v)}" for i, v in enumerate([0.0, *path]))
+    parts.append(
+        f'<polyline data-pairs="{count}" points="{coords}" fill="none" stroke="#1f5fbf"'
+        f' stroke-width="2" stroke-linejoin="round"><title>LLR {path[-1]:.2f} after'
+        f" {count} pairs</title></polyline></svg>"
+    )
+    return "".join(parts) + (
+        "<p class=\"muted\">The pentanomial LLR (Fishtest's and OpenBench's exact statistic,"
+        " docs/sprt.md) after each pair of matches, both of whose matches are done.</p>"
     )
 
 
@@ -351,6 +422,11 @@ def _league_page(
         population_html(population),
         "<h2>Elo history over matches</h2>",
         _chart_html(history, order, colors, league.k_factor),
+        *(
+            ["<h2>SPRT: log-likelihood ratio over pairs</h2>", chart]
+            if (chart := sprt_chart(session=session, league=league))
+            else []
+        ),
         "<h2>Matches</h2>",
         _matches_html(matches, seats, links),
     ]

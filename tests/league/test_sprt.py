@@ -7,6 +7,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -256,6 +257,16 @@ def test_cli_accepts_h1_on_sandboxed_bots_and_resumes(tmp_path: Path) -> None:
     assert "{" not in other.stderr and "Traceback" not in other.stderr
     shown = arena(url, "league", "standings", "sprt-prob-rnd-liars_dice")
     assert shown.returncode == 0 and "prob" in shown.stdout
+    # the report charts the LLR over pairs, ending where the verdict stood
+    page = tmp_path / "sprt.html"
+    made = arena(url, "league", "report", "sprt-prob-rnd-liars_dice", "--html", str(page))
+    assert made.returncode == 0, made.stderr
+    html = page.read_text()
+    pairs = re.search(r"H1 accepted after (\d+) pairs", done.stdout)
+    llrs = re.findall(r"LLR (-?\d+\.\d\d) \(", done.stdout)
+    assert pairs and llrs, done.stdout
+    assert f'data-pairs="{pairs.group(1)}"' in html
+    assert f"LLR {llrs[-1]} after {pairs.group(1)} pairs" in html
 
 
 def test_cli_names_an_unknown_bot_in_one_line(tmp_path: Path) -> None:
