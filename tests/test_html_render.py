@@ -404,3 +404,30 @@ def test_the_llr_chart_draws_the_path_between_its_bounds() -> None:
     assert "H1 at 2.94" in html and "H0 at -2.94" in html
     assert "LLR 2.96 after 3 pairs" in html and "style=" not in html
     assert "No finished pair yet" in llr_chart_html([], -2.94, 2.94)
+
+
+def test_the_omniscient_view_marks_each_claim_and_every_move_its_time(
+    record: MatchRecord,
+) -> None:
+    """The "all seats" view said nothing of whether a bid was a bluff: each step now
+    carries the engine's truth of the claim it made (and of the claim standing after
+    it) and each action the referee's measured thinking time."""
+    data = embedded_data(render_replay_html(record))
+    steps = replay_steps(record)
+    engine = ld.LIARS_DICE
+    claims = 0
+    pairs = zip(data["steps"][1:], record.engine_events(), steps[:-1], strict=True)
+    for shown, event, before in pairs:
+        if isinstance(event, ActionEvent):
+            truth = engine.claim_truth(before.state, event.action)
+            assert shown["claim"] == truth
+            claims += truth is not None
+            elapsed = record.events[shown["index"] - 1].elapsed_ms
+            assert shown["think_ms"] == round(elapsed, 1)
+            assert shown["standing"] == truth
+        else:
+            assert shown["claim"] is None and shown["standing"] is None
+            assert "think_ms" not in shown
+    assert claims > 3 and any(s["claim"] is False for s in data["steps"][1:])
+    page = render_replay_html(record)
+    assert 'id="claim-truth"' in page and "the standing claim is a BLUFF" in page

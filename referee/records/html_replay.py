@@ -9,7 +9,10 @@ view is drawn by the script:
 * ``#first`` ``#prev`` ``#next`` ``#last`` buttons and the keys ArrowLeft,
   ArrowRight, Home and End step through the match; ``#step-counter`` reads
   ``step i / N`` (``N`` = number of events) and ``body[data-step]`` holds ``i``;
-* ``#event-text`` is what happened in the current step, ``#to-act`` who acts next;
+* ``#event-text`` is what happened in the current step (an action with the mover's
+  thinking time as the referee measured it; in the omniscient view a claim marked
+  ``[true]`` or ``[a bluff]`` by the engine), ``#to-act`` who acts next, and in the
+  omniscient view ``#claim-truth`` whether the claim standing now is true;
 * ``#seat-select`` chooses the view: ``all`` (omniscient: every seat's
   ``.seat-panel[data-seat=N]``) or a seat number (only that seat's panel is in
   the DOM, and every event reads as that seat may read it);
@@ -44,6 +47,7 @@ from typing import Any
 
 from arena.v1 import bot_pb2
 from referee.core.catalogue import get_entry, get_game, load
+from referee.core.events import ActionEvent
 from referee.gamekit.base import Game
 from referee.records.record import MatchRecord
 from referee.records.replay import ReplayStep, replay_steps
@@ -177,8 +181,34 @@ def replay_data(record: MatchRecord) -> dict[str, Any]:
         "countKeys": sorted(count_keys),
         "countLabels": list(labels),
         "renderer": get_entry(record.game).viewer.renderer,
-        "steps": [_step_json(game, step) for step in replay_steps(record)],
+        "steps": _steps_json(game, record),
     }
+
+
+def _steps_json(game: Game[Any, Any, Any, Any], record: MatchRecord) -> list[dict[str, Any]]:
+    """Every step's JSON, with, for an action, the seat's thinking time (the
+    referee's measured answer time) and, for the omniscient view, whether the claim
+    it made is true (:meth:`~referee.gamekit.base.Game.claim_truth`) and whether the
+    claim standing after it is (until a chance event or an action that is no claim)."""
+    steps = replay_steps(record)
+    actions = record.engine_events()
+    out: list[dict[str, Any]] = []
+    standing: bool | None = None
+    for step in steps:
+        data = _step_json(game, step)
+        if step.index > 0:
+            event = actions[step.index - 1]
+            claim = None
+            if isinstance(event, ActionEvent):
+                claim = game.claim_truth(steps[step.index - 1].state, event.action)
+                elapsed = record.events[step.index - 1].elapsed_ms
+                if elapsed is not None and math.isfinite(elapsed):
+                    data["think_ms"] = round(elapsed, 1)
+            standing = claim
+            data["claim"] = claim
+        data["standing"] = standing
+        out.append(data)
+    return out
 
 
 def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) -> str:
@@ -326,6 +356,7 @@ aria-label="step">
 <div class="box" id="current">
 <div id="event-text"></div>
 <div class="muted">next to act: <span id="to-act"></span></div>
+<div id="claim-truth" class="muted"></div>
 </div>
 <div id="panels"></div>
 </div>

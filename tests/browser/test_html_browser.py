@@ -9,7 +9,7 @@ uncaught exception or dialog fails the test.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlmodel import select
@@ -17,7 +17,7 @@ from sqlmodel import select
 from league.store.db import session_scope
 from league.store.leagues import decompress_record
 from league.store.models import MatchRow
-from referee.records.html_replay import render_replay_html
+from referee.records.html_replay import render_replay_html, replay_data
 from referee.records.record import MatchRecord
 from referee.records.replay import replay_steps
 from tests.browser.conftest import Watched
@@ -67,10 +67,21 @@ def test_replay_page_loads_without_errors(
     assert tab.problems == []
 
 
+def omniscient_text(step: dict[str, Any]) -> str:
+    """A step's text in the "all seats" view, as viewer.js writes it: the event, the
+    truth of the claim it made, the mover's thinking time (a number as JS prints it)."""
+    if step["index"] == 0:
+        return "start of the match"
+    truth = {True: " [true]", False: " [a bluff]"}.get(step.get("claim"), "")
+    think = step.get("think_ms")
+    shown = "" if think is None else f" ({int(think) if float(think).is_integer() else think} ms)"
+    return f"{step['event']}{truth}{shown}"
+
+
 def test_stepping_with_buttons_keys_and_the_event_list(
     tab: Watched, replay_file: Path, record: MatchRecord
 ) -> None:
-    texts = [step.event for step in replay_steps(record)]
+    texts = [omniscient_text(step) for step in replay_data(record)["steps"]]
     last = len(texts) - 1
     assert last >= 3 and len(set(texts[1:4])) == 3
     page = open_replay(tab, replay_file)

@@ -137,10 +137,20 @@
      text for that seat (no other cup, discarded card or re-rolled position). */
   function textFor(step, seat) {
     if (step.index === 0) { return "start of the match"; }
-    if (seat === "all") { return step.event; }
+    var think = step.think_ms === undefined ? "" : " (" + step.think_ms + " ms)";
+    if (seat === "all") {
+      /* Omniscient: whether the claim made in this step is true. */
+      var truth = step.claim === true ? " [true]" : step.claim === false ? " [a bluff]" : "";
+      return step.event + truth + think;
+    }
     var text = seenBy(step, seat);
     if (text === null) { return "chance (hidden in seat " + seat + "'s view)"; }
-    return text;
+    return text + think;
+  }
+  /* The omniscient view's line on the claim standing after this step. */
+  function claimTruth(step) {
+    if (view !== "all" || step.standing === null || step.standing === undefined) { return ""; }
+    return step.standing ? "the standing claim is TRUE" : "the standing claim is a BLUFF";
   }
   function eventText(step) { return textFor(step, view); }
   /* A whole deal can be hundreds of characters: such a text is shown by its first
@@ -225,6 +235,7 @@
     fillEventText(text, eventText(step));
     text.className = hidden(step) ? "hidden-event" : "";
     byId("to-act").textContent = step.to_act === "over" ? "the match is over" : step.to_act;
+    byId("claim-truth").textContent = claimTruth(step);
     byId("first").disabled = byId("prev").disabled = current === 0;
     byId("next").disabled = byId("last").disabled = current === last;
     var panels = byId("panels");
