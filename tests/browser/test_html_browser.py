@@ -72,7 +72,8 @@ def omniscient_text(step: dict[str, Any]) -> str:
     truth of the claim it made, the mover's thinking time (a number as JS prints it)."""
     if step["index"] == 0:
         return "start of the match"
-    truth = {True: " [true]", False: " [a bluff]"}.get(step.get("claim"), "")
+    claim = step.get("claim")
+    truth = " [true]" if claim is True else " [a bluff]" if claim is False else ""
     think = step.get("think_ms")
     shown = "" if think is None else f" ({int(think) if float(think).is_integer() else think} ms)"
     return f"{step['event']}{truth}{shown}"
