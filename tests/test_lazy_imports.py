@@ -183,6 +183,24 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/replay.py referee.records.transcript": (
         "protobuf: only commands that read or print match records"
     ),
+    "league/cli/rerun.py league.store.leagues": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/rerun.py league.store.models": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/rerun.py league.store.registry": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/rerun.py sqlmodel": "SQLModel: only commands that read the database",
+    "league/cli/rerun.py referee.records.replay": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/rerun.py referee.records.transcript": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/rerun.py referee.runtime.match": "trio and gRPC: only commands that start bots",
+    "league/cli/rerun.py referee.runtime.process": "trio and gRPC: only commands that start bots",
     "league/cli/rolling.py league.execution.rolling_runs": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
