@@ -183,6 +183,9 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/replay.py referee.records.transcript": (
         "protobuf: only commands that read or print match records"
     ),
+    "league/cli/rerun.py referee.core.chance": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
     "league/cli/rerun.py league.store.leagues": (
         "SQLModel and the referee stack: only commands that read the database"
     ),

@@ -5,6 +5,7 @@ where the games part; a league that has not revealed its secret refuses."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,14 @@ def test_a_league_still_secret_refuses(tmp_path: Path) -> None:
     match, seat = seat_of(db, "truthful")
     done = arena(db, "rerun", match, "--seat", str(seat), "--bot", TRUTHFUL, "--no-sandbox")
     assert done.returncode == 2 and "has not revealed its secret" in done.stderr, done.stderr
+
+
+def test_a_secret_that_does_not_match_its_commitment_refuses(tmp_path: Path) -> None:
+    db = played_league(tmp_path)
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE league SET commitment = ? WHERE name = 'cup'", ("0" * 64,))
+    connection.commit()
+    connection.close()
+    match, seat = seat_of(db, "truthful")
+    done = arena(db, "rerun", match, "--seat", str(seat), "--bot", TRUTHFUL, "--no-sandbox")
+    assert done.returncode == 2 and "does not hash to the commitment" in done.stderr, done.stderr

@@ -2,7 +2,8 @@
 
 A finished fixed league reveals its secret (``arena league show --secret``), so each
 match's deal can be drawn again: :func:`league.store.leagues.match_deal_key`. The
-rerun checks the stored record against that key (every chance outcome it holds must
+rerun checks that the secret hashes to the commitment published when the league was
+created, and the stored record against the deal key (every chance outcome it holds must
 be what the key draws, as ``arena league verify`` does), then plays the same game,
 rules and deal here, sandboxed, with the same version of every other seat's bot and
 the given command in ``--seat``, and prints where the two games part.
@@ -62,6 +63,7 @@ def rerun_command(  # long: the checks before it plays (match, secret, deal, sea
     )
     from league.store.models import BotRow, SeatRow
     from league.store.registry import bot_spec
+    from referee.core.chance import commitment
     from referee.records.replay import verify
     from referee.runtime.match import Limits, MatchSpec, play_match
     from referee.runtime.process import BotSpec, check_scripts_exist
@@ -74,6 +76,11 @@ def rerun_command(  # long: the checks before it plays (match, secret, deal, sea
             raise fail(
                 f"league {league.name!r} has not revealed its secret (it has pending matches,"
                 " or it is a rolling ladder or an SPRT, whose deals go on): no deal to rerun"
+            )
+        if commitment(league.secret) != league.commitment:
+            raise fail(
+                f"league {league.name!r}: its secret does not hash to the commitment"
+                f" {league.commitment} published when it was created"
             )
         record = decompress_record(row.record)
         key = match_deal_key(league, row.group_key)
