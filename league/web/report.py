@@ -223,17 +223,7 @@ def llr_chart_html(path: Sequence[float], lower: float, upper: float) -> str:
             f' stroke="{color}" stroke-dasharray="6 4"/>'
             f'<text x="{left - 6}" y="{y + 4}" text-anchor="end">{_esc(label)}</text>'
         )
-    x_step = max(1, int(_nice_step(count, 10)))
-    for index in range(0, count + 1, x_step):
-        x = px(index)
-        parts.append(
-            f'<line x1="{x}" y1="{top + plot_h}" x2="{x}" y2="{top + plot_h + 4}" '
-            'stroke="#9aa3b2"/>'
-            f'<text x="{x}" y="{top + plot_h + 16}" text-anchor="middle">{index}</text>'
-        )
-    parts.append(
-        f'<text x="{left + plot_w / 2}" y="{height - 3}" text-anchor="middle">pairs finished</text>'
-    )
+    parts += _x_axis(count, px, (left, top, plot_w, plot_h, height), "pairs finished")
     coords = " ".join(f"{px(i)},{py(v)}" for i, v in enumerate([0.0, *path]))
     parts.append(
         f'<polyline data-pairs="{count}" points="{coords}" fill="none" stroke="#1f5fbf"'
@@ -634,6 +624,29 @@ def _elo_series(history: list[dict[str, float]], bot: str) -> list[tuple[int, fl
     return points
 
 
+def _x_axis(
+    count: int,
+    px: Callable[[float], float],
+    frame: tuple[float, float, float, float, float],
+    label: str,
+) -> list[str]:
+    """A chart's x axis over ``0..count``: ticks at a round step, and its label.
+    ``frame``: left, top, plot width, plot height, height of the SVG."""
+    left, top, plot_w, plot_h, height = frame
+    parts = []
+    for index in range(0, count + 1, max(1, int(_nice_step(count, 10)))):
+        x = px(index)
+        parts.append(
+            f'<line x1="{x}" y1="{top + plot_h}" x2="{x}" y2="{top + plot_h + 4}" '
+            'stroke="#9aa3b2"/>'
+            f'<text x="{x}" y="{top + plot_h + 16}" text-anchor="middle">{index}</text>'
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2}" y="{height - 3}" text-anchor="middle">{label}</text>'
+    )
+    return parts
+
+
 def _chart_html(
     history: list[dict[str, float]], order: list[str], colors: dict[str, str], k: float
 ) -> str:
@@ -673,18 +686,7 @@ def _chart_html(
             f'<text x="{left - 6}" y="{y + 4}" text-anchor="end">{_fmt(tick)}</text>'
         )
         tick += step
-    x_step = max(1, int(_nice_step(count, 10)))
-    for index in range(0, count + 1, x_step):
-        x = px(index)
-        parts.append(
-            f'<line x1="{x}" y1="{top + plot_h}" x2="{x}" y2="{top + plot_h + 4}" '
-            'stroke="#9aa3b2"/>'
-            f'<text x="{x}" y="{top + plot_h + 16}" text-anchor="middle">{index}</text>'
-        )
-    parts.append(
-        f'<text x="{left + plot_w / 2}" y="{height - 3}" text-anchor="middle">'
-        "matches finished</text>"
-    )
+    parts += _x_axis(count, px, (left, top, plot_w, plot_h, height), "matches finished")
     for bot in bots:
         points = series[bot]
         coords = " ".join(f"{px(i)},{py(v)}" for i, v in points)
