@@ -386,9 +386,10 @@ def _told(method: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def call(argument: Any) -> Any:
         try:
             return method(argument)
-        except Exception:
-            traceback.print_exc()
-            sys.stderr.flush()
+        except Exception as error:
+            if not getattr(error, "quiet", False):  # a person who left has no traceback
+                traceback.print_exc()
+                sys.stderr.flush()
             raise
 
     return call

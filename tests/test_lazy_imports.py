@@ -183,6 +183,16 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/replay.py referee.records.transcript": (
         "protobuf: only commands that read or print match records"
     ),
+    "league/cli/play.py league.cli.match": "the referee stack: only commands that play",
+    "league/cli/play.py league.execution.human_play": (
+        "SQLModel, gRPC and the referee stack: only commands that play"
+    ),
+    "league/cli/play.py referee.core.catalogue": "the game engines: only commands that play",
+    "league/cli/play.py referee.records.transcript": (
+        "protobuf: only commands that read or print match records"
+    ),
+    "league/cli/play.py sdk.human": "the game engines: only commands that play",
+    "league/cli/play.py trio": "trio: only commands that play",
     "league/cli/rerun.py referee.core.chance": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
@@ -196,6 +206,9 @@ LAZY_IMPORTS: dict[str, str] = {
         "SQLModel and the referee stack: only commands that read the database"
     ),
     "league/cli/rerun.py sqlmodel": "SQLModel: only commands that read the database",
+    "league/cli/rerun.py referee.records.record": (
+        "protobuf: only commands that read or print match records"
+    ),
     "league/cli/rerun.py referee.records.replay": (
         "protobuf: only commands that read or print match records"
     ),

@@ -10,7 +10,19 @@ from typing import Annotated
 
 import typer
 
-from league.cli import authors, bots, exploit, leagues, match, replay, rerun, rolling, serve, sprt
+from league.cli import (
+    authors,
+    bots,
+    exploit,
+    leagues,
+    match,
+    play,
+    replay,
+    rerun,
+    rolling,
+    serve,
+    sprt,
+)
 from league.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, Context, context_of
 
 app = typer.Typer(
@@ -174,6 +186,7 @@ def _describe_games(
 
 app.command("match")(match.match_command)
 app.command("rerun")(rerun.rerun_command)
+app.command("play")(play.play_command)
 app.command("exploit")(exploit.exploit_command)
 
 

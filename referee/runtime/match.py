@@ -68,6 +68,9 @@ class Limits:
 
     decision_s: float = 2.0
     """Time a seat has per decision (sent to the bot as ``time_limit_ms``)."""
+    seat_decision_s: Mapping[int, float] = field(default_factory=dict)
+    """Seats with a time per decision of their own instead of ``decision_s`` (a
+    human seat's generous but bounded clock, :mod:`league.execution.human_play`)."""
     grace_s: float = 0.25
     """Transport margin the referee allows on top of ``decision_s``."""
     startup_s: float = 15.0
@@ -83,12 +86,19 @@ class Limits:
         for name in ("decision_s", "startup_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
+        for seat, seconds in self.seat_decision_s.items():
+            if seconds <= 0:
+                raise ValueError(f"seat {seat}'s decision time must be positive, got {seconds!r}")
         if self.grace_s < 0 or self.finish_s < 0:
             raise ValueError("grace_s and finish_s must not be negative")
         if not 1 <= self.min_protocol <= PROTOCOL_VERSION:
             raise ValueError(
                 f"min_protocol must be 1..{PROTOCOL_VERSION}, got {self.min_protocol!r}"
             )
+
+    def decision_for(self, seat: int) -> float:
+        """Seconds ``seat`` has per decision."""
+        return self.seat_decision_s.get(seat, self.decision_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,7 +436,7 @@ class _Table:
         request = messages.turn_request(
             turn=decision.turn,
             observation=decision.message,
-            time_limit_ms=self.time_limit_ms,
+            time_limit_ms=int(self.limits.decision_for(decision.seat) * 1000),
             nonce=nonce,
         )
         action_message, elapsed = await _ask(seat, request, self.limits, self.observer, self.watch)
@@ -562,7 +572,8 @@ async def _ask(
     started = trio.current_time()
     seat.stream.send(request)
     watch.check()  # after sending, so replays know the seat to act was always asked
-    budget = limits.decision_s + limits.grace_s
+    decision_s = limits.decision_for(seat.index)
+    budget = decision_s + limits.grace_s
     with trio.move_on_after(budget) as scope, watch.listening():
         try:
             reply = await seat.stream.receive()
@@ -575,7 +586,7 @@ async def _ask(
     if scope.cancelled_caught:
         seat.stream.cancel()
         raise BotTimeout(
-            f"no answer to turn {turn} within {limits.decision_s:g} s (+{limits.grace_s:g} s grace)"
+            f"no answer to turn {turn} within {decision_s:g} s (+{limits.grace_s:g} s grace)"
         )
     elapsed = trio.current_time() - started
     kind = reply.WhichOneof("kind")

@@ -1,0 +1,188 @@
+"""``arena play``: take a seat yourself, in the terminal, against a bot.
+
+What you see is built from your seat's observation alone (:mod:`sdk.human`); your
+moves go to the referee like a bot's and are checked by the engine; the match is
+stored in the game's humans league (:mod:`league.store.human_games`).
+"""
+
+from __future__ import annotations
+
+import secrets
+import select
+import sys
+import threading
+from typing import TYPE_CHECKING, Annotated, TextIO
+
+import typer
+
+from league.cli.common import SANDBOX_DEFAULTS as DEFAULTS
+from league.cli.common import (
+    NoSandboxOption,
+    check_sandbox,
+    context_of,
+    fail,
+    find_modules_here,
+    parse_rule_options,
+    sandbox_config,
+    sole_error,
+    transaction,
+)
+from referee.gamekit.errors import GameError
+
+if TYPE_CHECKING:
+    from sdk.human import SeatView
+
+QUIT_WORDS = frozenset({"q", "quit", "resign"})
+
+
+class TerminalAsker:
+    """Shows a seat's view on ``out`` and reads the move, by number, from ``source``."""
+
+    def __init__(self, source: TextIO, out: TextIO) -> None:
+        self.source = source
+        self.out = out
+        self.closed = threading.Event()
+
+    def close(self) -> None:
+        self.closed.set()
+
+    def _readline(self) -> str:
+        """A line of input ("" at its end), waiting in short steps so that
+        :meth:`close` ends the wait (a file without a descriptor is just read)."""
+        try:
+            descriptor = self.source.fileno()
+        except (OSError, ValueError):
+            return self.source.readline()
+        while not self.closed.is_set():
+            ready, _, _ = select.select([descriptor], [], [], 0.2)
+            if ready:
+                return self.source.readline()
+        return ""
+
+    def _show(self, view: SeatView) -> None:
+        write = self.out.write
+        write("\n")
+        for line in view.news:
+            write(f"* {line}\n")
+        for line in view.lines:
+            write(f"  {line}\n")
+
+    def ask(self, view: SeatView) -> int:
+        from sdk.human import HumanLeft
+
+        self._show(view)
+        self.out.write(f"your move (decision {view.decision}, seat {view.seat}):\n")
+        for number, label in enumerate(view.choices, start=1):
+            self.out.write(f"  {number:>3}. {label}\n")
+        while True:
+            self.out.write(f"move [1-{len(view.choices)}, q resigns]: ")
+            self.out.flush()
+            line = self._readline()
+            if self.closed.is_set():
+                self.out.write("\nthe game is over (your time ran out)\n")
+                raise HumanLeft("the match ended while you were thinking")
+            if not line:
+                raise HumanLeft("end of input: you left the table")
+            text = line.strip().lower()
+            if text in QUIT_WORDS:
+                raise HumanLeft("you resigned")
+            if text.isdigit() and 1 <= int(text) <= len(view.choices):
+                return int(text) - 1
+            self.out.write(
+                f"not a move: {line.strip()!r}; type a number from 1 to {len(view.choices)}\n"
+            )
+
+    def tell(self, view: SeatView) -> None:
+        self._show(view)
+        self.out.write(f"game over: {view.result}\n")
+        self.out.flush()
+
+
+def play_command(  # long: the options, then one game played and reported
+    ctx: typer.Context,
+    game: Annotated[str, typer.Option("--game", "-g", help="Game name (see `arena games`).")],
+    bot: Annotated[
+        list[str],
+        typer.Option(
+            "--bot",
+            "-b",
+            help="Your opponent: a registered bot name or a command line (once per other seat).",
+        ),
+    ],
+    seat: Annotated[
+        int | None, typer.Option(help="Your seat (0 opens); default: drawn at random.", min=0)
+    ] = None,
+    name: Annotated[
+        str, typer.Option(metavar="NAME", help="Your name in the humans league.")
+    ] = "me",
+    rule: Annotated[
+        list[str] | None, typer.Option("--rule", "-r", help="Rule option key=value (repeatable).")
+    ] = None,
+    think_time: Annotated[float, typer.Option(help="Seconds you have per move.", min=1.0)] = 300.0,
+    time_limit: Annotated[float, typer.Option(help="Seconds a bot has per move.", min=0.001)] = 2.0,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Draw chance from this seed (a reproducible game). Default: secret."),
+    ] = None,
+    no_sandbox: NoSandboxOption = False,
+) -> None:
+    """Play GAME yourself against BOT in the terminal: your view, the legal moves
+    numbered, the result stored in the humans league (`arena league standings
+    humans-GAME`). Exit 0 when the game was played (won or lost), 1 if you left or
+    a bot faulted, 2 bad input, 3 the referee aborted."""
+    import trio
+
+    from league.cli.match import exit_code
+    from league.execution.human_play import HumanGame, opponent_row, play_human_game
+    from referee.core.catalogue import get_game
+    from referee.records.transcript import result_lines
+
+    rules = parse_rule_options(rule or [])
+    try:
+        engine_game = get_game(game)
+        engine_game.check_seats(engine_game.parse_rules(rules), len(bot) + 1)
+    except (GameError, ValueError) as error:
+        raise fail(str(error)) from None
+    seats = len(bot) + 1
+    if seat is not None and seat >= seats:
+        raise fail(f"--seat {seat}: a {seats}-seat match has seats 0 to {seats - 1}")
+    human_seat = seat if seat is not None else secrets.randbelow(seats)
+    with transaction(ctx) as session:
+        opponents = [opponent_row(session, text, game) for text in bot]
+        for row in opponents:
+            session.expunge(row)
+    find_modules_here(tuple(row.command.split()) for row in opponents if row.command)
+    sandbox = sandbox_config(
+        no_sandbox=no_sandbox,
+        memory_mb=DEFAULTS.memory_mb,
+        cpu_s=DEFAULTS.cpu_s,
+        max_procs=DEFAULTS.max_procs,
+        cpus=DEFAULTS.cpus,
+    )
+    check_sandbox(sandbox)
+    plan = HumanGame(
+        game=game,
+        player=name,
+        opponents=opponents,
+        human_seat=human_seat,
+        rules=rules,
+        think_s=think_time,
+        decision_s=time_limit,
+        seed=seed,
+    )
+    asker = TerminalAsker(sys.stdin, sys.stdout)
+    typer.echo(
+        f"{engine_game.title}: you are seat {human_seat} of {seats}, against "
+        + ", ".join(row.name for row in opponents)
+        + f"; {think_time:g} s per move"
+    )
+    engine = context_of(ctx).engine()
+    try:
+        match, record = trio.run(lambda: play_human_game(engine, plan, asker, sandbox=sandbox))
+    except Exception as error:
+        raise fail(str(sole_error(error))) from None
+    typer.echo(f"\nmatch {match.key} ({record.reason}):")
+    for line in result_lines(record):
+        typer.echo(line)
+    typer.echo(f"stored in league {match.league}: arena replay {match.key}")
+    raise typer.Exit(exit_code(record))

@@ -1,0 +1,207 @@
+"""``arena play``: a person in a seat, in a terminal (issue 32, item 5).
+
+The command runs on a pseudo-terminal, as a person would use it: the test reads
+the screen, answers at each ``move [...]`` prompt (a bad answer first, then legal
+numbers), and checks what it showed (the seat's own dice, never the bot's before
+a reveal), that the match was stored in the humans league like any other, and that
+leaving, resigning or letting the clock run out forfeits with the documented exit
+code and nothing left running.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from referee.records.record import MatchRecord
+from sdk.human import HumanLeft, SeatView
+from tests.test_no_tracebacks import ARENA
+
+RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
+PROMPT = re.compile(rb"move \[1-(\d+), q resigns\]: ")
+
+pytestmark = pytest.mark.e2e
+
+
+class Screen:
+    """``arena play`` on a pseudo-terminal: everything it printed, and typing."""
+
+    def __init__(self, db: Path, *args: str) -> None:
+        self.controller, terminal = pty.openpty()
+        self.process = subprocess.Popen(
+            [ARENA, "--db", f"sqlite:///{db}", "play", *args],
+            stdin=terminal,
+            stdout=terminal,
+            stderr=terminal,
+            cwd=db.parent,
+            close_fds=True,
+        )
+        os.close(terminal)
+        self.text = b""
+        self.seen = 0
+
+    def read_until(
+        self, pattern: re.Pattern[bytes], timeout_s: float = 60
+    ) -> re.Match[bytes] | None:
+        """The first match of ``pattern`` in output not consumed yet; None if the
+        program ended (or ``timeout_s`` passed) first."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            found = pattern.search(self.text, self.seen)
+            if found:
+                self.seen = found.end()
+                return found
+            if time.monotonic() > deadline:
+                return None
+            ready, _, _ = select.select([self.controller], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(self.controller, 65536)
+                except OSError:  # the program closed the terminal
+                    chunk = b""
+                if not chunk:
+                    return None
+                self.text += chunk
+            elif self.process.poll() is not None:
+                return None
+
+    def type(self, line: str) -> None:
+        os.write(self.controller, line.encode() + b"\n")
+
+    def finish(self) -> tuple[int, str]:
+        while self.read_until(re.compile(rb"\Z(?!x)x"), timeout_s=2) is not None:
+            pass
+        code = self.process.wait(timeout=60)
+        os.close(self.controller)
+        return code, self.text.decode("utf-8", "replace")
+
+
+def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ARENA, "--db", f"sqlite:///{db}", *args],
+        capture_output=True, text=True, timeout=120, check=False, cwd=db.parent,
+    )  # fmt: skip
+
+
+def stored_record(db: Path, key: str) -> MatchRecord:
+    replay = arena(db, "replay", key, "--json")
+    assert replay.returncode == 0, replay.stderr
+    return MatchRecord.from_json(replay.stdout)
+
+
+def test_a_person_plays_a_whole_game_and_it_is_stored_in_the_humans_league(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    added = arena(db, "bot", "add", "randy", "--cmd", RANDOM, "-g", "liars_dice", "--no-check")
+    assert added.returncode == 0, added.stderr
+    screen = Screen(db, "--game", "liars_dice", "--bot", "randy", "--seat", "0",
+                    "--name", "ada", "--rule", "dice_per_player=2", "--seed", "11")  # fmt: skip
+    first = screen.read_until(PROMPT)
+    assert first is not None, screen.text.decode()
+    first_view = screen.text[: first.start()].decode()
+    screen.type("x")  # not a move: asked again
+    again = screen.read_until(PROMPT)
+    assert again is not None and b"not a move: 'x'" in screen.text
+    screen.type("99")  # out of range: asked again
+    assert screen.read_until(PROMPT) is not None
+    screen.type(first.group(1).decode())  # the last choice
+    moves = 1
+    while screen.read_until(PROMPT, timeout_s=60) is not None:
+        screen.type("1")
+        moves += 1
+    code, text = screen.finish()
+    assert "game over: you placed" in text, text
+    assert code == 0, text
+    key = re.search(r"match (humans-liars_dice-[0-9a-f]{8}-\d+) \(completed\)", text)
+    assert key is not None, text
+    record = stored_record(db, key.group(1))
+    assert record.reason == "completed" and record.seats[0].bot == "human:ada"
+    assert record.seats[1].bot == "randy"
+    assert sum(1 for e in record.events if e.seat == 0) == moves
+    # The first view shows the person's own first-round dice, not the bot's.
+    rolls = [e.outcome or () for e in record.events if e.seat is None]
+    round_one = rolls[1]  # after the roll-off: seat 0's 2 dice, then seat 1's
+    own, theirs = " ".join(map(str, round_one[:2])), " ".join(map(str, round_one[2:4]))
+    assert f"own dice: {own}\n" in first_view.replace("\r\n", "\n"), first_view
+    assert "your move" in first_view
+    if own != theirs:
+        assert f"dice {theirs}" not in first_view and f": {theirs}\n" not in first_view
+    # Stored like any match, in its own league; no other league moved.
+    standings = arena(db, "league", "standings", key.group(1).rsplit("-", 1)[0], "--json")
+    assert standings.returncode == 0, standings.stderr
+    rows = {r["bot"]: r for r in json.loads(standings.stdout)}
+    assert set(rows) == {"human:ada", "randy"} and rows["human:ada"]["matches"] == 1
+    listed = arena(db, "bot", "list", "--json")
+    assert "human:ada" not in listed.stdout  # a person is not a bot anyone can schedule
+
+
+def test_resigning_forfeits_and_end_of_input_too(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    screen = Screen(db, "--game", "liars_dice", "--bot", RANDOM, "--seat", "1", "--seed", "2")
+    assert screen.read_until(PROMPT) is not None, screen.text.decode()
+    screen.type("q")
+    code, text = screen.finish()
+    assert code == 1, text
+    assert "Traceback" not in text
+    key = re.search(r"match (\S+) \(forfeit\)", text)
+    assert key is not None, text
+    record = stored_record(db, key.group(1))
+    assert [f.seat for f in record.faults] == [1]
+    # No input at all (stdin closed): the seat leaves at its first turn.
+    closed = subprocess.run(
+        [ARENA, "--db", f"sqlite:///{db}", "play", "-g", "liars_dice", "--bot", RANDOM,
+         "--seat", "0", "--seed", "2"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert closed.returncode == 1 and "(forfeit)" in closed.stdout, closed.stdout + closed.stderr
+
+
+def test_the_clock_is_bounded(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    screen = Screen(db, "--game", "liars_dice", "--bot", RANDOM, "--seat", "0",
+                    "--think-time", "1", "--seed", "5")  # fmt: skip
+    assert screen.read_until(PROMPT) is not None, screen.text.decode()
+    code, text = screen.finish()  # nobody answers
+    assert code == 1, text
+    key = re.search(r"match (\S+) \(forfeit\)", text)
+    assert key is not None, text
+    fault = stored_record(db, key.group(1)).faults[0]
+    assert fault.seat == 0 and fault.kind.value == "timeout" and "within 1 s" in fault.message
+
+
+def test_bad_input_is_one_error_line(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    for args, says in (
+        (["-g", "nosuch", "--bot", RANDOM], "nosuch"),
+        (["-g", "liars_dice", "--bot", RANDOM, "--seat", "2"], "seats 0 to 1"),
+        (["-g", "liars_dice", "--bot", RANDOM, "--rule", "dice_per_player=x"], "dice_per_player"),
+        (["-g", "liars_dice", "--bot", RANDOM, "--name", "a b"], "bad player name"),
+    ):
+        ran = arena(db, "play", *args)
+        assert ran.returncode == 2, ran.stdout + ran.stderr
+        assert says in ran.stderr and "Traceback" not in ran.stderr, ran.stderr
+
+
+def test_the_terminal_asker_asks_again_until_a_legal_number() -> None:
+    from league.cli.play import TerminalAsker
+
+    out = io.StringIO()
+    asker = TerminalAsker(io.StringIO("bid\n0\n3\n2\n"), out)
+    view = SeatView("liars_dice", 0, 2, ("own dice: 1 2",), choices=("bid 1 x 1s", "challenge"))
+    assert asker.ask(view) == 1
+    shown = out.getvalue()
+    assert shown.count("not a move") == 3 and "  own dice: 1 2\n" in shown
+    assert "    1. bid 1 x 1s\n" in shown and "    2. challenge\n" in shown
+    with pytest.raises(HumanLeft):
+        TerminalAsker(io.StringIO(""), io.StringIO()).ask(view)
+    with pytest.raises(HumanLeft):
+        TerminalAsker(io.StringIO("resign\n"), io.StringIO()).ask(view)
