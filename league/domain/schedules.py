@@ -28,7 +28,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["ScheduleError", "ScheduledMatch", "expected_count", "make_schedule"]
+__all__ = ["ScheduleError", "ScheduledMatch", "expected_count", "group_at", "make_schedule"]
 
 
 class ScheduleError(ValueError):
@@ -111,3 +111,18 @@ def make_schedule(
                     )
                 )
     return schedule
+
+
+def group_at(index: int, *, bots: int, table_size: int, rounds: int) -> str:
+    """The group id of match ``index`` of :func:`make_schedule` over ``bots`` bots.
+
+    Groups depend on how many bots there are, not on their names or order, so a
+    league published as its bots' names (sorted, not in the order it was created
+    with) still names each match's deal. Raises :class:`ScheduleError` for an index
+    outside the schedule or options it refuses."""
+    schedule = make_schedule(
+        [f"bot{number}" for number in range(bots)], table_size=table_size, rounds=rounds
+    )
+    if not 0 <= index < len(schedule):
+        raise ScheduleError(f"the schedule has matches 0..{len(schedule) - 1}, not {index}")
+    return schedule[index].group

@@ -505,14 +505,20 @@ def match_key(league: LeagueRow, position: int) -> str:
     return f"{league.name}-{position}"
 
 
-def find_match(*, session: Session, key: str) -> tuple[LeagueRow, MatchRow]:
-    """The match ``LEAGUE-POSITION`` (as listed by ``arena league matches``)."""
+def split_match_key(key: str) -> tuple[str, int]:
+    """``LEAGUE-POSITION`` (:func:`match_key`) → (league name, position)."""
     name, sep, position = key.rpartition("-")
     if not sep or not position.isdigit():
         raise NotFoundError(f"{key!r} is not a match id (LEAGUE-POSITION) or a record file")
+    return name, int(position)
+
+
+def find_match(*, session: Session, key: str) -> tuple[LeagueRow, MatchRow]:
+    """The match ``LEAGUE-POSITION`` (as listed by ``arena league matches``)."""
+    name, position = split_match_key(key)
     league = get_league(session=session, name=name)
     match = session.exec(
-        select(MatchRow).where(MatchRow.league_id == league.id, MatchRow.position == int(position))
+        select(MatchRow).where(MatchRow.league_id == league.id, MatchRow.position == position)
     ).first()
     if match is None:
         raise NotFoundError(f"league {name!r} has no match {position}")

@@ -228,10 +228,12 @@ class MatchRecord:
             "meta": self.meta,
         }
 
-    def sealed(self) -> MatchRecord:
-        """This record with every chain hash computed."""
-        previous = sha256_hex(canonical_json(self.header()))
-        header_hash = previous
+    def sealed(self, *, header_hash: str | None = None) -> MatchRecord:
+        """This record with every chain hash computed; with ``header_hash``, the chain
+        of events and outcome starts from it instead of the header's own hash."""
+        if header_hash is None:
+            header_hash = sha256_hex(canonical_json(self.header()))
+        previous = header_hash
         events = []
         for event in self.events:
             previous = sha256_hex(previous.encode() + canonical_json(event.body()))
@@ -346,13 +348,16 @@ def _event_from_dict(e: dict[str, Any]) -> RecordedEvent:
     )
 
 
-def chain_problems(record: MatchRecord) -> list[str]:
+def chain_problems(record: MatchRecord, *, header: bool = True) -> list[str]:
     """Where the stored hash chain disagrees with the content; empty if intact.
 
     Problems are listed in record order, so the first one names the first
-    altered part (header, event N counted from 1, or outcome).
+    altered part (header, event N counted from 1, or outcome). ``header=False``
+    leaves the header's own hash unchecked and checks the chain from the stored
+    ``header_hash`` on: for a public copy, whose seats' commands the server emptied
+    (``league.server.views.public_record``), so its header no longer hashes as sealed.
     """
-    expected = record.sealed()
+    expected = record.sealed() if header else record.sealed(header_hash=record.header_hash)
     problems = []
     if expected.header_hash != record.header_hash:
         problems.append("header: hash does not match its content")

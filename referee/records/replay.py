@@ -69,7 +69,9 @@ def record_driver(record: MatchRecord, *, digests: bool = False) -> MatchDriver:
 # Verification
 
 
-def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]:
+def verify(
+    record: MatchRecord, *, chance_key: bytes | None = None, header: bool = True
+) -> list[str]:
     """Problems found, first differing part first; an empty list means verified.
 
     Checks the hash chain, then every field for type and consistency
@@ -81,9 +83,10 @@ def verify(record: MatchRecord, *, chance_key: bytes | None = None) -> list[str]
     for the seat whose turn it was, the observation each acting seat was sent and
     the state after each event must match their digests, a fault on a turn must
     belong to the seat whose turn it was, and the outcome must follow from the
-    final state.
+    final state. ``header=False``: a public copy, its header's own hash unchecked
+    (:func:`referee.records.record.chain_problems`).
     """
-    problems = chain_problems(record)
+    problems = chain_problems(record, header=header)
     if problems:
         return problems
     try:

@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.domain.schedules import ScheduledMatch, ScheduleError, expected_count, make_schedule
+from league.domain.schedules import (
+    ScheduledMatch,
+    ScheduleError,
+    expected_count,
+    group_at,
+    make_schedule,
+)
 
 
 def bots(n: int) -> list[str]:
@@ -118,3 +124,18 @@ def test_expected_count_edges() -> None:
     assert expected_count(10, 2, 5) == 45 * 2 * 5
     with pytest.raises(ScheduleError):
         expected_count(-1, 2, 1)
+
+
+@pytest.mark.parametrize(("n", "k", "rounds"), [(2, 2, 1), (3, 2, 2), (5, 3, 2), (4, 4, 1)])
+def test_group_at_names_each_match_s_group_whatever_the_bots_names(
+    n: int, k: int, rounds: int
+) -> None:
+    """A downloaded league lists its bots sorted by name, not in the order it was
+    created with: the groups do not depend on it (``arena rerun --record``)."""
+    names = [f"{chr(ord('z') - i)}-bot" for i in range(n)]  # not in sorted order
+    schedule = make_schedule(names, table_size=k, rounds=rounds)
+    assert [group_at(m.index, bots=n, table_size=k, rounds=rounds) for m in schedule] == [
+        m.group for m in schedule
+    ]
+    with pytest.raises(ScheduleError, match=f"the schedule has matches 0..{len(schedule) - 1}"):
+        group_at(len(schedule), bots=n, table_size=k, rounds=rounds)
