@@ -252,6 +252,12 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/serve.py league.server.ladders": (
         "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
     ),
+    "league/cli/serve.py league.server.human_games": (
+        "Starlette and the referee stack: `arena serve` only"
+    ),
+    "league/cli/serve.py league.server.human_tables": (
+        "Starlette and the referee stack: `arena serve` only"
+    ),
     "league/cli/serve.py league.server.serving": (
         "Starlette, Jinja2, Hypercorn, SQLModel: `arena serve` only"
     ),

@@ -78,6 +78,12 @@ def serve_command(
     max_streams_per_client: Annotated[
         int, typer.Option(min=1, help="Live-update streams one client may hold open.")
     ] = 16,
+    think_time: Annotated[
+        float,
+        typer.Option(
+            min=1.0, help="Seconds a person has per move in a browser game against a bot."
+        ),
+    ] = 300.0,
 ) -> None:
     """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API,
     bot submissions by authors; and play the rolling ladders in the background.
@@ -88,6 +94,7 @@ def serve_command(
     import logging
 
     from league.server.auth import KeyError_
+    from league.server.human_tables import HumanLimits
     from league.server.serving import make_server
     from league.server.throttle import parse_trusted
     from league.store.db import redact, resolve_url
@@ -114,6 +121,7 @@ def serve_command(
         server = make_server(engine, settings)
     except (KeyError_, OSError) as error:
         raise fail(str(error)) from None
+    server.human_tables.limits = HumanLimits(think_s=think_time)
 
     def ready(binds: list[str]) -> None:
         typer.echo(f"database: {redact(resolve_url(context_of(ctx).db_url))}")
@@ -158,6 +166,7 @@ def _serve(
     error (the port is taken) fails the command."""
     import trio
 
+    from league.server.human_games import run_human_tables
     from league.server.ladders import run_ladders
     from league.server.serving import serve
 
@@ -168,7 +177,7 @@ def _serve(
                 host=host,
                 port=port,
                 on_ready=ready,
-                background=[run_ladders] if ladders else [],
+                background=[run_human_tables, *([run_ladders] if ladders else [])],
             )
         )
     except* OSError as group:  # e.g. the port is taken (raised inside the server's nursery)

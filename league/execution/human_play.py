@@ -14,6 +14,7 @@ sandbox as always. The finished match is stored in the game's humans league
 
 from __future__ import annotations
 
+import logging
 import shlex
 import shutil
 import tempfile
@@ -44,13 +45,22 @@ from referee.runtime.launcher import FreshLauncher
 from referee.runtime.match import Limits, MatchSpec, run_match
 from referee.runtime.process import BotSpec, absolute_command, default_bot_name
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
-from sdk.human import Asker, human_seat_factory
+from sdk.human import Asker, HumanLeft, human_seat_factory
 from sdk.serve import serve
 
 T = TypeVar("T")
 
 THINK_S = 300.0
 """A person's time per decision by default: generous, but a game left open ends."""
+
+
+def _not_a_person_leaving(record: logging.LogRecord) -> bool:
+    """gRPC logs every exception a servicer raises, with its traceback; a person who
+    resigned, closed the page or ran out of time is not an error of the server."""
+    return not (record.exc_info and isinstance(record.exc_info[1], HumanLeft))
+
+
+logging.getLogger("grpc._server").addFilter(_not_a_person_leaving)
 
 
 @contextmanager
@@ -81,6 +91,8 @@ class HumanGame:
     think_s: float = THINK_S
     decision_s: float = 2.0
     startup_s: float = 15.0
+    min_protocol: int = 1
+    """The lowest protocol the bots must speak (a server's ladders ask for 3)."""
     seed: int | None = None
     """Draw chance from this seed (a local, reproducible game) instead of the
     humans league's secret."""
@@ -148,6 +160,7 @@ async def play_human_game(
                 decision_s=game.decision_s,
                 startup_s=game.startup_s,
                 seat_decision_s={game.human_seat: game.think_s},
+                min_protocol=game.min_protocol,
             )
             launcher = FreshLauncher(sandbox=sandbox)
             record = await run_match(spec, limits, launcher=launcher, logs=logs)

@@ -24,7 +24,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from league.server import api, live, pages, submit
+from league.server import api, human_games, live, pages, submit
 from league.server.state import Server, server_of
 from league.server.views import Missing
 from league.store.registry import LeagueError, NotFoundError
@@ -196,6 +196,7 @@ def create_app(server: Server) -> Starlette:
         *live.routes(),  # before pages: /leagues/{name:path} would take .../events
         *pages.routes(),
         *submit.routes(),
+        *human_games.routes(),
         *api.routes(),
         Mount(
             "/static",

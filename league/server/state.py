@@ -22,6 +22,7 @@ from starlette.requests import Request
 from league.execution.submissions import SubmissionLimits
 from league.server.auth import COOKIE, AuthorSession, read_session
 from league.server.checkqueue import CheckQueue, QueueLimits
+from league.server.human_tables import HumanTables
 from league.server.throttle import AuthThrottle, Network, forwarded_client
 from league.server.watcher import LeagueWatcher, State
 from league.store.authors import (
@@ -96,6 +97,8 @@ class Server:
     limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(8))
     token_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(4))
     """Threads of token checks: a flood of bad tokens queues there, not before pages."""
+    human_tables: HumanTables = field(default_factory=HumanTables)
+    """Browser games against bots (:mod:`league.server.human_games`)."""
     throttle: AuthThrottle = field(default_factory=AuthThrottle)
     """Failed token checks per client address and token id (:mod:`league.server.throttle`)."""
     _cache: dict[tuple[str, str], tuple[State, Any, float]] = field(default_factory=dict)

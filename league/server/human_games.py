@@ -1,0 +1,194 @@
+"""Play a ladder bot in the browser: a signed-in author takes a seat.
+
+``POST /play`` (the form on a bot's page: bot, game, seat, the session's CSRF token)
+starts a game and redirects to ``/play/ID``. The game runs in this server
+(:func:`league.execution.human_play.play_human_game`, in the nursery of
+:func:`run_human_tables`): the bot sandboxed as in the ladders, the person's seat
+served to the referee like any bot, so the page can only ever show that seat's view
+and the referee checks every move. The page (``play.html`` + ``static/play.js``)
+polls ``GET /play/ID/state`` and sends a move with ``POST /play/ID/move``
+(JSON ``{"decision": N, "choice": I}``, the CSRF token in ``x-csrf-token``, same
+origin only). ``ID`` is a random token; a game answers only its own author (404
+for anyone else, so nobody learns that it exists).
+
+The person's clock is :attr:`HumanLimits.think_s` per move (generous, bounded: a
+game left open ends as a timeout forfeit). Results go to the game's humans league
+(:mod:`league.store.human_games`), which never touches a bot's ladder rating.
+A server that stops ends the games it runs without a result.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+
+import trio
+from sqlmodel import Session
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from league.execution.human_play import HumanGame, play_human_game
+from league.server.auth import AuthorSession, csrf_ok, same_origin
+from league.server.human_tables import WebGame
+from league.server.rendering import render
+from league.server.state import Server, server_of
+from league.server.submit import capped_body, parse_form
+from league.store.human_games import HumanMatch
+from league.store.models import BotRow
+from league.store.registry import NotFoundError, get_bot
+from referee.core.catalogue import get_game
+from referee.runtime.sandbox import DEFAULT_SANDBOX
+
+log = logging.getLogger("arena.server.play")
+
+MOVE_BYTES = 1024
+
+
+async def run_human_tables(server: Server, stop: trio.Event) -> None:
+    """Background task: the nursery the browser games run in, until ``stop``."""
+    tables = server.human_tables
+    async with trio.open_nursery() as nursery:
+        tables.nursery = nursery
+        await stop.wait()
+        tables.nursery = None
+        nursery.cancel_scope.cancel()  # a game cut short is stored as nothing
+
+
+async def _play(server: Server, game: WebGame, bot: BotRow) -> None:
+    plan = HumanGame(
+        game=game.game,
+        player=game.player,
+        opponents=[bot],
+        human_seat=game.seat,
+        think_s=server.human_tables.limits.think_s,
+        min_protocol=server.settings.min_protocol,
+    )
+
+    def started(match: HumanMatch) -> None:
+        game.match = match
+
+    try:
+        await play_human_game(
+            server.engine, plan, game.asker, sandbox=DEFAULT_SANDBOX, on_start=started
+        )
+    except Exception as error:  # the game could not be played: say so on its page
+        log.warning("human game %s failed: %r", game.token, error)
+        game.error = f"the game could not be played: {error}"
+    finally:
+        game.done = True
+
+
+def _opponent(session: Session, name: str, game: str) -> BotRow:
+    try:
+        row = get_bot(session=session, name=name)
+    except NotFoundError:
+        raise HTTPException(404, f"no bot named {name!r}") from None
+    if game not in row.games.split(",") or row.suspended_at is not None:
+        raise HTTPException(400, f"bot {name!r} does not play {game} here now")
+    session.expunge(row)
+    return row
+
+
+def _session_for_change(request: Request, server: Server) -> AuthorSession:
+    if not same_origin(dict(request.headers), request.headers.get("host", "")):
+        raise HTTPException(403, "cross-site request refused")
+    session = server.session_of(request)
+    if session is None:
+        raise HTTPException(403, "log in to play")
+    return session
+
+
+async def start_game(request: Request) -> Response:
+    """``POST /play``: a new game against a bot, for the logged-in author."""
+    server = server_of(request)
+    session = _session_for_change(request, server)
+    fields = await parse_form(request, await capped_body(request, MOVE_BYTES))
+    csrf = fields.get("csrf")
+    if not csrf_ok(session, csrf if isinstance(csrf, str) else None):
+        raise HTTPException(403, "bad or missing form token (reload the page)")
+    found = await server.author_of(request)
+    if found is None:
+        raise HTTPException(403, "log in to play")
+    bot, game = str(fields.get("bot", "")), str(fields.get("game", ""))
+    try:
+        get_game(game)
+    except Exception:
+        raise HTTPException(400, f"unknown game {game!r}") from None
+    seats = 2  # a person against one bot
+    seat_text = str(fields.get("seat", "random"))
+    if seat_text == "random":
+        seat = secrets.randbelow(seats)
+    else:
+        seat = int(seat_text) if seat_text.isdigit() else -1
+    if not 0 <= seat < seats:
+        raise HTTPException(400, f"seat {seat_text!r}: choose 0 to {seats - 1} or random")
+    tables = server.human_tables
+    if tables.nursery is None:
+        raise HTTPException(503, "games against bots are not available on this server")
+    if any(g.author_id == session.author_id for g in tables.running()):
+        raise HTTPException(429, "you have a game running: finish it first")
+    if len(tables.running()) >= tables.limits.max_games:
+        raise HTTPException(503, "every table is taken: try again in a few minutes")
+    opponent = await server.db(_opponent, bot, game)
+    token = secrets.token_urlsafe(16)
+    web_game = WebGame(token, session.author_id, found[1], opponent.name, game, seat)
+    tables.games[token] = web_game
+    tables.nursery.start_soon(_play, server, web_game, opponent)
+    return RedirectResponse(f"/play/{token}", status_code=303)
+
+
+async def game_page(request: Request) -> Response:
+    server = server_of(request)
+    found = await server.author_of(request)
+    game = server.human_tables.of(
+        request.path_params["token"], found[0].author_id if found else None
+    )
+    title = get_game(game.game).title
+    return await render(
+        request, "play.html", game=game, title=title, think_s=server.human_tables.limits.think_s
+    )
+
+
+async def game_state(request: Request) -> Response:
+    server = server_of(request)
+    session = server.session_of(request)
+    game = server.human_tables.of(
+        request.path_params["token"], session.author_id if session else None
+    )
+    data = game.asker.snapshot(server.human_tables.limits.think_s)
+    if game.error:
+        data = {"state": "error", "error": game.error}
+    elif game.done and data["state"] != "over":
+        data = {"state": "over", "view": None}
+    data["match"] = game.match.key if game.match else None
+    data["replay"] = f"/matches/{game.match.key}" if game.match and game.done else None
+    return JSONResponse(data, headers={"cache-control": "no-store"})
+
+
+async def game_move(request: Request) -> Response:
+    server = server_of(request)
+    session = _session_for_change(request, server)
+    if not csrf_ok(session, request.headers.get("x-csrf-token")):
+        raise HTTPException(403, "bad or missing token (reload the page)")
+    game = server.human_tables.of(request.path_params["token"], session.author_id)
+    try:
+        sent = json.loads(await capped_body(request, MOVE_BYTES))
+        decision, choice = int(sent["decision"]), int(sent["choice"])
+    except (ValueError, KeyError, TypeError):
+        raise HTTPException(400, 'send {"decision": N, "choice": I}') from None
+    refused = game.asker.answer(decision, choice)
+    if refused:
+        return JSONResponse({"error": refused}, status_code=409)
+    return JSONResponse({"ok": True})
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/play", start_game, methods=["POST"]),
+        Route("/play/{token}", game_page),
+        Route("/play/{token}/state", game_state),
+        Route("/play/{token}/move", game_move, methods=["POST"]),
+    ]

@@ -1,0 +1,112 @@
+"""The games a server runs for people in the browser, and what each page is asked.
+
+Kept apart from the routes (:mod:`league.server.human_games`) so that the server's
+state (:class:`league.server.state.Server`) can hold them without an import cycle.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+from starlette.exceptions import HTTPException
+
+from league.store.human_games import HumanMatch
+from sdk.human import HumanLeft, SeatView
+
+
+@dataclass(frozen=True)
+class HumanLimits:
+    think_s: float = 300.0
+    """A person's time per move."""
+    max_games: int = 8
+    """Games running at once on the server."""
+
+
+class WebAsker:
+    """The seat's questions, held for the page: :meth:`ask` (a gRPC worker thread of
+    the seat) waits until :meth:`answer` (a request) gives a valid choice."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self.view: SeatView | None = None
+        self.asked_at = 0.0
+        self._answer: int | None = None
+        self.final: SeatView | None = None
+        self.closed = False
+
+    def ask(self, view: SeatView) -> int:
+        with self._lock:
+            self.view, self._answer, self.asked_at = view, None, time.monotonic()
+            while self._answer is None:
+                if self.closed:
+                    raise HumanLeft("the game ended while the page was asked for a move")
+                self._lock.wait(0.5)
+            return self._answer
+
+    def tell(self, view: SeatView) -> None:
+        with self._lock:
+            self.final, self.view = view, None
+
+    def close(self) -> None:
+        with self._lock:
+            self.closed = True
+            self._lock.notify_all()
+
+    def answer(self, decision: int, choice: int) -> str | None:
+        """Give the pending question its answer; the reason it cannot, else None."""
+        with self._lock:
+            view = self.view
+            if view is None or self._answer is not None:
+                return "no move is asked for now"
+            if decision != view.decision:
+                return f"decision {decision} is not the one asked for ({view.decision})"
+            if not 0 <= choice < len(view.choices):
+                return f"choice {choice} is not one of the {len(view.choices)} legal moves"
+            self._answer, self.view = choice, None
+            self._lock.notify_all()
+            return None
+
+    def snapshot(self, think_s: float) -> dict[str, Any]:
+        with self._lock:
+            if self.final is not None:
+                return {"state": "over", "view": self.final.to_json()}
+            if self.view is not None:
+                left = max(0.0, think_s - (time.monotonic() - self.asked_at))
+                return {"state": "your-move", "view": self.view.to_json(), "seconds_left": left}
+            return {"state": "waiting"}
+
+
+@dataclass
+class WebGame:
+    token: str
+    author_id: int
+    player: str
+    bot: str
+    game: str
+    seat: int
+    asker: WebAsker = field(default_factory=WebAsker)
+    match: HumanMatch | None = None
+    error: str = ""
+    done: bool = False
+
+
+@dataclass
+class HumanTables:
+    """The games this server runs for people (at most ``limits.max_games``)."""
+
+    limits: HumanLimits = field(default_factory=HumanLimits)
+    games: dict[str, WebGame] = field(default_factory=dict)
+    nursery: trio.Nursery | None = None
+
+    def running(self) -> list[WebGame]:
+        return [g for g in self.games.values() if not g.done]
+
+    def of(self, token: str, author_id: int | None) -> WebGame:
+        game = self.games.get(token)
+        if game is None or author_id is None or game.author_id != author_id:
+            raise HTTPException(404, "no such game (a game is shown only to its player)")
+        return game

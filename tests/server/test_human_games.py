@@ -1,0 +1,201 @@
+"""Browser games against a bot, at the HTTP level (issue 32, item 5; the click-through
+in headless Chromium is tests/browser/test_play_browser.py).
+
+A signed-in author starts a game from a bot's page, reads only their seat's view,
+sends moves (an illegal one is refused by the server, the game goes on), and the
+result lands in the humans league while the bot's ladder rating stays where it was.
+Another author cannot see or move in that game; a move without the session's CSRF
+token or from another origin is refused; a page left alone loses on time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.records.record import MatchRecord
+from tests.server.harness import (
+    Served,
+    add_author,
+    arena,
+    played_league,
+    start_server,
+    stop_server,
+)
+from tests.server.test_server_submissions import login
+
+pytestmark = pytest.mark.e2e
+
+
+@dataclass
+class Site:
+    served: Served
+    ada: str
+    bob: str
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    tmp = tmp_path_factory.mktemp("human-games")
+    db = played_league(tmp, played=2)
+    ada, bob = add_author(db, "ada"), add_author(db, "bob")
+    served = start_server(db, tmp / "store", tmp / "serve.log", extra=["--think-time", "4"])
+    yield Site(served, login(served, ada), login(served, bob))
+    assert stop_server(served) == 0, (tmp / "serve.log").read_text()
+
+
+def csrf_of(served: Served, cookie: str) -> str:
+    page = served.get("/bots/probability", headers={"cookie": cookie}).text
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found, page
+    return found.group(1)
+
+
+def start(site: Site, cookie: str, *, seat: str = "0", bot: str = "probability") -> str:
+    served = site.served
+    body = f"csrf={csrf_of(served, cookie)}&bot={bot}&game=liars_dice&seat={seat}".encode()
+    reply = served.request(
+        "/play",
+        method="POST",
+        data=body,
+        headers={
+            "cookie": cookie,
+            "origin": served.url,
+            "content-type": "application/x-www-form-urlencoded",
+        },
+    )
+    assert reply.status == 303, reply.text
+    return reply.headers["location"]
+
+
+def state(site: Site, page: str, cookie: str) -> tuple[int, Any]:
+    reply = site.served.get(page + "/state", headers={"cookie": cookie})
+    return reply.status, reply.json() if reply.status == 200 else reply.text
+
+
+def wait_for(site: Site, page: str, cookie: str, *states: str, timeout: float = 30) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, data = state(site, page, cookie)
+        assert status == 200, data
+        if data["state"] in states:
+            return data
+        time.sleep(0.1)
+    raise AssertionError(f"no state {states} within {timeout} s: {data}")
+
+
+def send(
+    site: Site,
+    page: str,
+    cookie: str,
+    decision: int,
+    choice: int,
+    token: str | None,
+    origin: str | None = None,
+) -> int:
+    """``POST page/move``; its status."""
+    served = site.served
+    headers = {
+        "cookie": cookie,
+        "origin": origin or served.url,
+        "content-type": "application/json",
+    }
+    if token is not None:
+        headers["x-csrf-token"] = token
+    body = json.dumps({"decision": decision, "choice": choice}).encode()
+    return served.request(page + "/move", method="POST", data=body, headers=headers).status
+
+
+def test_a_whole_game_from_the_bots_page_into_the_humans_league(site: Site) -> None:
+    served = site.served
+    before = served.get("/api/leagues/cup/standings").json()
+    page = start(site, site.ada)
+    assert served.get(page, headers={"cookie": site.ada}).status == 200
+    token = csrf_of(served, site.ada)
+    moves = 0
+    while True:
+        data = wait_for(site, page, site.ada, "your-move", "over")
+        if data["state"] == "over":
+            break
+        view = data["view"]
+        assert view["seat"] == 0 and view["choices"] and 0 < data["seconds_left"] <= 4
+        assert not any(line.startswith("rules") for line in view["lines"])
+        if moves == 0:  # refused: out of range, stale decision, no token, cross-site
+            decision = view["decision"]
+            assert send(site, page, site.ada, decision, 999, token) == 409
+            assert send(site, page, site.ada, decision + 7, 0, token) == 409
+            assert send(site, page, site.ada, decision, 0, None) == 403
+            assert send(site, page, site.ada, decision, 0, token, "https://evil.example") == 403
+            # Another author neither sees the game nor moves in it.
+            assert state(site, page, site.bob)[0] == 404
+            assert served.get(page, headers={"cookie": site.bob}).status == 404
+            assert send(site, page, site.bob, decision, 0, csrf_of(served, site.bob)) == 404
+            assert state(site, page, "")[0] == 404
+        assert send(site, page, site.ada, view["decision"], 0, token) == 200
+        moves += 1
+    assert data["view"]["result"].startswith("you placed"), data
+    key = data["match"]
+    record = MatchRecord.from_dict(served.get(f"/api/matches/{key}").json())
+    assert record.seats[0].bot == "human:ada" and record.seats[1].bot == "probability"
+    assert sum(1 for e in record.events if e.seat == 0) == moves
+    humans = served.get("/api/leagues/humans-liars_dice/standings").json()
+    assert {row["bot"] for row in humans["standings"]} == {"human:ada", "probability"}
+    after = served.get("/api/leagues/cup/standings").json()
+    assert after == before  # the ladder's ratings did not move
+
+
+def test_a_page_left_alone_loses_on_time_and_the_next_game_may_start(site: Site) -> None:
+    page = start(site, site.bob, seat="0")
+    assert start_refused(site, site.bob) == 429  # one game at a time
+    data = wait_for(site, page, site.bob, "over", timeout=40)
+    key = data["match"]
+    record = MatchRecord.from_dict(site.served.get(f"/api/matches/{key}").json())
+    assert record.reason == "forfeit"
+    assert [(f.seat, f.kind.value) for f in record.faults] == [(0, "timeout")]
+    start(site, site.bob)  # the table is free again
+
+
+def start_refused(site: Site, cookie: str) -> int:
+    served = site.served
+    body = f"csrf={csrf_of(served, cookie)}&bot=probability&game=liars_dice&seat=1".encode()
+    return served.request(
+        "/play",
+        method="POST",
+        data=body,
+        headers={
+            "cookie": cookie,
+            "origin": served.url,
+            "content-type": "application/x-www-form-urlencoded",
+        },
+    ).status
+
+
+def test_playing_needs_a_login_and_a_real_bot(site: Site, tmp_path: Path) -> None:
+    served = site.served
+    page = served.get("/bots/probability").text
+    assert 'id="play-login"' in page and 'id="play-form"' not in page
+    anonymous = served.request(
+        "/play", method="POST", data=b"bot=probability&game=liars_dice&seat=0",
+        headers={"origin": served.url, "content-type": "application/x-www-form-urlencoded"},
+    )  # fmt: skip
+    assert anonymous.status == 403
+    body = f"csrf={csrf_of(served, site.ada)}&bot=nosuch&game=liars_dice&seat=0".encode()
+    headers = {
+        "cookie": site.ada,
+        "origin": served.url,
+        "content-type": "application/x-www-form-urlencoded",
+    }
+    assert served.request("/play", method="POST", data=body, headers=headers).status == 404
+    wrong_game = f"csrf={csrf_of(served, site.ada)}&bot=probability&game=dice_poker&seat=0"
+    assert (
+        served.request("/play", method="POST", data=wrong_game.encode(), headers=headers).status
+        == 400
+    )
+    arena("league", "list", db=served.db)
