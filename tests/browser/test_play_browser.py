@@ -1,0 +1,113 @@
+"""A person plays a ladder bot in headless Chromium, by clicks (issue 32, item 5).
+
+The author logs in through the login form, opens a bot's page, chooses seat 0 and
+clicks "Play against ...", then clicks one of the offered moves at every turn until
+the game is over; the page then links the replay, and the match is in the humans
+league. What the page showed at each turn is checked against the stored record: the
+seat's observation before each decision, exactly, recomputed from the record.
+Any console error (a CSP violation), page error, dialog or request to another
+origin fails the test. ``ARENA_SCREENSHOTS=docs/screenshots`` writes the screenshots
+the docs show (``play_move.png``, ``play_over.png``), else into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from referee.core.catalogue import get_game
+from referee.records.record import MatchRecord
+from referee.records.replay import replay_states
+from sdk.human import observation_lines
+from tests.browser.conftest import Watched, watched_page
+from tests.server.harness import Served, add_author, played_league, start_server, stop_server
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+pytestmark = pytest.mark.browser
+
+expect: Any = pytest.importorskip("playwright.sync_api").expect
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, str]]:
+    tmp = tmp_path_factory.mktemp("play")
+    db = played_league(tmp, played=2)
+    token = add_author(db, "ada")
+    server = start_server(db, tmp / "store", tmp / "serve.log", extra=["--no-ladders"])
+    yield server, token
+    assert stop_server(server) == 0, (tmp / "serve.log").read_text()
+
+
+@pytest.fixture
+def tab(browser: Browser, served: tuple[Served, str]) -> Iterator[Watched]:
+    site = served[0]
+    with watched_page(
+        browser,
+        lambda url: url.startswith(site.url + "/") or url.startswith("data:"),
+        timeout_ms=20_000,
+    ) as watched:
+        yield watched
+
+
+def test_a_person_plays_a_bot_by_clicks(tab: Watched, served: tuple[Served, str]) -> None:
+    site, token = served
+    shots = Path(os.environ.get("ARENA_SCREENSHOTS") or site.store.parent / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    page = tab.page
+    page.goto(site.url + "/bots/probability")
+    expect(page.locator("#play-login")).to_be_visible()  # logged out: no form
+    page.goto(site.url + "/login")
+    page.fill("input[name=token]", token)
+    page.click("#login-form button[type=submit]")
+    page.goto(site.url + "/bots/probability")
+    page.select_option("#play-seat", "0")
+    page.click("#play-button")
+    expect(page.locator("#play-title")).to_contain_text("you (seat 0) against")
+    views: list[str] = []
+    shot = False
+    while True:
+        expect(page.locator("body[data-state=your-move], body[data-state=over]")).to_have_count(
+            1, timeout=30_000
+        )
+        if page.get_attribute("body", "data-state") == "over":
+            break
+        views.append(page.inner_text("#view"))
+        buttons = page.locator("#choices button.choice")
+        assert buttons.count() >= 1
+        if not shot:
+            page.screenshot(path=str(shots / "play_move.png"), full_page=True)
+            shot = True
+        decision = page.get_attribute("body", "data-decision")
+        buttons.nth(buttons.count() - 1).click()  # the last move offered
+        expect(
+            page.locator(f"body[data-decision='{decision}'][data-state=your-move]")
+        ).to_have_count(0, timeout=30_000)
+    expect(page.locator("#result")).to_contain_text("you placed")
+    expect(page.locator("#replay-link")).to_be_visible()
+    page.screenshot(path=str(shots / "play_over.png"), full_page=True)
+    replay = page.get_attribute("#replay-link", "href")
+    assert replay and replay.startswith("/matches/humans-liars_dice-")
+    record = MatchRecord.from_dict(site.get("/api" + replay).json())
+    assert record.seats[0].bot == "human:ada" and record.seats[1].bot == "probability"
+    assert sum(1 for e in record.events if e.seat == 0) == len(views)
+    # Each view was exactly seat 0's observation before its decision, as the engine
+    # computes it from the stored record: nothing more (no other seat's dice).
+    game = get_game("liars_dice")
+    states = replay_states(record)
+    expected = [
+        "\n".join(observation_lines(game.observe(states[i], 0)))
+        for i, event in enumerate(record.events)
+        if event.seat == 0
+    ]
+    assert [v.strip() for v in views] == expected
+    page.click("#replay-link")
+    page.wait_for_selector("body[data-ready=true]")
+    humans = site.get("/api/leagues/humans-liars_dice/standings").json()
+    assert {row["bot"] for row in humans["standings"]} == {"human:ada", "probability"}
+    assert tab.problems == []
