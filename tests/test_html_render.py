@@ -11,6 +11,7 @@ import re
 import sys
 import zlib
 from dataclasses import dataclass
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import trio
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
+from example_bots.liars_dice_random import RandomLiarsDiceBot
 from league.execution.league_run import LeagueRun, RunOptions
 from league.store.db import open_database, session_scope
 from league.store.leagues import (
@@ -35,6 +37,7 @@ from league.store.standings import crosstable, standings
 from league.web.report import match_file_name, write_league_report
 from referee.core.catalogue import get_entry
 from referee.core.events import ActionEvent, ChanceEvent, Event
+from referee.core.faults import FaultKind
 from referee.gamekit.cards import parse_cards
 from referee.gamekit.poker_hands import Announcement
 from referee.gamekit.poker_hands import Category as CardCategory
@@ -46,10 +49,11 @@ from referee.records.html_replay import (
     renderer_script,
     replay_data,
 )
-from referee.records.record import MatchRecord
+from referee.records.record import MatchRecord, RecordedFault
 from referee.records.replay import replay_steps
 from referee.runtime.match import MatchSpec, run_match
 from referee.runtime.process import BotSpec
+from sdk.local import play_local
 from tests.forge import record_of
 from tests.game_plugins import registered_games
 
@@ -431,3 +435,30 @@ def test_the_omniscient_view_marks_each_claim_and_every_move_its_time(
     assert claims > 3 and any(s["claim"] is False for s in data["steps"][1:])
     page = render_replay_html(record)
     assert 'id="claim-truth"' in page and "the standing claim is a BLUFF" in page
+
+
+def test_a_faulted_seats_output_shows_escaped_under_its_fault_only_when_passed() -> None:
+    """``arena replay --html`` passes the last lines a faulted bot wrote (its
+    traceback): they show under the fault, escaped (untrusted text; the page allows no
+    script of its own), and only for a faulted seat. Without them (the server's page,
+    the league report) the page holds no bot output at all."""
+    events = play_local("liars_dice", [RandomLiarsDiceBot, RandomLiarsDiceBot], seed=1).events
+    fault = RecordedFault(seat=1, kind=FaultKind.CRASH, message="stream broke", at_event=3)
+    record = record_of("liars_dice", {}, events[:3], reason="forfeit", faults=(fault,))
+    tail = f'Traceback (most recent call last):\n  File "bot.py"\nValueError: {EVIL} & <b>'
+    page = render_replay_html(record, fault_output={1: tail, 0: "seat 0 chatter"})
+    faults = re.search(r'<ul id="faults".*?</ul>', page, re.S)
+    assert faults is not None
+    shown = re.search(
+        r'<li data-seat="1">.*<details class="fault-output" data-seat="1" open>'
+        r"<summary>[^<]*</summary><pre>(.*?)</pre></details></li>",
+        faults.group(0),
+        re.S,
+    )
+    assert shown is not None and unescape(shown.group(1)) == tail
+    assert "&amp; &lt;b&gt;" in shown.group(1) and EVIL not in page
+    assert len(re.findall(r"<script\b", page, re.I)) == 2
+    assert "seat 0 chatter" not in page  # seat 0 did not fault
+    public = render_replay_html(record)
+    assert 'id="faults"' in public and 'class="fault-output"' not in public
+    assert "Traceback" not in public

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from league.cli.common import fail, transaction
+from league.cli.common import fail, output_tail, transaction
 from referee.gamekit.errors import GameError
 
 if TYPE_CHECKING:
@@ -83,12 +83,30 @@ def _verify(record: MatchRecord) -> None:
     )
 
 
-def _write_html(record: MatchRecord, html: Path) -> None:
+def fault_output(ctx: typer.Context, match: str, record: MatchRecord) -> dict[int, str]:
+    """For each faulted seat of a match in the league database, the last lines its bot
+    wrote (:func:`~league.cli.common.output_tail`: the traceback of a crash), for the
+    operator's own page. Empty for a record file: a record never holds a bot's output."""
+    from league.store.leagues import find_match, match_log
+
+    if not record.faults or Path(match).is_file():
+        return {}
+    with transaction(ctx, create=False) as session:
+        _, row = find_match(session=session, key=match)
+        logs = {f.seat: match_log(session=session, match=row, seat=f.seat) for f in record.faults}
+    return {
+        seat: "\n".join(line.removeprefix("  ") for line in output_tail(output))
+        for seat, output in logs.items()
+        if output and output.strip()
+    }
+
+
+def _write_html(record: MatchRecord, html: Path, outputs: dict[int, str]) -> None:
     from referee.records.files import write_atomic
     from referee.records.html_replay import render_replay_html
 
     try:
-        write_atomic(html, render_replay_html(record).encode())
+        write_atomic(html, render_replay_html(record, fault_output=outputs).encode())
     except OSError as error:
         raise fail(f"cannot write {html}: {error}") from None
     typer.echo(f"wrote {html}")
@@ -129,6 +147,14 @@ def replay_command(
     html: Annotated[
         Path | None, typer.Option(help="Write a self-contained HTML viewer to this file.")
     ] = None,
+    bot_output: Annotated[
+        bool,
+        typer.Option(
+            help="With --html, for a league's match: under each fault, the last lines the"
+            " faulted bot wrote (its traceback), from the league database. A bot's output"
+            " is its author's to read: --no-bot-output for a page you will publish."
+        ),
+    ] = True,
 ) -> None:
     """Replay a match: transcript with what each challenge, pass or score led to
     (default), one seat's view, verification, export."""
@@ -148,7 +174,7 @@ def replay_command(
         _verify(record)
         return
     if html is not None:
-        _write_html(record, html)
+        _write_html(record, html, fault_output(ctx, match, record) if bot_output else {})
         return
     try:
         header = [
@@ -172,6 +198,11 @@ def replay_command(
             pages = transcript_lines(record)
     except (RecordError, GameError) as error:
         raise fail(str(error)) from None
+    _echo_pages(header, pages, footer, step=step)
+
+
+def _echo_pages(header: list[str], pages: list[str], footer: list[str], *, step: bool) -> None:
+    """Print a transcript; with ``step``, wait for a key after each page but the last."""
     for line in header:
         typer.echo(line)
     for number, page in enumerate(pages):

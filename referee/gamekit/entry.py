@@ -89,6 +89,12 @@ class ViewerSpec:
     """``"module:function"``: what the renderer needs computed by the rules, from one
     seat's observation (``step.facts[seat]`` in the page), so the page never restates
     a rule; None when the renderer needs nothing."""
+    hidden: str | None = None
+    """``"module:function"``: every die and card the full engine state hides from some
+    seat (each seat's cup or hand, cards set aside, ...), from the state after a step
+    (``step.hidden`` in the page), JSON-ready; the renderer draws it face up in the
+    omniscient view only, so that view shows every seat's hidden holdings at once. None
+    when the game hides nothing (the omniscient view draws the public table)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,10 @@ view is drawn by the script:
   thinking time as the referee measured it; in the omniscient view a claim marked
   ``[true]`` or ``[a bluff]`` by the engine), ``#to-act`` who acts next, and in the
   omniscient view ``#claim-truth`` whether the claim standing now is true;
-* ``#seat-select`` chooses the view: ``all`` (omniscient: every seat's
-  ``.seat-panel[data-seat=N]``) or a seat number (only that seat's panel is in
-  the DOM, and every event reads as that seat may read it);
+* ``#seat-select`` chooses the view: ``all`` (omniscient: one
+  ``.seat-panel[data-seat=all]``, the table with every seat's hidden dice and cards
+  face up) or a seat number (only that seat's panel is in the DOM, and every event
+  reads as that seat may read it);
 * ``#event-list`` lists every step (``li[data-step=i]``); clicking one jumps to it;
 * ``#step-slider`` is a range input over the steps.
 
@@ -30,6 +31,16 @@ cup, discarded card or re-rolled position shows; a chance outcome the seat sees
 nothing of reads as a placeholder. What a renderer needs computed by the engine
 (Liar's Dice: which faces count) comes in ``step.facts[seat]``.
 
+The omniscient panel is drawn by the same renderer (one marked ``omniscient``) from
+the public part of seat 0's observation and ``step.hidden``: every die and card the
+engine's full state after the step hides (the game's ``ViewerSpec.hidden``, e.g.
+:func:`referee.games.liars_dice.viewer.hidden_holdings`), each drawn face up in
+``.hand[data-private-of=N]`` in its holder's place. A seat's view never reads it. A
+game whose renderer is not marked shows every seat's own panel side by side instead.
+
+The header lists the faults; ``fault_output`` (opt-in, the operator's own page only)
+adds under each the last lines the faulted seat's bot wrote, escaped.
+
 The script and style are package files in ``referee/records/viewer/`` inlined at build time.
 
 The location hash ``#step=I&seat=S`` selects the initial step and view.
@@ -42,6 +53,7 @@ import html
 import json
 import math
 import os
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -140,12 +152,14 @@ def _step_json(game: Game[Any, Any, Any, Any], step: ReplayStep) -> dict[str, An
         "to_act": step.to_act,
         "observations": list(step.observations),
     }
-    facts_of = get_entry(game.name).viewer.facts
-    if facts_of is not None:
-        facts = load(facts_of)
+    viewer = get_entry(game.name).viewer
+    if viewer.facts is not None:
+        facts = load(viewer.facts)
         data["facts"] = [
             facts(game.observe(step.state, seat)) for seat in range(len(step.observations))
         ]
+    if viewer.hidden is not None:
+        data["hidden"] = load(viewer.hidden)(step.state)
     return data
 
 
@@ -211,7 +225,12 @@ def _steps_json(game: Game[Any, Any, Any, Any], record: MatchRecord) -> list[dic
     return out
 
 
-def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) -> str:
+def _header_html(
+    record: MatchRecord,
+    title: str,
+    back: tuple[str, str] | None,
+    fault_output: Mapping[int, str],
+) -> str:
     game = get_game(record.game)
     parts = []
     if back is not None:
@@ -242,11 +261,11 @@ def _header_html(record: MatchRecord, title: str, back: tuple[str, str] | None) 
         + "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in info)
         + "</dl>"
     )
-    parts.extend(_seat_tables_html(record))
+    parts.extend(_seat_tables_html(record, fault_output))
     return "\n".join(parts)
 
 
-def _seat_tables_html(record: MatchRecord) -> list[str]:
+def _seat_tables_html(record: MatchRecord, fault_output: Mapping[int, str]) -> list[str]:
     """The header's result table, seats table and fault list."""
     faults = {fault.seat: fault for fault in record.faults}
     parts = []
@@ -291,14 +310,31 @@ def _seat_tables_html(record: MatchRecord) -> list[str]:
         "</tr></thead><tbody>" + "".join(seat_rows) + "</tbody></table></details>"
     )
     if record.faults:
-        items = "".join(
-            f"<li>seat {f.seat} ({_esc(record.seats[f.seat].bot)}): <b>{_esc(f.kind.value)}</b>"
-            f" after event {f.at_event}: {_esc(f.message)}</li>"
-            for f in record.faults
-            if f.seat < len(record.seats)
-        )
-        parts.append(f'<h2>Faults</h2><ul id="faults" class="box">{items}</ul>')
+        parts.append(_faults_html(record, fault_output))
     return parts
+
+
+def _faults_html(record: MatchRecord, fault_output: Mapping[int, str]) -> str:
+    """The fault list; under a fault, the last lines its seat's bot wrote when the
+    caller passed them (``fault_output``: never part of the record)."""
+    items = []
+    for fault in record.faults:
+        if fault.seat >= len(record.seats):
+            continue
+        output = fault_output.get(fault.seat, "")
+        tail = (
+            f'<details class="fault-output" data-seat="{fault.seat}" open><summary>'
+            f"the last lines seat {fault.seat}'s bot wrote (its captured output; not part of"
+            f" the record)</summary><pre>{_esc(output)}</pre></details>"
+            if output
+            else ""
+        )
+        items.append(
+            f'<li data-seat="{fault.seat}">seat {fault.seat}'
+            f" ({_esc(record.seats[fault.seat].bot)}): <b>{_esc(fault.kind.value)}</b>"
+            f" after event {fault.at_event}: {_esc(fault.message)}{tail}</li>"
+        )
+    return f'<h2>Faults</h2><ul id="faults" class="box">{"".join(items)}</ul>'
 
 
 def render_replay_html(
@@ -308,6 +344,7 @@ def render_replay_html(
     back: tuple[str, str] | None = None,
     data: dict[str, Any] | None = None,
     site_nav: str | None = None,
+    fault_output: Mapping[int, str] | None = None,
 ) -> str:
     """The replay viewer page of ``record`` (see the module docstring).
 
@@ -317,6 +354,12 @@ def render_replay_html(
     ``site_nav`` is the menu bar of the site serving the page (``arena serve``
     renders its own ``_nav.html``), trusted HTML placed above ``<main>`` as it is;
     a standalone file has none, only its ``back`` link.
+
+    ``fault_output`` maps a faulted seat to the last lines its bot wrote (the
+    traceback of a crash), shown escaped under its fault. Opt-in, for the operator's
+    own copy (``arena replay --html`` reads it from the league database): a bot's
+    output is for its author, so a public page (``arena serve``, the league report)
+    passes none.
     """
     page_title = title or f"{get_game(record.game).title} — match {record.match_id}"
     options = ['<option value="all">all seats (omniscient)</option>'] + [
@@ -339,7 +382,7 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <body data-step="0" data-view="all">
 {site_nav or ""}
 <main>
-{_header_html(record, page_title, back)}
+{_header_html(record, page_title, back, fault_output or {})}
 <h2>Replay</h2>
 <div id="controls" class="box">
 <button type="button" id="first" title="first step (Home)">&laquo; First</button>

@@ -62,7 +62,8 @@ def test_replay_page_loads_without_errors(
     page = open_replay(tab, replay_file)
     assert page.title() == "browser replay"
     assert shown(page) == (f"step 0 / {len(record.events)}", "start of the match")
-    assert page.locator(".seat-panel").count() == record.num_seats
+    assert page.locator(".seat-panel").count() == 1  # the omniscient view: one panel
+    assert page.locator('.seat-panel[data-seat="all"]').is_visible()
     assert page.locator("#event-list li").count() == len(record.events) + 1
     assert tab.problems == []
 
@@ -131,14 +132,18 @@ def test_a_seat_view_shows_only_that_seats_hidden_information(
     page = open_replay(tab, replay_file)
     page.click(f'#event-list li[data-step="{index}"]')
     panels = {seat: page.locator(f'.seat-panel[data-seat="{seat}"]') for seat in (0, 1)}
+    everyone = page.locator('.seat-panel[data-seat="all"]')
 
-    assert panels[0].is_visible() and panels[1].is_visible()
-    own = ".hand[data-private-of]"
-    assert panels[1].locator(own).get_attribute("data-values") == dice[1]
-    faces = panels[1].locator(f"{own} .die").evaluate_all("ds => ds.map(d => d.dataset.v)")
-    assert faces == dice[1].split()
+    # The omniscient view: one panel, both cups face up, each in its seat's place.
+    assert everyone.is_visible() and panels[0].count() == 0 and panels[1].count() == 0
+    for seat in (0, 1):
+        cup = everyone.locator(f'[data-seat-box="{seat}"] .hand[data-private-of="{seat}"]')
+        assert cup.get_attribute("data-values") == dice[seat]
+        faces = cup.locator(".die").evaluate_all("ds => ds.map(d => d.dataset.v)")
+        assert faces == dice[seat].split()
+    assert everyone.locator(".hidden-dice").count() == 0
     assert secret in page.inner_text("body")
-    assert "Seat 1's view" in page.inner_text("body")
+    own = ".hand[data-private-of]"
 
     page.select_option("#seat-select", "0")
     assert page.inner_text("#step-counter").startswith(f"step {index} /")
@@ -166,7 +171,8 @@ def test_a_seat_view_shows_only_that_seats_hidden_information(
     assert dice[0] not in page.inner_text("body")
 
     page.select_option("#seat-select", "all")
-    assert panels[0].is_visible() and panels[1].is_visible()
+    assert everyone.is_visible() and panels[0].count() == 0 and panels[1].count() == 0
+    assert everyone.locator(own).count() == 2
     assert page.inner_text("#event-text") == step.event
     assert tab.problems == []
 

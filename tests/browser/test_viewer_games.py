@@ -3,14 +3,18 @@
 The records are played in-process (heuristic example bots, fixed seeds) and built
 with :func:`tests.forge.record_of`, so this needs no bot processes. For each game
 the page is stepped through in the omniscient view and in each seat's view with
-no console error, and a seat's view is checked two ways:
+no console error. The omniscient view is one panel showing every die and card the
+engine state hides, each where its holder sits (compared with the state itself). A
+seat's view is checked three ways:
 
 * directly: the only face-up hidden dice or cards it draws (``.hand[data-private-of]``)
   are that seat's own, equal to the private fields of its observation, and no other
   seat's secret action text (Liar's Poker discards) appears;
 * by construction: the view renders the same with every other seat's observation
-  and text blanked and the omniscient event texts replaced by the engine's texts
-  for the seat, so it depends on nothing but what the seat may know.
+  and text blanked, the omniscient event texts replaced by the engine's texts
+  for the seat and the omniscient view's data removed, so it depends on nothing
+  but what the seat may know;
+* against the engine state: what another seat holds is nowhere face up in it.
 
 ``ARENA_SCREENSHOTS=docs/screenshots`` also writes one screenshot per game there.
 """
@@ -34,6 +38,7 @@ from example_bots.liars_poker_dice_heuristic import HeuristicLiarsPokerDiceBot
 from example_bots.liars_poker_heuristic import HeuristicLiarsPokerBot
 from referee.records.html_replay import render_replay_html, replay_data
 from referee.records.record import MatchRecord
+from referee.records.replay import replay_steps
 from sdk.local import play_local
 from tests.browser.conftest import Watched
 from tests.forge import record_of
@@ -126,9 +131,12 @@ def open_page(tab: Watched, path: Path, view: str) -> Page:
 
 def seat_only(data: dict[str, Any], seat: int) -> dict[str, Any]:
     """``data`` as far as ``seat`` may know it: other observations, engine facts and
-    texts blank, the omniscient event text replaced by the engine's text for ``seat``."""
+    texts blank, the omniscient event text replaced by the engine's text for ``seat``,
+    nothing of the omniscient view (every hidden holding, the truth of claims)."""
     out = copy.deepcopy(data)
     for step in out["steps"]:
+        for omniscient in ("hidden", "claim", "standing"):
+            step.pop(omniscient, None)
         step["observations"] = [
             obs if index == seat else {} for index, obs in enumerate(step["observations"])
         ]
@@ -153,17 +161,10 @@ def test_every_step_of_every_view_without_errors_or_leaks(
     page_file = tmp_path / f"{game}.html"
     page_file.write_text(render_replay_html(record, data=data), encoding="utf-8")
 
+    # View "all" is one panel with every hidden die and card: checked against the
+    # engine state by test_the_omniscient_view_shows_every_seats_hidden_dice_and_cards.
     shown = open_page(tab, page_file, "all").evaluate(COLLECT)["steps"]
     assert [s["step"] for s in shown] == list(range(len(steps)))
-    for step, view in zip(steps, shown, strict=True):
-        expected = sorted(
-            (seat, seat, values)
-            for seat, obs in enumerate(step["observations"])
-            for values in private_values(game, obs)
-        )
-        # Cockroach Poker's card in flight is marked as its announcer's.
-        assert sorted((p, p, v) for p, _, v in view["hands"]) == expected, step["index"]
-        assert view["faceUpInOthersBoxes"] == 0
 
     for seat in range(record.num_seats):
         # Omniscient texts the engine tells this seat otherwise (every seat's dice
@@ -177,6 +178,7 @@ def test_every_step_of_every_view_without_errors_or_leaks(
             own = private_values(game, step["observations"][seat])
             assert {panel for panel, _, _ in view["hands"]} <= {seat}, where
             assert all(owner == seat for _, owner, _ in view["hands"]), where
+            assert view["faceUpInOthersBoxes"] == 0, where
             assert sorted(values for _, _, values in view["hands"]) == sorted(own), where
             for other, obs in enumerate(step["observations"]):
                 if other == seat:
@@ -243,4 +245,109 @@ def test_screenshot_per_game(
     target = directory / f"{game}.png"
     page.screenshot(path=str(target))
     assert target.stat().st_size > 10_000
+    assert tab.problems == []
+
+
+# ---------------------------------------------------------------------------
+# The omniscient view: every seat's hidden dice and cards in one panel (issue 32, item 1)
+
+
+def held_in_state(game: str, state: Any) -> list[tuple[int, str]]:
+    """Every die or card the full engine state hides from some seat, as ``(holder,
+    data-values)`` the way the viewer writes a face-up hand: Liar's Dice each seat's cup,
+    Liar's Poker Dice and Liar's Poker the holder's dice or cards, Cockroach Poker each
+    seat's hand (counts per kind) and the card in flight (its kind, held by its passer).
+    Read from the state itself, not from the page's data."""
+    if game == "liars_dice":
+        return [(seat, " ".join(map(str, hand))) for seat, hand in enumerate(state.hands) if hand]
+    if game == "liars_poker_dice":
+        return [(state.holder, " ".join(map(str, state.dice)))] if state.dice else []
+    if game == "cockroach_poker":
+        out = [(seat, " ".join(map(str, hand))) for seat, hand in enumerate(state.hands)]
+        if state.pending is not None:
+            out.append((state.pending.announcer, state.pending.card.name.lower()))
+        return out
+    if game == "liars_poker":
+        ranks = {11: "J", 12: "Q", 13: "K", 14: "A"}
+        codes = [
+            "Jk" if c.rank == 0 else f"{ranks.get(c.rank, c.rank)}{c.suit.name[:1]}"
+            for c in state.hand
+        ]
+        return [(state.holder, " ".join(codes))] if codes else []
+    return []  # Dice Poker: nothing is hidden
+
+
+HANDS = """() => {
+  const out = [];
+  const last = parseInt(document.getElementById("step-slider").max, 10);
+  document.getElementById("first").click();
+  for (let i = 0; i <= last; i++) {
+    const panels = [...document.querySelectorAll("#panels .seat-panel")];
+    out.push({
+      step: Number(document.body.dataset.step),
+      panels: panels.map(p => p.dataset.seat),
+      hands: [...document.querySelectorAll("#panels .hand[data-private-of]")].map(h => {
+        const box = h.closest("[data-seat-box]");
+        return {owner: Number(h.dataset.privateOf), values: h.dataset.values,
+          panel: h.closest(".seat-panel").dataset.seat,
+          box: box ? Number(box.dataset.seatBox) : null};
+      }),
+      faceDownIn: [...document.querySelectorAll(
+        "#panels [data-seat-box] .hidden-dice, #panels [data-seat-box] .hidden-cards")].map(
+        h => Number(h.closest("[data-seat-box]").dataset.seatBox)),
+    });
+    document.getElementById("next").click();
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("game", sorted(BOTS))
+def test_the_omniscient_view_shows_every_seats_hidden_dice_and_cards_in_one_panel(
+    tab: Watched, records: dict[str, MatchRecord], game: str, tmp_path: Path
+) -> None:
+    """View "all": one panel, and in it, at every step, every die and card the engine
+    state hides (each seat's cup or hand, Cockroach Poker's card in flight) face up,
+    each in its holder's place at the table, none of them drawn face down."""
+    record = records[game]
+    states = [step.state for step in replay_steps(record)]
+    page_file = tmp_path / f"{game}-all.html"
+    page_file.write_text(render_replay_html(record), encoding="utf-8")
+    shown = open_page(tab, page_file, "all").evaluate(HANDS)
+    assert [s["step"] for s in shown] == list(range(len(states)))
+    hidden_steps = 0
+    for index, (state, view) in enumerate(zip(states, shown, strict=True)):
+        where = f"{game} step {index}"
+        expected = sorted(held_in_state(game, state))
+        hidden_steps += bool(expected)
+        assert view["panels"] == ["all"], where
+        assert sorted((h["owner"], h["values"]) for h in view["hands"]) == expected, where
+        assert all(h["box"] in (None, h["owner"]) for h in view["hands"]), where
+        holders = {owner for owner, _ in expected}
+        assert not holders & set(view["faceDownIn"]), where
+    assert hidden_steps > 0 or game == "dice_poker"
+    assert tab.problems == []
+
+
+@pytest.mark.parametrize("game", sorted(set(BOTS) - {"dice_poker"}))
+def test_a_seat_view_shows_no_other_seats_hidden_dice_or_cards(
+    tab: Watched, records: dict[str, MatchRecord], game: str, tmp_path: Path
+) -> None:
+    """A seat's view draws face up only what that seat holds in the engine state; what
+    another seat holds (unless the two hold the same values) is nowhere in it."""
+    record = records[game]
+    states = [step.state for step in replay_steps(record)]
+    page_file = tmp_path / f"{game}-seats.html"
+    page_file.write_text(render_replay_html(record), encoding="utf-8")
+    for seat in range(record.num_seats):
+        shown = open_page(tab, page_file, str(seat)).evaluate(HANDS)
+        for index, (state, view) in enumerate(zip(states, shown, strict=True)):
+            where = f"{game} step {index} seat {seat}"
+            held = held_in_state(game, state)
+            own = {values for owner, values in held if owner == seat}
+            others = {values for owner, values in held if owner != seat} - own
+            assert view["panels"] == [str(seat)], where
+            values = {h["values"] for h in view["hands"]}
+            assert all(h["owner"] == seat for h in view["hands"]), where
+            assert own <= values and not others & values, where
     assert tab.problems == []

@@ -2,7 +2,8 @@
 
 ``engine.py`` the rules; ``codec.py`` its wire form (its messages are
 ``proto/arena/v1/cockroach_poker.proto``); ``universe.py`` every action it can take (for
-reinforcement learning); ``viewer.js`` its renderer in the replay viewer;
+reinforcement learning); ``viewer.js`` its renderer in the replay viewer
+(``viewer.py`` what its omniscient view shows);
 ``leak_rules.py`` what each seat may see (for the leak suite). Its SDK module is
 ``sdk/cockroach_poker.py``.
 """
@@ -36,6 +37,7 @@ ENTRY = GameEntry(
         script=f"{__name__}:viewer.js",
         count_keys=frozenset({"hand", "face_up"}),
         count_labels="referee.gamekit.cards:KINDS",
+        hidden=f"{__name__}.viewer:hidden_holdings",
     ),
     leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
     order=4,

@@ -27,29 +27,36 @@
     return node;
   }
   function kindWord(k) { return pretty(k); }
+  /* A row of critters from counts per kind (in kind order). */
+  function critters(counts, extra) {
+    var row = el("span", "cards");
+    (counts || []).forEach(function (c, i) { if (c) { add(row, critter(i + 1, c, extra)); } });
+    return row;
+  }
+  function known(card) { return !!card && !/UNSPECIFIED/.test(card); }
   function cockroachPoker(obs, ctx) {
     var out = el("div", "game cockroach-poker");
+    /* The omniscient view reads every hidden card from the engine's state (ctx.hidden). */
+    var hidden = ctx.omniscient ? ctx.hidden || {} : null;
     add(out, add(el("div", "facts"), el("span", null, pretty(obs.phase)),
       el("span", null, "set aside unseen: " + (obs.set_aside || 0))));
     var p = obs.pending;
     var felt = el("div", "felt-main");
     if (p && /RESPOND/.test(obs.phase || "")) {
-      var known = p.card && !/UNSPECIFIED/.test(p.card);
+      var card = hidden ? hidden.pending : p.card;
       add(felt, el("span", "muted", "seat " + p.announcer + " \u2192 seat " + p.target + ": "),
         el("span", "big", "\u201cit is a " + kindWord(p.claim) + "\u201d "),
-        known ? privateHand(p.announcer, [kindWord(p.card)], critter(kindIndex(p.card), undefined,
-          "small")) : cardBack("small"));
+        known(card) ? privateHand(p.announcer, [kindWord(card)], critter(kindIndex(card),
+          undefined, "small")) : cardBack("small"));
     } else {
       add(felt, el("span", "muted", pretty(obs.phase)));
     }
     var boxFor = function (s) {
       var st = (obs.seats || [])[s] || {};
       var box = seatBox(ctx, s, {toAct: obs.to_act === s, out: st.eliminated});
-      if (s === ctx.me) {
-        var hand = obs.hand || [];
-        var row = el("span", "cards");
-        hand.forEach(function (c, i) { if (c) { add(row, critter(i + 1, c)); } });
-        add(box, privateHand(s, hand, row),
+      var hand = hidden ? (hidden.hands || [])[s] : s === ctx.me ? obs.hand || [] : null;
+      if (hand) {
+        add(box, privateHand(s, hand, critters(hand)),
           el("div", "muted small", (st.hand_size || 0) + " cards in hand"));
       } else {
         add(box, add(el("div", "hand-back"), backs(st.hand_size || 0, (st.hand_size || 0) +
@@ -62,22 +69,34 @@
         if (c) { any = true; add(pile, critter(i + 1, c, c >= 3 ? "danger" : "")); }
       });
       if (!any) { add(pile, el("span", "muted small", "none")); }
-      if (st.face_down) { add(pile, " ", backs(st.face_down, st.face_down + " face down")); }
+      if (st.face_down && hidden) {
+        var down = add(el("span", "face-down-shown"), el("span", "muted small", " face down: "),
+          critters((hidden.face_down || [])[s]));
+        down.setAttribute("data-values", ((hidden.face_down || [])[s] || []).join(" "));
+        add(pile, down);
+      } else if (st.face_down) {
+        add(pile, " ", backs(st.face_down, st.face_down + " face down"));
+      }
       add(box, pile);
       return box;
     };
     add(out, table(ctx, obs.num_seats, boxFor, felt));
+    if (hidden && (obs.set_aside || 0)) {
+      add(out, add(section("Set aside, unseen by every seat", "set-aside"),
+        critters(hidden.set_aside)));
+    }
     var hist = obs.history || [];
     var isFresh = fresh(ctx, /: (believe|disbelieve)$/);
     /* call_rule=published: the answer is a call "true" (believe) or "false". */
     var answers = (obs.rules || {}).call_rule_published ? ["called true", "called false"]
       : ["believed", "disbelieved"];
     add(out, add(section("Passes"), timeline(hist.map(function (h, i) {
-      var known = h.card && !/UNSPECIFIED/.test(h.card);
+      var card = hidden ? (hidden.passes || [])[i] : h.card;
       var what = ["\u2192 seat " + h.target + ": \u201c" + kindWord(h.claim) + "\u201d, " +
         (h.believed ? answers[0] : answers[1]) + "; seat " + h.taker + " takes it "];
-      what.push(known ? critter(kindIndex(h.card), undefined, "small") : cardBack("small"));
-      var note = known ? (h.card === h.claim ? "truth" : "bluff") : "unseen";
+      what.push(known(card) ? critter(kindIndex(card), undefined, "small") : cardBack("small"));
+      var note = known(card) ? (kindIndex(card) === kindIndex(h.claim) ? "truth" : "bluff") :
+        "unseen";
       if (h.eliminated) { note += ", seat " + h.taker + " is out"; }
       return {seat: h.announcer, what: what, note: note,
         cls: i === hist.length - 1 ? "latest" + (isFresh ? " reveal fresh" : "") : null};
@@ -85,5 +104,6 @@
     return out;
   }
 
+  cockroachPoker.omniscient = true;
   window.ArenaGames.cockroach_poker = cockroachPoker;
 })();

@@ -79,5 +79,6 @@
     return out;
   }
 
+  dicePoker.omniscient = true;  /* nothing is hidden: every view draws the same table */
   window.ArenaGames.dice_poker = dicePoker;
 })();

@@ -2,7 +2,8 @@
 
 ``engine.py`` the rules; ``codec.py`` its wire form (its messages are
 ``proto/arena/v1/liars_dice.proto``); ``universe.py`` every action it can take (for
-reinforcement learning); ``viewer.js`` its renderer in the replay viewer;
+reinforcement learning); ``viewer.js`` its renderer in the replay viewer
+(``viewer.py`` what its omniscient view shows);
 ``leak_rules.py`` what each seat may see (for the leak suite). Its SDK module is
 ``sdk/liars_dice.py``.
 """
@@ -49,6 +50,7 @@ ENTRY = GameEntry(
         renderer="liars_dice",
         script=f"{__name__}:viewer.js",
         facts=f"{__name__}.engine:viewer_facts",
+        hidden=f"{__name__}.viewer:hidden_holdings",
     ),
     leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
     order=1,

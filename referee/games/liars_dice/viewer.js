@@ -32,6 +32,7 @@
       obs.sum_round ? el("span", "badge", "sum round") : null);
     add(out, facts);
     var counts = obs.dice_counts || [];
+    var hidden = ctx.hidden || {};
     var bid = last(obs.bids);
     /* Which faces count for the bid to beat and for the last challenged bid: computed
        by the engine (step.facts), so this page never restates the wild rule. */
@@ -51,12 +52,15 @@
         toAct: obs.to_act === s, out: (obs.eliminated || []).indexOf(s) >= 0 && !c,
         badges: obs.opener === s ? ["opener"] : []
       });
-      if (s === ctx.me && (obs.own_dice || []).length) {
-        add(box, privateHand(s, obs.own_dice, diceRow(obs.own_dice, {
+      /* Face up: the seat's own cup in its view; every cup in the omniscient view. */
+      var held = ctx.omniscient ? (hidden.dice || [])[s] || [] :
+        s === ctx.me ? obs.own_dice || [] : [];
+      if (held.length) {
+        add(box, privateHand(s, held, diceRow(held, {
           mark: function (v) { return bidCounts.indexOf(v) >= 0 ? "counts" : ""; }
         })));
       } else if (c) {
-        add(box, hiddenDice(c, s === ctx.me ? "not rolled yet" : null));
+        add(box, hiddenDice(c, s === ctx.me || ctx.omniscient ? "not rolled yet" : null));
       }
       add(box, el("div", "muted small", c + " di" + (c === 1 ? "e" : "ce")));
       return box;
@@ -122,5 +126,6 @@
     return out;
   }
 
+  liarsDice.omniscient = true;
   window.ArenaGames.liars_dice = liarsDice;
 })();

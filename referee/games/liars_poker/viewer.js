@@ -23,6 +23,11 @@
     if (c.exchanged !== undefined) { what.push("exchanged " + c.exchanged + ", "); }
     return what.concat(["announces "], announcement(c.announcement));
   }
+  function cards(list) {
+    var row = el("span", "cards");
+    list.forEach(function (c) { add(row, playingCard(c)); });
+    return row;
+  }
   function liarsPoker(obs, ctx) {
     var out = el("div", "game liars-poker");
     var rules = obs.rules || {};
@@ -39,6 +44,7 @@
       add(felt, el("span", "muted", pretty(obs.phase)));
     }
     var live = /ANNOUNCE|RESPOND|EXCHANGE|DRAW/.test(obs.phase || "");
+    var hidden = ctx.hidden || {};
     var boxFor = function (s) {
       var badges = [];
       if (obs.dealer === s) { badges.push("dealer"); }
@@ -47,10 +53,15 @@
       add(box, el("div", "small", "penalties " + ((obs.penalties || [])[s] || 0) + " / " +
         rules.penalty_limit + (rules.chips_variant ? " \u00b7 chips " +
         ((obs.chips || [])[s] || 0) : "")));
-      if (s === ctx.me && obs.has_hand) {
-        var row = el("span", "cards");
-        (obs.hand || []).forEach(function (c) { add(row, playingCard(c)); });
-        add(box, privateHand(s, (obs.hand || []).map(cardCode), row));
+      /* Face up: the holder's cards in its own view, and in the omniscient view (the
+         engine's state, with the cards it is exchanging). */
+      var hand = ctx.omniscient ? (hidden.hands || [])[s] || [] :
+        s === ctx.me && obs.has_hand ? obs.hand || [] : [];
+      if (hand.length) {
+        add(box, privateHand(s, hand.map(cardCode), cards(hand)));
+        if (ctx.omniscient && obs.holder === s && (hidden.discards || []).length) {
+          add(box, add(el("div", "small discards"), "exchanging ", cards(hidden.discards)));
+        }
       } else if (obs.holder === s && live) {
         add(box, backs(5, "5 cards, face down"));
       }
@@ -83,5 +94,6 @@
     return out;
   }
 
+  liarsPoker.omniscient = true;
   window.ArenaGames.liars_poker = liarsPoker;
 })();

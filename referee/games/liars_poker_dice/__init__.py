@@ -2,7 +2,8 @@
 
 ``engine.py`` the rules; ``codec.py`` its wire form (its messages are
 ``proto/arena/v1/liars_poker_dice.proto``); ``universe.py`` every action it can take (for
-reinforcement learning); ``viewer.js`` its renderer in the replay viewer;
+reinforcement learning); ``viewer.js`` its renderer in the replay viewer
+(``viewer.py`` what its omniscient view shows);
 ``leak_rules.py`` what each seat may see (for the leak suite). Its SDK module is
 ``sdk/liars_poker_dice.py``.
 """
@@ -32,7 +33,11 @@ ENTRY = GameEntry(
             "liars_poker_dice_strong_counter",
         ),
     ),
-    viewer=ViewerSpec(renderer="liars_poker_dice", script=f"{__name__}:viewer.js"),
+    viewer=ViewerSpec(
+        renderer="liars_poker_dice",
+        script=f"{__name__}:viewer.js",
+        hidden=f"{__name__}.viewer:hidden_holdings",
+    ),
     leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
     order=2,
 )

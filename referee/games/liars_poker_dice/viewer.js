@@ -49,15 +49,19 @@
       for (var i = 0; i < (obs.chips || [])[s]; i++) { add(chips, el("span", "token")); }
       add(chips, el("span", "muted small", ((obs.chips || [])[s] || 0) + " chips"));
       add(box, chips);
-      if (obs.holder === s) {
-        if (s === ctx.me && (obs.dice || []).length) {
-          var rr = obs.reroll_positions || [];
-          add(box, privateHand(s, obs.dice, diceRow(obs.dice, {
-            mark: function (v, i) { return rr.indexOf(i) >= 0 ? "rerolling" : ""; }
-          })));
-        } else {
-          add(box, hiddenDice(5, s === ctx.me ? "not rolled yet" : "under the cup"));
-        }
+      /* Face up: the dice under the holder's cup in its own view, and in the
+         omniscient view (the engine's state). */
+      var hidden = ctx.hidden || {};
+      var held = ctx.omniscient ? (hidden.dice || [])[s] || [] :
+        s === ctx.me && obs.holder === s ? obs.dice || [] : [];
+      if (held.length) {
+        var rr = (ctx.omniscient ? hidden.reroll_positions : obs.reroll_positions) || [];
+        add(box, privateHand(s, held, diceRow(held, {
+          mark: function (v, i) { return rr.indexOf(i) >= 0 ? "rerolling" : ""; }
+        })));
+      } else if (obs.holder === s) {
+        add(box, hiddenDice(5, s === ctx.me || ctx.omniscient ? "not rolled yet" :
+          "under the cup"));
       }
       return box;
     };
@@ -86,5 +90,6 @@
     return out;
   }
 
+  liarsPokerDice.omniscient = true;
   window.ArenaGames.liars_poker_dice = liarsPokerDice;
 })();

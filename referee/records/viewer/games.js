@@ -7,6 +7,14 @@
  * `.hand[data-private-of=S]` element, other seats' hidden dice or cards face down.
  * Public reveals (after a challenge) are drawn in `.reveal` boxes.
  *
+ * A renderer marked `omniscient = true` also draws the omniscient view ("all seats"):
+ * then `ctx.omniscient` is true, `ctx.me` only places seat 0 at the bottom, and
+ * `ctx.hidden` is `step.hidden`, every die and card the engine's full state hides
+ * (the game's ViewerSpec.hidden, computed in Python): the renderer draws each seat's
+ * hidden holdings face up in `.hand[data-private-of=S]` in that seat's box, and reads
+ * no seat's private observation fields. An unmarked renderer's "all" view shows every
+ * seat's own view side by side.
+ *
  * Each game's renderer is its own file (referee/games/<game>/viewer.js, named by its
  * registration's ViewerSpec.script). html_replay.py inlines this kit, then the game's
  * renderer, then viewer.js. Exposes window.ArenaKit and an empty window.ArenaGames.
@@ -130,7 +138,7 @@
     box.setAttribute("data-seat-box", String(s));
     var head = el("div", "seat-name");
     add(head, el("b", null, "Seat " + s), " " + info.bot);
-    if (s === ctx.me) { add(head, el("span", "badge", "you")); }
+    if (s === ctx.me && !ctx.omniscient) { add(head, el("span", "badge", "you")); }
     if (parts.toAct) { box.className += " to-act"; add(head, el("span", "badge next", "to act")); }
     if (parts.out) { box.className += " out"; add(head, el("span", "badge bad", "out")); }
     (parts.badges || []).forEach(function (b) { add(head, el("span", "badge", b)); });

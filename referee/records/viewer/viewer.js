@@ -169,16 +169,57 @@
     box.appendChild(el("div", "rest", text));
     node.appendChild(box);
   }
+  function renderer() {
+    return window.ArenaGames && window.ArenaGames[data.renderer || data.game] || null;
+  }
+  /* The engine's text of a step as `seat` reads it ("all": the omniscient text), without
+     the thinking time, for a renderer's `fresh` test. */
+  function engineText(step, seat) {
+    if (step.index === 0) { return ""; }
+    return (seat === "all" ? step.event : seenBy(step, seat)) || "";
+  }
   function board(seat, step) {
-    var draw = window.ArenaGames && window.ArenaGames[data.renderer || data.game];
+    var draw = renderer();
     if (!draw) { return null; }
     var prev = step.index > 0 ? steps[step.index - 1].observations[seat] : null;
     var ctx = {
       me: seat, seats: data.seats, prevObs: prev,
       facts: step.facts ? step.facts[seat] : null,
-      step: {index: step.index, event_public: textFor(step, String(seat))}
+      step: {index: step.index, event_public: engineText(step, String(seat))}
     };
     return draw(step.observations[seat], ctx);
+  }
+  /* Whether view "all" is one omniscient panel: the game's renderer draws it (marked
+     `omniscient`); otherwise every seat's own panel, side by side. */
+  function oneOmniscientPanel() { var draw = renderer(); return !!(draw && draw.omniscient); }
+  /* View "all": one panel, the table with every seat's hidden dice and cards face up
+     (`step.hidden`, read by the engine from its full state), drawn by the game's
+     renderer over the public part of seat 0's observation (ctx.omniscient). */
+  function omniscientPanel(step) {
+    var box = el("section", "seat-panel omniscient");
+    box.setAttribute("data-seat", "all");
+    var head = el("h3", null, "Every seat's dice and cards (omniscient)");
+    if (step.index === last) {
+      data.seats.forEach(function (info) {
+        if (!info.fault) { return; }
+        head.appendChild(el("span", "badge bad", "seat " + info.seat + ": " + info.fault));
+      });
+    }
+    box.appendChild(head);
+    var ctx = {
+      me: 0, omniscient: true, hidden: step.hidden || {}, seats: data.seats,
+      prevObs: step.index > 0 ? steps[step.index - 1].observations[0] : null,
+      facts: step.facts ? step.facts[0] : null,
+      step: {index: step.index, event_public: engineText(step, "all")}
+    };
+    box.appendChild(renderer()(step.observations[0], ctx));
+    if (step.hidden) {
+      var raw = el("details", "raw");
+      raw.appendChild(el("summary", null, "hidden holdings (engine state)"));
+      raw.appendChild(render(step.hidden, ""));
+      box.appendChild(raw);
+    }
+    return box;
   }
   function panel(seat, step) {
     var info = data.seats[seat];
@@ -240,9 +281,13 @@
     byId("next").disabled = byId("last").disabled = current === last;
     var panels = byId("panels");
     panels.textContent = "";
-    data.seats.forEach(function (_, seat) {
-      if (view === "all" || String(seat) === view) { panels.appendChild(panel(seat, step)); }
-    });
+    if (view === "all" && oneOmniscientPanel()) {
+      panels.appendChild(omniscientPanel(step));
+    } else {
+      data.seats.forEach(function (_, seat) {
+        if (view === "all" || String(seat) === view) { panels.appendChild(panel(seat, step)); }
+      });
+    }
     var items = byId("event-list").children;
     for (var i = 0; i < items.length; i++) {
       var on = i === current;
