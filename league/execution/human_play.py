@@ -40,6 +40,7 @@ from league.store.human_games import (
 )
 from league.store.models import BotRow
 from league.store.registry import NotFoundError, add_bot, bot_spec, content_version, get_bot
+from referee.core.events import Event
 from referee.records.record import MatchRecord
 from referee.runtime.launcher import FreshLauncher
 from referee.runtime.match import Limits, MatchSpec, run_match
@@ -125,6 +126,7 @@ async def play_human_game(
     *,
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
     on_start: Callable[[HumanMatch], None] | None = None,
+    on_event: Callable[[Event], None] | None = None,
 ) -> tuple[HumanMatch, MatchRecord]:
     """Play ``game`` with ``asker`` answering for the person and store it; the
     reserved match is deleted if the game ends without a result (cancelled, or
@@ -163,7 +165,7 @@ async def play_human_game(
                 min_protocol=game.min_protocol,
             )
             launcher = FreshLauncher(sandbox=sandbox)
-            record = await run_match(spec, limits, launcher=launcher, logs=logs)
+            record = await run_match(spec, limits, launcher=launcher, logs=logs, on_event=on_event)
     finally:
         kept = record
         human_logs = {s: out for s, out in logs.items() if s != game.human_seat}

@@ -22,6 +22,8 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import time
+from typing import Any
 
 import trio
 from sqlmodel import Session
@@ -40,6 +42,7 @@ from league.store.human_games import HumanMatch
 from league.store.models import BotRow
 from league.store.registry import NotFoundError, get_bot
 from referee.core.catalogue import get_game
+from referee.records.transcript import PublicEntry, public_entries
 from referee.runtime.sandbox import DEFAULT_SANDBOX
 
 log = logging.getLogger("arena.server.play")
@@ -72,12 +75,18 @@ async def _play(server: Server, game: WebGame, bot: BotRow) -> None:
 
     try:
         await play_human_game(
-            server.engine, plan, game.asker, sandbox=DEFAULT_SANDBOX, on_start=started
+            server.engine,
+            plan,
+            game.asker,
+            sandbox=DEFAULT_SANDBOX,
+            on_start=started,
+            on_event=game.events.append,
         )
     except Exception as error:  # the game could not be played: say so on its page
         log.warning("human game %s failed: %r", game.token, error)
         game.error = f"the game could not be played: {error}"
     finally:
+        game.finished_at = time.monotonic()
         game.done = True
 
 
@@ -126,6 +135,7 @@ async def start_game(request: Request) -> Response:
     if not 0 <= seat < seats:
         raise HTTPException(400, f"seat {seat_text!r}: choose 0 to {seats - 1} or random")
     tables = server.human_tables
+    tables.forget_finished()
     if tables.nursery is None:
         raise HTTPException(503, "games against bots are not available on this server")
     if any(g.author_id == session.author_id for g in tables.running()):
@@ -185,10 +195,58 @@ async def game_move(request: Request) -> Response:
     return JSONResponse({"ok": True})
 
 
+def delayed(entries: list[PublicEntry], over: bool) -> list[PublicEntry]:
+    """What a spectator may see of ``entries``: all once the match is over; before,
+    only through the end of the round before the last finished one, so the feed is
+    always at least one full round behind the table (a round ends where something
+    is settled: a challenge, a reveal, a score, a card taken)."""
+    if over:
+        return entries
+    ends = [index for index, entry in enumerate(entries) if entry.settles]
+    return entries[: ends[-2] + 1] if len(ends) >= 2 else []
+
+
+def spectator_feed(game: WebGame) -> dict[str, Any]:
+    """The public, delayed text of ``game`` (``GET /watch/KEY/feed``)."""
+    engine = get_game(game.game)
+    over = game.done
+    events = list(game.events)
+    entries = public_entries(engine, engine.default_rules(), 2, events)
+    shown = delayed(entries, over)
+    return {
+        "state": "over" if over else "running",
+        "lines": [line for entry in shown for line in entry.lines],
+        "held_back": len(entries) - len(shown),
+        "replay": f"/matches/{game.match.key}" if over and game.match else None,
+    }
+
+
+async def live_page(request: Request) -> Response:
+    """``/live``: the games people are playing against bots now, to watch."""
+    server = server_of(request)
+    games = [g for g in server.human_tables.running() if g.match is not None]
+    return await render(request, "live.html", games=games, title_of=lambda g: get_game(g).title)
+
+
+async def watch_page(request: Request) -> Response:
+    server = server_of(request)
+    game = server.human_tables.by_match(request.path_params["key"])
+    return await render(request, "watch.html", game=game, title=get_game(game.game).title)
+
+
+async def watch_feed(request: Request) -> Response:
+    server = server_of(request)
+    game = server.human_tables.by_match(request.path_params["key"])
+    return JSONResponse(spectator_feed(game), headers={"cache-control": "no-store"})
+
+
 def routes() -> list[BaseRoute]:
     return [
         Route("/play", start_game, methods=["POST"]),
         Route("/play/{token}", game_page),
         Route("/play/{token}/state", game_state),
         Route("/play/{token}/move", game_move, methods=["POST"]),
+        Route("/live", live_page),
+        Route("/watch/{key}", watch_page),
+        Route("/watch/{key}/feed", watch_feed),
     ]

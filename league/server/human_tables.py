@@ -15,6 +15,7 @@ import trio
 from starlette.exceptions import HTTPException
 
 from league.store.human_games import HumanMatch
+from referee.core.events import Event
 from sdk.human import HumanLeft, SeatView
 
 
@@ -92,6 +93,10 @@ class WebGame:
     match: HumanMatch | None = None
     error: str = ""
     done: bool = False
+    events: list[Event] = field(default_factory=list)
+    """Every engine event so far (omniscient: spectators get only their public
+    text, delayed, :func:`league.server.human_games.spectator_feed`)."""
+    finished_at: float = 0.0
 
 
 @dataclass
@@ -104,6 +109,19 @@ class HumanTables:
 
     def running(self) -> list[WebGame]:
         return [g for g in self.games.values() if not g.done]
+
+    def forget_finished(self, *, keep_s: float = 3600.0, now: float | None = None) -> None:
+        """Drop games over for more than ``keep_s`` (their replay stays in the database)."""
+        now = time.monotonic() if now is None else now
+        for token in [t for t, g in self.games.items() if g.done and now - g.finished_at > keep_s]:
+            del self.games[token]
+
+    def by_match(self, key: str) -> WebGame:
+        """The game playing (or that played) match ``key``, for spectators."""
+        for game in self.games.values():
+            if game.match is not None and game.match.key == key and not game.error:
+                return game
+        raise HTTPException(404, f"no game against a bot is being played as match {key!r}")
 
     def of(self, token: str, author_id: int | None) -> WebGame:
         game = self.games.get(token)

@@ -91,6 +91,50 @@ def event_entries(record: MatchRecord, viewer: int | None = None) -> list[list[s
     return entries
 
 
+PRIVATE_OUTCOME = "(what this settled is not public)"
+"""A public line's place for an outcome the seats read differently (a card taken
+face down, known to its passer only)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PublicEntry:
+    """One event as someone at no seat may read it, and whether it settled a round."""
+
+    lines: tuple[str, ...]
+    settles: bool
+    """Something was settled (a challenge, a reveal, a score, a card taken): the end
+    of a round, for a spectator's delay."""
+
+
+def public_entries(
+    game: Game[Any, Any, Any, Any], rules: Any, num_seats: int, events: Sequence[Event]
+) -> list[PublicEntry]:
+    """``events`` as a spectator may read them: actions and chance as the engine
+    describes them to a viewer who holds no seat (``viewer=num_seats``: no cup, no
+    hand, only counts), and an outcome only when every seat reads it alike (else
+    :data:`PRIVATE_OUTCOME`)."""
+    public = num_seats
+    state = game.new_game(rules, num_seats)
+    entries: list[PublicEntry] = []
+    for index, event in enumerate(events, start=1):
+        text = event_text(game, state, event, public)
+        after = apply_event(game, state, event)
+        lines = [f"{index:4d}  {HIDDEN_CHANCE if text is None else text}"]
+        settles = False
+        if isinstance(event, ActionEvent):
+            read = {
+                outcome_text(game, game.observe(state, seat), game.observe(after, seat), event.seat)
+                for seat in range(num_seats)
+            }
+            settles = read != {None}
+            if settles:
+                said = read.pop() if len(read) == 1 else PRIVATE_OUTCOME
+                lines.append(f"{OUTCOME_MARK}{said}")
+        entries.append(PublicEntry(tuple(lines), settles))
+        state = after
+    return entries
+
+
 def seat_transcript(record: MatchRecord, seat: int, message_pages: Sequence[str]) -> list[str]:
     """The pages of ``arena replay --seat N``: the messages ``seat`` was sent
     (``message_pages``, one per message of :func:`referee.records.replay.seat_messages`, in

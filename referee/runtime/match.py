@@ -30,6 +30,7 @@ from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
+from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.faults import (
     BotFault,
     BotStartupError,
@@ -226,13 +227,18 @@ async def run_match(
     launcher: Launcher | None = None,
     observer: MessageLog | None = None,
     logs: dict[int, bytes] | None = None,
+    on_event: Callable[[Event], None] | None = None,
 ) -> MatchRecord:
     """Play ``spec`` to the end and return its record. Raises only for bad specs
     (unknown game, bad rules, wrong seat count): never because of a bot.
 
     ``logs``, if given, receives what each seat's process wrote during the match
-    (capped; for the bot's author, never part of the public record)."""
+    (capped; for the bot's author, never part of the public record). ``on_event``
+    is called with each engine event as it is applied (a live spectator's feed,
+    :mod:`league.server.human_games`: it sees omniscient events and must show only
+    their public text)."""
     table = _Table(spec, limits or Limits(), launcher or FreshLauncher(), observer, logs)
+    table.on_event = on_event
     return await table.run()
 
 
@@ -281,6 +287,7 @@ class _Table:
         self.done = trio.Event()
         """Set when the decision loop is over: the seat tasks then close their streams."""
         self.watch = EarlyWatch()
+        self.on_event: Callable[[Event], None] | None = None
 
     async def run(self) -> MatchRecord:
         """Start a task per seat, play once every seat is ready or failed, seal the record."""
@@ -404,6 +411,8 @@ class _Table:
             if actor == CHANCE:
                 drawn = driver.draw(rng)
                 digest = driver.apply_chance(drawn)
+                if self.on_event is not None:
+                    self.on_event(ChanceEvent(drawn))
                 events.append(
                     RecordedEvent(
                         seat=None, outcome=drawn, at_ms=_since(self.clock_start), state=digest
@@ -442,6 +451,8 @@ class _Table:
         action_message, elapsed = await _ask(seat, request, self.limits, self.observer, self.watch)
         action = _decode(self.codec, action_message)
         digest = self._act(driver, decision, action)
+        if self.on_event is not None:
+            self.on_event(ActionEvent(decision.seat, action))
         return RecordedEvent(
             seat=decision.seat,
             action=action_json(action_message.SerializeToString(deterministic=True)),

@@ -106,7 +106,12 @@ def test_a_person_plays_a_bot_by_clicks(tab: Watched, served: tuple[Served, str]
         if event.seat == 0
     ]
     assert [v.strip() for v in views] == expected
-    page.click("#replay-link")
+    key = replay.rsplit("/", 1)[1]
+    page.goto(f"{site.url}/watch/{key}")  # what spectators saw, now whole
+    expect(page.locator("body[data-state=over]")).to_have_count(1)
+    expect(page.locator("#watch-replay")).to_be_visible()
+    assert "dice shown" in page.inner_text("#feed")
+    page.click("#watch-replay")
     page.wait_for_selector("body[data-ready=true]")
     humans = site.get("/api/leagues/humans-liars_dice/standings").json()
     assert {row["bot"] for row in humans["standings"]} == {"human:ada", "probability"}

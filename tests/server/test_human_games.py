@@ -199,3 +199,37 @@ def test_playing_needs_a_login_and_a_real_bot(site: Site, tmp_path: Path) -> Non
         == 400
     )
     arena("league", "list", db=served.db)
+
+
+def test_spectators_see_the_public_view_a_round_behind(site: Site) -> None:
+    served = site.served
+    cy = login(served, add_author(served.db, "cy"))
+    page = start(site, cy, seat="1")
+    token = csrf_of(served, cy)
+    key = None
+    settled: list[str] = []  # what each finished round's reveal said, as the player read it
+    while True:
+        data = wait_for(site, page, cy, "your-move", "over")
+        key = data["match"]
+        if data["state"] == "over":
+            break
+        settled += data["view"]["news"]
+        live = served.get("/live").text
+        assert f"/watch/{key}" in live and "cy" in live
+        feed = served.get(f"/watch/{key}/feed").json()
+        assert feed["state"] == "running" and feed["replay"] is None
+        shown = "\n".join(feed["lines"])
+        if settled:  # the last finished round is held back, and the one in play
+            assert settled[-1] not in shown, (settled[-1], shown)
+            assert feed["held_back"] > 0
+        for line in feed["lines"]:  # nobody's cup: counts only until the reveal
+            assert "roll:" not in line or re.search(r"roll: seat 0 \(\d dic?e\)", line), line
+        assert send(site, page, cy, data["view"]["decision"], 0, token) == 200
+    assert len(settled) >= 2, settled
+    final = served.get(f"/watch/{key}/feed").json()
+    assert final["state"] == "over" and final["replay"] == f"/matches/{key}"
+    assert final["held_back"] == 0
+    assert all(text in "\n".join(final["lines"]) for text in settled)
+    watch = served.get(f"/watch/{key}")
+    assert watch.status == 200 and "watch.js" in watch.text
+    assert served.get("/watch/humans-liars_dice-999/feed").status == 404
