@@ -332,5 +332,6 @@ def test_a_crash_in_act_shows_the_authors_traceback_and_keeps_it_out_of_the_reco
     assert code == 1, out
     assert "output, last lines:" in out and "Traceback (most recent call last):" in out, out
     assert "RuntimeError: the bot's own bug" in out and "misbehaving.py" in out, out
-    assert "the bot's own bug" in record.read_text()  # the fault message names the error
+    assert "the bot's own bug" not in record.read_text()  # not even the exception's text
+    assert "Exception iterating responses (the bot's own error message" in record.read_text()
     assert "Traceback" not in record.read_text()

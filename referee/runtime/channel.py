@@ -378,11 +378,38 @@ def _reader_done(result: outcome.Outcome[None]) -> None:
     result.unwrap()
 
 
+TRANSPORT_CODES = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.INTERNAL,
+    }
+)
+"""Status codes the referee's own gRPC client reports (a dropped connection, a message
+over the cap, bytes it cannot parse): their details are gRPC's, not the bot's."""
+BOT_DETAILS = (
+    "the bot's own error message, kept out of the record (its author reads it, and an"
+    " SDK bot's traceback, in the bot's output)"
+)
+
+
+def public_details(closed: StreamClosed) -> str:
+    """What a fault message may quote of ``closed.details``: gRPC's own words for a
+    transport code, never the text a bot's server wrote (an exception's message, an
+    abort's details): the record is public, a bot's output is its author's only."""
+    if closed.code in TRANSPORT_CODES:
+        return closed.details[:300]
+    head = closed.details.split(":", 1)[0] if ":" in closed.details else ""
+    return f"{head} ({BOT_DETAILS})" if head == "Exception iterating responses" else BOT_DETAILS
+
+
 def closed_fault(closed: StreamClosed) -> BotFault:
     """Name the fault for a stream that ended while the referee still needed it."""
     if closed.code is None:
         return BotCrashed("the bot closed its stream before the match ended")
-    text = f"stream broke: {closed.code.name}: {closed.details}"
+    text = f"stream broke: {closed.code.name}: {public_details(closed)}"
     if "keepalive" in closed.details.lower() or "ping" in closed.details.lower():
         return BotStalled(text)
     if closed.code == grpc.StatusCode.RESOURCE_EXHAUSTED:

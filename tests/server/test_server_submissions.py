@@ -336,6 +336,48 @@ def test_a_bots_logs_are_shown_to_its_author_only(site: Site) -> None:
     assert log(mine, author) == 403
 
 
+def test_a_crashed_bots_traceback_reaches_its_author_on_the_server_and_nobody_else(
+    site: Site,
+) -> None:
+    """The SDK prints a crash's traceback on stderr; the server keeps it with the
+    match's output, shows it to the bot's author and refuses everyone else."""
+    served = site.served
+    eve = add_author(served.db, "eve")
+    project = bot_project(site.tmp, "crash_bot")
+    source = project / "crash_bot.py"
+    source.write_text(  # fine under the check's default rules, crashes on two dice
+        source.read_text().replace(
+            "    def act(self, observation: Observation) -> Action:\n",
+            "    def act(self, observation: Observation) -> Action:\n"
+            "        if observation.rules.dice_per_player == 2:\n"
+            "            raise RuntimeError('crash_bot cannot count two dice')\n",
+        )
+    )
+    reply = submit_http(served, eve, "crash_bot", "crash_bot.tar.gz", packed(project))
+    assert reply.status == 200, reply.text
+    arena(
+        "bot", "add", "house_two", "--cmd", f"{sys.executable} -m example_bots.liars_dice_random",
+        "--game", GAME, "--no-check", db=served.db,
+    )  # fmt: skip
+    arena("league", "create", "twodice", "--game", GAME, "--bot", "crash_bot", "--bot",
+          "house_two", "--rule", "dice_per_player=2", db=served.db)  # fmt: skip
+    arena("league", "run", "twodice", "--max-matches", "1", "--no-progress", db=served.db)
+    match = served.get("/api/leagues/twodice/matches").json()[0]
+    mine = match["bots"].index("crash_bot")
+    owner, other = login(served, eve), login(served, site.bob)
+    path = f"/matches/{match['key']}/logs/{mine}"
+    shown = served.get(path, headers={"cookie": owner})
+    assert shown.status == 200, shown.text
+    assert "Traceback (most recent call last)" in shown.text
+    assert "RuntimeError: crash_bot cannot count two dice" in shown.text
+    assert served.get(path, headers={"cookie": other}).status == 403
+    assert served.get(path).status == 403
+    page = served.get("/bots/crash_bot", headers={"cookie": owner}).text
+    assert path in page and "(crash)" in page
+    record = served.get(f"/api/matches/{match['key']}").text
+    assert "cannot count two dice" not in record  # the public record holds no output
+
+
 def test_script_in_a_submitted_name_is_refused(site: Site) -> None:
     reply = submit_http(site.served, site.bob, "<script>alert(5)</script>", "x.py", CRASHER)
     assert reply.status == 400, reply.text
