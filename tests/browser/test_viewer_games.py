@@ -245,6 +245,12 @@ def test_screenshot_per_game(
     target = directory / f"{game}.png"
     page.screenshot(path=str(target))
     assert target.stat().st_size > 10_000
+    if game == "liars_dice":  # the omniscient view too, mid-round: every cup face up
+        page.select_option("#seat-select", "all")
+        while ": bid " not in page.inner_text("#event-text"):
+            page.click("#next")
+        page.evaluate("document.getElementById('controls').scrollIntoView()")
+        page.screenshot(path=str(directory / "liars_dice_all.png"))
     assert tab.problems == []
 
 
