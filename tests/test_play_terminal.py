@@ -16,6 +16,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -205,3 +206,23 @@ def test_the_terminal_asker_asks_again_until_a_legal_number() -> None:
         TerminalAsker(io.StringIO(""), io.StringIO()).ask(view)
     with pytest.raises(HumanLeft):
         TerminalAsker(io.StringIO("resign\n"), io.StringIO()).ask(view)
+
+
+def test_ctrl_c_stops_the_game_stores_nothing_and_leaves_no_bot_running(tmp_path: Path) -> None:
+    from tests.e2e.conftest import referee_uids, sandboxed_processes
+
+    db = tmp_path / "arena.db"
+    screen = Screen(db, "--game", "liars_dice", "--bot", RANDOM, "--seat", "0")
+    assert screen.read_until(PROMPT) is not None, screen.text.decode()
+    uids = referee_uids(screen.process.pid)
+    assert sandboxed_processes(screen.process.pid, uids), "the bot runs sandboxed"
+    screen.process.send_signal(signal.SIGINT)
+    code, text = screen.finish()
+    assert code == 130, text
+    assert "interrupted: the game was not stored" in text and "Traceback" not in text, text
+    deadline = time.monotonic() + 5
+    while sandboxed_processes(screen.process.pid, uids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sandboxed_processes(screen.process.pid, uids) == []
+    matches = arena(db, "league", "matches", "humans-liars_dice", "--json")
+    assert matches.returncode == 0 and json.loads(matches.stdout) == [], matches.stdout

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from league.cli.common import SANDBOX_DEFAULTS as DEFAULTS
 from league.cli.common import (
+    EXIT_INTERRUPTED,
     NoSandboxOption,
     check_sandbox,
     context_of,
@@ -27,6 +27,7 @@ from league.cli.common import (
     sole_error,
     transaction,
 )
+from league.cli.common import SANDBOX_DEFAULTS as DEFAULTS
 from referee.gamekit.errors import GameError
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class TerminalAsker:
             self.out.flush()
             line = self._readline()
             if self.closed.is_set():
-                self.out.write("\nthe game is over (your time ran out)\n")
+                self.out.write("\nthe game ended before your answer\n")
                 raise HumanLeft("the match ended while you were thinking")
             if not line:
                 raise HumanLeft("end of input: you left the table")
@@ -179,8 +180,13 @@ def play_command(  # long: the options, then one game played and reported
     engine = context_of(ctx).engine()
     try:
         match, record = trio.run(lambda: play_human_game(engine, plan, asker, sandbox=sandbox))
-    except Exception as error:
-        raise fail(str(sole_error(error))) from None
+    except BaseException as error:  # trio wraps what a task raised in a group
+        inner = sole_error(error)
+        if isinstance(inner, KeyboardInterrupt):
+            raise fail("interrupted: the game was not stored", EXIT_INTERRUPTED) from None
+        if isinstance(inner, Exception):
+            raise fail(str(inner)) from None
+        raise
     typer.echo(f"\nmatch {match.key} ({record.reason}):")
     for line in result_lines(record):
         typer.echo(line)
