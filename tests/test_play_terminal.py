@@ -209,7 +209,8 @@ def test_the_terminal_asker_asks_again_until_a_legal_number() -> None:
 
 
 def test_ctrl_c_stops_the_game_stores_nothing_and_leaves_no_bot_running(tmp_path: Path) -> None:
-    from tests.e2e.conftest import referee_uids, sandboxed_processes
+    from referee.runtime.sandbox import referee_uids
+    from tests.e2e.conftest import sandboxed_processes
 
     db = tmp_path / "arena.db"
     screen = Screen(db, "--game", "liars_dice", "--bot", RANDOM, "--seat", "0")
