@@ -173,6 +173,8 @@ async def game_state(request: Request) -> Response:
         data = {"state": "error", "error": game.error}
     elif game.done and data["state"] != "over":
         data = {"state": "over", "view": None}
+    elif not game.done and data["state"] == "over":  # told the end; not stored yet
+        data = {"state": "waiting"}
     data["match"] = game.match.key if game.match else None
     data["replay"] = f"/matches/{game.match.key}" if game.match and game.done else None
     return JSONResponse(data, headers={"cache-control": "no-store"})

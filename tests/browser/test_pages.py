@@ -251,6 +251,7 @@ def test_a_replay_has_the_menu_bar_and_no_wall_of_deal_text(tab: Watched, site: 
         "/",
         "/",
         "/bots",
+        "/live",
         "/submit",
         "/login",
     ]

@@ -89,5 +89,12 @@ def test_a_replay_has_the_sites_menu_bar(served: Served) -> None:
     page = reply.text
     nav = re.search(r'<header class="top">\s*<nav>.*?</nav>', page, re.S)
     assert nav is not None
-    assert re.findall(r'href="([^"]+)"', nav.group(0)) == ["/", "/", "/bots", "/submit", "/login"]
+    assert re.findall(r'href="([^"]+)"', nav.group(0)) == [
+        "/",
+        "/",
+        "/bots",
+        "/live",
+        "/submit",
+        "/login",
+    ]
     assert "form-action 'self'" in reply.headers["content-security-policy"]
