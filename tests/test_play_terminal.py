@@ -79,10 +79,22 @@ class Screen:
     def type(self, line: str) -> None:
         os.write(self.controller, line.encode() + b"\n")
 
-    def finish(self) -> tuple[int, str]:
-        while self.read_until(re.compile(rb"\Z(?!x)x"), timeout_s=2) is not None:
-            pass
-        code = self.process.wait(timeout=60)
+    def finish(self, timeout_s: float = 60) -> tuple[int, str]:
+        """Read to the end of the output; the exit code and everything printed."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.controller], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(self.controller, 65536)
+                except OSError:  # the program ended and closed the terminal
+                    break
+                if not chunk:
+                    break
+                self.text += chunk
+            elif self.process.poll() is not None:
+                break
+        code = self.process.wait(timeout=max(1.0, deadline - time.monotonic()))
         os.close(self.controller)
         return code, self.text.decode("utf-8", "replace")
 
@@ -219,7 +231,7 @@ def test_ctrl_c_stops_the_game_stores_nothing_and_leaves_no_bot_running(tmp_path
     assert sandboxed_processes(screen.process.pid, uids), "the bot runs sandboxed"
     screen.process.send_signal(signal.SIGINT)
     code, text = screen.finish()
-    assert code == 130, text
+    assert code == 130, f"exit {code}: {text[-1500:]}"
     assert "interrupted: the game was not stored" in text and "Traceback" not in text, text
     deadline = time.monotonic() + 5
     while sandboxed_processes(screen.process.pid, uids) and time.monotonic() < deadline:

@@ -182,7 +182,9 @@ def play_command(  # long: the options, then one game played and reported
         match, record = trio.run(lambda: play_human_game(engine, plan, asker, sandbox=sandbox))
     except BaseException as error:  # trio wraps what a task raised in a group
         inner = sole_error(error)
-        if isinstance(inner, KeyboardInterrupt):
+        if isinstance(inner, KeyboardInterrupt) or (
+            isinstance(inner, BaseExceptionGroup) and inner.subgroup(KeyboardInterrupt)
+        ):
             raise fail("interrupted: the game was not stored", EXIT_INTERRUPTED) from None
         if isinstance(inner, Exception):
             raise fail(str(inner)) from None
