@@ -39,8 +39,13 @@ from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
 
 SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.max_receive_message_length", 16 << 20),
-    # The referee pings during long matches to detect frozen peers; allow it.
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
+    # The referee pings an idle stream every 5 s to detect frozen peers (a seat thinking
+    # long: a person, a generous time limit); allow it. gRPC's key for the least
+    # interval between pings it accepts without data is this one (the C constant is
+    # named ..._MIN_RECV_PING_INTERVAL_...: that spelling is ignored, and the default of
+    # 5 minutes and 2 strikes then ended the stream with GOAWAY "too_many_pings").
+    ("grpc.http2.min_ping_interval_without_data_ms", 1000),
+    ("grpc.http2.max_ping_strikes", 0),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.so_reuseport", 0),
 ]

@@ -50,6 +50,8 @@ RAW_MODES = ("wrong-turn", "early", "twice", "bytes", "no-ready", "protocol1", "
 
 MODE = "crash"
 AFTER = 1
+THINK_S = 16.0
+"""How long ``--mode think`` thinks once (the referee pings an idle stream every 5 s)."""
 
 
 def note_pid(pid: int) -> None:
@@ -92,6 +94,9 @@ class MisbehavingBot(Bot[Observation, Action]):
         if MODE == "slow":
             if self.turns <= AFTER + 3:
                 time.sleep(0.35)
+            return self.rng.choice(list(legal_actions(observation)))
+        if MODE == "think" and self.turns == AFTER + 1:
+            time.sleep(THINK_S)  # within a generous limit: long enough for 3 keepalive pings
             return self.rng.choice(list(legal_actions(observation)))
         if MODE == "freeze":
             while True:  # stay frozen even if something sends SIGCONT
@@ -193,6 +198,7 @@ def main() -> None:
             "freeze",
             "slow",
             "slow-ready",
+            "think",
             *RAW_MODES,
         ],
     )
