@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from referee.core.catalogue import get_game
 from sdk.bot import Bot, MatchInfo, MatchResult
-from sdk.legality import legal_actions
+from sdk.legality import game_of, legal_actions
 
 HIDDEN_FIELDS = frozenset({"seat", "num_seats", "rules"})
 """Observation fields every view leaves out (said once at the top instead)."""
@@ -77,8 +77,17 @@ class Asker(Protocol):
         pending :meth:`ask` must stop waiting and raise :class:`HumanLeft`."""
 
 
-def value_text(value: Any) -> str:
-    """A compact, readable text of an observation value."""
+FieldText = Callable[[str, Any], "str | None"]
+"""A game's own text for a named field (:meth:`referee.gamekit.base.Game.view_text`)."""
+
+
+def _no_field_text(name: str, value: Any) -> str | None:
+    return None
+
+
+def value_text(value: Any, field_text: FieldText = _no_field_text) -> str:
+    """A compact, readable text of an observation value; ``field_text`` gives a
+    game's own text for named fields, at any depth."""
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -90,32 +99,39 @@ def value_text(value: Any) -> str:
         return str(value)  # a type with its own text (a card: "Ah")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         parts = [
-            f"{f.name.replace('_', ' ')} {value_text(getattr(value, f.name))}"
+            f"{f.name.replace('_', ' ')} {_field(f.name, getattr(value, f.name), field_text)}"
             for f in dataclasses.fields(value)
         ]
         return "(" + ", ".join(parts) + ")"
     if isinstance(value, tuple | list | frozenset | set):
-        items = [value_text(item) for item in value]
+        items = [value_text(item, field_text) for item in value]
         if all(isinstance(item, int | str) and not isinstance(item, bool) for item in value):
             return " ".join(items) if items else "none"
         return "; ".join(items) if items else "none"
     return str(value)
 
 
+def _field(name: str, value: Any, field_text: FieldText) -> str:
+    own = field_text(name, value)
+    return own if own is not None else value_text(value, field_text)
+
+
 def observation_lines(observation: Any) -> tuple[str, ...]:
     """``field: value`` for every field of ``observation`` but the seat, seat count
-    and rules."""
+    and rules (the game's :meth:`~referee.gamekit.base.Game.view_text` where it has
+    one)."""
     if not dataclasses.is_dataclass(observation):
         return (value_text(observation),)
+    field_text = game_of(observation).view_text
     lines = []
     for f in dataclasses.fields(observation):
         if f.name in HIDDEN_FIELDS:
             continue
         value = getattr(observation, f.name)
         if f.name in PAST_FIELDS and isinstance(value, tuple) and len(value) > 1:
-            text = f"{len(value)} so far, the last: {value_text(value[-1])}"
+            text = f"{len(value)} so far, the last: {value_text(value[-1], field_text)}"
         else:
-            text = value_text(value)
+            text = _field(f.name, value, field_text)
         lines.append(f"{f.name.replace('_', ' ')}: {text}")
     return tuple(lines)
 

@@ -388,6 +388,13 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
         known, so the text is the one any other seat reads.
         """
 
+    def view_text(self, name: str, value: Any) -> str | None:
+        """A person's text for the observation field ``name`` holding ``value``
+        (:func:`sdk.human.observation_lines`, what ``arena play`` shows), for a field
+        whose plain text does not read well (counts per card kind, a scorecard);
+        None (the default): the plain text."""
+        return None
+
     def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
         """What an action of ``seat`` led to: who challenged, what was revealed, who
         lost a die, a chip or a penalty, who took which card, what a score was worth.

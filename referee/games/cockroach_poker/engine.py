@@ -750,6 +750,15 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
             return None
         return bool(action.card == action.claim)
 
+    def view_text(self, name: str, value: Any) -> str | None:
+        # A hand and a face-up pile are counts per kind: name the kinds.
+        if name in ("hand", "face_up") and isinstance(value, tuple):
+            held = [
+                f"{count} {kind.label}" for kind, count in zip(KINDS, value, strict=False) if count
+            ]
+            return ", ".join(held) if held else "none"
+        return None
+
     def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
         """What an action of ``seat`` settled, read from the record of finished rounds
         that states and observations both carry (see :meth:`Game.describe_outcome`)."""

@@ -532,6 +532,15 @@ class DicePoker(Game[Rules, State, Action, Observation]):
             return f"seat {state.current} re-rolls {len(state.pending)} dice: {values}"
         return f"seat {state.current} rolls {values} (round {state.turn})"
 
+    def view_text(self, name: str, value: Any) -> str | None:
+        # A scorecard's lines by name: "aces 3, twos -, ..." ("-": still open).
+        if name == "lines" and isinstance(value, tuple):
+            return ", ".join(
+                f"{line.name.lower().replace('_', ' ')} {'-' if points is None else points}"
+                for line, points in zip(_LINES, value, strict=False)
+            )
+        return None
+
     def describe_outcome(self, before: Any, after: Any, seat: int) -> str | None:
         """What an action of ``seat`` settled, read from the record of finished rounds
         that states and observations both carry (see :meth:`Game.describe_outcome`)."""
