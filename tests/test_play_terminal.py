@@ -94,7 +94,16 @@ class Screen:
                 self.text += chunk
             elif self.process.poll() is not None:
                 break
-        code = self.process.wait(timeout=max(1.0, deadline - time.monotonic()))
+        try:
+            code = self.process.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.process.kill()  # never leave it running for a later test to trip on
+            self.process.wait()
+            os.close(self.controller)
+            raise AssertionError(
+                f"arena play still running after {timeout_s:g} s; it printed:\n"
+                + self.text.decode("utf-8", "replace")[-2000:]
+            ) from None
         os.close(self.controller)
         return code, self.text.decode("utf-8", "replace")
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import secrets
 import select
+import signal
 import sys
 import threading
-from typing import TYPE_CHECKING, Annotated, TextIO
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, TextIO, TypeVar
 
 import typer
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from sdk.human import SeatView
 
 QUIT_WORDS = frozenset({"q", "quit", "resign"})
+T = TypeVar("T")
 
 
 class TerminalAsker:
@@ -54,7 +57,7 @@ class TerminalAsker:
             descriptor = self.source.fileno()
         except (OSError, ValueError):
             return self.source.readline()
-        while not self.closed.is_set():
+        while not self.closed.is_set() and threading.main_thread().is_alive():
             ready, _, _ = select.select([descriptor], [], [], 0.2)
             if ready:
                 return self.source.readline()
@@ -97,6 +100,31 @@ class TerminalAsker:
         self._show(view)
         self.out.write(f"game over: {view.result}\n")
         self.out.flush()
+
+
+async def _until_interrupted(play: Callable[[], Awaitable[T]]) -> T | None:
+    """``play()``, or None if SIGINT (Ctrl-C) or SIGTERM comes first: the signal
+    cancels the game like any cancellation (the reserved match is removed, the seat's
+    question closed, the bots stopped) instead of a KeyboardInterrupt landing
+    wherever the main thread happens to be."""
+    import trio
+
+    result: list[T] = []
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+            async def game() -> None:
+                result.append(await play())
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch)
+            nursery.start_soon(game)
+    return result[0] if result else None
 
 
 def play_command(  # long: the options, then one game played and reported
@@ -179,16 +207,16 @@ def play_command(  # long: the options, then one game played and reported
     )
     engine = context_of(ctx).engine()
     try:
-        match, record = trio.run(lambda: play_human_game(engine, plan, asker, sandbox=sandbox))
-    except BaseException as error:  # trio wraps what a task raised in a group
-        inner = sole_error(error)
-        if isinstance(inner, KeyboardInterrupt) or (
-            isinstance(inner, BaseExceptionGroup) and inner.subgroup(KeyboardInterrupt)
-        ):
-            raise fail("interrupted: the game was not stored", EXIT_INTERRUPTED) from None
-        if isinstance(inner, Exception):
-            raise fail(str(inner)) from None
-        raise
+        played = trio.run(
+            _until_interrupted, lambda: play_human_game(engine, plan, asker, sandbox=sandbox)
+        )
+    except KeyboardInterrupt:  # before the game's signal watch started, or after it ended
+        played = None
+    except Exception as error:
+        raise fail(str(sole_error(error))) from None
+    if played is None:
+        raise fail("interrupted: the game was not stored", EXIT_INTERRUPTED)
+    match, record = played
     typer.echo(f"\nmatch {match.key} ({record.reason}):")
     for line in result_lines(record):
         typer.echo(line)
