@@ -59,9 +59,19 @@ class SeatView:
     over: bool = False
     result: str = ""
     """How the match ended, for the seat (when ``over``)."""
+    observation: Any = dataclasses.field(default=None, compare=False, repr=False)
+    """The observation itself (a page draws it with the game's replay renderer)."""
+    previous: Any = dataclasses.field(default=None, compare=False, repr=False)
+    """The observation of the seat's previous view (None for the first)."""
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The text parts, JSON-ready (not the observations: a server encodes those
+        with the game's codec to draw them)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in ("observation", "previous")
+        }
 
 
 class Asker(Protocol):
@@ -165,6 +175,7 @@ class HumanSeat(Bot[Any, Any]):
 
     def _view(self, observation: Any, **extra: Any) -> SeatView:
         assert self.match is not None
+        before = self.previous
         return SeatView(
             game=self.match.game,
             seat=self.match.seat,
@@ -172,6 +183,8 @@ class HumanSeat(Bot[Any, Any]):
             lines=observation_lines(observation),
             news=self._news(observation),
             decision=self.decisions,
+            observation=observation,
+            previous=before,
             **extra,
         )
 

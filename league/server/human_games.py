@@ -41,9 +41,12 @@ from league.server.submit import capped_body, parse_form
 from league.store.human_games import HumanMatch
 from league.store.models import BotRow
 from league.store.registry import NotFoundError, get_bot
-from referee.core.catalogue import get_game
+from referee.core.catalogue import game_names, get_codec, get_entry, get_game, load
+from referee.records.html_replay import renderer_script, viewer_asset
+from referee.records.replay import observation_json
 from referee.records.transcript import PublicEntry, public_entries
 from referee.runtime.sandbox import DEFAULT_SANDBOX
+from sdk.human import SeatView
 
 log = logging.getLogger("arena.server.play")
 
@@ -169,6 +172,9 @@ async def game_state(request: Request) -> Response:
         request.path_params["token"], session.author_id if session else None
     )
     data = game.asker.snapshot(server.human_tables.limits.think_s)
+    shown = game.asker.shown()
+    if data.get("view") and shown is not None:
+        data["board"] = board_json(game, shown)
     if game.error:
         data = {"state": "error", "error": game.error}
     elif game.done and data["state"] != "over":
@@ -195,6 +201,44 @@ async def game_move(request: Request) -> Response:
     if refused:
         return JSONResponse({"error": refused}, status_code=409)
     return JSONResponse({"ok": True})
+
+
+def board_json(game: WebGame, view: SeatView) -> dict[str, Any] | None:
+    """What the page needs to draw ``view`` with the game's replay renderer (the seat's
+    own observation, its previous one, the rule facts the renderer reads); None for a
+    game without a renderer (the text view alone then)."""
+    spec = get_entry(game.game).viewer
+    if spec.renderer is None or view.observation is None:
+        return None
+    codec = get_codec(game.game)
+    facts = load(spec.facts)(view.observation) if spec.facts else None
+    names = {game.seat: f"you ({game.player})", 1 - game.seat: game.bot}
+    return {
+        "renderer": spec.renderer,
+        "me": view.seat,
+        "obs": observation_json(codec, view.observation),
+        "prev": observation_json(codec, view.previous) if view.previous is not None else None,
+        "facts": facts,
+        "seats": [{"seat": s, "bot": names.get(s, f"seat {s}")} for s in range(view.num_seats)],
+    }
+
+
+async def viewer_script(request: Request) -> Response:
+    """The replay viewer's drawing kit and a game's renderer, as scripts of this
+    origin (the page's CSP runs no inline script)."""
+    name = request.path_params["name"]
+    if name == "kit":
+        text = viewer_asset("games.js")
+    elif name in game_names() and get_entry(name).viewer.script:
+        text = renderer_script(name)
+    else:
+        raise HTTPException(404, f"no viewer script {name!r}")
+    return Response(text, media_type="text/javascript", headers={"cache-control": "max-age=300"})
+
+
+async def viewer_css(request: Request) -> Response:
+    text = "#board { --card: #fff; --hl: #fff4c2; }\n" + viewer_asset("viewer.css")
+    return Response(text, media_type="text/css", headers={"cache-control": "max-age=300"})
 
 
 def delayed(entries: list[PublicEntry], over: bool) -> list[PublicEntry]:
@@ -248,6 +292,8 @@ def routes() -> list[BaseRoute]:
         Route("/play/{token}", game_page),
         Route("/play/{token}/state", game_state),
         Route("/play/{token}/move", game_move, methods=["POST"]),
+        Route("/static/viewer/board.css", viewer_css),
+        Route("/static/viewer/{name}.js", viewer_script),
         Route("/live", live_page),
         Route("/watch/{key}", watch_page),
         Route("/watch/{key}/feed", watch_feed),

@@ -71,6 +71,11 @@ class WebAsker:
             self._lock.notify_all()
             return None
 
+    def shown(self) -> SeatView | None:
+        """The view the page shows now: the final one, or the pending question's."""
+        with self._lock:
+            return self.final if self.final is not None else self.view
+
     def snapshot(self, think_s: float) -> dict[str, Any]:
         with self._lock:
             if self.final is not None:

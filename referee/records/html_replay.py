@@ -113,6 +113,12 @@ def _asset(name: str, package: str = "referee.records", folder: str = "viewer") 
     return text
 
 
+def viewer_asset(name: str) -> str:
+    """A file of the shared viewer kit (``games.js``, ``viewer.css``), for pages that
+    draw one seat's view with a game's renderer outside a replay (a browser game)."""
+    return _asset(name)
+
+
 def renderer_script(game: str) -> str:
     """The plugin renderer the game's registration names (``ViewerSpec.script``), or ""."""
     reference = get_entry(game).viewer.script

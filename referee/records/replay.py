@@ -546,6 +546,12 @@ def replay_steps(record: MatchRecord) -> list[ReplayStep]:
     return steps
 
 
+def observation_json(codec: Any, observation: Any) -> dict[str, Any]:
+    """One seat's observation as the replay viewer's renderers read it: the game's
+    protobuf message as JSON, field names as in the ``.proto``."""
+    return _observation_json(codec, observation)
+
+
 def _observation_json(codec: Any, observation: Any) -> dict[str, Any]:
     message: bot_pb2.Observation = codec.encode_observation(observation)
     game_field = message.WhichOneof("game")

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from referee.core.catalogue import get_game
+from referee.core.events import ActionEvent
+from referee.games.liars_dice.engine import Challenge
 from referee.records.record import MatchRecord
 from referee.records.replay import replay_states
 from sdk.human import observation_lines
@@ -70,6 +72,7 @@ def test_a_person_plays_a_bot_by_clicks(tab: Watched, served: tuple[Served, str]
     page.click("#play-button")
     expect(page.locator("#play-title")).to_contain_text("you (seat 0) against")
     views: list[str] = []
+    views_board: list[list[str]] = []
     shot = False
     while True:
         expect(page.locator("body[data-state=your-move], body[data-state=over]")).to_have_count(
@@ -77,7 +80,14 @@ def test_a_person_plays_a_bot_by_clicks(tab: Watched, served: tuple[Served, str]
         )
         if page.get_attribute("body", "data-state") == "over":
             break
-        views.append(page.inner_text("#view"))
+        views.append(page.text_content("#view") or "")
+        # The table is drawn by the game's replay renderer: seat 0's own dice face up,
+        # nobody else's hand drawn at all.
+        own = page.eval_on_selector_all(
+            "#board .hand[data-private-of='0'] .die", "ds => ds.map(d => d.dataset.v)"
+        )
+        assert page.locator("#board .hand[data-private-of='1']").count() == 0
+        views_board.append(own)
         buttons = page.locator("#choices button.choice")
         assert buttons.count() >= 1
         if not shot:
@@ -106,6 +116,21 @@ def test_a_person_plays_a_bot_by_clicks(tab: Watched, served: tuple[Served, str]
         if event.seat == 0
     ]
     assert [v.strip() for v in views] == expected
+    own_dice = [
+        [str(d) for d in game.observe(states[i], 0).own_dice]
+        for i, event in enumerate(record.events)
+        if event.seat == 0
+    ]
+    assert views_board == own_dice and any(own_dice)
+    # "What happened": each round's reveal once (a second polling loop per move used
+    # to add the last one again and again).
+    news = page.eval_on_selector_all("#news li", "items => items.map(i => i.textContent)")
+    challenges = sum(
+        1
+        for event in record.engine_events()
+        if isinstance(event, ActionEvent) and isinstance(event.action, Challenge)
+    )
+    assert len(news) == challenges, news
     key = replay.rsplit("/", 1)[1]
     page.goto(f"{site.url}/watch/{key}")  # what spectators saw, now whole
     expect(page.locator("body[data-state=over]")).to_have_count(1)

@@ -233,3 +233,14 @@ def test_spectators_see_the_public_view_a_round_behind(site: Site) -> None:
     watch = served.get(f"/watch/{key}")
     assert watch.status == 200 and "watch.js" in watch.text
     assert served.get("/watch/humans-liars_dice-999/feed").status == 404
+
+
+def test_the_game_page_draws_with_the_replay_viewers_scripts_from_this_origin(site: Site) -> None:
+    served = site.served
+    kit = served.get("/static/viewer/kit.js")
+    assert kit.status == 200 and kit.headers["content-type"].startswith("text/javascript")
+    assert "window.ArenaKit" in kit.text
+    game = served.get("/static/viewer/liars_dice.js")
+    assert game.status == 200 and "ArenaGames" in game.text
+    assert served.get("/static/viewer/board.css").headers["content-type"].startswith("text/css")
+    assert served.get("/static/viewer/nosuch.js").status == 404

@@ -17,6 +17,15 @@
   const replay = document.getElementById("replay-link");
   let shownDecision = -1;
   let sending = false;
+  let finished = false;
+  let timer = null;
+
+  /* One poll at a time: a move's answer asks for the next state sooner, never a
+     second polling loop (each move used to add one). */
+  function schedule(ms) {
+    clearTimeout(timer);
+    if (!finished) timer = setTimeout(poll, ms);
+  }
 
   function addNews(lines) {
     for (const line of lines || []) {
@@ -26,8 +35,29 @@
     }
   }
 
-  function showView(seatView) {
+  const board = document.getElementById("board");
+  const fields = document.getElementById("view-fields");
+
+  /* The table drawn by the game's replay renderer (the same one a replay's seat view
+     uses), from the seat's own observation only; without one, the text stays open. */
+  function drawBoard(data) {
+    const spec = data.board;
+    const draw = spec && window.ArenaGames && window.ArenaGames[spec.renderer];
+    board.textContent = "";
+    if (!draw) {
+      fields.open = true;
+      return;
+    }
+    const ctx = {
+      me: spec.me, seats: spec.seats, prevObs: spec.prev, facts: spec.facts,
+      step: { index: 1, event_public: "" },
+    };
+    board.appendChild(draw(spec.obs, ctx));
+  }
+
+  function showView(seatView, data) {
     view.textContent = (seatView.lines || []).join("\n");
+    drawBoard(data);
   }
 
   function offer(seatView) {
@@ -69,15 +99,18 @@
       for (const button of choices.querySelectorAll("button")) button.disabled = false;
     }).finally(function () {
       sending = false;
-      setTimeout(poll, 100);
+      schedule(100);
     });
   }
 
   function finish(data) {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
     choices.textContent = "";
     if (data.view) {
       addNews(data.view.news);
-      showView(data.view);
+      showView(data.view, data);
     }
     status.textContent = "game over";
     body.dataset.state = "over";
@@ -108,7 +141,7 @@
           if (seatView.decision !== shownDecision && !sending) {
             shownDecision = seatView.decision;
             addNews(seatView.news);
-            showView(seatView);
+            showView(seatView, data);
             offer(seatView);
             body.dataset.state = "your-move";
             body.dataset.decision = String(seatView.decision);
@@ -117,9 +150,9 @@
           status.textContent = "waiting for the bot";
           body.dataset.state = "waiting";
         }
-        setTimeout(poll, 400);
+        schedule(400);
       })
-      .catch(function () { setTimeout(poll, 2000); });
+      .catch(function () { schedule(2000); });
   }
 
   if (stateUrl && moveUrl) poll();
