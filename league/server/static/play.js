@@ -60,8 +60,25 @@
     drawBoard(data);
   }
 
+  const filter = document.getElementById("choice-filter");
+  const FILTER_FROM = 12;
+
+  /* Many moves (Liar's Dice offers up to 60 bids): a box narrows the buttons to the
+     ones whose text holds what is typed ("6s", "challenge"). */
+  function narrow() {
+    const wanted = filter.value.trim().toLowerCase();
+    for (const button of choices.querySelectorAll("button.choice")) {
+      button.hidden = wanted !== "" && !button.textContent.toLowerCase().includes(wanted);
+    }
+  }
+  if (filter) filter.addEventListener("input", narrow);
+
   function offer(seatView) {
     choices.textContent = "";
+    if (filter) {
+      filter.hidden = seatView.choices.length < FILTER_FROM;
+      filter.value = "";
+    }
     seatView.choices.forEach(function (label, index) {
       const button = document.createElement("button");
       button.type = "button";
@@ -108,6 +125,7 @@
     finished = true;
     clearTimeout(timer);
     choices.textContent = "";
+    if (filter) filter.hidden = true;
     if (data.view) {
       addNews(data.view.news);
       showView(data.view, data);
