@@ -14,7 +14,8 @@ version makes it active).
 
 A match row is written, status ``playing``, when the game starts (it reserves the
 match key the record carries); :func:`finish_human_match` stores the result, or
-deletes the row of a game that was abandoned or aborted.
+deletes the row of a game that was abandoned or aborted; a row whose process died
+without a word is dropped a day later (:func:`drop_abandoned`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -41,6 +43,9 @@ from referee.records.record import MatchRecord
 
 MODE = "humans"
 PLAYING = "playing"
+ABANDONED_S = 24 * 3600
+"""A reservation still ``playing`` this long after its game started was abandoned (no
+game lasts a day: its moves are each bounded by the person's clock)."""
 HUMAN_VERSION = "human"
 HUMAN_PREFIX = "human:"
 
@@ -103,17 +108,51 @@ class HumanMatch:
     chance_key: bytes
 
 
+def _started_at(group: str) -> int | None:
+    """When a reservation's game started (its group ``h-UNIXTIME-RANDOM``), if it says."""
+    parts = group.split("-")
+    return int(parts[1]) if len(parts) == 3 and parts[0] == "h" and parts[1].isdigit() else None
+
+
+def drop_abandoned(*, session: Session, league: LeagueRow, now: float | None = None) -> int:
+    """Delete reservations of ``league`` still ``playing`` after :data:`ABANDONED_S`:
+    their process died without a word (SIGKILL, power cut), since a game ended any
+    other way stores its result or deletes its row. Returns how many."""
+    now = time.time() if now is None else now
+    dropped = 0
+    for row in list(
+        session.exec(
+            select(MatchRow).where(MatchRow.league_id == league.id, MatchRow.status == PLAYING)
+        )
+    ):
+        started = _started_at(row.group_key)
+        if started is not None and now - started > ABANDONED_S:
+            _delete_match(session, row)
+            dropped += 1
+    return dropped
+
+
+def _delete_match(session: Session, row: MatchRow) -> None:
+    for table in (SeatRow, MatchLogRow):
+        for item in session.exec(select(table).where(col(table.match_id) == row.id)):
+            session.delete(item)
+    session.delete(row)
+    session.flush()
+
+
 def start_human_match(
     *, session: Session, league: LeagueRow, seats: Sequence[BotRow]
 ) -> HumanMatch:
     """Reserve the next match of ``league`` for ``seats`` (status ``playing``) and
-    draw its deal key (a fresh group under the league's secret)."""
+    draw its deal key (a fresh group under the league's secret); first drop the
+    reservations of games abandoned long ago (:func:`drop_abandoned`)."""
     assert league.id is not None
+    drop_abandoned(session=session, league=league)
     last = session.exec(
         select(func.max(MatchRow.position)).where(MatchRow.league_id == league.id)
     ).one()
     position = 0 if last is None else last + 1
-    group = "h-" + secrets.token_hex(8)
+    group = f"h-{int(time.time())}-{secrets.token_hex(8)}"
     match = MatchRow(
         league_id=league.id,
         position=position,
@@ -153,11 +192,7 @@ def finish_human_match(
     if row is None:
         return False
     if record is None or record.reason == "aborted":
-        for table in (SeatRow, MatchLogRow):
-            for item in session.exec(select(table).where(col(table.match_id) == row.id)):
-                session.delete(item)
-        session.delete(row)
-        session.flush()
+        _delete_match(session, row)
         return False
     row.status = "pending"
     session.add(row)
