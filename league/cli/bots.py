@@ -14,13 +14,13 @@ from league.cli.common import (
     SANDBOX_DEFAULTS,
     NoSandboxOption,
     check_sandbox,
+    default_sandbox,
     echo_json,
     echo_table,
     fail,
     find_modules_here,
     output_tail,
     registered_bot,
-    sandbox_config,
     transaction,
 )
 from league.cli.scaffold import ScaffoldError, write_project
@@ -247,13 +247,7 @@ def check_command(
     """Play a few matches against the example bots, as a league would run the bot,
     and print PASS or FAIL with reasons (exit 0 on PASS, 1 on FAIL, 2 on bad input)."""
     spec = _resolve_bot(ctx, bot)
-    sandbox = sandbox_config(
-        no_sandbox=no_sandbox,
-        memory_mb=SANDBOX_DEFAULTS.memory_mb,
-        cpu_s=SANDBOX_DEFAULTS.cpu_s,
-        max_procs=SANDBOX_DEFAULTS.max_procs,
-        cpus=SANDBOX_DEFAULTS.cpus,
-    )
+    sandbox = default_sandbox(no_sandbox=no_sandbox)
     check_sandbox(sandbox)
     report = _run_check(
         spec, game, matches, time_limit, startup_timeout, sandbox, vary_rules=vary_rules, label=bot

@@ -209,6 +209,17 @@ def sandbox_config(
     )
 
 
+def default_sandbox(*, no_sandbox: bool) -> SandboxConfig:
+    """The default sandbox (``--no-sandbox``: none), for commands without limit options."""
+    return sandbox_config(
+        no_sandbox=no_sandbox,
+        memory_mb=DEFAULT_SANDBOX.memory_mb,
+        cpu_s=DEFAULT_SANDBOX.cpu_s,
+        max_procs=DEFAULT_SANDBOX.max_procs,
+        cpus=DEFAULT_SANDBOX.cpus,
+    )
+
+
 def check_sandbox(sandbox: SandboxConfig) -> None:
     """Refuse to run without the sandbox's tools (clear error, exit 2); say once on
     stderr when control groups cannot bound bots here (rlimits still apply)."""

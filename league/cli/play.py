@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 import select
+import shlex
 import signal
 import sys
 import threading
@@ -22,14 +23,13 @@ from league.cli.common import (
     NoSandboxOption,
     check_sandbox,
     context_of,
+    default_sandbox,
     fail,
     find_modules_here,
     parse_rule_options,
-    sandbox_config,
     sole_error,
     transaction,
 )
-from league.cli.common import SANDBOX_DEFAULTS as DEFAULTS
 from referee.gamekit.errors import GameError
 
 if TYPE_CHECKING:
@@ -180,14 +180,8 @@ def play_command(  # long: the options, then one game played and reported
         opponents = [opponent_row(session, text, game) for text in bot]
         for row in opponents:
             session.expunge(row)
-    find_modules_here(tuple(row.command.split()) for row in opponents if row.command)
-    sandbox = sandbox_config(
-        no_sandbox=no_sandbox,
-        memory_mb=DEFAULTS.memory_mb,
-        cpu_s=DEFAULTS.cpu_s,
-        max_procs=DEFAULTS.max_procs,
-        cpus=DEFAULTS.cpus,
-    )
+    find_modules_here(tuple(shlex.split(row.command)) for row in opponents if row.command)
+    sandbox = default_sandbox(no_sandbox=no_sandbox)
     check_sandbox(sandbox)
     plan = HumanGame(
         game=game,

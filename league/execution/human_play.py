@@ -15,7 +15,6 @@ sandbox as always. The finished match is stored in the game's humans league
 from __future__ import annotations
 
 import logging
-import shlex
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -39,12 +38,19 @@ from league.store.human_games import (
     start_human_match,
 )
 from league.store.models import BotRow
-from league.store.registry import NotFoundError, add_bot, bot_spec, content_version, get_bot
+from league.store.registry import (
+    NotFoundError,
+    add_bot,
+    bot_spec,
+    content_version,
+    get_bot,
+    parse_command,
+)
 from referee.core.events import Event
 from referee.records.record import MatchRecord
 from referee.runtime.launcher import FreshLauncher
 from referee.runtime.match import Limits, MatchSpec, run_match
-from referee.runtime.process import BotSpec, absolute_command, default_bot_name
+from referee.runtime.process import BotSpec, default_bot_name
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from sdk.human import Asker, HumanLeft, human_seat_factory
 from sdk.serve import serve
@@ -190,14 +196,8 @@ def opponent_row(session: Session, text: str, game: str) -> BotRow:
         if game not in row.games.split(","):
             raise LeagueError(f"bot {row.name!r} does not play {game} (it plays {row.games})")
         return row
-    try:
-        argv = shlex.split(text)
-    except ValueError as error:
-        raise LeagueError(f"bad bot command {text!r}: {error}") from None
-    if not argv:
-        raise LeagueError("give a bot: a registered name or a command line")
-    name = default_bot_name(argv)
-    version = content_version(list(absolute_command(argv, Path.cwd())))
+    argv = parse_command(text)
+    name, version = default_bot_name(argv), content_version(argv)
     try:
         return get_bot(session=session, name=name, version=version)
     except NotFoundError:

@@ -95,10 +95,6 @@ def human_row(*, session: Session, player: str, game: str) -> BotRow:
     return row
 
 
-def is_human(bot: BotRow) -> bool:
-    return bot.name.startswith(HUMAN_PREFIX) and bot.version == HUMAN_VERSION
-
-
 @dataclass(frozen=True, slots=True)
 class HumanMatch:
     league: str

@@ -127,6 +127,19 @@ def _refuse_local_modules(name: str, argv: Sequence[str]) -> None:
             )
 
 
+def parse_command(command: str) -> list[str]:
+    """The argument vector of a bot's command line, its paths made absolute against
+    the current directory (a league runs the bot from elsewhere, and sandboxed);
+    :class:`LeagueError` for a line that does not parse or is empty."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise LeagueError(f"bad command line {command!r}: {error}") from None
+    if not argv:
+        raise LeagueError("empty command line")
+    return list(absolute_command(argv, Path.cwd()))
+
+
 def _new_spec(
     name: str,
     command: str,
@@ -139,14 +152,7 @@ def _new_spec(
     """The spec of the version being added; ``version`` empty: the command's content
     version (:func:`content_version`), or ``service`` for a bot reached by address."""
     if command:
-        try:
-            argv = shlex.split(command)
-        except ValueError as error:
-            raise LeagueError(f"bad command line {command!r}: {error}") from None
-        if not argv:
-            raise LeagueError("empty command line")
-        # Stored absolute: a league runs the bot from elsewhere (and sandboxed).
-        argv = list(absolute_command(argv, Path.cwd()))
+        argv = parse_command(command)
         _refuse_local_modules(name, argv)
         version = version or content_version(argv)
         return BotSpec(name=name, command=tuple(argv), version=version)

@@ -58,10 +58,11 @@ def csrf_of(served: Served, cookie: str) -> str:
     return found.group(1)
 
 
-def start(site: Site, cookie: str, *, seat: str = "0", bot: str = "probability") -> str:
+def post_start(site: Site, cookie: str, *, seat: str, bot: str = "probability") -> Any:
+    """``POST /play`` from the bot page's form; the reply."""
     served = site.served
     body = f"csrf={csrf_of(served, cookie)}&bot={bot}&game=liars_dice&seat={seat}".encode()
-    reply = served.request(
+    return served.request(
         "/play",
         method="POST",
         data=body,
@@ -71,8 +72,12 @@ def start(site: Site, cookie: str, *, seat: str = "0", bot: str = "probability")
             "content-type": "application/x-www-form-urlencoded",
         },
     )
+
+
+def start(site: Site, cookie: str, *, seat: str = "0", bot: str = "probability") -> str:
+    reply = post_start(site, cookie, seat=seat, bot=bot)
     assert reply.status == 303, reply.text
-    return reply.headers["location"]
+    return str(reply.headers["location"])
 
 
 def state(site: Site, page: str, cookie: str) -> tuple[int, Any]:
@@ -163,18 +168,7 @@ def test_a_page_left_alone_loses_on_time_and_the_next_game_may_start(site: Site)
 
 
 def start_refused(site: Site, cookie: str) -> int:
-    served = site.served
-    body = f"csrf={csrf_of(served, cookie)}&bot=probability&game=liars_dice&seat=1".encode()
-    return served.request(
-        "/play",
-        method="POST",
-        data=body,
-        headers={
-            "cookie": cookie,
-            "origin": served.url,
-            "content-type": "application/x-www-form-urlencoded",
-        },
-    ).status
+    return int(post_start(site, cookie, seat="1").status)
 
 
 def test_playing_needs_a_login_and_a_real_bot(site: Site, tmp_path: Path) -> None:

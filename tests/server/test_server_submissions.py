@@ -286,18 +286,22 @@ def login(served: Served, token: str) -> str:
     return reply.headers["set-cookie"].split(";", 1)[0]
 
 
+def bot_acting_first(tmp: Path, name: str, lines: str) -> Path:
+    """A scaffolded bot project whose ``act`` runs ``lines`` (indented source) first."""
+    project = bot_project(tmp, name)
+    source = project / f"{name}.py"
+    head = "    def act(self, observation: Observation) -> Action:\n"
+    source.write_text(source.read_text().replace(head, head + lines))
+    return project
+
+
 def test_a_bots_logs_are_shown_to_its_author_only(site: Site) -> None:
     served = site.served
     dora = add_author(served.db, "dora")  # disabled at the end
-    project = bot_project(site.tmp, "log_bot")
-    source = project / "log_bot.py"
-    source.write_text(
-        source.read_text().replace(
-            "    def act(self, observation: Observation) -> Action:\n",
-            "    def act(self, observation: Observation) -> Action:\n"
-            "        import sys\n"
-            "        print('log_bot thinking', file=sys.stderr)\n",
-        )
+    project = bot_acting_first(
+        site.tmp,
+        "log_bot",
+        "        import sys\n        print('log_bot thinking', file=sys.stderr)\n",
     )
     reply = submit_http(served, dora, "log_bot", "log_bot.tar.gz", packed(project))
     assert reply.status == 200, reply.text
@@ -343,15 +347,11 @@ def test_a_crashed_bots_traceback_reaches_its_author_on_the_server_and_nobody_el
     match's output, shows it to the bot's author and refuses everyone else."""
     served = site.served
     eve = add_author(served.db, "eve")
-    project = bot_project(site.tmp, "crash_bot")
-    source = project / "crash_bot.py"
-    source.write_text(  # fine under the check's default rules, crashes on two dice
-        source.read_text().replace(
-            "    def act(self, observation: Observation) -> Action:\n",
-            "    def act(self, observation: Observation) -> Action:\n"
-            "        if observation.rules.dice_per_player == 2:\n"
-            "            raise RuntimeError('crash_bot cannot count two dice')\n",
-        )
+    project = bot_acting_first(  # fine under the check's default rules, crashes on two dice
+        site.tmp,
+        "crash_bot",
+        "        if observation.rules.dice_per_player == 2:\n"
+        "            raise RuntimeError('crash_bot cannot count two dice')\n",
     )
     reply = submit_http(served, eve, "crash_bot", "crash_bot.tar.gz", packed(project))
     assert reply.status == 200, reply.text
