@@ -78,6 +78,27 @@ def serve_command(
     max_streams_per_client: Annotated[
         int, typer.Option(min=1, help="Live-update streams one client may hold open.")
     ] = 16,
+    max_streams_per_group: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Live-update streams visitors not logged in may hold open from one network"
+            " (an address group: see the two prefix options).",
+        ),
+    ] = 32,
+    max_streams: Annotated[int, typer.Option(min=1, help="Live-update streams open in all.")] = 200,
+    stream_group_ipv4_prefix: Annotated[
+        int,
+        typer.Option(
+            min=0, max=32, help="IPv4 addresses sharing this prefix are one network (/24)."
+        ),
+    ] = 24,
+    stream_group_ipv6_prefix: Annotated[
+        int,
+        typer.Option(
+            min=0, max=128, help="IPv6 addresses sharing this prefix are one network (/64)."
+        ),
+    ] = 64,
     think_time: Annotated[
         float,
         typer.Option(
@@ -117,6 +138,10 @@ def serve_command(
     settings.forwarded_allow_ips = trusted
     settings.min_protocol = min_protocol
     settings.max_streams_per_client = max_streams_per_client
+    settings.max_streams_per_group = max_streams_per_group
+    settings.max_streams = max_streams
+    settings.stream_group_ipv4_prefix = stream_group_ipv4_prefix
+    settings.stream_group_ipv6_prefix = stream_group_ipv6_prefix
     try:
         server = make_server(engine, settings)
     except (KeyError_, OSError) as error:

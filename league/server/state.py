@@ -58,6 +58,17 @@ class Settings:
     """Open event streams of one client at most (an author, by session cookie; else
     a client address); more get 429 (:mod:`league.server.live`). Room for a few
     people behind one address (a NAT) with a few tabs each, far from the total."""
+    max_streams_per_group: int = 32
+    """Open anonymous event streams from one network at most (an address group:
+    :attr:`stream_group_ipv4_prefix`, :attr:`stream_group_ipv6_prefix`); more get 429.
+    Two clients at their own cap; the total holds six full groups and some, so many
+    addresses of one network cannot take every stream. Logged-in authors' streams
+    are not counted here (they have their own per-client cap)."""
+    stream_group_ipv4_prefix: int = 24
+    """IPv4 addresses (also IPv4-mapped IPv6 ones) sharing this many leading bits are
+    one address group for :attr:`max_streams_per_group`."""
+    stream_group_ipv6_prefix: int = 64
+    """IPv6 addresses sharing this many leading bits (one subnet) are one address group."""
     forwarded_allow_ips: tuple[Network, ...] = ()
     """Peers (reverse proxies) whose ``X-Forwarded-For`` names the client
     (``arena serve --forwarded-allow-ips``); none by default."""
@@ -75,6 +86,18 @@ class Settings:
     """List only finished matches (who plays whom is hidden until a match is over);
     tests switch it off to show what the old listing leaked."""
 
+    def __post_init__(self) -> None:
+        for name, value, most in (
+            ("stream_group_ipv4_prefix", self.stream_group_ipv4_prefix, 32),
+            ("stream_group_ipv6_prefix", self.stream_group_ipv6_prefix, 128),
+        ):
+            if not 0 <= value <= most:
+                raise SettingsError(f"{name} must be a prefix length 0..{most}, got {value!r}")
+
+
+class SettingsError(ValueError):
+    """A server setting out of its range (the message names it and the value)."""
+
 
 @dataclass
 class Server:
@@ -91,6 +114,8 @@ class Server:
     streams: int = 0
     streams_of: dict[str, int] = field(default_factory=dict)
     """Open event streams per client (:func:`league.server.live.stream_client`)."""
+    streams_of_group: dict[str, int] = field(default_factory=dict)
+    """Open anonymous event streams per address group (:func:`league.server.live.address_group`)."""
     check_queue: CheckQueue = field(default_factory=CheckQueue)
     """Pre-submission checks (each plays matches in the sandbox): fair between
     authors, bounded (:mod:`league.server.checkqueue`)."""
