@@ -2,8 +2,10 @@
 called "optimal" never plays the heuristic's moves under its name.
 
 Without its value table it refuses to start; in a real sandboxed league that is a
-``startup`` fault in the standings' faults column, and the fault's message (shown by
-``arena replay``, ``arena bot check`` and the ladder) says how to build the table.
+``startup`` fault in the standings' faults column, and what the bot printed says how to
+build the table: ``arena league run``, ``arena bot check`` and the ladder show it on the
+terminal, ``arena league logs`` keeps it. The fault's message, in the public record
+(``arena replay``), holds the referee's words only (issue 42, item 2).
 """
 
 from __future__ import annotations
@@ -77,9 +79,15 @@ def test_a_league_shows_the_missing_table_as_startup_faults(tmp_path: Path) -> N
     code, out = arena(db, "league", "standings", "cup")
     assert "startup 2" in out
 
-    # Why, and what to do: the fault's message is the bot's one line.
+    # The record says what happened in the referee's words; the bot's own line, why
+    # and what to do, is in its log (its author's), not in the record.
     code, out = arena(db, "replay", "cup-0")
-    assert f"no usable value table for dice_poker in {NO_TABLES}" in out
+    assert "startup" in out and "exited with code 2 before it was ready" in out, out
+    assert BUILD_HINT not in out and NO_TABLES not in out, out
+    code, out = arena(db, "league", "matches", "cup", "--json")
+    seat = json.loads(out)[0]["bots"].index("optimal")
+    code, out = arena(db, "league", "logs", "cup", "0", "--seat", str(seat))
+    assert code == 0 and f"no usable value table for dice_poker in {NO_TABLES}" in out, out
     assert BUILD_HINT in out and "Traceback" not in out
     engine = open_database(f"sqlite:///{db}")
     try:

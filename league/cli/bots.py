@@ -181,11 +181,12 @@ def _run_check(
 
 
 def _first_fault_output(report: CheckReport, logs: list[bytes]) -> None:
-    """The last lines the bot wrote in its first faulted match (its traceback, when
-    it crashed), on stderr, unless the fault message already quotes them."""
+    """The last lines the bot wrote in its first faulted match (its traceback when it
+    crashed, what it printed before it failed to start), on stderr: for the author at
+    the terminal, never in a fault message or record."""
     for checked, output in zip(report.matches, logs, strict=False):
         tail = output_tail(output)
-        if not checked.fault or not tail or "its output ends" in (checked.fault_message or ""):
+        if not checked.fault or not tail:
             continue
         typer.echo(f"{checked.match_id}: the bot's output, last lines:", err=True)
         for line in tail:

@@ -116,12 +116,13 @@ def match_command(
 
 def faulted_output(result: MatchRecord, logs: dict[int, bytes]) -> list[str]:
     """For each seat that faulted, the last lines its process wrote (the bot's own
-    traceback, when it crashed), unless the fault message already quotes them. For
-    the author at the terminal only: the record never holds a bot's output."""
+    traceback when it crashed, what it printed before it failed to start). For the
+    author at the terminal only: the record, fault messages included, never holds a
+    byte of a bot's output."""
     lines: list[str] = []
     for fault in result.faults:
         tail = output_tail(logs.get(fault.seat, b""))
-        if not tail or "its output ends" in fault.message:
+        if not tail:
             continue
         lines.append(f"seat {fault.seat} [{result.seats[fault.seat].bot}] output, last lines:")
         lines += tail

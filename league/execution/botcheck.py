@@ -67,11 +67,28 @@ def check_bot(spec: BotSpec, startup_s: float = 15.0) -> bot_pb2.HealthResponse:
     try:
         return trio.run(probe)
     except BotFault as fault:
-        raise BotCheckError(f"bot {spec.name!r} failed its check: {fault.message}") from None
+        raise BotCheckError(
+            f"bot {spec.name!r} failed its check: {fault.message}" + output_note(fault.output)
+        ) from None
     except HostUnavailable as error:
         raise BotCheckError(
             f"bot {spec.name!r} could not be checked: this host cannot start bots now ({error})"
         ) from None
+
+
+OUTPUT_NOTE_LINES = 15
+"""Lines of a bot's output :func:`output_note` shows."""
+
+
+def output_note(output: bytes) -> str:
+    """The last lines a bot wrote before it failed to start, for its author at the
+    terminal (``arena bot add``), as lines under the error; "" when it wrote nothing.
+    Never in a fault message: those are recorded, and records are public."""
+    text = output.decode("utf-8", "replace").rstrip()
+    if not text:
+        return ""
+    lines = text.splitlines()[-OUTPUT_NOTE_LINES:]
+    return "\nthe bot's output, last lines:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def check_opponents(game_name: str) -> tuple[str, str] | None:

@@ -296,26 +296,40 @@ def decompress_record(data: bytes) -> MatchRecord:
 
 
 def startup_faults(*, session: Session, league: LeagueRow) -> dict[str, tuple[int, str]]:
-    """Bots that failed to start, by name: how many matches, and the first message.
+    """Bots that failed to start, by name: how many matches, and what the first says.
 
-    The message is the bot's own last words (the referee appends its output), which
-    for a bot missing a data file says how to build it: ``league run`` and the ladder
-    print them, so a
-    ``startup`` count in the table never goes unexplained.
+    That is the fault's message (the referee's words), then the last lines the bot
+    wrote before it failed (from the match's log: never in the record), which for a bot
+    missing a data file say how to build it: ``league run`` and the ladder print them
+    on the operator's terminal, so a ``startup`` count in the table never goes
+    unexplained.
     """
     found: dict[str, tuple[int, str]] = {}
-    for data in session.exec(
-        select(MatchRow.record).where(MatchRow.league_id == league.id, MatchRow.status == "done")
+    for row in session.exec(
+        select(MatchRow).where(MatchRow.league_id == league.id, MatchRow.status == "done")
     ):
-        if data is None:
+        if row.record is None:
             continue
-        record = decompress_record(data)
+        record = decompress_record(row.record)
         names = {seat.seat: seat.bot for seat in record.seats}
         for fault in record.faults:
-            if fault.kind == FaultKind.STARTUP:
-                count, first = found.get(names[fault.seat], (0, fault.message))
-                found[names[fault.seat]] = (count + 1, first)
+            if fault.kind != FaultKind.STARTUP:
+                continue
+            name = names[fault.seat]
+            if name in found:
+                found[name] = (found[name][0] + 1, found[name][1])
+                continue
+            output = match_log(session=session, match=row, seat=fault.seat) or b""
+            tail = output.decode("utf-8", "replace").strip().splitlines()[-STARTUP_TAIL_LINES:]
+            found[name] = (
+                1,
+                fault.message + (f"; its output ends: {' | '.join(tail)}" if tail else ""),
+            )
     return found
+
+
+STARTUP_TAIL_LINES = 5
+"""Lines of a bot's output :func:`startup_faults` adds to a start-up fault's message."""
 
 
 def league_sandbox(league: LeagueRow) -> SandboxConfig:

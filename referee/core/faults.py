@@ -3,6 +3,17 @@
 The referee turns whatever goes wrong with a bot into one of these, records it
 against the seat that caused it, and carries on. The policy (forfeit: placed
 last) lives in :mod:`referee.runtime.match`, not in the engines.
+
+A fault's message goes into the match record, which is public (the server's
+``/api/matches``, replay pages, spectators' feeds), so it is built from the
+referee's own words and numbers only: the fault's kind and phase, an exit code or
+signal, a gRPC status code's name and gRPC phrases the referee recognises
+(:func:`referee.runtime.channel.public_details`), the rules' own wording of an
+illegal action where the game's actions cannot carry text
+(:mod:`referee.runtime.public_text`). Never a byte the bot chose: not its output, its
+exception's text, an abort's details, a string field of its messages or its bytes.
+What the bot wrote goes to its author only: :attr:`BotFault.output` for a bot that
+never became ready, the match's log otherwise.
 """
 
 from __future__ import annotations
@@ -30,14 +41,24 @@ class FaultKind(enum.StrEnum):
     for it (an answer streamed ahead of its TurnRequest, a second answer)."""
 
 
+AUTHOR_LOG_BYTES = 64 << 10
+"""How much of a bot's output its author is kept per match or failed start (the end)."""
+
+
 class BotFault(Exception):
-    """A bot misbehaved; ``kind`` names how. The message says what it did."""
+    """A bot misbehaved; ``kind`` names how. The message says what it did, in the
+    referee's words only (see the module docstring): it is recorded in public.
+
+    ``output``: what the bot's process wrote before the fault was noticed, when the
+    referee will not get it otherwise (a start that failed: the process and its log are
+    gone by then). For its author only (``run_match``'s ``logs``); never recorded."""
 
     kind: FaultKind
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, output: bytes = b"") -> None:
         super().__init__(message)
         self.message = message
+        self.output = output
 
 
 class BotStartupError(BotFault):

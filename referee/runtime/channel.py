@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 import queue
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -170,7 +171,7 @@ class BotConnection:
                     self.health = await trio.to_thread.run_sync(self._health_call)
                     return self.health
                 except grpc.RpcError as error:
-                    last_error = f"{error.code().name}: {error.details()}"
+                    last_error = rpc_error_words(error)
                     if error.code() in REFUSED:
                         raise BotStartupError(
                             f"bot at {self.address} refused the referee's credentials"
@@ -198,7 +199,7 @@ class BotConnection:
         try:
             self._health_call(wait_for_ready=False)
         except grpc.RpcError as error:
-            return f"{error.code().name}: {error.details()}"
+            return rpc_error_words(error)
         return ""
 
     def open_stream(self, on_early: EarlyCallback | None = None) -> SeatStream:
@@ -378,31 +379,86 @@ def _reader_done(result: outcome.Outcome[None]) -> None:
     result.unwrap()
 
 
-TRANSPORT_CODES = frozenset(
-    {
-        grpc.StatusCode.UNAVAILABLE,
-        grpc.StatusCode.CANCELLED,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        grpc.StatusCode.INTERNAL,
-    }
-)
-"""Status codes the referee's own gRPC client reports (a dropped connection, a message
-over the cap, bytes it cannot parse): their details are gRPC's, not the bot's."""
 BOT_DETAILS = (
     "the bot's own error message, kept out of the record (its author reads it, and an"
     " SDK bot's traceback, in the bot's output)"
 )
+UNQUOTED = (
+    "details not quoted: the record holds the referee's words only, and these may be"
+    " the bot's (its author reads its output)"
+)
+GRPC_PHRASES: tuple[tuple[str, str], ...] = (
+    ("exception iterating responses", f"Exception iterating responses ({BOT_DETAILS})"),
+    ("exception calling application", f"Exception calling application ({BOT_DETAILS})"),
+    ("deserializ", "Exception deserializing response"),
+    ("larger than max", "Received message larger than max"),
+    ("too_many_pings", "GOAWAY too_many_pings"),
+    ("keepalive", "keepalive watchdog timeout"),
+    ("ping", "ping timeout"),
+    ("handshake", "TLS handshake failed"),
+    ("connection refused", "Connection refused"),
+    ("connection reset", "Connection reset"),
+    ("broken pipe", "Broken pipe"),
+    ("socket closed", "Socket closed"),
+    ("goaway", "GOAWAY received"),
+    ("rst_stream", "RST_STREAM received"),
+    ("stream removed", "Stream removed"),
+    ("failed to connect", "failed to connect"),
+    ("deadline exceeded", "Deadline Exceeded"),
+    ("cancelled", "Cancelled"),
+)
+"""What a fault message may say of a gRPC status's details: the first phrase whose
+key (lower case) the details contain, in the referee's spelling. An allow-list:
+details match none of them are not quoted at all (:data:`UNQUOTED`), whatever the
+status code. A bot's server chooses the details of any code it ends a call with
+(an abort's text, an exception's message, HTTP/2 debug data), so it may make the
+referee say one of these phrases, never a word of its own."""
+TLS_REASONS = frozenset(
+    {
+        "CERTIFICATE_VERIFY_FAILED",
+        "WRONG_VERSION_NUMBER",
+        "UNKNOWN_CA",
+        "TLSV1_ALERT_UNKNOWN_CA",
+        "TLSV1_ALERT_PROTOCOL_VERSION",
+        "SSLV3_ALERT_HANDSHAKE_FAILURE",
+        "SSLV3_ALERT_BAD_CERTIFICATE",
+        "PACKET_LENGTH_TOO_LONG",
+        "HTTP_REQUEST",
+        "WRONG_SSL_VERSION",
+        "DECODE_ERROR",
+    }
+)
+"""OpenSSL's reason names a failed handshake's details may carry, quoted after
+"TLS handshake failed" when one of them is there (an operator's first clue)."""
 
 
 def public_details(closed: StreamClosed) -> str:
-    """What a fault message may quote of ``closed.details``: gRPC's own words for a
-    transport code, never the text a bot's server wrote (an exception's message, an
-    abort's details): the record is public, a bot's output is its author's only."""
-    if closed.code in TRANSPORT_CODES:
-        return closed.details[:300]
-    head = closed.details.split(":", 1)[0] if ":" in closed.details else ""
-    return f"{head} ({BOT_DETAILS})" if head == "Exception iterating responses" else BOT_DETAILS
+    """What a fault message may quote of ``closed.details``: a phrase of
+    :data:`GRPC_PHRASES` (with a :data:`TLS_REASONS` name for a failed handshake),
+    never the text itself: whatever the status code, a bot's server may have written
+    it, and the record is public; a bot's output is its author's only."""
+    return grpc_words(closed.details)
+
+
+def grpc_words(details: str) -> str:
+    """The referee's words for a gRPC status's ``details`` (:func:`public_details`)."""
+    if not details:
+        return "no details"
+    lowered = details.lower()
+    for key, phrase in GRPC_PHRASES:
+        if key in lowered:
+            if phrase == "TLS handshake failed":
+                reasons = sorted(TLS_REASONS.intersection(re.findall(r"[A-Z0-9_]+", details)))
+                return f"{phrase} ({', '.join(reasons)})" if reasons else phrase
+            return phrase
+    return UNQUOTED
+
+
+def rpc_error_words(error: grpc.RpcError) -> str:
+    """``CODE: words`` for an error a call raised: the status code's name and
+    :func:`grpc_words` of its details (never the details themselves)."""
+    code = error.code()
+    return f"{code.name if code is not None else 'UNKNOWN'}: {grpc_words(error.details() or '')}"
 
 
 def closed_fault(closed: StreamClosed) -> BotFault:

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import trio
 
-from referee.core.faults import BotStartupError
+from referee.core.faults import AUTHOR_LOG_BYTES, BotStartupError
 from referee.runtime.channel import BotConnection
 from referee.runtime.process import BotProcess, BotSpec, make_workdir
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
@@ -44,7 +44,7 @@ class Lease:
     number no other live process of the bot holds; -1 outside a pool). A match
     record notes it (``meta["pool_slots"]``) so a lean by pool slot can be looked for."""
 
-    def log(self, limit: int = 64 << 10) -> bytes:
+    def log(self, limit: int = AUTHOR_LOG_BYTES) -> bytes:
         """What the bot wrote during this lease (at most ``limit`` bytes, the end kept)."""
         if self.process is None:
             return b""
@@ -104,7 +104,9 @@ async def start_process(
     """Start ``spec.command`` in a private directory and wait until it answers Health.
 
     On failure the process is stopped, its directory removed, and
-    :class:`BotStartupError` says why, with the end of the bot's output.
+    :class:`BotStartupError` says why in the referee's words; the end of what the bot
+    wrote rides along as its ``output``, for the bot's author only (the message goes
+    into the public record: never a byte of the bot's output in it).
     """
     workdir = make_workdir()
     try:
@@ -121,12 +123,10 @@ async def start_process(
         await leased.connection.wait_ready(startup_s, exited=exited)
     except BaseException as error:
         await process.stop(stop_grace_s)
-        tail = process.log_tail(600).strip()
+        output = leased.log(AUTHOR_LOG_BYTES)
         await release(leased, stop_grace_s)
         if isinstance(error, BotStartupError):
-            raise BotStartupError(
-                f"{spec.name}: {error.message}" + (f"; its output ends: {tail}" if tail else "")
-            ) from None
+            raise BotStartupError(f"{spec.name}: {error.message}", output=output) from None
         raise
     return leased
 

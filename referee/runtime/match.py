@@ -13,6 +13,7 @@ at that moment) and every process is reaped before :func:`run_match` returns.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -59,8 +60,11 @@ from referee.records.record import (
 from referee.runtime.channel import Early, SeatStream
 from referee.runtime.launcher import FreshLauncher, Launcher, Lease
 from referee.runtime.process import BotSpec
+from referee.runtime.public_text import NOT_DESCRIBED, action_quotable
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 from referee.wire import Codec
+
+log = logging.getLogger("arena.referee")
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +237,8 @@ async def run_match(
     (unknown game, bad rules, wrong seat count): never because of a bot.
 
     ``logs``, if given, receives what each seat's process wrote during the match
-    (capped; for the bot's author, never part of the public record). ``on_event``
+    (capped; for the bot's author, never part of the public record), a bot that
+    never became ready included (what it wrote before it failed). ``on_event``
     is called with each engine event as it is applied (a live spectator's feed,
     :mod:`league.server.human_games`: it sees omniscient events and must show only
     their public text)."""
@@ -266,6 +271,8 @@ class _Table:
         self.rules = self.game.parse_rules(dict(spec.rules))
         self.game.check_seats(self.rules, len(spec.bots))
         self.codec = get_codec(spec.game)
+        self.quotable = action_quotable(self.codec)
+        """A fault message may describe this game's actions (they carry no text)."""
         self.match_id = spec.match_id or uuid.uuid4().hex[:12]
         self.bot_match_id = spec.bot_match_id or messages.new_match_token(
             match_id=self.match_id, seed=spec.seed, key=spec.chance_key
@@ -331,11 +338,17 @@ class _Table:
         except BotFault as fault:
             if seat.fault is None:
                 seat.fault = fault
+            if self.logs is not None and fault.output and seat.index not in self.logs:
+                self.logs[seat.index] = fault.output  # a failed start's output: its author's
         except HostUnavailable as error:
             seat.host_error = str(error)
         except Exception as error:  # e.g. an address gRPC cannot parse: still this seat's
+            # Its text may hold anything (the record is public): the operator's log has it.
+            log.warning(
+                "seat %d (%s): could not reach the bot: %r", seat.index, seat.bot.name, error
+            )
             if seat.fault is None:
-                seat.fault = BotStartupError(f"could not reach the bot: {error!r}")
+                seat.fault = BotStartupError(f"could not reach the bot ({type(error).__name__})")
         finally:
             seat.ready.set()
 
@@ -449,7 +462,7 @@ class _Table:
             nonce=nonce,
         )
         action_message, elapsed = await _ask(seat, request, self.limits, self.observer, self.watch)
-        action = _decode(self.codec, action_message)
+        action = _decode(self.codec, action_message, quotable=self.quotable)
         digest = self._act(driver, decision, action)
         if self.on_event is not None:
             self.on_event(ActionEvent(decision.seat, action))
@@ -465,22 +478,32 @@ class _Table:
 
     def _act(self, driver: MatchDriver, decision: Decision, action: Any) -> str:
         """Apply a decoded action; the engine's refusal becomes the seat's fault, and
-        any other engine error an :class:`EngineFailure`."""
+        any other engine error an :class:`EngineFailure`. The action and the engine's
+        words about it are quoted only where the game's actions carry no text
+        (:attr:`quotable`): fault messages and ``meta["error"]`` are public."""
         try:
             # The seat's own view decides legality (as in the SDK helpers).
             return driver.act(decision, action)
         except IllegalActionError as error:
-            raise IllegalAction(
-                f"illegal action {self.game.describe_action(action)}: {error}"
-            ) from None
+            what = f"{self.game.describe_action(action)}: {error}" if self.quotable else ""
+            raise IllegalAction(f"illegal action {what or f'({NOT_DESCRIBED})'}") from None
         except MalformedActionError as error:
-            raise ProtocolViolation(f"malformed action: {error}") from None
+            raise ProtocolViolation(
+                f"malformed action: {error if self.quotable else NOT_DESCRIBED}"
+            ) from None
         except GameError as error:
-            raise IllegalAction(f"action {action!r} rejected: {error}") from None
+            what = (
+                f"{action!r} rejected: {error}" if self.quotable else f"rejected ({NOT_DESCRIBED})"
+            )
+            raise IllegalAction(f"action {what}") from None
         except Exception as error:  # the engine's bug, not the bot's fault
-            raise EngineFailure(
-                f"the {self.spec.game} engine failed on seat {decision.seat}'s action"
+            what = (
                 f" {action!r} (turn {decision.turn}): {error!r}"
+                if self.quotable
+                else f" (turn {decision.turn}): {type(error).__name__}"
+            )
+            raise EngineFailure(
+                f"the {self.spec.game} engine failed on seat {decision.seat}'s action{what}"
             ) from error
 
     def _blame(self, asked: _Seat, error: BotFault | SeatOffence, at_event: int) -> RecordedFault:
@@ -608,21 +631,30 @@ async def _ask(
     if reply.turn.turn != turn:
         raise ProtocolViolation(f"answered turn {reply.turn.turn} while turn {turn} was asked")
     if nonce and reply.turn.nonce != nonce:
+        sent = "no nonce" if not reply.turn.nonce else "a nonce of its own (not quoted)"
         raise ProtocolViolation(
-            f"answered turn {turn} with nonce {reply.turn.nonce[:40]!r}, but its TurnRequest"
-            f" carried nonce {nonce!r} (protocol {seat.protocol}: an answer must echo the"
-            " nonce of the request it answers)"
+            f"answered turn {turn} with {sent}, but its TurnRequest carried nonce {nonce!r}"
+            f" (protocol {seat.protocol}: an answer must echo the nonce of the request it"
+            " answers)"
         )
     return reply.turn.action, elapsed
 
 
-def _decode(codec: Codec[Any, Any], message: bot_pb2.Action) -> Any:
+def _decode(codec: Codec[Any, Any], message: bot_pb2.Action, *, quotable: bool) -> Any:
+    """The engine's action; :class:`ProtocolViolation` if it does not decode. Its
+    message quotes the codec's words (which print the action) only when ``quotable``
+    (:func:`referee.runtime.public_text.action_quotable`)."""
     try:
         return codec.decode_action(message)
     except MalformedActionError as error:
-        raise ProtocolViolation(f"malformed action: {error}") from None
+        raise ProtocolViolation(
+            f"malformed action: {error if quotable else NOT_DESCRIBED}"
+        ) from None
     except (GameError, ValueError, TypeError, KeyError, IndexError) as error:
-        raise ProtocolViolation(f"undecodable action {message!r}: {error!r}") from None
+        what = (
+            f"{message!r}: {error!r}" if quotable else f"({NOT_DESCRIBED}): {type(error).__name__}"
+        )
+        raise ProtocolViolation(f"undecodable action {what}") from None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -122,7 +122,8 @@ async def test_guard_without_a_nonce_a_blind_answer_is_accepted() -> None:
 async def test_with_the_nonce_a_blind_answer_is_malformed() -> None:
     """Protocol 3: every blind answer is the attacker's malformed_message, whether it
     arrived before its request (early) or after it (wrong nonce); the opponent is
-    never blamed, and the fault names the nonce expected and the one received."""
+    never blamed, and the fault names the nonce expected (the one received is the bot's
+    own text: not quoted, issue 42 item 2)."""
     matches = await play_blind(protocol=3)
     for match in matches:
         record = match.record
@@ -139,4 +140,6 @@ async def test_with_the_nonce_a_blind_answer_is_malformed() -> None:
         assert fault is not None
         expected = match.record.nonce_of(match.blind_turn)
         assert expected and f"carried nonce {expected!r}" in fault.message, fault.message
-        assert f"answered turn {match.blind_turn} with nonce" in fault.message
+        assert f"answered turn {match.blind_turn} with a nonce of its own" in fault.message
+        received = match.record.nonce_of(match.blind_turn - 2)  # what the blind answer sent
+        assert received and received not in fault.message, fault.message
