@@ -45,6 +45,10 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/exploit.py referee.analysis.best_response": (
         "the game-tree solver and numpy's linear algebra paths (~8 ms): `arena exploit` only"
     ),
+    "league/domain/bot_files.py detect_secrets.plugins": (
+        "detect-secrets and requests (~90 ms: http, ssl): only scanning a bot's files"
+        " (`arena submit`, the server's uploads)"
+    ),
     "league/cli/leagues.py league.domain.ratings": (
         "the rating fits (statistics, random; ~10 ms): standings and crosstable only"
     ),

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from league.domain.bot_files import excluded, looks_secret
+from league.domain.bot_files import HEAD_BYTES, excluded, looks_secret
 from league.store.registry import LeagueError
 from referee.runtime.sandbox import BOT_TREE_MARKER
 
@@ -60,6 +60,12 @@ class UploadRejected(LeagueError):
 
 class UploadTooLarge(UploadRejected):
     """The raw upload is larger than allowed."""
+
+
+class SecretInUpload(UploadRejected):
+    """A member looks like a key, a token or a database
+    (:func:`league.domain.bot_files.looks_secret`); the message names the member and
+    the rule, never the matched bytes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,15 +318,15 @@ def _extract(
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as out, member.open as stream:
             try:
-                first = True
-                while chunk := stream.read(CHUNK):
-                    why = looks_secret(str(path), chunk) if first else None
-                    if why is not None:
-                        raise UploadRejected(
-                            f"member {str(path)!r} looks like a key or a database ({why}):"
-                            " not stored; leave it out of the upload"
-                        )
-                    first = False
+                head = _read_head(stream)
+                why = looks_secret(str(path), head)
+                if why is not None:
+                    raise SecretInUpload(
+                        f"member {str(path)!r} looks like a key or a database ({why}):"
+                        " not stored; leave it out of the upload"
+                    )
+                chunk = head
+                while chunk:
                     total += len(chunk)
                     if total > max_bytes:
                         raise UploadRejected(
@@ -329,10 +335,22 @@ def _extract(
                         )
                     sha.update(chunk)
                     out.write(chunk)
+                    chunk = stream.read(CHUNK)
             except (zipfile.BadZipFile, zlib.error, EOFError, tarfile.TarError) as error:
                 raise UploadRejected(f"member {str(path)!r} is damaged: {error}") from None
         files[str(path)] = sha.hexdigest()
     return files
+
+
+def _read_head(stream: IO[bytes]) -> bytes:
+    """The first :data:`~league.domain.bot_files.HEAD_BYTES` of ``stream`` (all of a
+    shorter one), however short the reads the archive's stream gives."""
+    parts: list[bytes] = []
+    size = 0
+    while size < HEAD_BYTES and (part := stream.read(HEAD_BYTES - size)):
+        parts.append(part)
+        size += len(part)
+    return b"".join(parts)
 
 
 def _read_only(root: Path) -> None:
