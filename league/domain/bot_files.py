@@ -19,14 +19,14 @@ first :data:`HEAD_BYTES`.
   relative path and on the file name; a pattern ending in ``/`` names a folder.
 * **Refused**: a kept file that looks like a key or a database. By name
   (:data:`SECRET_NAMES`: ``server.key``, ``id_rsa``, ``*.pem``...), or by content
-  anywhere in its first :data:`SCAN_BYTES` — and in the first :data:`SCAN_BYTES` a
-  gzip, bzip2, xz or zip file's head decompresses to: a private key or a
-  service's API token as `detect-secrets <https://github.com/Yelp/detect-secrets>`_'
-  plugins find them (:data:`DETECTORS`), a SQLite database, write-ahead log or
-  journal (:data:`SQLITE_MARKS`), an arena author token. Packing stops and names the
-  file, so a secret never leaves by accident; the author excludes it in
-  ``.arenaignore`` or moves it out. The messages name the file and what it looks
-  like, never the bytes that matched.
+  anywhere in its first :data:`SCAN_BYTES`: a private key or a service's API token
+  as `detect-secrets <https://github.com/Yelp/detect-secrets>`_' plugins find them
+  (:data:`DETECTORS`), a SQLite database, write-ahead log or journal
+  (:data:`SQLITE_MARKS`), an arena author token; keys and databases also in the
+  first :data:`SCAN_BYTES` a gzip, bzip2, xz or zip file's head decompresses to.
+  Packing stops and names the file, so a secret never leaves by accident; the
+  author excludes it in ``.arenaignore`` or moves it out. The messages name the
+  file and what it looks like, never the bytes that matched.
 
 The maintained detector finds keys and tokens; the few checks written here are for
 what it has no plugin for: SQLite files (not a secret pattern of any scanner: a
@@ -38,6 +38,7 @@ not list (PKCS #8 ``ENCRYPTED PRIVATE KEY``, PuTTY's version 3 key file).
 from __future__ import annotations
 
 import bz2
+import contextlib
 import lzma
 import re
 import struct
@@ -137,6 +138,14 @@ tokens and database headers."""
 NESTING: Final = 2
 """Compressed layers :func:`looks_secret` opens (a ``.tar.gz`` is one; a zip inside
 a gzip stream two)."""
+NESTED_DETECTORS: Final = ("PrivateKeyDetector",)
+"""The detect-secrets plugins also run on what a compressed head decompresses to
+(with the SQLite marks and :data:`OWN_PATTERNS`): a compressed key or database is a
+backup someone made; a compressed token is rare, and scanning each layer with every
+plugin would triple the work a crafted upload can cause (the costliest plugin,
+AWS's, takes some 40 ms over 64 KiB of ``awsaws...``)."""
+ZIP_MEMBERS: Final = 64
+"""Members of a zip file whose heads :func:`looks_secret` reads."""
 SQLITE_MARKS: Final = (
     (b"SQLite format 3\x00", "a SQLite database"),
     (b"\x37\x7f\x06\x82\x00\x2d\xe2\x18", "a SQLite write-ahead log"),
@@ -246,7 +255,8 @@ def looks_secret(relative: str, head: bytes) -> str | None:
 def content_secret(head: bytes, depth: int = 0) -> str | None:
     """What ``head`` (a file's first bytes) holds that looks like a key, a token or a
     database, searched in its first :data:`SCAN_BYTES` and in what a compressed head
-    decompresses to; ``None``: nothing."""
+    decompresses to (there for keys and databases only: :data:`NESTED_DETECTORS`);
+    ``None``: nothing."""
     scanned = head[:SCAN_BYTES]
     for mark, what in SQLITE_MARKS:
         if mark in scanned:
@@ -256,13 +266,16 @@ def content_secret(head: bytes, depth: int = 0) -> str | None:
             if pattern.search(text):
                 return f"it holds {what}"
         for detector, what in _detectors():
+            name = type(detector).__name__
+            if depth and name not in NESTED_DETECTORS:
+                continue
             for _match in detector.analyze_string(text):
-                return f"it holds {what} (detect-secrets {type(detector).__name__})"
-    if depth < NESTING:
-        for kind, inner in _decompressed(head):
-            why = content_secret(inner, depth + 1)
-            if why is not None:
-                return f"{why}, {kind}-compressed"
+                return f"it holds {what} (detect-secrets {name})"
+    inner = _decompressed(head) if depth < NESTING else None
+    if inner is not None:
+        why = content_secret(inner[1], depth + 1)
+        if why is not None:
+            return f"{why}, {inner[0]}-compressed"
     return None
 
 
@@ -300,20 +313,21 @@ def _detectors() -> tuple[tuple[RegexBasedDetector, str], ...]:
     return tuple((getattr(by_name[name], cls)(), what) for name, cls, what in DETECTORS)
 
 
-def _decompressed(head: bytes) -> Iterator[tuple[str, bytes]]:
-    """What a compressed head decompresses to, at most :data:`SCAN_BYTES` of it (a
-    bomb costs no more): gzip or zlib, bzip2, xz or lzma, and the members of a zip
-    whose local headers lie in ``head`` (stored or deflated), by their magic bytes,
-    whatever the file's name. A damaged or truncated stream gives what it gave
-    before the damage."""
+def _decompressed(head: bytes) -> tuple[str, bytes] | None:
+    """(kind, what a compressed head decompresses to, at most :data:`SCAN_BYTES` of it:
+    a bomb costs no more) for gzip or zlib, bzip2, xz or lzma, and the members of a
+    zip whose local headers lie in ``head``, by their magic bytes, whatever the file's
+    name; ``None`` for anything else. A damaged or truncated stream gives what it
+    gave before the damage."""
     if head.startswith(b"\x1f\x8b") or _zlib_header(head):
-        yield "gzip", _inflate(zlib.decompressobj(wbits=47), head)
-    elif head.startswith(b"BZh"):
-        yield "bzip2", _inflate(bz2.BZ2Decompressor(), head)
-    elif head.startswith((b"\xfd7zXZ\x00", b"\x5d\x00\x00")):
-        yield "xz", _inflate(lzma.LZMADecompressor(memlimit=128 << 20), head)
-    elif head.startswith(b"PK\x03\x04"):
-        yield from (("zip", member) for member in _zip_heads(head))
+        return "gzip", _inflate(zlib.decompressobj(wbits=47), head)
+    if head.startswith(b"BZh"):
+        return "bzip2", _inflate(bz2.BZ2Decompressor(), head)
+    if head.startswith((b"\xfd7zXZ\x00", b"\x5d\x00\x00")):
+        return "xz", _inflate(lzma.LZMADecompressor(memlimit=128 << 20), head)
+    if head.startswith(b"PK\x03\x04"):
+        return "zip", _zip_content(head)
+    return None
 
 
 def _zlib_header(head: bytes) -> bool:
@@ -343,32 +357,34 @@ def _inflate(decompressor: _Decompressor, data: bytes) -> bytes:
 _LOCAL = struct.Struct("<4sHHHHHIIIHH")
 
 
-def _zip_heads(head: bytes) -> Iterator[bytes]:
-    """The first bytes of each member of a zip file whose local header and data lie
-    in ``head`` (stored or deflated, :data:`SCAN_BYTES` in all), in order; it stops
-    at a member whose size the header does not give (written as a stream)."""
-    offset, budget = 0, SCAN_BYTES
-    while budget > 0 and offset + _LOCAL.size <= len(head):
+def _zip_content(head: bytes) -> bytes:
+    """The first bytes of the members of a zip file whose local header and data lie
+    in ``head`` (stored or deflated; :data:`SCAN_BYTES` and :data:`ZIP_MEMBERS` at
+    most), one after the other; it stops at a member whose size the header does not
+    give (written as a stream). One buffer, so a zip of many empty members costs one
+    scan, not one each."""
+    offset, size_left = 0, SCAN_BYTES
+    parts: list[bytes] = []
+    while len(parts) < ZIP_MEMBERS and size_left > 0 and offset + _LOCAL.size <= len(head):
         magic, _version, flags, method, _t, _d, _crc, size, _usize, name_len, extra_len = (
             _LOCAL.unpack_from(head, offset)
         )
         if magic != b"PK\x03\x04":
-            return
+            break
         start = offset + _LOCAL.size + name_len + extra_len
-        data = head[start : start + size] if size else head[start:]
+        streamed = bool(flags & 0x8)  # sizes in a descriptor after the data
+        data = head[start:] if streamed else head[start : start + size]
+        inner = b""
         if flags & 0x1:  # encrypted: nothing to read
-            inner = b""
+            pass
         elif method == 0:
-            inner = data[:budget]
+            inner = data[:size_left]
         elif method == 8:
-            try:
-                inner = zlib.decompressobj(wbits=-15).decompress(data, budget)
-            except zlib.error:
-                inner = b""
-        else:
-            inner = b""
-        budget -= len(inner)
-        yield inner
-        if flags & 0x8 or not size:
-            return
+            with contextlib.suppress(zlib.error):
+                inner = zlib.decompressobj(wbits=-15).decompress(data, size_left)
+        parts.append(inner)
+        size_left -= len(inner) + 1
+        if streamed:
+            break
         offset = start + size
+    return b"\n".join(parts)

@@ -41,6 +41,7 @@ import pytest
 
 from league.cli.authors import bot_files, pack_directory
 from league.cli.scaffold import write_project
+from league.domain import bot_files as bot_files_module
 from league.domain.bot_files import (
     HEAD_BYTES,
     SCAN_BYTES,
@@ -518,3 +519,31 @@ def test_the_scan_runs_no_network_and_writes_nothing(
     for data in (b'AWS_ACCESS_KEY_ID = "AKIAIOSFODNN7EXAMPLE"\n', b'T = "ghp_' + b"a1" * 18 + b'"'):
         assert looks_secret("config.py", data) is not None
     assert os.listdir(tmp_path) == []
+
+
+def test_a_zip_of_many_members_is_one_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crafted zip of thousands of empty members: its heads are read into one
+    buffer, scanned once (a scan per member would cost thousands of scans per file)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        for i in range(5000):
+            archive.writestr(f"{i}", b"")
+    calls: list[int] = []
+    real = bot_files_module.content_secret
+
+    def counted(head: bytes, depth: int = 0) -> str | None:
+        calls.append(depth)
+        return real(head, depth)
+
+    monkeypatch.setattr(bot_files_module, "content_secret", counted)
+    assert looks_secret("many.zip", buffer.getvalue()[:HEAD_BYTES]) is None
+    assert calls == [0, 1]
+
+
+def test_inside_compressed_data_keys_and_databases_are_found_tokens_not(tmp_path: Path) -> None:
+    """As documented (``NESTED_DETECTORS``): a compressed layer is searched for keys
+    and databases, not for every service's token."""
+    assert looks_secret("a.gz", gzip.compress(b"-----BEGIN " + b"EC PRIVATE KEY-----\n"))
+    assert looks_secret("a.gz", gzip.compress(sqlite_database(tmp_path)))
+    assert looks_secret("a.py", b'K = "AKIAIOSFODNN7EXAMPLE"')
+    assert looks_secret("a.gz", gzip.compress(b'K = "AKIAIOSFODNN7EXAMPLE"')) is None
