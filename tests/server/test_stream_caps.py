@@ -224,6 +224,28 @@ def test_behind_a_proxy_the_forwarded_networks_are_capped(engine: Engine, tmp_pa
         }
 
 
+def test_one_ipv6_subnet_is_one_network_however_many_addresses_it_uses(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """An IPv6 host has a /64 of its own: a new address per stream (2001:db8:1:2::N)
+    escapes the per-address cap, not the network's. Another /64 still connects."""
+    custom = settings(
+        tmp_path,
+        max_streams=40,
+        max_streams_per_client=4,
+        max_streams_per_group=8,
+        forwarded_allow_ips=parse_trusted("127.0.0.1"),
+    )
+    with live_server(engine, tmp_path / "store", settings=custom) as site, ExitStack() as stack:
+        statuses = [
+            open_stream(site, "127.0.0.1", stack, forwarded_for=f"2001:db8:1:2::{i:x}")[0]
+            for i in range(1, 41)
+        ]
+        assert statuses == [200] * 8 + [429] * 32
+        assert open_stream(site, "127.0.0.1", stack, forwarded_for="2001:db8:1:3::1")[0] == 200
+        assert site.server.streams_of_group == {"2001:db8:1:2::/64": 8, "2001:db8:1:3::/64": 1}
+
+
 def test_address_groups() -> None:
     assert address_group("127.0.0.9") == "127.0.0.0/24"
     assert address_group("::ffff:127.0.0.9") == "127.0.0.0/24"  # IPv4-mapped counts as IPv4
