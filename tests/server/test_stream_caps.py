@@ -176,7 +176,8 @@ def test_guard_without_a_group_cap_the_13_addresses_starve_the_honest_viewer(
     custom = settings(tmp_path, max_streams_per_group=200)
     with live_server(engine, tmp_path / "store", settings=custom) as site, ExitStack() as stack:
         statuses = attack(site, stack, 16)
-        assert statuses == [200] * 200 + [429] * 8  # the network's cap is the total
+        assert statuses[:200] == [200] * 200  # every stream the server has
+        assert set(statuses[200:]) <= {429, 503}  # the network's cap is the total's
         assert open_stream(site, HONEST, stack)[0] == 503
 
 
