@@ -383,10 +383,7 @@ BOT_DETAILS = (
     "the bot's own error message, kept out of the record (its author reads it, and an"
     " SDK bot's traceback, in the bot's output)"
 )
-UNQUOTED = (
-    "details not quoted: the record holds the referee's words only, and these may be"
-    " the bot's (its author reads its output)"
-)
+UNQUOTED = "details not quoted (they may be the bot's own words; its author reads its output)"
 GRPC_PHRASES: tuple[tuple[str, str], ...] = (
     ("exception iterating responses", f"Exception iterating responses ({BOT_DETAILS})"),
     ("exception calling application", f"Exception calling application ({BOT_DETAILS})"),
