@@ -22,6 +22,7 @@ import pytest
 
 from referee.runtime import cgroups, owners
 from referee.runtime.sandbox import referee_uids
+from referee.runtime.seccomp_notify import JOURNAL_VARIABLE
 from tests import game_plugins
 
 EXPECTED_S = {"slow": 20.0, "e2e": 4.0}
@@ -38,6 +39,11 @@ def pytest_configure(config: pytest.Config) -> None:
     site = Path(tempfile.mkdtemp(prefix="arena-test-games-"))
     os.chmod(site, 0o755)  # sandboxed bots, other users, read it
     _GAMES_SITE.append(game_plugins.install(site))
+    # Every call the sandbox refuses a bot by default is noted here too, by this
+    # process and the arena commands and servers it starts (no_refused_calls).
+    journal = Path(tempfile.mkdtemp(prefix="arena-test-refusals-")) / "journal"
+    os.environ[JOURNAL_VARIABLE] = str(journal)
+    _GAMES_SITE.append(journal.parent)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -126,6 +132,29 @@ def own_workdirs() -> list[str]:
     base = Path(tempfile.gettempdir())
     found = base.glob(f"arena-bot-{os.getpid()}.*")
     return sorted(str(p) for p in found if "-view-" not in p.name)
+
+
+def _journal_size() -> int:
+    try:
+        return Path(os.environ[JOURNAL_VARIABLE]).stat().st_size
+    except (KeyError, OSError):
+        return 0
+
+
+@pytest.fixture(autouse=True)
+def no_refused_calls(request: pytest.FixtureRequest) -> Iterator[None]:
+    """No bot of a test met a system call the sandbox refuses by default (the allow
+    list covers every bot the suite runs), unless the test is marked ``refused_calls``
+    (its bot makes such calls on purpose)."""
+    start = _journal_size()
+    yield
+    if request.node.get_closest_marker("refused_calls") is not None:
+        return
+    if _journal_size() > start:
+        with open(os.environ[JOURNAL_VARIABLE], "rb") as journal:
+            journal.seek(start)
+            notes = journal.read().decode(errors="replace")
+        pytest.fail(f"{request.node.nodeid}: the sandbox refused a bot's calls:\n{notes}")
 
 
 @pytest.fixture(autouse=True)

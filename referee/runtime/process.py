@@ -35,6 +35,7 @@ from referee.runtime.sandbox import (
     build_command,
     release_bot_uid,
 )
+from referee.runtime.seccomp_notify import RefusalWatch
 from referee.runtime.spawn import Child, spawn
 
 LOG_NAME = "bot.log"
@@ -292,9 +293,12 @@ class _Launch:
     async def start(self, spec: BotSpec, workdir: Path, sandbox: SandboxConfig) -> Child:
         """Fork the bot, its output to its log; on failure release what the start held."""
         # 0600 and owned by the referee: a sandboxed bot cannot reopen it for reading.
-        fd = os.open(
-            workdir / LOG_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
-        )
+        # Appending, so the sandbox's notes of refused calls land after what it wrote.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        fd = os.open(workdir / LOG_NAME, flags, 0o600)
+        refusals = self.command.refusals if self.command is not None else None
+        if refusals is not None:
+            refusals.log_to(workdir / LOG_NAME)
         try:
             with open(fd, "wb") as log:
                 return await spawn(
@@ -308,6 +312,8 @@ class _Launch:
                     pass_fds=self.pass_fds,
                 )
         except OSError as error:
+            if refusals is not None:
+                refusals.close()
             if self.group is not None:
                 self.group.remove()
             if self.lifeline is not None:
@@ -335,8 +341,11 @@ class BotProcess:
         sandboxed: bool = False,
         cgroup: cgroups.BotCgroup | None = None,
         lifeline: int | None = None,
+        refusals: RefusalWatch | None = None,
     ) -> None:
         self.process = process
+        self.refusals = refusals
+        """The system calls the sandbox refused this bot, noted in its log as they come."""
         self.lifeline = lifeline
         """Write end of the sandboxed bot's lifeline pipe (closed when it is stopped)."""
         self.workdir = workdir
@@ -389,6 +398,7 @@ class BotProcess:
             sandboxed=sandbox.enabled,
             cgroup=launch.group,
             lifeline=launch.lifeline[1] if launch.lifeline else None,
+            refusals=launch.command.refusals if launch.command is not None else None,
         )
 
     def locate_socket(self) -> str | None:
@@ -544,6 +554,8 @@ class BotProcess:
                 if self._socket_fd is not None:
                     _close(self._socket_fd)
                     self._socket_fd = None
+                if self.refusals is not None and self.returncode is not None:
+                    self.refusals.close()
                 if self.uid is not None and self.returncode is not None:
                     release_bot_uid(self.uid)
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.catalogue import ENTRY_POINT_GROUP
-from referee.runtime import proc_view, seccomp, tree_copy
+from referee.runtime import proc_view, seccomp, seccomp_notify, tree_copy
 from referee.runtime.sandbox_config import (  # re-exported: the settings live apart
     DEFAULT_SANDBOX as DEFAULT_SANDBOX,
 )
@@ -58,12 +58,16 @@ from referee.runtime.sandbox_config import NO_SANDBOX as NO_SANDBOX
 from referee.runtime.sandbox_config import BotFilesError as BotFilesError
 from referee.runtime.sandbox_config import SandboxConfig as SandboxConfig
 from referee.runtime.sandbox_config import SandboxError as SandboxError
+from referee.runtime.seccomp_notify import RefusalWatch
 
 SOCKET_DIR_INSIDE = "/run/arena"
 """Where a sandboxed bot finds its (only writable, besides /tmp) socket directory."""
 SOCKET_DIR_BYTES = 1 << 20
 """Size of the socket directory's tmpfs (a socket takes no space; 1 MiB is room
 for the odd file a bot's framework writes beside it)."""
+
+LOADER = str(Path(__file__).with_name("seccomp_loader.py"))
+"""Stacks the refusal reporter inside the sandbox, then execs the bot's command."""
 
 UID_BASE = 1_700_000_000
 """Sandboxed bots run as uids from here up (root referee only); no such user exists."""
@@ -320,6 +324,9 @@ class SandboxedCommand:
     fds: tuple[int, ...] = ()
     """Memory files the child must inherit (bubblewrap's options, the seccomp
     program, the command): pass them, then close them in the referee."""
+    refusals: RefusalWatch | None = None
+    """The watch of the calls the filter refuses this bot (the bot's author is told):
+    the process that runs the bot closes it when the bot is stopped."""
 
     def close(self) -> None:
         for fd in self.fds:
@@ -475,8 +482,8 @@ def build_command(
     switch = _switch_user_args(tools, uid)
     # Copied trees are filled by the sandbox's root before the limits and the user switch.
     copy = tree_copy.copy_command(trees, (Path(p).resolve() for p in config.protect))
-    fds, args_fd, command_fd = _command_files(
-        config, bwrap, [*copy, *limits, *switch, *command], uid
+    fds, args_fd, command_fd, refusals = _command_files(
+        config, bwrap, [*copy, *limits, *switch], command, uid
     )
     # Dies with the referee from the first instruction on (see LAUNCH).
     launch = [tools["setpriv"], "--pdeathsig", "KILL", "--", "/bin/bash", "-c", LAUNCH]
@@ -487,6 +494,7 @@ def build_command(
         argv=[*launch, tools["bwrap"], "--args", str(args_fd), "--", *inside],
         uid=uid,
         fds=fds,
+        refusals=refusals,
     )
 
 
@@ -613,29 +621,45 @@ def _switch_user_args(tools: Mapping[str, str], uid: int | None) -> list[str]:
 
 
 def _command_files(
-    config: SandboxConfig, bwrap: Sequence[str], command: Sequence[str], uid: int | None
-) -> tuple[tuple[int, ...], int, int]:
+    config: SandboxConfig,
+    bwrap: Sequence[str],
+    prefix: Sequence[str],
+    command: Sequence[str],
+    uid: int | None,
+) -> tuple[tuple[int, ...], int, int, RefusalWatch | None]:
     """The memory files the launch reads: the seccomp program (if enabled),
-    bubblewrap's options and the command. Returns every descriptor, and those of
-    the options and the command; on failure closes them and releases ``uid``."""
+    bubblewrap's options and the command (``prefix``, then the refusal reporter's
+    loader, then ``command``). Returns every descriptor, those of the options and
+    the command, and the watch of refused calls; on failure closes them and releases
+    ``uid``."""
     fds: list[int] = []
     bwrap = list(bwrap)
+    refusals: RefusalWatch | None = None
     try:
+        reporter: list[str] = []
         if config.seccomp:
             fds.append(seccomp.program_fd(config.close_channels))
             bwrap += ["--seccomp", str(fds[-1])]
+            # The same allow list again, its default a notification to the referee,
+            # stacked by the loader just before the bot's own command.
+            fds.append(seccomp.program_fd(config.close_channels, "notify"))
+            refusals = seccomp_notify.new_watch()
+            fds.append(refusals.take_child_end())
+            reporter = [sys.executable, "-I", "-S", LOADER, str(fds[-2]), str(fds[-1]), "--"]
         fds.append(_memory_file("arena-bwrap-args", bwrap))
         args_fd = fds[-1]
-        fds.append(_memory_file("arena-command", command))
+        fds.append(_memory_file("arena-command", [*prefix, *reporter, *command]))
         command_fd = fds[-1]
     except BaseException as error:
         SandboxedCommand([], None, tuple(fds)).close()
+        if refusals is not None:
+            refusals.close()
         if uid is not None:
             release_bot_uid(uid)
         if isinstance(error, seccomp.SeccompUnavailable):
             raise SandboxError(str(error)) from None
         raise
-    return tuple(fds), args_fd, command_fd
+    return tuple(fds), args_fd, command_fd, refusals
 
 
 def _memory_file(name: str, words: Sequence[str]) -> int:
