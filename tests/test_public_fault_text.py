@@ -28,6 +28,13 @@ from referee.core.driver import MatchDriver
 from referee.core.faults import BotFault, BotStartupError, FaultKind
 from referee.core.playout import random_playout
 from referee.gamekit.base import CHANCE, MalformedActionError
+from referee.records.record import (
+    MatchRecord,
+    RecordedFault,
+    SeatInfo,
+    chain_problems,
+    without_bot_output,
+)
 from referee.runtime.channel import StreamClosed, closed_fault, grpc_words, rpc_error_words
 from referee.runtime.launcher import FreshLauncher
 from referee.runtime.match import EngineFailure, Limits, MatchSpec, _decode, _Table
@@ -256,3 +263,44 @@ def test_guard_a_codec_quoting_the_message_would_leak_without_the_check() -> Non
 def test_a_failed_starts_output_is_its_authors_not_the_messages() -> None:
     fault = BotStartupError("bot exited with code 1 before it was ready", output=b"x" * 10)
     assert fault.output == b"x" * 10 and "x" not in fault.message.replace("exited", "")
+
+
+# -- records written by older referees -------------------------------------------------
+
+
+def legacy_record(messages: list[str]) -> MatchRecord:
+    """A sealed record whose faults carry ``messages`` as older referees wrote them."""
+    faults = tuple(
+        RecordedFault(seat=seat, kind=FaultKind.STARTUP, message=message, at_event=0)
+        for seat, message in enumerate(messages)
+    )
+    return MatchRecord(
+        match_id="old-1", game="liars_dice", rules={}, num_seats=len(messages), seed=None,
+        seats=tuple(SeatInfo(seat=s, bot=f"b{s}") for s in range(len(messages))),
+        events=(), faults=faults, reason="forfeit", places=(2,) * len(messages),
+        scores=(0.0,) * len(messages),
+    ).sealed()  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "nonce", [CANARY, f"x', but {CANARY}", f"it's {CANARY}", f"a\"b'c {CANARY}"]
+)
+def test_an_older_referees_quotes_of_bot_text_are_taken_out_of_its_records(nonce: str) -> None:
+    old = legacy_record(
+        [
+            f"bot: bot exited with code 1 before it was ready; its output ends: {CANARY}\n"
+            f"Traceback: RuntimeError: {CANARY}",
+            f"answered turn 3 with nonce {nonce[:40]!r}, but its TurnRequest carried nonce"
+            " 'abc' (protocol 3: an answer must echo the nonce of the request it answers)",
+        ]
+    )
+    assert CANARY in old.to_json()  # guard: as stored by an older referee
+    clean = without_bot_output(old)
+    assert CANARY not in clean.to_json(), clean.to_json()
+    assert clean.faults[0].message == "bot: bot exited with code 1 before it was ready"
+    assert clean.faults[1].message.startswith(
+        "answered turn 3 with a nonce of its own (not quoted), but its TurnRequest carried"
+        " nonce 'abc'"
+    )
+    assert chain_problems(clean) == [] and clean.header_hash == old.header_hash
+    assert without_bot_output(clean) is clean  # a record written since: unchanged

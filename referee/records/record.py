@@ -17,6 +17,7 @@ that does not match.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
@@ -370,3 +371,29 @@ def chain_problems(record: MatchRecord, *, header: bool = True) -> list[str]:
     if expected.outcome_hash != record.outcome_hash:
         problems.append("outcome: hash does not match its content")
     return problems
+
+
+LEGACY_OUTPUT = "; its output ends: "
+"""What referees before issue 42 (item 2) appended to a start-up fault's message,
+followed by the end of the bot's own output: text the bot chose, in a public record."""
+LEGACY_NONCE = re.compile(r"""with nonce (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"), but""")
+"""How they quoted the nonce a bot answered with (its own text, up to 40 characters)."""
+
+
+def without_bot_output(record: MatchRecord) -> MatchRecord:
+    """``record`` with what older referees quoted of a bot's own text in its fault
+    messages taken out (:data:`LEGACY_OUTPUT` and all after it, a wrong nonce: see
+    :data:`LEGACY_NONCE`), its chain sealed again from its stored header hash (so a
+    public copy, whose header the server changed, still checks with
+    :func:`chain_problems` ``header=False``). A record written since holds none of it
+    and is returned as it is. For stored records of older referees before they are
+    served; the details of a gRPC status they quoted are not recognised here."""
+    faults = tuple(replace(fault, message=_referee_words(fault.message)) for fault in record.faults)
+    if faults == record.faults:
+        return record
+    return replace(record, faults=faults).sealed(header_hash=record.header_hash)
+
+
+def _referee_words(message: str) -> str:
+    message = message.split(LEGACY_OUTPUT, 1)[0]
+    return LEGACY_NONCE.sub("with a nonce of its own (not quoted), but", message)
