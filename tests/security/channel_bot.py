@@ -25,6 +25,14 @@ Actions (sender) and the channels (receiver) that observe them:
   shm       a System V shared memory segment with a known key  -> sysv (shmget)
   abstract  listens on an abstract unix socket name            -> abstract (connect)
 
+The same, through raw system calls with bit 32 of the checked argument set (the kernel
+reads the low 32 bits; the round-three filter compared all 64 and let them through):
+
+  lock_hi   F_SETLK | 1 << 32 on other bytes                  -> fcntl_hi (F_GETLK | 1 << 32)
+  ofd_hi    F_OFD_SETLK | 1 << 32 on other bytes              -> ofd_hi (F_OFD_GETLK | 1 << 32)
+  evict_hi  fadvise(POSIX_FADV_DONTNEED | 1 << 32) of a page   -> evict_hi (preadv2 RWF_NOWAIT
+            the receiver read at start-up                         | 1 << 32: not cached)
+
 Everything the two sides must agree on (files, offsets, names) comes from the run's
 ``token``, so two sessions never share an object.
 """
@@ -66,6 +74,9 @@ ACTIONS = (
     "cache",
     "shm",
     "abstract",
+    "lock_hi",
+    "ofd_hi",
+    "evict_hi",
 )
 CHANNELS = {
     "fcntl": "lock",
@@ -82,6 +93,9 @@ CHANNELS = {
     "cachestat": "cache",
     "sysv": "shm",
     "abstract": "abstract",
+    "fcntl_hi": "lock_hi",
+    "ofd_hi": "ofd_hi",
+    "evict_hi": "evict_hi",
 }
 """Each channel the receiver reads, and the sender's action that drives it."""
 
@@ -91,6 +105,8 @@ FLOCK_FILE = STDLIB / "json" / "__init__.py"
 WATCHED_DIR = STDLIB / "xmlrpc"
 OPENED_FILE = WATCHED_DIR / "__init__.py"
 CACHE_FILE = STDLIB / "pydoc_data" / "topics.py"
+EVICT_FILE = STDLIB / "_pydecimal.py"
+EVICT_STRIDE = 2
 PAGE = 4096
 MEMORY_BYTES = 64 << 20
 """Kept until the session ends: pages freed go to the kernel's per-CPU lists, and
@@ -116,6 +132,15 @@ libc.mmap.argtypes = (
     ctypes.c_long,
 )
 SYS_FUTEX, SYS_CACHESTAT = 202, 451
+RAW = {
+    "x86_64": {"fcntl": 72, "fadvise64": 221, "preadv2": 327},
+    "aarch64": {"fcntl": 25, "fadvise64": 223, "preadv2": 286},
+}.get(os.uname().machine, {})
+HIGH_BIT = 1 << 32
+"""Set in a checked 32-bit argument: the kernel ignores it."""
+F_GETLK, F_SETLK = 5, 6
+POSIX_FADV_DONTNEED = 4
+RWF_NOWAIT = 0x08
 FUTEX_WAIT, FUTEX_WAKE = 0, 1
 IPC_CREAT, IPC_RMID = 0o1000, 0
 F_OFD_GETLK, F_OFD_SETLK = 36, 37
@@ -185,9 +210,32 @@ class Session:
     def cache_page(self, slot: int) -> int:
         return (1 + slot * CACHE_STRIDE) * PAGE
 
+    def evict_page(self, slot: int) -> int:
+        return (1 + slot * EVICT_STRIDE) * PAGE
+
 
 def flock_struct(kind: int, start: int, pid: int = 0) -> bytes:
     return struct.pack("hhqqi4x", kind, os.SEEK_SET, start, 1, pid)
+
+
+def raw(name: str, *args: Any) -> int:
+    """The system call ``name`` made directly, each integer a full 64-bit register."""
+    words = [ctypes.c_ulong(a & 0xFFFF_FFFF_FFFF_FFFF) if isinstance(a, int) else a for a in args]
+    result = int(libc.syscall(ctypes.c_long(RAW[name]), *words))
+    if result < 0:
+        raise OSError(ctypes.get_errno(), name)
+    return result
+
+
+def raw_fcntl_lock(fd: int, command: int, argument: bytes) -> bytes:
+    """fcntl(fd, command | 1 << 32, &flock): a lock command with bit 32 set."""
+    buffer = ctypes.create_string_buffer(argument, len(argument))
+    raw("fcntl", fd, command | HIGH_BIT, buffer)
+    return buffer.raw[: len(argument)]
+
+
+def lock_held(answer: bytes) -> bool:
+    return bool(struct.unpack("hhqqi4x", answer)[0] != 2)
 
 
 # -- the sender -----------------------------------------------------------------------------
@@ -202,6 +250,7 @@ class Sender:
         self.ofd_fd = os.open(LOCK_FILE, os.O_RDONLY)
         self.flock_fd = os.open(FLOCK_FILE, os.O_RDONLY)
         self.cache_fd = os.open(CACHE_FILE, os.O_RDONLY)
+        self.evict_fd = os.open(EVICT_FILE, os.O_RDONLY)
         with contextlib.suppress(OSError):
             os.posix_fadvise(self.cache_fd, 0, 0, os.POSIX_FADV_RANDOM)
         with contextlib.suppress(OSError):  # start cold (a no-op with the channels closed)
@@ -212,6 +261,10 @@ class Sender:
 
     def note(self, action: str, error: OSError | int) -> None:
         self.errors.setdefault(action, errname(error))
+
+    @staticmethod
+    def unlocker(fd: int, command: int, start: int) -> Callable[[], object]:
+        return lambda: raw_fcntl_lock(fd, command, flock_struct(2, start))
 
     def on(self, action: str, slot: int) -> bool:
         bits = self.bits.get(action)
@@ -237,6 +290,14 @@ class Sender:
                 )
             except OSError as error:
                 self.note("ofd", error)
+        for action, command, offset in (("lock_hi", F_SETLK, 16), ("ofd_hi", F_OFD_SETLK, 24)):
+            if self.on(action, slot):
+                fd = self.lock_fd if action == "lock_hi" else self.ofd_fd
+                try:
+                    raw_fcntl_lock(fd, command, flock_struct(0, self.s.lock_offset + offset))
+                    self.held.append(self.unlocker(fd, command, self.s.lock_offset + offset))
+                except OSError as error:
+                    self.note(action, error)
         if self.on("flock", slot):
             import fcntl
 
@@ -295,6 +356,12 @@ class Sender:
                 os.pread(self.cache_fd, PAGE, self.s.cache_page(slot))
             except OSError as error:
                 self.note("cache", error)
+        if self.on("evict_hi", slot):
+            try:
+                advice = POSIX_FADV_DONTNEED | HIGH_BIT
+                raw("fadvise64", self.evict_fd, self.s.evict_page(slot), PAGE, advice)
+            except OSError as error:
+                self.note("evict_hi", error)
         if self.on("open", slot):
             for _ in range(3):
                 with contextlib.suppress(OSError):
@@ -375,6 +442,11 @@ class Receiver:
         self.cache_fd = os.open(CACHE_FILE, os.O_RDONLY)
         with contextlib.suppress(OSError):
             os.posix_fadvise(self.cache_fd, 0, 0, os.POSIX_FADV_RANDOM)
+        self.evict_fd = os.open(EVICT_FILE, os.O_RDONLY)
+        with contextlib.suppress(OSError):
+            os.posix_fadvise(self.evict_fd, 0, 0, os.POSIX_FADV_RANDOM)
+        for slot in range(session.slots):  # every page the sender may evict, cached
+            os.pread(self.evict_fd, PAGE, session.evict_page(slot))
         self.futex_map = libc.mmap(None, PAGE, mmap.PROT_READ, mmap.MAP_SHARED, self.lock_fd, 0)
         self.inotify_fd = libc.inotify_init1(os.O_NONBLOCK)
         watched = str(WATCHED_DIR).encode()
@@ -406,6 +478,33 @@ class Receiver:
     def ofd(self) -> bool:
         answer = fcntl_call(self.lock_fd, F_OFD_GETLK, flock_struct(1, self.s.lock_offset + 8))
         return bool(struct.unpack("hhqqi4x", answer)[0] != 2)
+
+    def fcntl_hi(self) -> bool:
+        return lock_held(
+            raw_fcntl_lock(self.lock_fd, F_GETLK, flock_struct(1, self.s.lock_offset + 16))
+        )
+
+    def ofd_hi(self) -> bool:
+        answer = raw_fcntl_lock(self.lock_fd, F_OFD_GETLK, flock_struct(1, self.s.lock_offset + 24))
+        return lock_held(answer)
+
+    def evict_hi(self, slot: int) -> bool:
+        """Whether the page is gone from the cache (preadv2 RWF_NOWAIT | 1 << 32)."""
+        buffer = ctypes.create_string_buffer(PAGE)
+        vector = (ctypes.c_void_p * 2)(ctypes.cast(buffer, ctypes.c_void_p).value, PAGE)
+        try:
+            raw(
+                "preadv2",
+                self.evict_fd,
+                vector,
+                1,
+                self.s.evict_page(slot),
+                0,
+                RWF_NOWAIT | HIGH_BIT,
+            )
+        except BlockingIOError:
+            return True
+        return False
 
     def flock(self) -> bool:
         import fcntl
@@ -531,8 +630,9 @@ class Receiver:
                 self.record("meminfo", slot, self.change, self.meminfo, free)
             elif "meminfo" not in self.errors:
                 self.record("meminfo", slot, self.meminfo)  # to name the error
-            for name in ("fcntl", "ofd", "flock"):
+            for name in ("fcntl", "ofd", "flock", "fcntl_hi", "ofd_hi"):
                 self.record(name, slot, getattr(self, name))
+            self.record("evict_hi", slot, self.evict_hi, slot)
             levels = {}
             for name in COUNTERS:
                 self.record(name, slot, getattr(self, name))
