@@ -309,6 +309,10 @@ LAZY_IMPORTS: dict[str, str] = {
         "~20 ms: only building a sandbox reads where installed games live; the CLI's"
         " other commands never do"
     ),
+    "referee/runtime/seccomp_notify.py pyseccomp": (
+        "libseccomp through ctypes (~20 ms): only naming a call the sandbox refused a bot"
+        " needs it, which honest bots never make"
+    ),
     "referee/runtime/seccomp.py pyseccomp": (
         "loads libseccomp through ctypes (~20 ms) and fails on a host without it: only a"
         " sandboxed match compiles the filter (the CLI, the server and --no-sandbox runs"
