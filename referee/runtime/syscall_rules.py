@@ -535,14 +535,14 @@ ALLOWED: tuple[Rule, ...] = (
         1,
         tuple(IOCTLS),
         why="a descriptor's terminal and blocking state, bytes waiting, and the loopback"
-        " device's settings, read-only: " + ", ".join(IOCTLS.values()),
+        " device's settings, read-only",
     ),
     *one_of(
         "prctl",
         0,
         tuple(PRCTLS),
         why="the process's own name, death signal, dumpability and privileges (setpriv"
-        " drops them on the way in): " + ", ".join(PRCTLS.values()),
+        " drops them on the way in), and naming its own memory",
     ),
     *allow_when(
         "futex",
@@ -875,3 +875,134 @@ def answer(name: str, args: tuple[int, ...] = (), *, close_channels: bool = True
     if rule is None:
         return UNLISTED_ERRNO
     return rule.errno
+
+
+VALUE_NAMES: dict[tuple[str, int], dict[int, str]] = {
+    ("fcntl", 1): {
+        F_DUPFD: "F_DUPFD",
+        F_GETFD: "F_GETFD",
+        F_SETFD: "F_SETFD",
+        F_GETFL: "F_GETFL",
+        F_SETFL: "F_SETFL",
+        F_GETLK: "F_GETLK",
+        F_SETLK: "F_SETLK",
+        F_SETLKW: "F_SETLKW",
+        F_OFD_GETLK: "F_OFD_GETLK",
+        F_OFD_SETLK: "F_OFD_SETLK",
+        F_OFD_SETLKW: "F_OFD_SETLKW",
+        F_SETLEASE: "F_SETLEASE",
+        F_GETLEASE: "F_GETLEASE",
+        F_NOTIFY: "F_NOTIFY",
+        F_DUPFD_CLOEXEC: "F_DUPFD_CLOEXEC",
+        F_SETPIPE_SZ: "F_SETPIPE_SZ",
+        F_GETPIPE_SZ: "F_GETPIPE_SZ",
+        F_ADD_SEALS: "F_ADD_SEALS",
+        F_GET_SEALS: "F_GET_SEALS",
+    },
+    ("ioctl", 1): IOCTLS,
+    ("prctl", 0): PRCTLS,
+    ("socket", 0): {AF_UNIX: "AF_UNIX", AF_INET: "AF_INET", AF_INET6: "AF_INET6", 16: "AF_NETLINK"},
+    ("socketpair", 0): {AF_UNIX: "AF_UNIX"},
+    ("fadvise64", 3): {
+        0: "NORMAL",
+        1: "RANDOM",
+        2: "SEQUENTIAL",
+        3: "WILLNEED",
+        POSIX_FADV_DONTNEED: "DONTNEED",
+        5: "NOREUSE",
+    },
+    ("madvise", 2): {MADV_COLD: "MADV_COLD", MADV_PAGEOUT: "MADV_PAGEOUT"},
+    ("seccomp", 0): {
+        SECCOMP_SET_MODE_FILTER: "SET_MODE_FILTER",
+        SECCOMP_GET_ACTION_AVAIL: "GET_ACTION_AVAIL",
+        SECCOMP_GET_NOTIF_SIZES: "GET_NOTIF_SIZES",
+    },
+    ("personality", 0): {PER_LINUX: "PER_LINUX", PER_QUERY: "0xffffffff (query)"},
+    ("futex", 1): {
+        FUTEX_PRIVATE_FLAG: "FUTEX_PRIVATE_FLAG",
+        FUTEX_WAIT: "WAIT",
+        FUTEX_WAIT_BITSET: "WAIT_BITSET",
+        1: "WAKE",
+        3: "REQUEUE",
+        4: "CMP_REQUEUE",
+        5: "WAKE_OP",
+        7: "UNLOCK_PI",
+        10: "WAKE_BITSET",
+        12: "CMP_REQUEUE_PI",
+    },
+    ("clone", 0): {
+        CLONE_NEWNS: "CLONE_NEWNS",
+        CLONE_NEWCGROUP: "CLONE_NEWCGROUP",
+        CLONE_NEWUTS: "CLONE_NEWUTS",
+        CLONE_NEWIPC: "CLONE_NEWIPC",
+        CLONE_NEWUSER: "CLONE_NEWUSER",
+        CLONE_NEWPID: "CLONE_NEWPID",
+        CLONE_NEWNET: "CLONE_NEWNET",
+        CLONE_NEWTIME: "CLONE_NEWTIME",
+    },
+    ("preadv2", 5): {RWF_NOWAIT: "RWF_NOWAIT"},
+    ("pwritev2", 5): {RWF_NOWAIT: "RWF_NOWAIT"},
+}
+"""Names of checked values, for :func:`markdown`."""
+
+
+def _describe(name: str, check: Arg) -> str:
+    named = VALUE_NAMES.get((name, check.index), {})
+    value = named.get(check.value, str(check.value) if check.value < 64 else hex(check.value))
+    if check.mask in (LOW32, ALL64):
+        return value
+    if check.value == 0 and check.mask in named:
+        return f"no {named[check.mask]}"
+    if check.value == check.mask and check.value in named:
+        return f"with {value}"
+    if name == "futex":
+        return f"{value} (not private)"
+    if name == "clone":
+        return "no CLONE_NEW* flag"
+    return f"{value} under mask {check.mask:#x}"
+
+
+def _when(name: str, indexes: tuple[int, ...], rules: list[Rule]) -> str:
+    """``always``, ``arg 1 ∈ {F_GETFD, …}`` or each rule's checks joined."""
+    if not indexes:
+        return "always"
+    if len(indexes) == 1 and len(rules) > 1:
+        values = ", ".join(_describe(name, rule.when[0]) for rule in rules)
+        return f"arg {indexes[0]} ∈ {{{values}}}"
+    return "; ".join(
+        " and ".join(f"arg {check.index} = {_describe(name, check)}" for check in rule.when)
+        for rule in rules
+    )
+
+
+def markdown() -> str:
+    """The table as docs/security.md shows it: one row per reason, the calls it covers,
+    the arguments it checks and the answer."""
+    rows: dict[tuple[tuple[str, ...], str, int | None, tuple[int, ...]], list[Rule]] = {}
+    for rule in (*ALLOWED, *REFUSED):
+        indexes = tuple(check.index for check in rule.when)
+        rows.setdefault((rule.names, rule.why, rule.errno, indexes), []).append(rule)
+    lines = [
+        "| calls | when (32-bit arguments: low half compared) | answer | why |",
+        "|---|---|---|---|",
+    ]
+    for (names, why, answer_errno, indexes), grouped in rows.items():
+        calls = ", ".join(f"`{name}`" for name in names)
+        when = _when(names[0], indexes, grouped)
+        if answer_errno is None:
+            result = "allowed"
+        elif answer_errno == 0:
+            result = "0 (a no-op)"
+        else:
+            result = errno.errorcode.get(answer_errno, str(answer_errno))
+        lines.append(f"| {calls} | {when} | {result} | {why} |")
+    lines.append(
+        f"| every other call, or these with other arguments | — |"
+        f" {errno.errorcode[UNLISTED_ERRNO]} | not needed by any bot we know of; the bot's"
+        " author is told which call it was |"
+    )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")

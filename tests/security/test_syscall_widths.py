@@ -201,3 +201,17 @@ async def test_the_kernel_refuses_every_high_bit_pattern_the_table_refuses() -> 
         guard_failed[:40]
     )
     assert_no_processes_left()
+
+
+def test_the_security_page_lists_the_allow_list_as_the_code_has_it() -> None:
+    from pathlib import Path
+
+    from referee.runtime.syscall_rules import markdown
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
+    start, end = "<!-- allow-list:start -->\n", "<!-- allow-list:end -->"
+    shown = page[page.index(start) + len(start) : page.index(end)]
+    assert shown == markdown(), (
+        "docs/security.md's allow list differs from the code: paste the output of"
+        " `python -m referee.runtime.syscall_rules` between its allow-list markers"
+    )
