@@ -58,10 +58,10 @@ class SandboxConfig:
     """Start each bot with an empty session keyring of its own (see
     :mod:`referee.runtime.spawn`). Like ``seccomp``, switched off only by guard tests."""
     close_channels: bool = True
-    """Close the channels between sandboxes that run at once: the filter's
-    :data:`referee.runtime.seccomp.CHANNEL_RULES` (locks, watches, shared futexes, page-cache
-    queries, host-wide counters) and the frozen view of ``/proc``
-    (:mod:`referee.runtime.proc_view`). Switched off only by the channel test's guard."""
+    """Close the channels between sandboxes that run at once: the allow list's rules
+    marked ``channel`` (:mod:`referee.runtime.syscall_rules`: locks, watches, shared
+    futexes, page-cache queries, host-wide counters) and the frozen view of ``/proc``
+    (:mod:`referee.runtime.proc_view`). Switched off only by guard tests."""
     ipc_net_namespaces: bool = True
     """New IPC and network namespaces (System V IPC, POSIX message queues, abstract
     unix sockets and the network of the sandbox's own). Switched off only by the
