@@ -406,7 +406,7 @@ GRPC_PHRASES: tuple[tuple[str, str], ...] = (
 )
 """What a fault message may say of a gRPC status's details: the first phrase whose
 key (lower case) the details contain, in the referee's spelling. An allow-list:
-details match none of them are not quoted at all (:data:`UNQUOTED`), whatever the
+details that match none of them are not quoted at all (:data:`UNQUOTED`), whatever the
 status code. A bot's server chooses the details of any code it ends a call with
 (an abort's text, an exception's message, HTTP/2 debug data), so it may make the
 referee say one of these phrases, never a word of its own."""
