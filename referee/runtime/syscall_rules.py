@@ -343,6 +343,13 @@ ALLOWED: tuple[Rule, ...] = (
         why="the bot's own memory (bounded by its control group and RLIMIT_AS); JIT"
         " compilers need executable mappings",
     ),
+    *allow(
+        "mbind",
+        "get_mempolicy",
+        "set_mempolicy",
+        why="the NUMA placement of the bot's own pages (numpy's OpenBLAS binds its buffers"
+        " with mbind); the host's memory nodes stay as its cpuset allows",
+    ),
     *one_of(
         "madvise",
         2,
