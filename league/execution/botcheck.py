@@ -133,6 +133,9 @@ class CheckReport:
     startup_ms: float | None = None
     peak_rss_kb: int | None = None
     peak_rss_note: str = ""
+    refused_calls: dict[str, int] = field(default_factory=dict)
+    """System calls the sandbox refused the bot (off its allow list): name -> in how
+    many of the matches. Not a reason to fail: the bot got ENOSYS and may cope."""
     matches: list[CheckedMatch] = field(default_factory=list)
 
     @property
@@ -157,6 +160,15 @@ class CheckReport:
             f" p99 {ms(self.latency_p99_ms)} (limit {self.time_limit_ms:.0f} ms)"
         )
         out.append(f"start-up (to Health): {ms(self.startup_ms)}")
+        if self.refused_calls:
+            calls = ", ".join(
+                f"{name} (in {count} of {len(self.matches)} matches)"
+                for name, count in sorted(self.refused_calls.items())
+            )
+            out.append(
+                f"refused system calls: {calls} — answered ENOSYS: not on the sandbox's"
+                " allow list (docs/security.md, 'System calls: the allow list')"
+            )
         rss = "n/a" if self.peak_rss_kb is None else f"{self.peak_rss_kb / 1024:.1f} MiB"
         out.append(
             f"peak memory (RSS): {rss}" + (f" ({self.peak_rss_note})" if self.peak_rss_note else "")
@@ -239,6 +251,8 @@ class MeasuringPool:
         self.startup_ms: float | None = None
         self.peak_rss_kb: int | None = None
         self.rss_samples = 0
+        self.refused_calls: dict[str, int] = {}
+        """Calls the sandbox refused the checked bot: name -> matches it was refused in."""
 
     @asynccontextmanager
     async def lease(
@@ -254,6 +268,9 @@ class MeasuringPool:
                 yield leased
             finally:
                 if spec == self.checked and leased.process is not None:
+                    refusals = leased.process.refusals
+                    for name in refusals.counts if refusals is not None else ():
+                        self.refused_calls[name] = self.refused_calls.get(name, 0) + 1
                     rss = peak_rss_kb(leased.process.process.pid)
                     if rss is not None:
                         self.rss_samples += 1
@@ -323,6 +340,7 @@ def check_bot_matches(
         (budget_s, logs, on_match),
     )
     report = CheckReport(bot=spec.name, game=game_name, time_limit_ms=decision_s * 1000)
+    report.refused_calls = pool.refused_calls
     report.startup_ms = pool.startup_ms
     report.peak_rss_kb = pool.peak_rss_kb
     if pool.peak_rss_kb is not None:

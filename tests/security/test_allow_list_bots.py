@@ -126,3 +126,30 @@ async def test_the_author_sees_which_call_was_refused() -> None:
     assert PREFIX.encode() not in logs[1]
     assert PREFIX not in record.to_json()
     assert_no_processes_left()
+
+
+OFF_LIST_BOT = """\
+import ctypes, runpy, sys
+ctypes.CDLL(None, use_errno=True).mlock(None, 0)
+sys.argv = ["bot"]
+runpy.run_module("example_bots.liars_dice_random", run_name="__main__")
+"""
+
+
+@pytest.mark.refused_calls
+def test_bot_check_names_the_refused_calls_to_the_author(tmp_path: Path) -> None:
+    """``arena bot check`` (run under the ladder's sandbox) tells the author which calls
+    were refused, in how many matches, and still judges the bot by how it played."""
+    from league.execution.botcheck import check_bot_matches
+
+    script = tmp_path / "offlist.py"
+    script.write_text(OFF_LIST_BOT)
+    script.chmod(0o644)
+    tmp_path.chmod(0o755)
+    offlist = BotSpec(name="offlist", command=(sys.executable, str(script)))
+    report = check_bot_matches(offlist, "liars_dice", matches=2)
+    assert report.passed, report.lines()
+    assert report.refused_calls == {"mlock": 2}
+    assert any(line.startswith("refused system calls: mlock (in 2 of 2") for line in report.lines())
+    honest = check_bot_matches(spec("liars_dice_random"), "liars_dice", matches=1)
+    assert honest.refused_calls == {} and not any("refused" in x for x in honest.lines())
