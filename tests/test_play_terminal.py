@@ -126,7 +126,7 @@ def test_a_person_plays_a_whole_game_and_it_is_stored_in_the_humans_league(tmp_p
     added = arena(db, "bot", "add", "randy", "--cmd", RANDOM, "-g", "liars_dice", "--no-check")
     assert added.returncode == 0, added.stderr
     screen = Screen(db, "--game", "liars_dice", "--bot", "randy", "--seat", "0",
-                    "--name", "ada", "--rule", "dice_per_player=2", "--seed", "11")  # fmt: skip
+                    "--name", "ada", "--rule", "dice_per_player=2")  # fmt: skip
     first = screen.read_until(PROMPT)
     assert first is not None, screen.text.decode()
     first_view = screen.text[: first.start()].decode()
@@ -150,8 +150,9 @@ def test_a_person_plays_a_whole_game_and_it_is_stored_in_the_humans_league(tmp_p
     assert record.seats[1].bot == "randy"
     assert sum(1 for e in record.events if e.seat == 0) == moves
     # The first view shows the person's own first-round dice, not the bot's.
-    rolls = [e.outcome or () for e in record.events if e.seat is None]
-    round_one = rolls[1]  # after the roll-off: seat 0's 2 dice, then seat 1's
+    first_move = next(i for i, e in enumerate(record.events) if e.seat is not None)
+    rolls = [e.outcome or () for e in record.events[:first_move] if e.seat is None]
+    round_one = rolls[-1]  # after the roll-off (and its ties): seat 0's 2 dice, then seat 1's
     own, theirs = " ".join(map(str, round_one[:2])), " ".join(map(str, round_one[2:4]))
     assert f"own dice: {own}\n" in first_view.replace("\r\n", "\n"), first_view
     assert "your move" in first_view
@@ -166,9 +167,29 @@ def test_a_person_plays_a_whole_game_and_it_is_stored_in_the_humans_league(tmp_p
     assert "human:ada" not in listed.stdout  # a person is not a bot anyone can schedule
 
 
+def test_a_seeded_game_is_practice_rated_nowhere(tmp_path: Path) -> None:
+    """``--seed`` tells every die to whoever knows the seed: the game is played, its
+    record can be kept (``--record``), but it is stored in no league and rates nobody
+    (issue 42, item 4: seeded games were rated in the humans league)."""
+    db = tmp_path / "arena.db"
+    record_file = tmp_path / "practice.json"
+    ran = subprocess.run(
+        [ARENA, "--db", f"sqlite:///{db}", "play", "-g", "liars_dice", "--bot", RANDOM,
+         "--seat", "0", "--seed", "7", "--name", "ada", "--record", str(record_file)],
+        input="q\n", capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 1, ran.stdout + ran.stderr  # resigned: a forfeit
+    assert "practice game (--seed 7)" in ran.stdout and "not rated" in ran.stdout, ran.stdout
+    assert "stored in league" not in ran.stdout, ran.stdout
+    record = stored_record(db, str(record_file))
+    assert record.match_id == "practice-liars_dice-seed7" and record.seats[0].bot == "human:ada"
+    listed = arena(db, "league", "list", "--json")
+    assert "humans-" not in listed.stdout, listed.stdout  # no humans league, no rating
+
+
 def test_resigning_forfeits_and_end_of_input_too(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    screen = Screen(db, "--game", "liars_dice", "--bot", RANDOM, "--seat", "1", "--seed", "2")
+    screen = Screen(db, "--game", "liars_dice", "--bot", RANDOM, "--seat", "1")
     assert screen.read_until(PROMPT) is not None, screen.text.decode()
     screen.type("q")
     code, text = screen.finish()
@@ -190,7 +211,7 @@ def test_resigning_forfeits_and_end_of_input_too(tmp_path: Path) -> None:
 def test_the_clock_is_bounded(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     screen = Screen(db, "--game", "liars_dice", "--bot", RANDOM, "--seat", "0",
-                    "--think-time", "1", "--seed", "5")  # fmt: skip
+                    "--think-time", "1")  # fmt: skip
     assert screen.read_until(PROMPT) is not None, screen.text.decode()
     code, text = screen.finish()  # nobody answers
     assert code == 1, text

@@ -2,7 +2,9 @@
 
 What you see is built from your seat's observation alone (:mod:`sdk.human`); your
 moves go to the referee like a bot's and are checked by the engine; the match is
-stored in the game's humans league (:mod:`league.store.human_games`).
+stored in the game's humans league (:mod:`league.store.human_games`). A game drawn
+from ``--seed`` is practice: the seed tells every die, so it is stored in no league
+and rates nobody (``--record`` keeps its record in a file).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO, TypeVar
 
 import typer
@@ -151,19 +155,29 @@ def play_command(  # long: the options, then one game played and reported
     time_limit: Annotated[float, typer.Option(help="Seconds a bot has per move.", min=0.001)] = 2.0,
     seed: Annotated[
         int | None,
-        typer.Option(help="Draw chance from this seed (a reproducible game). Default: secret."),
+        typer.Option(
+            help="Draw chance from this seed (a reproducible practice game: stored in no"
+            " league, rating nobody). Default: secret, and the game is rated."
+        ),
+    ] = None,
+    record_file: Annotated[
+        Path | None,
+        typer.Option("--record", help="Also write the match record (JSON) to this file."),
     ] = None,
     no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Play GAME yourself against BOT in the terminal: your view, the legal moves
     numbered, the result stored in the humans league (`arena league standings
-    humans-GAME`). Exit 0 when the game was played (won or lost), 1 if you left or
-    a bot faulted, 2 bad input, 3 the referee aborted."""
+    humans-GAME`); a --seed game is practice, stored in no league. Exit 0 when the
+    game was played (won or lost), 1 if you left or a bot faulted, 2 bad input, 3 the
+    referee aborted."""
     import trio
 
     from league.cli.match import exit_code
     from league.execution.human_play import HumanGame, opponent_row, play_human_game
+    from league.store.human_games import AlreadyPlaying
     from referee.core.catalogue import get_game
+    from referee.records.files import write_atomic
     from referee.records.transcript import result_lines
 
     rules = parse_rule_options(rule or [])
@@ -183,6 +197,8 @@ def play_command(  # long: the options, then one game played and reported
     find_modules_here(tuple(shlex.split(row.command)) for row in opponents if row.command)
     sandbox = default_sandbox(no_sandbox=no_sandbox)
     check_sandbox(sandbox)
+    if record_file is not None:  # no bot may reach the file the record goes to
+        sandbox = replace(sandbox, protect=(str(record_file.resolve()),))
     plan = HumanGame(
         game=game,
         player=name,
@@ -199,6 +215,11 @@ def play_command(  # long: the options, then one game played and reported
         + ", ".join(row.name for row in opponents)
         + f"; {think_time:g} s per move"
     )
+    if seed is not None:
+        typer.echo(
+            f"practice game (--seed {seed}): the seed tells every die, so it is not rated"
+            " and not stored in the humans league"
+        )
     engine = context_of(ctx).engine()
     try:
         played = trio.run(
@@ -207,12 +228,25 @@ def play_command(  # long: the options, then one game played and reported
     except KeyboardInterrupt:  # before the game's signal watch started, or after it ended
         played = None
     except Exception as error:
-        raise fail(str(sole_error(error))) from None
+        found = sole_error(error)
+        if isinstance(found, AlreadyPlaying):
+            raise fail(f"{found} (or play under another --name)") from None
+        raise fail(str(found)) from None
     if played is None:
         raise fail("interrupted: the game was not stored", EXIT_INTERRUPTED)
     match, record = played
-    typer.echo(f"\nmatch {match.key} ({record.reason}):")
+    typer.echo(f"\nmatch {record.match_id} ({record.reason}):")
     for line in result_lines(record):
         typer.echo(line)
-    typer.echo(f"stored in league {match.league}: arena replay {match.key}")
+    if record_file is not None:
+        try:
+            write_atomic(record_file, record.to_json(indent=1).encode())
+        except OSError as error:
+            raise fail(f"cannot write record to {record_file}: {error}") from None
+    if match is not None:
+        typer.echo(f"stored in league {match.league}: arena replay {match.key}")
+    else:
+        typer.echo("practice game: not rated, stored in no league")
+    if record_file is not None:
+        typer.echo(f"record written to {record_file}: arena replay {record_file}")
     raise typer.Exit(exit_code(record))

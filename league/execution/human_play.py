@@ -8,6 +8,12 @@ the engine, the seat has a bounded clock (``think_s``), and the bots run in thei
 sandbox as always. The finished match is stored in the game's humans league
 (:mod:`league.store.human_games`), which rates nobody elsewhere.
 
+A game is reserved first (:func:`reserve_human_game`: one game per person at a
+time, positions that cannot collide) and played then; the server reserves in the
+request that starts the game, so a refusal is its answer. A game drawn from a seed
+(``HumanGame.seed``: ``arena play --seed``) is practice: anyone who knows the seed
+knows every die, so it is stored in no league and rates nobody.
+
 ``arena play`` (terminal) and the server's browser games
 (:mod:`league.server.human_games`) both call :func:`play_human_game`.
 """
@@ -32,12 +38,12 @@ from league.store.db import session_scope
 from league.store.human_games import (
     HUMAN_PREFIX,
     HumanMatch,
+    check_player,
     finish_human_match,
-    human_row,
-    humans_league,
+    prepare_humans,
     start_human_match,
 )
-from league.store.models import BotRow
+from league.store.models import BotRow, LeagueRow
 from league.store.registry import (
     NotFoundError,
     add_bot,
@@ -102,19 +108,11 @@ class HumanGame:
     """The lowest protocol the bots must speak (a server's ladders ask for 3)."""
     seed: int | None = None
     """Draw chance from this seed (a local, reproducible game) instead of the
-    humans league's secret."""
+    humans league's secret: a practice game, stored in no league, rating nobody."""
 
     @property
     def num_seats(self) -> int:
         return len(self.opponents) + 1
-
-
-def _seat_rows(session: Session, game: HumanGame) -> list[BotRow]:
-    rows = [human_row(session=session, player=game.player, game=game.game)]
-    for opponent in game.opponents:
-        rows.append(session.merge(opponent))
-    rows.insert(game.human_seat, rows.pop(0))
-    return rows
 
 
 async def _db(engine: Engine, fn: Callable[[Session], T]) -> T:
@@ -125,31 +123,76 @@ async def _db(engine: Engine, fn: Callable[[Session], T]) -> T:
     return await trio.to_thread.run_sync(run)
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """A humans-league match reserved (``playing``) for a game, and the specs of the
+    bots of its other seats, in seat order."""
+
+    match: HumanMatch
+    bots: tuple[BotSpec, ...]
+
+
+def _check_seat(game: HumanGame) -> None:
+    if not 0 <= game.human_seat < game.num_seats:
+        raise ValueError(f"seat {game.human_seat} is not a seat of a {game.num_seats}-seat match")
+
+
+def reserve_human_game(engine: Engine, game: HumanGame, *, owner: str | None = None) -> Reservation:
+    """Reserve the match ``game`` (not a seeded one) will be played as, for the process
+    ``owner`` (this one by default). Blocking (the database): call it in a worker
+    thread. :class:`~league.store.human_games.AlreadyPlaying` if the person is playing
+    already; two reservations at the same moment never collide
+    (:func:`league.store.human_games.start_human_match`)."""
+    _check_seat(game)
+    if game.seed is not None:
+        raise ValueError("a seeded game is practice: it reserves no match")
+    league, person = prepare_humans(engine, game.game, game.rules, game.player)
+
+    def reserve(session: Session) -> Reservation:
+        rows = [session.merge(opponent) for opponent in game.opponents]
+        league_row = session.get(LeagueRow, league.id)
+        person_row = session.get(BotRow, person.id)
+        assert league_row is not None and person_row is not None
+        rows.insert(game.human_seat, person_row)
+        match = start_human_match(session=session, league=league_row, seats=rows, owner=owner)
+        specs = tuple(bot_spec(row) for seat, row in enumerate(rows) if seat != game.human_seat)
+        return Reservation(match, specs)
+
+    with session_scope(engine) as session:
+        return reserve(session)
+
+
+def practice_id(game: HumanGame) -> str:
+    """A seeded (practice) game's match id: ``practice-GAME-seedN``."""
+    return f"practice-{game.game}-seed{game.seed}"
+
+
 async def play_human_game(
     engine: Engine,
     game: HumanGame,
     asker: Asker,
     *,
+    reserved: Reservation | None = None,
     sandbox: SandboxConfig = DEFAULT_SANDBOX,
     on_start: Callable[[HumanMatch], None] | None = None,
     on_event: Callable[[Event], None] | None = None,
-) -> tuple[HumanMatch, MatchRecord]:
-    """Play ``game`` with ``asker`` answering for the person and store it; the
-    reserved match is deleted if the game ends without a result (cancelled, or
-    aborted by the host)."""
-    if not 0 <= game.human_seat < game.num_seats:
-        raise ValueError(f"seat {game.human_seat} is not a seat of a {game.num_seats}-seat match")
-
-    def begin(session: Session) -> tuple[HumanMatch, list[BotSpec]]:
-        league = humans_league(session=session, game=game.game, rules=game.rules)
-        rows = _seat_rows(session, game)
-        reserved = start_human_match(session=session, league=league, seats=rows)
-        specs = [bot_spec(row) for seat, row in enumerate(rows) if seat != game.human_seat]
-        return reserved, specs
-
-    reserved, specs = await _db(engine, begin)
-    if on_start is not None:
-        on_start(reserved)
+) -> tuple[HumanMatch | None, MatchRecord]:
+    """Play ``game`` with ``asker`` answering for the person and store it in the
+    humans league, as the match ``reserved`` (else reserved here,
+    :func:`reserve_human_game`); the reserved match is deleted if the game ends
+    without a result (cancelled, or aborted by the host). A seeded game is practice:
+    no match is reserved or stored (None for it)."""
+    _check_seat(game)
+    if game.seed is not None:
+        check_player(game.player)
+        if reserved is not None:
+            raise ValueError("a seeded game is practice: it plays no reserved match")
+    elif reserved is None:
+        reserved = await trio.to_thread.run_sync(reserve_human_game, engine, game)
+    if reserved is not None and on_start is not None:
+        on_start(reserved.match)
+    match = reserved.match if reserved is not None else None
+    specs = list(reserved.bots) if reserved is not None else [bot_spec(b) for b in game.opponents]
     record: MatchRecord | None = None
     logs: dict[int, bytes] = {}
     try:
@@ -159,9 +202,9 @@ async def play_human_game(
                 game=game.game,
                 bots=tuple(specs),
                 rules=game.rules,
-                match_id=reserved.key,
+                match_id=match.key if match is not None else practice_id(game),
                 seed=game.seed,
-                chance_key=None if game.seed is not None else reserved.chance_key,
+                chance_key=match.chance_key if match is not None else None,
                 single_use=True,
             )
             limits = Limits(
@@ -173,16 +216,17 @@ async def play_human_game(
             launcher = FreshLauncher(sandbox=sandbox)
             record = await run_match(spec, limits, launcher=launcher, logs=logs, on_event=on_event)
     finally:
-        kept = record
-        human_logs = {s: out for s, out in logs.items() if s != game.human_seat}
-        with trio.CancelScope(shield=True):
-            await _db(
-                engine,
-                lambda session: finish_human_match(
-                    session=session, match=reserved, record=kept, logs=human_logs
-                ),
-            )
-    return reserved, record
+        if match is not None:
+            kept, stored = record, match
+            human_logs = {s: out for s, out in logs.items() if s != game.human_seat}
+            with trio.CancelScope(shield=True):
+                await _db(
+                    engine,
+                    lambda session: finish_human_match(
+                        session=session, match=stored, record=kept, logs=human_logs
+                    ),
+                )
+    return match, record
 
 
 def opponent_row(session: Session, text: str, game: str) -> BotRow:

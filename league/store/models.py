@@ -173,6 +173,14 @@ class MatchRow(SQLModel, table=True):
     finished_at: datetime | None = None
     record: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     """The match record: zlib-compressed JSON."""
+    holder: str | None = Field(default=None, max_length=100, unique=True, index=True)
+    """A humans-league match while it is ``playing``: the person it is reserved for
+    (``human:NAME``). Unique, so a person plays one game at a time whichever process
+    reserves it (:mod:`league.store.human_games`); None for every other match."""
+    owner: str = Field(default="", max_length=400)
+    """A humans-league match while it is ``playing``: the process playing it
+    (``HOST/BOOT/PID.START``, :func:`league.store.human_games.process_owner`), so a
+    reservation whose process is gone is released at once."""
 
 
 class SeatRow(SQLModel, table=True):

@@ -1,6 +1,8 @@
 """The humans league's reservations: a game that ends stores its result or deletes its
-row; one whose process died without a word (SIGKILL) is dropped a day later, when
-the next game of that league starts, and a recent one is left to finish."""
+row; one whose process cannot be checked from here (another host's: no owner here)
+and that started a day ago is dropped when the next game starts, and a recent one is
+left to finish. (A reservation whose process on this host is gone is released at
+once: tests/server/test_human_reservations.py.)"""
 
 from __future__ import annotations
 
@@ -31,8 +33,9 @@ def test_a_reservation_left_playing_is_dropped_a_day_later(tmp_path: Path) -> No
             games=["liars_dice"],
         )  # fmt: skip
         seats = [human_row(session=session, player="ada", game="liars_dice"), bot]
-        old = start_human_match(session=session, league=league, seats=seats)
-        recent = start_human_match(session=session, league=league, seats=seats)
+        others = [human_row(session=session, player="bo", game="liars_dice"), bot]
+        old = start_human_match(session=session, league=league, seats=seats, owner="")
+        recent = start_human_match(session=session, league=league, seats=others, owner="")
         statuses = {m.id: m.status for m in session.exec(select(MatchRow))}
         assert statuses == {old.match_id: PLAYING, recent.match_id: PLAYING}
         later = time.time() + ABANDONED_S + 60
@@ -45,6 +48,6 @@ def test_a_reservation_left_playing_is_dropped_a_day_later(tmp_path: Path) -> No
         assert [m.id for m in session.exec(select(MatchRow))] == [recent.match_id]
         # The next reservation drops nothing recent and takes the next position.
         assert drop_abandoned(session=session, league=league) == 0
-        third = start_human_match(session=session, league=league, seats=seats)
+        third = start_human_match(session=session, league=league, seats=seats, owner="")
         assert third.key.endswith("-2")
     engine.dispose()
