@@ -105,6 +105,10 @@ def serve_command(
             min=1.0, help="Seconds a person has per move in a browser game against a bot."
         ),
     ] = 300.0,
+    max_human_games: Annotated[
+        int,
+        typer.Option(min=1, help="Browser games against bots running at once (one per author)."),
+    ] = 8,
 ) -> None:
     """Serve the leagues on the web: live standings, match lists, replays, bots, JSON API,
     bot submissions by authors; and play the rolling ladders in the background.
@@ -146,7 +150,7 @@ def serve_command(
         server = make_server(engine, settings)
     except (KeyError_, OSError) as error:
         raise fail(str(error)) from None
-    server.human_tables.limits = HumanLimits(think_s=think_time)
+    server.human_tables.limits = HumanLimits(think_s=think_time, max_games=max_human_games)
 
     def ready(binds: list[str]) -> None:
         typer.echo(f"database: {redact(resolve_url(context_of(ctx).db_url))}")

@@ -37,7 +37,7 @@ async def standings(request: Request) -> Response:
 
 async def matches(request: Request) -> Response:
     server = server_of(request)
-    filters = {key: request.query_params.get(key) or None for key in ("bot", "result", "fault")}
+    filters = views.match_filters(request.query_params)
     return _json(
         await server.db(
             views.league_matches,

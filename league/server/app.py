@@ -25,6 +25,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from league.server import api, human_games, live, pages, submit
+from league.server.inputs import BadInput
+from league.server.rendering import new_incident
 from league.server.state import Server, server_of
 from league.server.views import Missing
 from league.store.registry import LeagueError, NotFoundError
@@ -176,9 +178,26 @@ async def _bad_input(request: Request, error: Exception) -> Response:
     return await error_response(request, 400, str(error))
 
 
+async def _bad_field(request: Request, error: Exception) -> Response:
+    """A field no validator of :mod:`league.server.inputs` took: 400 (404 for a path
+    that names nothing), the field named, the value quoted short at most."""
+    assert isinstance(error, BadInput)
+    return await error_response(request, error.status, str(error))
+
+
+SHOWN_PATH = 100
+"""Characters of a request's path quoted in a message, at most."""
+
+
+def shown_path(request: Request) -> str:
+    """The request's path for a message, cut short (it is the client's text)."""
+    path = request.url.path
+    return path if len(path) <= SHOWN_PATH else path[: SHOWN_PATH - 3] + "..."
+
+
 async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
-    message = str(error.detail) if error.status_code != 404 else f"no page at {request.url.path}"
+    message = str(error.detail) if error.status_code != 404 else f"no page at {shown_path(request)}"
     response = await error_response(request, error.status_code, message)
     for name, value in (error.headers or {}).items():
         response.headers[name] = value
@@ -186,8 +205,20 @@ async def _http_error(request: Request, error: Exception) -> Response:
 
 
 async def _server_error(request: Request, error: Exception) -> Response:
-    log.exception("error serving %s", request.url.path, exc_info=error)
-    return await error_response(request, 500, "internal error (logged on the server)")
+    """Anything unexpected: a generic answer with an incident id, never the error's
+    text (it may quote SQL, paths or what the client sent); the traceback goes to the
+    server's log under that id."""
+    incident = new_incident()
+    log.error(
+        "incident %s: error serving %s %s",
+        incident,
+        request.method,
+        shown_path(request),
+        exc_info=error,
+    )
+    return await error_response(
+        request, 500, f"internal error: incident {incident} (the details are in the server's log)"
+    )
 
 
 def create_app(server: Server) -> Starlette:
@@ -211,6 +242,7 @@ def create_app(server: Server) -> Starlette:
             Missing: _missing,
             NotFoundError: _missing,
             LeagueError: _bad_input,
+            BadInput: _bad_field,
             HTTPException: _http_error,
             Exception: _server_error,
         },

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ COOKIE = "arena_session"
 SESSION_TTL_S = 12 * 3600
 KEY_FILE = "server.key"
 KEY_BYTES = 32
+_ASCII_NUMBER = re.compile(r"[0-9]{1,12}", re.ASCII)
 
 
 class KeyError_(Exception):
@@ -96,13 +98,13 @@ def read_session(
     key: bytes, value: str | None, *, now: float | None = None
 ) -> AuthorSession | None:
     """The session a cookie value proves, or None (absent, forged, altered, expired)."""
-    if not value or len(value) > 300:
-        return None
+    if not value or len(value) > 300 or not value.isascii():
+        return None  # hmac.compare_digest refuses non-ASCII text (TypeError)
     payload, sep, mac = value.rpartition(".")
     if not sep or not hmac.compare_digest(mac, _mac(key, payload)):
         return None
     parts = payload.split(".")
-    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+    if len(parts) != 3 or not all(map(_ASCII_NUMBER.fullmatch, parts[:2])):
         return None
     expires = int(parts[1])
     if expires < (now if now is not None else time.time()):
@@ -116,11 +118,21 @@ def same_origin(headers: dict[str, str], host: str) -> bool:
     source = headers.get("origin") or headers.get("referer") or ""
     if not source or source == "null":
         return False
-    return urlsplit(source).netloc.lower() == host.lower()
+    try:
+        netloc = urlsplit(source).netloc
+    except ValueError:  # "http://[": not an address at all
+        return False
+    return netloc.lower() == host.lower()
 
 
 def csrf_ok(session: AuthorSession | None, sent: str | None) -> bool:
-    return session is not None and sent is not None and hmac.compare_digest(session.csrf, sent)
+    """``sent`` is the session's CSRF token (a header's or a field's text: anything)."""
+    return (
+        session is not None
+        and isinstance(sent, str)
+        and sent.isascii()  # hmac.compare_digest refuses non-ASCII text (TypeError)
+        and hmac.compare_digest(session.csrf, sent)
+    )
 
 
 def may_read_logs(session: AuthorSession | None, bot_author_id: int | None) -> bool:

@@ -11,6 +11,13 @@ polls ``GET /play/ID/state`` and sends a move with ``POST /play/ID/move``
 origin only). ``ID`` is a random token; a game answers only its own author (404
 for anyone else, so nobody learns that it exists).
 
+**Starting cannot race.** Every field is parsed by :mod:`league.server.inputs`; a
+table is taken by :meth:`HumanTables.reserve` (one game per author, at most
+``max_games``: checked and taken in one step), then the game's match is reserved in
+the database (:func:`league.execution.human_play.reserve_human_game`: one game per
+person across processes, positions that cannot collide) before the answer: a refusal
+is a 409 or 503, never a database error, and a game that answers 303 has its match.
+
 The person's clock is :attr:`HumanLimits.think_s` per move (generous, bounded: a
 game left open ends as a timeout forfeit). Results go to the game's humans league
 (:mod:`league.store.human_games`), which never touches a bot's ladder rating.
@@ -19,7 +26,6 @@ A server that stops ends the games it runs without a result.
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
@@ -32,13 +38,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from league.execution.human_play import HumanGame, play_human_game
+from league.execution.human_play import (
+    HumanGame,
+    Reservation,
+    play_human_game,
+    reserve_human_game,
+)
+from league.server import inputs
 from league.server.auth import AuthorSession, csrf_ok, same_origin
-from league.server.human_tables import WebGame
-from league.server.rendering import render
+from league.server.human_tables import TableRefused, WebGame
+from league.server.rendering import new_incident, render
 from league.server.state import Server, server_of
-from league.server.submit import capped_body, parse_form
-from league.store.human_games import HumanMatch
+from league.server.submit import TooLarge, capped_body, parse_form
+from league.store.db import session_scope
+from league.store.human_games import AlreadyPlaying, finish_human_match
 from league.store.models import BotRow
 from league.store.registry import NotFoundError, get_bot
 from referee.core.catalogue import game_names, get_codec, get_entry, get_game, load
@@ -51,6 +64,13 @@ from sdk.human import SeatView
 log = logging.getLogger("arena.server.play")
 
 MOVE_BYTES = 1024
+"""A move's JSON, and the start form, at most."""
+MAX_DECISION = 10**9
+"""A move's ``decision`` number, at most (a match's decisions, counted)."""
+MAX_CHOICE = 10**6
+"""A move's ``choice``, at most (an index into the legal moves)."""
+SEATS = 2
+"""A person against one bot."""
 
 
 async def run_human_tables(server: Server, stop: trio.Event) -> None:
@@ -63,8 +83,8 @@ async def run_human_tables(server: Server, stop: trio.Event) -> None:
         nursery.cancel_scope.cancel()  # a game cut short is stored as nothing
 
 
-async def _play(server: Server, game: WebGame, bot: BotRow) -> None:
-    plan = HumanGame(
+def _plan(server: Server, game: WebGame, bot: BotRow) -> HumanGame:
+    return HumanGame(
         game=game.game,
         player=game.player,
         opponents=[bot],
@@ -73,24 +93,33 @@ async def _play(server: Server, game: WebGame, bot: BotRow) -> None:
         min_protocol=server.settings.min_protocol,
     )
 
-    def started(match: HumanMatch) -> None:
-        game.match = match
 
+async def _play(server: Server, game: WebGame, plan: HumanGame, reserved: Reservation) -> None:
     try:
         await play_human_game(
             server.engine,
             plan,
             game.asker,
+            reserved=reserved,
             sandbox=DEFAULT_SANDBOX,
-            on_start=started,
             on_event=game.events.append,
         )
     except Exception as error:  # the game could not be played: say so on its page
-        log.warning("human game %s failed: %r", game.token, error)
-        game.error = f"the game could not be played: {error}"
+        incident = new_incident()
+        log.error("incident %s: human game %s failed", incident, game.token, exc_info=error)
+        game.error = (
+            f"the game could not be played: incident {incident} (the details are in the"
+            " server's log)"
+        )
     finally:
         game.finished_at = time.monotonic()
         game.done = True
+
+
+def _unreserve(server: Server, reserved: Reservation) -> None:
+    """Delete a reserved match whose game never started."""
+    with session_scope(server.engine) as session:
+        finish_human_match(session=session, match=reserved.match, record=None)
 
 
 def _opponent(session: Session, name: str, game: str) -> BotRow:
@@ -113,52 +142,70 @@ def _session_for_change(request: Request, server: Server) -> AuthorSession:
     return session
 
 
+async def _small_body(request: Request) -> bytes:
+    try:
+        return await capped_body(request, MOVE_BYTES)
+    except TooLarge as error:
+        raise HTTPException(413, str(error), headers={"connection": "close"}) from None
+
+
 async def start_game(request: Request) -> Response:
     """``POST /play``: a new game against a bot, for the logged-in author."""
     server = server_of(request)
     session = _session_for_change(request, server)
-    fields = await parse_form(request, await capped_body(request, MOVE_BYTES))
-    csrf = fields.get("csrf")
-    if not csrf_ok(session, csrf if isinstance(csrf, str) else None):
+    fields = await parse_form(request, await _small_body(request))
+    if not csrf_ok(session, inputs.hex_text(fields.get("csrf"), "csrf")):
         raise HTTPException(403, "bad or missing form token (reload the page)")
     found = await server.author_of(request)
     if found is None:
         raise HTTPException(403, "log in to play")
-    bot, game = str(fields.get("bot", "")), str(fields.get("game", ""))
-    try:
-        get_game(game)
-    except Exception:
-        raise HTTPException(400, f"unknown game {game!r}") from None
-    seats = 2  # a person against one bot
-    seat_text = str(fields.get("seat", "random"))
+    bot = inputs.form_text(fields, "bot", max_len=inputs.MAX_NAME)
+    game = inputs.choice(inputs.form_text(fields, "game", max_len=50), game_names(), "game")
+    seat_text = inputs.form_text(fields, "seat", max_len=10, default="random")
     if seat_text == "random":
-        seat = secrets.randbelow(seats)
+        seat = secrets.randbelow(SEATS)
     else:
-        seat = int(seat_text) if seat_text.isdigit() else -1
-    if not 0 <= seat < seats:
-        raise HTTPException(400, f"seat {seat_text!r}: choose 0 to {seats - 1} or random")
-    tables = server.human_tables
-    tables.forget_finished()
-    if tables.nursery is None:
-        raise HTTPException(503, "games against bots are not available on this server")
-    if any(g.author_id == session.author_id for g in tables.running()):
-        raise HTTPException(429, "you have a game running: finish it first")
-    if len(tables.running()) >= tables.limits.max_games:
-        raise HTTPException(503, "every table is taken: try again in a few minutes")
+        seat = inputs.ascii_int(seat_text, 0, SEATS - 1, "seat")
     opponent = await server.db(_opponent, bot, game)
     token = secrets.token_urlsafe(16)
     web_game = WebGame(token, session.author_id, found[1], opponent.name, game, seat)
-    tables.games[token] = web_game
-    tables.nursery.start_soon(_play, server, web_game, opponent)
+    tables = server.human_tables
+    try:
+        tables.reserve(web_game)  # the author's one table, and one of max_games: atomic
+    except TableRefused as refused:
+        raise HTTPException(refused.status, str(refused)) from None
+    plan = _plan(server, web_game, opponent)
+    try:
+        reserved = await trio.to_thread.run_sync(
+            reserve_human_game, server.engine, plan, limiter=server.limiter
+        )
+    except AlreadyPlaying:  # another process holds this person's game (arena play)
+        tables.release(web_game)
+        raise HTTPException(409, "you have a game being played already: finish it first") from None
+    except BaseException:
+        tables.release(web_game)
+        raise
+    web_game.match = reserved.match
+    try:
+        if tables.nursery is None:
+            raise RuntimeError("the server is stopping")
+        tables.nursery.start_soon(_play, server, web_game, plan, reserved)
+    except RuntimeError:  # stopping: nursery gone or closed to new games
+        tables.release(web_game)
+        await trio.to_thread.run_sync(_unreserve, server, reserved, limiter=server.limiter)
+        raise HTTPException(503, "games against bots are not available on this server") from None
     return RedirectResponse(f"/play/{token}", status_code=303)
+
+
+def _token(request: Request) -> str:
+    return inputs.web_token(request.path_params["token"], "game")
 
 
 async def game_page(request: Request) -> Response:
     server = server_of(request)
+    token = _token(request)
     found = await server.author_of(request)
-    game = server.human_tables.of(
-        request.path_params["token"], found[0].author_id if found else None
-    )
+    game = server.human_tables.of(token, found[0].author_id if found else None)
     title = get_game(game.game).title
     return await render(
         request, "play.html", game=game, title=title, think_s=server.human_tables.limits.think_s
@@ -168,9 +215,7 @@ async def game_page(request: Request) -> Response:
 async def game_state(request: Request) -> Response:
     server = server_of(request)
     session = server.session_of(request)
-    game = server.human_tables.of(
-        request.path_params["token"], session.author_id if session else None
-    )
+    game = server.human_tables.of(_token(request), session.author_id if session else None)
     data = game.asker.snapshot(server.human_tables.limits.think_s)
     shown = game.asker.shown()
     if data.get("view") and shown is not None:
@@ -191,12 +236,10 @@ async def game_move(request: Request) -> Response:
     session = _session_for_change(request, server)
     if not csrf_ok(session, request.headers.get("x-csrf-token")):
         raise HTTPException(403, "bad or missing token (reload the page)")
-    game = server.human_tables.of(request.path_params["token"], session.author_id)
-    try:
-        sent = json.loads(await capped_body(request, MOVE_BYTES))
-        decision, choice = int(sent["decision"]), int(sent["choice"])
-    except (ValueError, KeyError, TypeError):
-        raise HTTPException(400, 'send {"decision": N, "choice": I}') from None
+    game = server.human_tables.of(_token(request), session.author_id)
+    sent = inputs.json_object(await _small_body(request), "move")
+    decision = inputs.json_int(sent.get("decision"), 0, MAX_DECISION, "decision")
+    choice = inputs.json_int(sent.get("choice"), 0, MAX_CHOICE, "choice")
     refused = game.asker.answer(decision, choice)
     if refused:
         return JSONResponse({"error": refused}, status_code=409)
@@ -253,16 +296,19 @@ def delayed(entries: list[PublicEntry], over: bool) -> list[PublicEntry]:
 
 
 def spectator_feed(game: WebGame) -> dict[str, Any]:
-    """The public, delayed text of ``game`` (``GET /watch/KEY/feed``)."""
+    """The public, delayed text of ``game`` (``GET /watch/KEY/feed``).
+
+    Nothing in it changes when a seat moves within the held-back rounds: the lines
+    are the delayed ones only, and no count of what is held back is given (a live
+    count told a spectator the moment each move was made)."""
     engine = get_game(game.game)
     over = game.done
     events = list(game.events)
-    entries = public_entries(engine, engine.default_rules(), 2, events)
+    entries = public_entries(engine, engine.default_rules(), SEATS, events)
     shown = delayed(entries, over)
     return {
         "state": "over" if over else "running",
         "lines": [line for entry in shown for line in entry.lines],
-        "held_back": len(entries) - len(shown),
         "replay": f"/matches/{game.match.key}" if over and game.match else None,
     }
 
@@ -276,13 +322,13 @@ async def live_page(request: Request) -> Response:
 
 async def watch_page(request: Request) -> Response:
     server = server_of(request)
-    game = server.human_tables.by_match(request.path_params["key"])
+    game = server.human_tables.by_match(inputs.match_key(request.path_params["key"]))
     return await render(request, "watch.html", game=game, title=get_game(game.game).title)
 
 
 async def watch_feed(request: Request) -> Response:
     server = server_of(request)
-    game = server.human_tables.by_match(request.path_params["key"])
+    game = server.human_tables.by_match(inputs.match_key(request.path_params["key"]))
     return JSONResponse(spectator_feed(game), headers={"cache-control": "no-store"})
 
 

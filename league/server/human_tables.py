@@ -104,16 +104,51 @@ class WebGame:
     finished_at: float = 0.0
 
 
+class TableRefused(Exception):
+    """A game cannot start now: ``status`` (409: the author has a game running; 503:
+    every table is taken, or games are off) with the reason."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 @dataclass
 class HumanTables:
-    """The games this server runs for people (at most ``limits.max_games``)."""
+    """The games this server runs for people (at most ``limits.max_games``, one per
+    author): :meth:`reserve` takes a table, atomically."""
 
     limits: HumanLimits = field(default_factory=HumanLimits)
     games: dict[str, WebGame] = field(default_factory=dict)
     nursery: trio.Nursery | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def running(self) -> list[WebGame]:
         return [g for g in self.games.values() if not g.done]
+
+    def reserve(self, game: WebGame) -> None:
+        """Take a table for ``game``, or :class:`TableRefused`: the author already has
+        a game running (409), or :attr:`HumanLimits.max_games` are running (503).
+
+        Check and take are one step: nothing in between awaits (and a lock covers it
+        should a thread ever call it), so a burst of starts — one author's, or many
+        authors' — can never pass the check together and exceed either limit."""
+        with self._lock:
+            self.forget_finished()
+            if self.nursery is None:
+                raise TableRefused(503, "games against bots are not available on this server")
+            running = self.running()
+            if any(g.author_id == game.author_id for g in running):
+                raise TableRefused(409, "you have a game running: finish it first")
+            if len(running) >= self.limits.max_games:
+                raise TableRefused(503, "every table is taken: try again in a few minutes")
+            self.games[game.token] = game
+
+    def release(self, game: WebGame) -> None:
+        """Give back the table of a game that never started."""
+        with self._lock:
+            if self.games.get(game.token) is game:
+                del self.games[game.token]
 
     def forget_finished(self, *, keep_s: float = 3600.0, now: float | None = None) -> None:
         """Drop games over for more than ``keep_s`` (their replay stays in the database)."""

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from league.server import views
+from league.server import inputs, views
 from league.server.auth import (
     COOKIE,
     SESSION_TTL_S,
@@ -94,7 +94,7 @@ async def report_css(request: Request) -> Response:
 async def matches_page(request: Request) -> Response:
     server = server_of(request)
     name = request.path_params["name"]
-    filters = {key: request.query_params.get(key) or None for key in ("bot", "result", "fault")}
+    filters = views.match_filters(request.query_params)
     detail = await server.db(views.league_detail, name)
     hidden = server.settings.hide_unfinished
     rows = await server.db(views.league_matches, name, finished_only=hidden, **filters)
@@ -198,14 +198,19 @@ def _log(session: Session, key: str, seat: int, author: Any, finished_only: bool
     return output
 
 
+MAX_SEAT = 63
+"""A seat number in a log's path, at most (no game seats more)."""
+
+
 async def log_page(request: Request) -> Response:
     """What a seat's bot printed during a match: to the bot's author only."""
     server = server_of(request)
     found = await server.author_of(request)  # a disabled author's cookie reads nothing
+    seat = inputs.ascii_int(request.path_params["seat"], 0, MAX_SEAT, "seat", status=404)
     output = await server.db(
         _log,
         request.path_params["key"],
-        request.path_params["seat"],
+        seat,
         found[0] if found else None,
         server.settings.hide_unfinished,
     )
@@ -230,7 +235,10 @@ async def login_page(request: Request) -> Response:
             error="author logins are not enabled on this server",
         )
     form = await small_form(request)
-    token = str(form.get("token") or "").strip()
+    try:
+        token = inputs.form_text(form, "token", max_len=TOKEN_CHARS, default="").strip()
+    except inputs.BadInput as error:
+        return await render(request, "login.html", status=400, enabled=True, error=str(error))
     try:
         author = await server.check_token(token, client_address(request))
     except Throttled as error:
@@ -248,6 +256,8 @@ async def login_page(request: Request) -> Response:
     return response
 
 
+TOKEN_CHARS = 200
+"""A pasted token's length, at most (``arena author add`` prints 63 characters)."""
 SMALL_FORM_BYTES = 8 << 10
 
 
@@ -282,8 +292,7 @@ async def logout(request: Request) -> Response:
     if not same_origin(dict(request.headers), request.headers.get("host", "")):
         raise HTTPException(403, "cross-site form submission refused")
     form = await small_form(request)
-    csrf = form.get("csrf")
-    if session is not None and not csrf_ok(session, csrf if isinstance(csrf, str) else None):
+    if session is not None and not csrf_ok(session, inputs.hex_text(form.get("csrf"), "csrf")):
         raise HTTPException(403, "bad or missing form token")
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
@@ -299,7 +308,7 @@ def routes() -> list[BaseRoute]:
         Route("/leagues/{name:path}", league_page),
         Route("/bots", bots_page),
         Route("/bots/{name:path}", bot_page),
-        Route("/matches/{key:path}/logs/{seat:int}", log_page),
+        Route("/matches/{key:path}/logs/{seat}", log_page),
         Route("/matches/{key:path}", replay_page),
         Route("/login", login_page, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),

@@ -6,6 +6,7 @@ and the error pages of :mod:`league.server.app`.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 from urllib.parse import quote
 
@@ -44,3 +45,9 @@ async def render(request: Request, name: str, status: int = 200, **context: Any)
         **context,
     )
     return HTMLResponse(page, status_code=status, headers={"cache-control": "no-store"})
+
+
+def new_incident() -> str:
+    """An incident id: an unexpected error's answer shows it, the server's log line
+    with the details holds it."""
+    return secrets.token_hex(6)

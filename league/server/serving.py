@@ -30,6 +30,8 @@ from league.server.ladders import enter_ladders
 from league.server.rendering import templates
 from league.server.state import Server, Settings
 from league.server.watcher import LeagueWatcher
+from league.store.db import session_scope
+from league.store.human_games import drop_abandoned
 
 log = logging.getLogger("arena.server")
 
@@ -58,6 +60,10 @@ def make_server(
     stale = fail_unfinished(engine)
     if stale:
         log.warning("%d submission(s) left checking by a stopped server marked failed", stale)
+    with session_scope(engine) as session:
+        dropped = drop_abandoned(session=session)
+    if dropped:
+        log.warning("%d game(s) against bots left by a stopped process released", dropped)
     return server
 
 

@@ -36,6 +36,7 @@ from league.execution.submissions import (
     list_submissions,
     submit_bot,
 )
+from league.server import inputs
 from league.server.auth import csrf_ok, same_origin
 from league.server.checkqueue import QueueBusy
 from league.server.rendering import render
@@ -47,6 +48,12 @@ from league.store.suspension import notices
 from league.store.uploads import UploadRejected, UploadTooLarge
 from referee.core.catalogue import game_names
 
+NAME_CHARS = 100
+"""A submission's bot name and game, at most (the registry then checks them)."""
+FILENAME_CHARS = 255
+"""An uploaded file's name, at most (it names the archive's kind)."""
+TOKEN_CHARS = 200
+"""A bearer token is read up to this length (``arena author add`` prints 63 characters)."""
 FORM_OVERHEAD = 64 << 10
 """Bytes allowed beyond the file for the multipart boundaries and the other fields."""
 
@@ -96,10 +103,12 @@ async def capped_body(request: Request, cap: int) -> bytes:
     by its declared length before reading, or while reading it."""
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.isdigit():
-            raise HTTPException(400, "bad Content-Length")
-        if int(declared) > cap:
-            raise TooLarge(f"request of {declared} bytes is over the {cap} byte limit")
+        try:
+            length = inputs.ascii_int(declared, 0, 10**18, "Content-Length")
+        except inputs.BadInput as error:
+            raise HTTPException(400, str(error)) from None
+        if length > cap:
+            raise TooLarge(f"request of {length} bytes is over the {cap} byte limit")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
@@ -156,7 +165,13 @@ async def _submit(
     try:
         if not isinstance(name, str) or not isinstance(game, str) or not isinstance(upload, tuple):
             raise BadSubmission("send the fields name and game and the file bot (multipart)")
-        filename, data = upload
+        try:
+            name = inputs.text(name, "name", max_len=NAME_CHARS)
+            game = inputs.text(game, "game", max_len=NAME_CHARS)
+            filename = inputs.text(upload[0], "bot (file name)", max_len=FILENAME_CHARS)
+        except inputs.BadInput as error:
+            raise BadSubmission(str(error)) from None
+        data = upload[1]
         result = await submit_bot(
             engine=server.engine,
             store=server.settings.store,
@@ -200,6 +215,8 @@ async def bearer_author(server: Server, request: Request) -> AuthorRow | Respons
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return _error(401, "missing token: send `Authorization: Bearer <token>`")
+    if len(token) > TOKEN_CHARS:  # a malformed token: refused (and counted) unread
+        token = token[:TOKEN_CHARS]
     try:
         return await server.check_token(token.strip(), client_address(request))
     except Throttled as error:
@@ -303,8 +320,7 @@ async def submit_page(request: Request) -> Response:
         except TooLarge as error:
             raise HTTPException(413, str(error), headers={"connection": "close"}) from None
         fields = await parse_form(request, body)
-        csrf = fields.get("csrf")
-        if not csrf_ok(session, csrf if isinstance(csrf, str) else None):
+        if not csrf_ok(session, inputs.hex_text(fields.get("csrf"), "csrf")):
             raise HTTPException(403, "bad or missing form token (reload the form)")
         status, outcome, _headers = await _submit(server, author, fields)
     submissions = await submissions_of(server, author.id) if author and author.id else []

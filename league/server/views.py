@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import shlex
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from league.server import inputs
 from league.server.readme import strip_local_paths
 from league.store.bluff import league_bluff
 from league.store.exploits import as_json as exploit_json
@@ -49,6 +50,7 @@ from league.store.registry import NotFoundError
 from league.store.rolling_ladders import is_rolling, rolling_settings
 from league.store.standings import Standing, standings
 from league.web.report import rating_figures
+from referee.core.faults import FaultKind
 from referee.records.analytics import BluffStats, format_ratio
 from referee.records.record import MatchRecord
 
@@ -89,6 +91,7 @@ def leagues(session: Session) -> list[dict[str, Any]]:
 
 
 def league_row(session: Session, name: str) -> LeagueRow:
+    name = inputs.name(name, "league")
     try:
         return get_league(session=session, name=name)
     except NotFoundError:
@@ -218,6 +221,23 @@ def _display_row(row: Standing, *, with_bluff: bool) -> dict[str, Any]:
     return out
 
 
+RESULTS = ("completed", "forfeit", "aborted", "pending", "won", "lost")
+"""The ``result`` filters of a match list (``arena league matches --result``)."""
+
+
+def match_filters(query: Mapping[str, str]) -> dict[str, str | None]:
+    """A match list's filters from a query string (``bot``, ``result``, ``fault``),
+    each validated (:mod:`league.server.inputs`); an empty one is no filter."""
+    bot, result, fault = (query.get(key) or None for key in ("bot", "result", "fault"))
+    return {
+        "bot": None if bot is None else inputs.text(bot, "bot", max_len=inputs.MAX_NAME),
+        "result": None if result is None else inputs.choice(result, RESULTS, "result"),
+        "fault": None
+        if fault is None
+        else inputs.choice(fault, [kind.value for kind in FaultKind], "fault"),
+    }
+
+
 PUBLIC_STATUSES = frozenset({"done"})
 """Matches the public pages and API list: finished ones only. A pending, running or
 aborted (to be played again) match is not listed, so a bot cannot look itself up
@@ -259,6 +279,7 @@ class StoredMatch:
 def stored_match(session: Session, key: str, *, finished_only: bool = True) -> StoredMatch:
     """The match ``key`` with its record as the public may see it (:func:`public_record`),
     or no record while it is not finished."""
+    key = inputs.match_key(key)
     try:
         league, match = find_match(session=session, key=key)
     except NotFoundError:
@@ -285,6 +306,7 @@ def match_seat_bot(
     session: Session, key: str, seat: int, *, finished_only: bool = True
 ) -> tuple[MatchRow, BotRow]:
     """The match ``key`` and the bot version that sat in ``seat``."""
+    key = inputs.match_key(key)
     try:
         _, match = find_match(session=session, key=key)
     except NotFoundError:
@@ -374,6 +396,7 @@ def bot_with_exploitability(session: Session, name: str) -> dict[str, Any]:
 
 def bot_detail(session: Session, name: str) -> dict[str, Any]:
     """A bot's versions, its results per league, faults and measured latency."""
+    name = inputs.name(name, "bot")
     versions = list(
         session.exec(select(BotRow).where(BotRow.name == name).order_by(col(BotRow.created_at)))
     )

@@ -25,7 +25,7 @@
           return;
         }
         body.dataset.state = "running";
-        status.textContent = "live, " + data.held_back + " event(s) held back (the current and the last finished round)";
+        status.textContent = "live: the round in play and the last finished one are held back";
         setTimeout(poll, 1000);
       })
       .catch(function () { setTimeout(poll, 3000); });
