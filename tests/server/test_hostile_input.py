@@ -58,7 +58,8 @@ ODD = [
     "1.5", "-0", "9" * 19, "9" * 20, "9" * 400, "9" * 5000, "\x00", "a\x00b", "\t", "\n",
     "\r\n", "\u202e", "\ufeff", "random", "../../etc/passwd", "%00", "%", "é", "x" * 5000,
     "<script>alert(1)</script>", "'", '"', "\\", "null", "true", "[]", "{}", "cup-",
-    "-1-1", "cup-01", "humans-liars_dice-0", "arena_000000000000_" + "A" * 43,
+    "-1-1", "cup-01", "humans-liars_dice-0", "arena_000000000000_" + "A" * 43, "http://[",
+    "https://[::1", "//evil.example",
 ]  # fmt: skip
 """Values that broke parsers somewhere, or might."""
 RAW_JSON = [
@@ -520,9 +521,10 @@ def test_hostile_values_get_a_4xx_and_no_database_text(
 
 SWEEP: list[str | None] = [
     None, "", "²", "٣", "１", "+1", " 1", "1_0", "-1", "1.5", "Infinity", "NaN", "1e400",
-    "\x00", "a\x00b", "\u202e", "9" * 20, "9" * 400, "9" * 4400, "x" * 3000,
+    "\x00", "a\x00b", "\u202e", "9" * 20, "9" * 400, "9" * 4400, "x" * 3000, "http://[",
 ]  # fmt: skip
-"""The value classes of the issue, tried in every part of every route."""
+"""The value classes of the issue (and a malformed address), tried in every part of
+every route."""
 JSON_SWEEP: list[str | None] = [
     None, "Infinity", "-Infinity", "NaN", "1e400", "9" * 400, "-1", "1.5", "true", '"0"',
     '"²"', "null", "[0]", '{"a": 0}', "[" * 40 + "]" * 40,
@@ -542,6 +544,9 @@ def test_every_part_of_every_route_refuses_the_issues_values(
         values = JSON_SWEEP if name in ("decision", "choice") else SWEEP
         if name == "key":  # a match key's position too: LEAGUE-VALUE
             values = values + [f"cup-{v}" for v in SWEEP if v is not None]
+        if name == "cookie":  # a session cookie's MAC too: AUTHOR.EXPIRES.NONCE.VALUE
+            signed = text_of(spec.fields(site)["cookie"]).rsplit(".", 1)[0]
+            values = values + [f"{signed}.{v}" for v in SWEEP if v is not None]
         for value in values:
             fields = spec.fields(site)
             fields[name] = value
