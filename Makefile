@@ -122,5 +122,11 @@ proto-check: venv
 docs: venv
 	$(BIN)/arena games --write-docs docs/games
 
+# The Go example bot as one static binary, offline from Debian's Go packages (.ci/run
+# installs them; example_bots/go_liars_dice/README.md). The tests build their own copy.
+.PHONY: go-bot
+go-bot:
+	example_bots/go_liars_dice/build.sh build/go_liars_dice
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
