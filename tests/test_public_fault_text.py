@@ -304,3 +304,15 @@ def test_an_older_referees_quotes_of_bot_text_are_taken_out_of_its_records(nonce
     )
     assert chain_problems(clean) == [] and clean.header_hash == old.header_hash
     assert without_bot_output(clean) is clean  # a record written since: unchanged
+
+
+def test_the_server_serves_an_older_referees_records_without_the_bots_text() -> None:
+    """Records stored before the referee stopped quoting bots are cleaned as they are
+    served (``/api/matches/...``, the replay viewer: both read ``public_record``)."""
+    from league.server.views import public_record
+
+    old = legacy_record([f"bot: bot exited with code 1; its output ends: {CANARY}", "x"])
+    assert CANARY in old.to_json()  # guard: as stored
+    served = public_record(old)
+    assert CANARY not in served.to_json()
+    assert served.faults[0].message == "bot: bot exited with code 1"

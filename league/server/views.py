@@ -52,7 +52,7 @@ from league.store.standings import Standing, standings
 from league.web.report import rating_figures
 from referee.core.faults import FaultKind
 from referee.records.analytics import BluffStats, format_ratio
-from referee.records.record import MatchRecord
+from referee.records.record import MatchRecord, without_bot_output
 
 STANDINGS_SAMPLES = 1000
 """Bootstrap resamples of the standings table (``arena league standings``' default)."""
@@ -293,12 +293,15 @@ def stored_match(session: Session, key: str, *, finished_only: bool = True) -> S
 
 
 def public_record(record: MatchRecord) -> MatchRecord:
-    """``record`` without how its bots were started or reached: every seat's
-    ``command`` (store paths, the operator's command lines) and ``address`` emptied.
-    What the server serves (``/api/matches/...``, the replay viewer) is this;
+    """``record`` without how its bots were started or reached — every seat's
+    ``command`` (store paths, the operator's command lines) and ``address`` emptied —
+    and without what an older referee quoted of a bot's own output in a fault message
+    (:func:`referee.records.record.without_bot_output`: records stored before that
+    stopped). What the server serves (``/api/matches/...``, the replay viewer) is this;
     ``arena replay`` on the server's own machine still reads the full record."""
+    cleaned = without_bot_output(record)
     return replace(
-        record, seats=tuple(replace(seat, command=(), address="") for seat in record.seats)
+        cleaned, seats=tuple(replace(seat, command=(), address="") for seat in cleaned.seats)
     )
 
 
