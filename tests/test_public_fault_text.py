@@ -283,8 +283,10 @@ def legacy_record(messages: list[str]) -> MatchRecord:
 
 
 @pytest.mark.parametrize(
-    "nonce", [CANARY, f"x', but {CANARY}", f"it's {CANARY}", f"a\"b'c {CANARY}"]
-)
+    "nonce",
+    [CANARY, f"x', but {CANARY}", f"it's {CANARY}", f"a\"b'c {CANARY}"],
+    ids=["bare", "quote-comma-but", "apostrophe", "both-quotes"],  # the canary is random:
+)  # ids of their own, or pytest-xdist's workers collect different tests
 def test_an_older_referees_quotes_of_bot_text_are_taken_out_of_its_records(nonce: str) -> None:
     old = legacy_record(
         [
