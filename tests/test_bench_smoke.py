@@ -157,6 +157,7 @@ def _sandbox_missing() -> str:
 
 
 @pytest.mark.e2e
+@pytest.mark.refused_calls  # its bots try the page-cache primitives (mincore) on purpose
 @pytest.mark.skipif(bool(_sandbox_missing()), reason=_sandbox_missing() or "sandbox available")
 def test_timing_channel_quick_bench_reports_numbers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
