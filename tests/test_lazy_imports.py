@@ -196,6 +196,12 @@ LAZY_IMPORTS: dict[str, str] = {
         "protobuf: only commands that read or print match records"
     ),
     "league/cli/play.py sdk.human": "the game engines: only commands that play",
+    "league/cli/play.py league.store.human_games": (
+        "SQLModel and the humans league's store: only a game that is played"
+    ),
+    "league/cli/play.py referee.records.files": (
+        "the record files' writer: only a game that keeps its record (--record)"
+    ),
     "league/cli/play.py trio": "trio: only commands that play",
     "league/cli/rerun.py referee.core.chance": (
         "SQLModel and the referee stack: only commands that read the database"

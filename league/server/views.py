@@ -462,21 +462,22 @@ def bot_detail(session: Session, name: str) -> dict[str, Any]:
         "author": _author_of(session, newest),
         "games": [g for g in newest.games.split(",") if g],
         "retired": all(v.retired for v in versions),
-        "versions": [
-            {
-                "version": v.version,
-                "games": [g for g in v.games.split(",") if g],
-                "created_at": v.created_at.isoformat(),
-                "retired": v.retired,
-            }
-            for v in versions
-        ],
+        "versions": [_version_json(v) for v in versions],
         "leagues": per_league,
         "matches": sum(r["matches"] for r in per_league),
         "wins": sum(r["wins"] for r in per_league),
         "faults": faults,
         "latency": latency,
         "readme": readme,
+    }
+
+
+def _version_json(version: BotRow) -> dict[str, Any]:
+    return {
+        "version": version.version,
+        "games": [g for g in version.games.split(",") if g],
+        "created_at": version.created_at.isoformat(),
+        "retired": version.retired,
     }
 
 
