@@ -25,6 +25,7 @@ import contextlib
 import errno
 import fcntl
 import functools
+import logging
 import os
 import select
 import socket
@@ -43,6 +44,7 @@ _IOC_SEND = 0xC0182101
 """SECCOMP_IOCTL_NOTIF_SEND = _IOWR('!', 1, struct seccomp_notif_resp)."""
 
 PREFIX = "[arena sandbox]"
+log = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -184,10 +186,20 @@ class _Supervisor:
                     if entry is None:
                         continue
                     kind, watch = entry
-                    if kind == "socket":
-                        self._receive_listener(fd, watch)
-                    else:
-                        self._answer(fd, mask, watch)
+                    try:
+                        if kind == "socket":
+                            self._receive_listener(fd, watch)
+                        else:
+                            self._answer(fd, mask, watch)
+                    except Exception:  # never leave a bot's call waiting on a broken thread
+                        log.exception("refusal reporter: giving up on one bot's listener")
+                        self._drop(fd)
+                        if kind == "listener":
+                            watch.listener = None
+                            with contextlib.suppress(OSError):
+                                os.close(fd)  # the kernel answers ENOSYS by itself from now on
+                        else:
+                            watch._ours.close()  # the socket object owns its descriptor
 
     def _receive_listener(self, fd: int, watch: RefusalWatch) -> None:
         try:

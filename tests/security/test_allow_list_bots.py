@@ -153,3 +153,67 @@ def test_bot_check_names_the_refused_calls_to_the_author(tmp_path: Path) -> None
     assert any(line.startswith("refused system calls: mlock (in 2 of 2") for line in report.lines())
     honest = check_bot_matches(spec("liars_dice_random"), "liars_dice", matches=1)
     assert honest.refused_calls == {} and not any("refused" in x for x in honest.lines())
+
+
+SPAMMER = """\
+import ctypes, runpy, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+began = time.monotonic()
+for _ in range(20000):
+    assert libc.mlock(None, 0) == -1 and ctypes.get_errno() == 38
+print(f"spent {time.monotonic() - began:.3f}", file=sys.stderr, flush=True)
+sys.argv = ["bot"]
+runpy.run_module("example_bots.liars_dice_random", run_name="__main__")
+"""
+
+
+async def play_one(script: str) -> tuple[MatchSpec, dict[int, bytes], object]:
+    bots = (
+        BotSpec(name="offlist", command=(sys.executable, "-c", script)),
+        spec("liars_dice_random"),
+    )
+    logs: dict[int, bytes] = {}
+    match = MatchSpec("liars_dice", bots, seed=5, rules={"dice_per_player": "1"}, match_id="spam")
+    record = await run_match(
+        match, LIMITS, launcher=FreshLauncher(sandbox=DEFAULT_SANDBOX), logs=logs
+    )
+    return match, logs, record
+
+
+@pytest.mark.refused_calls
+async def test_a_bot_spamming_refused_calls_costs_the_referee_256_answers() -> None:
+    """20,000 calls off the list: the reporter answers the first 256, then lets the
+    kernel answer (ENOSYS all the same), so a bot cannot keep a referee thread busy."""
+    from referee.runtime import seccomp_notify
+
+    answered: list[int] = []
+    real_close = seccomp_notify.RefusalWatch.close
+
+    def counting_close(self: seccomp_notify.RefusalWatch) -> None:
+        answered.append(self.answered)
+        real_close(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(seccomp_notify.RefusalWatch, "close", counting_close)
+        _, logs, record = await play_one(SPAMMER)
+    assert not record.faults, record.faults  # type: ignore[attr-defined]
+    assert b"spent " in logs[0]
+    assert max(answered) == seccomp_notify.MAX_NOTICES, answered
+    assert_no_processes_left()
+
+
+@pytest.mark.refused_calls
+async def test_a_broken_reporter_never_leaves_a_bot_waiting() -> None:
+    """Planted: the reporter fails on every notification. The bot's calls still answer
+    ENOSYS at once (its listener is closed, the kernel answers) and it plays on."""
+    from referee.runtime import seccomp_notify
+
+    def broken(self: seccomp_notify.RefusalWatch, number: int) -> None:
+        raise RuntimeError("planted")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(seccomp_notify.RefusalWatch, "note", broken)
+        _, logs, record = await play_one(SPAMMER)
+    assert not record.faults, record.faults  # type: ignore[attr-defined]
+    assert b"spent " in logs[0] and seccomp_notify.PREFIX.encode() not in logs[0]
+    assert_no_processes_left()
