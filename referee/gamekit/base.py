@@ -32,6 +32,8 @@ from referee.gamekit.errors import GameError as GameError
 from referee.gamekit.errors import IllegalActionError as IllegalActionError
 from referee.gamekit.errors import MalformedActionError as MalformedActionError
 from referee.gamekit.errors import RulesError as RulesError
+from referee.gamekit.notation import NotAMove as NotAMove
+from referee.gamekit.notation import words
 
 CHANCE: Final = -1
 """Returned by :meth:`Game.to_act` when the next event is a chance outcome."""
@@ -417,6 +419,64 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
         shows what that seat sees of the outcome (its own dice, the public count of
         the others), or ``None`` when the seat sees nothing of it at all.
         """
+
+    # -- what a person reads and types -------------------------------------------
+    #
+    # A person in a seat (``arena play``, the browser game: :mod:`sdk.human`) reads
+    # these, built from that seat's observations alone, and types moves in the
+    # game's own notation. The defaults serve any game from ``describe_action`` and
+    # ``describe_outcome``; the built-in games write their own notation.
+
+    def write_move(self, action: ActionT, observation: ObsT) -> str:
+        """``action`` as a person types it, for the seat of ``observation``:
+        :meth:`parse_move` reads it back to the same action."""
+        seat = getattr(observation, "seat", None)
+        return self.describe_action(action, viewer=seat, actor=seat)
+
+    def parse_move(self, text: str, observation: ObsT) -> ActionT:
+        """The legal action ``text`` writes, for the seat of ``observation`` (whose
+        turn it is); :class:`NotAMove`, whose message says what is expected,
+        otherwise. The default reads exactly what :meth:`write_move` writes."""
+        wanted = words(text)
+        for action in self.legal_actions(observation):
+            if words(self.write_move(action, observation)) == wanted:
+                return action
+        raise NotAMove(f"{text.strip()!r} is not a move now: {self.move_summary(observation)}")
+
+    def move_summary(self, observation: ObsT) -> str:
+        """The legal moves of the seat of ``observation`` in a line or two, never one
+        line per move (:meth:`legal_actions` lists them all)."""
+        written = [self.write_move(a, observation) for a in self.legal_actions(observation)]
+        more = f", ... ({len(written)} moves)" if len(written) > 6 else ""
+        return "type " + " or ".join(", ".join(written[:6]).rsplit(", ", 1)) + more
+
+    def rules_summary(self, rules: RulesT, num_seats: int) -> tuple[str, ...]:
+        """The rules in force, in a few short lines (a person's first screen)."""
+        options = ", ".join(f"{k}={v}" for k, v in self.format_rules(rules).items())
+        return (f"{self.title} for {num_seats}" + (f"; {options}" if options else ""),)
+
+    def holding(self, observation: ObsT) -> tuple[str, ...]:
+        """What the seat of ``observation`` holds hidden and where the game stands,
+        in a few short lines a person's screen always shows; () (the default): the
+        screen shows every field of the observation instead."""
+        return ()
+
+    def announce_action(self, action: ActionT, actor: int, viewer: int | None) -> str:
+        """``actor``'s ``action`` in words as seat ``viewer`` may read it ("seat 1
+        bids three 4s", "you bid three 4s"); never more than :meth:`describe_action`
+        tells that seat."""
+        who = "you" if actor == viewer else f"seat {actor}"
+        return f"{who}: {self.describe_action(action, viewer=viewer, actor=actor)}"
+
+    def announce_news(self, before: ObsT | None, after: ObsT, viewer: int) -> tuple[str, ...]:
+        """What happened between two observations of seat ``viewer`` (``before``
+        None: since the game began), in words, oldest first: the other seats' moves
+        and what they settled. Read from the two observations alone, so it never
+        says more than they do. The default: what :meth:`describe_outcome` says."""
+        if before is None:
+            return ()
+        text = self.describe_outcome(before, after, viewer)
+        return (text,) if text else ()
 
     # -- claims, for the bluff analytics ----------------------------------------
 

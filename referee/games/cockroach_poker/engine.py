@@ -80,6 +80,7 @@ from referee.gamekit.base import (
 )
 from referee.gamekit.cards import CARDS_PER_KIND, COCKROACH_DECK, KINDS, Kind, kind_counts
 from referee.gamekit.fast import evolver, maker
+from referee.gamekit.notation import NotAMove, number_word, words
 
 DECK_SIZE: Final = len(COCKROACH_DECK)
 LOSING_COUNT: Final = 4
@@ -786,6 +787,75 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
             f" {claim}{judged}: {card}; seat {result.taker} takes it {face}{out}"
         )
 
+    # -- what a person reads and types (see Game.parse_move) -------------------------
+
+    def write_move(self, action: Action, observation: Observation) -> str:
+        if isinstance(action, Announce):
+            return f"{Kind(action.card).label} as {Kind(action.claim).label}"
+        published = observation.rules.published_call
+        if isinstance(action, Believe):
+            return "true" if published else "believe"
+        return "false" if published else "disbelieve"
+
+    def parse_move(self, text: str, observation: Observation) -> Action:
+        action = read_move(text, observation)
+        try:
+            self.check_action(observation, action)
+        except IllegalActionError:
+            if isinstance(action, Announce) and observation.phase == "announce":
+                why = f"you hold no {Kind(action.card).label}"
+            else:
+                why = "that is not a move now"
+            raise NotAMove(f"{why}. You may {self.move_summary(observation)}") from None
+        return action
+
+    def move_summary(self, observation: Observation) -> str:
+        return _moves_in_short(observation)
+
+    def rules_summary(self, rules: Rules, num_seats: int) -> tuple[str, ...]:
+        each, aside = DECK_SIZE // num_seats, DECK_SIZE % num_seats
+        answer = (
+            "The target calls the claim true or false; the card is turned up and goes to"
+            " the passer if the call was right, to the target if it was wrong."
+            if rules.published_call
+            else "The target believes (takes it face down, unseen) or disbelieves (it is"
+            " turned up: a true claim goes to the target, a lie back to the passer)."
+        )
+        return (
+            f"{num_seats} players, {each} cards each"
+            + (f" ({aside} set aside unseen)" if aside else "")
+            + ". On your turn pass one card face down to the next player and name a"
+            " critter, true or not.",
+            answer + " The target passes next.",
+            f"{number_word(LOSING_COUNT).capitalize()} of one critter in front of you and you"
+            " are out; the last player in wins.",
+        )
+
+    def holding(self, observation: Observation) -> tuple[str, ...]:
+        return _holding_lines(observation)
+
+    def announce_action(self, action: Action, actor: int, viewer: int | None) -> str:
+        who = "you" if actor == viewer else f"seat {actor}"
+        if isinstance(action, Announce):
+            claim = Kind(action.claim).label
+            card = Kind(action.card).label if actor == viewer else "card"
+            return f"{who} pass{'' if who == 'you' else 'es'} a {card}: 'it is a {claim}'"
+        verb = "believe" if isinstance(action, Believe) else "disbelieve"
+        return f"{who} {verb}{'' if who == 'you' else 's'}"
+
+    def announce_news(
+        self, before: Observation | None, after: Observation, viewer: int
+    ) -> tuple[str, ...]:
+        done = len(before.history) if before is not None else 0
+        lines = [_pass_words(p, viewer, after.rules.published_call) for p in after.history[done:]]
+        pending = after.pending
+        if pending is not None and pending.announcer != viewer:
+            target = "you" if pending.target == viewer else f"seat {pending.target}"
+            lines.append(
+                f"seat {pending.announcer} passes {target} a card: 'it is a {pending.claim.label}'"
+            )
+        return tuple(lines)
+
 
 def _kinds(counts: Counts) -> list[Kind]:
     return [kind for kind in KINDS for _ in range(counts[kind])]
@@ -814,3 +884,127 @@ def unseen_counts(observation: Observation) -> Counts:
 
 
 COCKROACH_POKER: Final = CockroachPoker()
+
+
+# ---------------------------------------------------------------------------
+# The notation a person reads and types (arena play, the browser game)
+
+_BELIEVE: Final = frozenset({"b", "believe", "y", "yes", "take", "t", "true"})
+_DISBELIEVE: Final = frozenset(
+    {"d", "disbelieve", "n", "no", "c", "call", "doubt", "lie", "liar", "f", "false"}
+)
+_FILLERS: Final = frozenset({"pass", "a", "an", "as", "it", "is", "its", "say", "claim", "card"})
+EXPECTED_PASS: Final = "the card you pass and the critter you claim: bat as fly (or: bat fly)"
+
+
+def _kind(word: str) -> Kind | None:
+    """A critter by its name, plural or unambiguous beginning (``sc`` scorpion, ``f`` fly)."""
+    word = {"flies": "fly"}.get(word, word)
+    found = [k for k in KINDS if k.label.startswith(word) or f"{k.label}s" == word]
+    exact = [k for k in found if k.label == word or f"{k.label}s" == word]
+    if exact:
+        return exact[0]
+    return found[0] if len(found) == 1 else None
+
+
+def read_move(text: str, observation: Observation) -> Action:
+    """The action ``text`` writes (legal or not); :class:`NotAMove` if it writes none.
+
+    While passing: the card and the claim (``bat as fly``, ``bat fly``, ``pass a bat
+    say fly``); while answering: ``b``/``believe`` or ``d``/``disbelieve``
+    (``t``/``true`` and ``f``/``false`` the calls under ``call_rule=published``)."""
+    tokens = words(text)
+    if observation.phase == "respond":
+        if tokens and " ".join(tokens) in _BELIEVE:
+            return Believe()
+        if tokens and " ".join(tokens) in _DISBELIEVE:
+            return Disbelieve()
+        raise NotAMove(f"{text.strip()!r} is not an answer: {_moves_in_short(observation)}")
+    kinds = [_kind(t) for t in tokens if t not in _FILLERS]
+    if len(kinds) == 2 and kinds[0] is not None and kinds[1] is not None:
+        return Announce(kinds[0], kinds[1])
+    raise NotAMove(f"{text.strip()!r} is not a move: type {EXPECTED_PASS}")
+
+
+def _moves_in_short(observation: Observation) -> str:
+    if not observation.my_turn:
+        return "nothing (it is not your turn)"
+    if observation.phase == "respond":
+        pending = observation.pending
+        passer = f"seat {pending.announcer}" if pending is not None else "the passer"
+        if observation.rules.published_call:
+            return (
+                f"t to call it true or f to call it false (the card is turned up: a right"
+                f" call sends it back to {passer}, a wrong one to you)"
+            )
+        return (
+            "b to believe (take it face down, unseen) or d to disbelieve (it is turned up:"
+            f" a true claim goes to you, a lie back to {passer})"
+        )
+    return (
+        "pass a card and name a critter: CARD as CLAIM, e.g."
+        f" {_first(observation)} as fly (b, sc, sp, ce: short names)"
+    )
+
+
+def _first(observation: Observation) -> str:
+    return next((k.label for k in KINDS if observation.hand[k]), "bat")
+
+
+def _front_words(view: SeatView) -> str:
+    up = ", ".join(
+        f"{count} {kind.label}" for kind, count in zip(KINDS, view.face_up, strict=True) if count
+    )
+    parts = ([f"{up} up"] if up else []) + ([f"{view.face_down} down"] if view.face_down else [])
+    return " + ".join(parts) if parts else "nothing"
+
+
+def _holding_lines(observation: Observation) -> tuple[str, ...]:
+    me = observation.seat
+    held = [
+        f"{count} {kind.label}"
+        for kind, count in zip(KINDS, observation.hand, strict=True)
+        if count
+    ]
+    lines = [f"your hand ({sum(observation.hand)}): " + (", ".join(held) or "empty")]
+    fronts = []
+    for seat, view in enumerate(observation.seats):
+        who = "you" if seat == me else f"seat {seat}"
+        state = "out" if view.eliminated else f"{_front_words(view)}, {view.hand_size} in hand"
+        fronts.append(f"{who}: {state}" if seat != me else f"you: {_front_words(view)}")
+    lines.append("in front · " + " · ".join(fronts))
+    pending = observation.pending
+    if pending is not None:
+        if pending.target == me:
+            lines.append(
+                f"seat {pending.announcer} passes you a card: 'it is a {pending.claim.label}'"
+            )
+        elif pending.announcer == me and pending.card is not None:
+            lines.append(
+                f"you passed seat {pending.target} a {pending.card.label}:"
+                f" 'it is a {pending.claim.label}'"
+            )
+    return tuple(lines)
+
+
+def _pass_words(result: PassView, viewer: int, published: bool) -> str:
+    """A finished pass in words, as ``viewer`` knows it."""
+
+    def name(seat: int) -> str:
+        return "you" if seat == viewer else f"seat {seat}"
+
+    passer, target, taker = name(result.announcer), name(result.target), name(result.taker)
+    claim = f"'it is a {result.claim.label}'"
+    if published:
+        answer = f"call{'' if target == 'you' else 's'} it {'true' if result.believed else 'false'}"
+    else:
+        answer = ("believe" if result.believed else "disbelieve") + ("" if target == "you" else "s")
+    if result.card is None:
+        shown = ""
+    else:
+        true = result.card == result.claim
+        shown = f": it was a {result.card.label} ({'true' if true else 'a lie'})"
+    face = "face down" if result.believed and not published else "face up"
+    takes = "take" if taker == "you" else "takes"
+    out = (" and are out" if taker == "you" else " and is out") if result.eliminated else ""
+    return f"{passer} → {target} {claim}: {target} {answer}{shown}; {taker} {takes} it {face}{out}"

@@ -42,6 +42,9 @@ action              legal when
 ==================  =============================================================
 """
 
+# long module: one game's whole rules (scorecard, jokers, turns) with the texts each seat
+# reads and the notation a person types
+
 from __future__ import annotations
 
 import random
@@ -66,6 +69,7 @@ from referee.gamekit.base import (
     places_from_keys,
 )
 from referee.gamekit.fast import evolver, maker
+from referee.gamekit.notation import NotAMove, dice_positions, lettered_dice, letters, words
 
 NUM_DICE: Final = 5
 MAX_ROLLS: Final = 3
@@ -552,5 +556,172 @@ class DicePoker(Game[Rules, State, Action, Observation]):
         total, old = (x.cards[seat].total(inclusive) for x in (after, before))
         return f"seat {seat} scores {total - old} (total {total})"
 
+    # -- what a person reads and types (see Game.parse_move) -------------------------
+
+    def write_move(self, action: Action, observation: Observation) -> str:
+        if isinstance(action, Reroll):
+            return "reroll " + letters(action.positions)
+        return "score " + LINE_NAMES[action.line].lower()
+
+    def parse_move(self, text: str, observation: Observation) -> Action:
+        action = read_move(text, observation)
+        try:
+            self.check_action(observation, action)
+        except IllegalActionError:
+            raise NotAMove(
+                f"{_refusal(observation, action)}. You may {self.move_summary(observation)}"
+            ) from None
+        return action
+
+    def move_summary(self, observation: Observation) -> str:
+        if not observation.my_turn:
+            return "nothing (it is not your turn)"
+        options = score_options(observation.my_card, observation.dice)
+        scores = " · ".join(
+            f"{LINE_NAMES[line].lower()} {points}" for line, points in options.items()
+        )
+        left = MAX_ROLLS - observation.rolls
+        if not left:
+            return f"score one line (all rolls used): {scores}"
+        rolls = "1 roll" if left == 1 else f"{left} rolls"
+        return (
+            f"reroll some dice ({rolls} left): r 3 5 (by value), r a c (by letter), r all,"
+            f" or k 6 6 (keep those, re-roll the rest); or score one line: {scores}"
+        )
+
+    def rules_summary(self, rules: Rules, num_seats: int) -> tuple[str, ...]:
+        bonus = "63 or more" if rules.upper_bonus_inclusive else "more than 63"
+        return (
+            f"{num_seats} players, 15 rounds. A turn: roll five dice, re-roll any of them up"
+            " to twice, then write them into one empty line of your card (0 if they do not"
+            " fit).",
+            f"Aces..sixes score their face's dice; 35 bonus when they total {bonus}. Pair,"
+            " two pair, three and four of a kind, chance: the sum of the dice; full house"
+            " 25, small straight 30, large straight 40, poker (five alike) 50.",
+            "Another poker after a 50 in poker scores 100 more and is a joker. The highest"
+            " total wins.",
+        )
+
+    def holding(self, observation: Observation) -> tuple[str, ...]:
+        return _holding_lines(observation)
+
+    def announce_action(self, action: Action, actor: int, viewer: int | None) -> str:
+        who = "you" if actor == viewer else f"seat {actor}"
+        verb = "s" if who != "you" else ""
+        if isinstance(action, Reroll):
+            count = len(action.positions)
+            return f"{who} re-roll{verb} {count} {'die' if count == 1 else 'dice'}"
+        return f"{who} score{verb} in {LINE_NAMES[action.line].lower()}"
+
+    def announce_news(
+        self, before: Observation | None, after: Observation, viewer: int
+    ) -> tuple[str, ...]:
+        if before is None:
+            return ()
+        lines = []
+        n = len(after.cards)
+        for seat in [(viewer + k) % n for k in range(1, n + 1)]:
+            old, new = before.cards[seat], after.cards[seat]
+            for line, (was, now) in zip(
+                _LINES, zip(old.lines, new.lines, strict=True), strict=True
+            ):
+                if was is None and now is not None:
+                    who = "you" if seat == viewer else f"seat {seat}"
+                    extra = (
+                        " and an extra poker (100)" if new.extra_pokers > old.extra_pokers else ""
+                    )
+                    total = new.total(after.upper_bonus_inclusive)
+                    lines.append(
+                        f"{who} {'score' if who == 'you' else 'scores'} {now} in"
+                        f" {LINE_NAMES[line].lower()}{extra} (total {total})"
+                    )
+        return tuple(lines)
+
 
 DICE_POKER: Final = DicePoker()
+
+
+# ---------------------------------------------------------------------------
+# The notation a person reads and types (arena play, the browser game)
+
+_LINE_WORDS: Final[dict[str, Line]] = {
+    **{name.lower(): line for line, name in LINE_NAMES.items()},
+    **{str(int(line)): line for line in UPPER_LINES},
+    **{f"{int(line)}s": line for line in UPPER_LINES},
+    "ones": Line.ACES, "1p": Line.PAIR, "one pair": Line.PAIR, "2p": Line.TWO_PAIR,
+    "3k": Line.THREE_OF_A_KIND, "trips": Line.THREE_OF_A_KIND, "three": Line.THREE_OF_A_KIND,
+    "4k": Line.FOUR_OF_A_KIND, "quads": Line.FOUR_OF_A_KIND, "four": Line.FOUR_OF_A_KIND,
+    "fh": Line.FULL_HOUSE, "full": Line.FULL_HOUSE, "ss": Line.SMALL_STRAIGHT,
+    "small": Line.SMALL_STRAIGHT, "ls": Line.LARGE_STRAIGHT, "large": Line.LARGE_STRAIGHT,
+    "yahtzee": Line.POKER, "five of a kind": Line.POKER, "ch": Line.CHANCE,
+}  # fmt: skip
+"""A line by its name (``full house``), its face (``3``, ``3s``) or a short form (``fh``)."""
+EXPECTED: Final = (
+    "r VALUES or r LETTERS to re-roll those dice (r 3 5, r a c, r all), k VALUES to keep"
+    " them and re-roll the rest (k 6 6), or a line to score (full house, fh, 3s, chance)"
+)
+
+
+def read_move(text: str, observation: Observation) -> Action:
+    """The action ``text`` writes (legal or not); :class:`NotAMove` if it writes none."""
+    tokens = words(text)
+    if not tokens:
+        raise NotAMove(f"type {EXPECTED}")
+    head, rest = tokens[0], tokens[1:]
+    dice = observation.dice or (0,) * NUM_DICE
+    if head in ("r", "reroll", "re-roll", "roll", "k", "keep"):
+        keep = head in ("k", "keep")
+        if rest == ["all"]:
+            positions: tuple[int, ...] | None = () if keep else tuple(range(NUM_DICE))
+        else:
+            positions = dice_positions(rest, dice, keep=keep) if rest else None
+        if not positions:
+            what = "keeping every die re-rolls none" if keep and rest else f"{head} needs dice"
+            raise NotAMove(f"{what}: type {EXPECTED}")
+        return Reroll(positions)
+    if head in ("s", "score", "write"):
+        tokens = rest
+    line = _LINE_WORDS.get(" ".join(tokens))
+    if line is None:
+        raise NotAMove(f"{text.strip()!r} is not a move: type {EXPECTED}")
+    return Score(line)
+
+
+def _refusal(observation: Observation, action: Action) -> str:
+    if not observation.my_turn:
+        return "it is not your turn"
+    if isinstance(action, Reroll):
+        return f"all {MAX_ROLLS} rolls are used: score a line"
+    name = LINE_NAMES[action.line].lower()
+    if not observation.my_card.is_open(action.line):
+        return f"your {name} line is filled already"
+    allowed = ", ".join(
+        LINE_NAMES[line].lower() for line in score_options(observation.my_card, observation.dice)
+    )
+    return f"the joker must go into {allowed}"
+
+
+def _holding_lines(observation: Observation) -> tuple[str, ...]:
+    me = observation.seat
+    card = observation.my_card
+    lines = []
+    if observation.dice:
+        lines.append(
+            f"your dice: {lettered_dice(observation.dice)}"
+            f" (roll {observation.rolls} of {MAX_ROLLS})"
+        )
+    totals = ", ".join(
+        f"{'you' if seat == me else f'seat {seat}'} {total}"
+        for seat, total in enumerate(observation.totals())
+    )
+    lines.append(
+        f"round {observation.turn} of {NUM_TURNS} · totals: {totals}"
+        f" · your upper lines {card.upper_total} of {UPPER_BONUS_THRESHOLD}"
+    )
+    filled = [
+        f"{LINE_NAMES[line].lower()} {points}"
+        for line, points in zip(_LINES, card.lines, strict=True)
+        if points is not None
+    ]
+    lines.append("your card: " + (" · ".join(filled) if filled else "empty"))
+    return tuple(lines)

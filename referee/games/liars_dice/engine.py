@@ -82,6 +82,14 @@ from referee.gamekit.base import (
 )
 from referee.gamekit.dice import FACES, SIDES, count_matching
 from referee.gamekit.fast import evolver, maker
+from referee.gamekit.notation import (
+    NotAMove,
+    face_plural,
+    number_ranges,
+    number_word,
+    parse_count,
+    words,
+)
 
 MAX_SEATS: Final = 10
 MAX_DICE_PER_PLAYER: Final = 10
@@ -884,6 +892,46 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
             f" {'true' if result.bid_true else 'false'}: seat {result.loser} {lost}"
         )
 
+    # -- what a person reads and types (see Game.parse_move) -------------------------
+
+    def write_move(self, action: Action, observation: Observation) -> str:
+        if isinstance(action, Challenge):
+            return "c"
+        if isinstance(action, SumBid):
+            return f"total {action.total}"
+        return f"{action.quantity} {action.face}s"
+
+    def parse_move(self, text: str, observation: Observation) -> Action:
+        action = read_move(text, observation)
+        try:
+            self.check_action(observation, action)
+        except IllegalActionError:
+            raise NotAMove(
+                f"{_bid_words(action)}: {_refusal(observation, action)}."
+                f" You may {self.move_summary(observation)}"
+            ) from None
+        return action
+
+    def move_summary(self, observation: Observation) -> str:
+        return moves_in_short(self.legal_actions(observation), observation.sum_round)
+
+    def rules_summary(self, rules: Rules, num_seats: int) -> tuple[str, ...]:
+        return rules_in_short(rules, num_seats)
+
+    def holding(self, observation: Observation) -> tuple[str, ...]:
+        return holding_lines(observation)
+
+    def announce_action(self, action: Action, actor: int, viewer: int | None) -> str:
+        who = "you" if actor == viewer else f"seat {actor}"
+        if isinstance(action, Challenge):
+            return f"{who} {'call' if who == 'you' else 'calls'}"
+        return f"{who} {'bid' if who == 'you' else 'bids'} {_bid_words(action)}"
+
+    def announce_news(
+        self, before: Observation | None, after: Observation, viewer: int
+    ) -> tuple[str, ...]:
+        return news_between(self, before, after, viewer)
+
 
 LIARS_DICE: Final = LiarsDice()
 """The registered engine instance."""
@@ -906,3 +954,243 @@ def viewer_facts(observation: Observation) -> dict[str, Any]:
         if isinstance(challenged, Bid):
             facts["reveal_counts"] = list(counting_faces(challenged, last.wilds_active, wild))
     return facts
+
+
+# ---------------------------------------------------------------------------
+# The notation a person reads and types (arena play, the browser game)
+
+_FACE_WORDS: Final = {
+    "one": 1, "ones": 1, "ace": 1, "aces": 1, "two": 2, "twos": 2, "deuce": 2, "deuces": 2,
+    "three": 3, "threes": 3, "four": 4, "fours": 4, "five": 5, "fives": 5, "six": 6, "sixes": 6,
+}  # fmt: skip
+_CHALLENGE_WORDS: Final = frozenset({"c", "call", "challenge", "liar", "doubt", "dudo"})
+EXPECTED: Final = "a bid as QUANTITY FACE (3 4, 3 4s, 3 x 4, three 4s) or c to call"
+EXPECTED_SUM: Final = "a total as total N (or just N, 2..12) or c to call"
+
+
+def _face(word: str) -> int | None:
+    word = word.removesuffix("'s").removesuffix("s") if word[:1].isdigit() else word
+    if word.isdigit():
+        return int(word) if int(word) in FACES else None
+    return _FACE_WORDS.get(word)
+
+
+def read_move(text: str, observation: Observation) -> Action:
+    """The action ``text`` writes (legal or not); :class:`NotAMove` if it writes none.
+
+    ``c`` (``call``, ``challenge``, ``liar``) calls; a bid is a quantity and a face
+    (``3 4``, ``3 4s``, ``3x4``, ``3 x 4s``, ``three 4s``, ``three fours``, ``bid 3
+    4s``); in a sum round a total is ``total 7``, ``sum 7`` or ``7``."""
+    tokens = [t for t in words(text.replace("×", " x ")) if t not in ("bid", "of", "x")]
+    tokens = [part for t in tokens for part in _split_x(t)]
+    if len(tokens) == 1 and tokens[0] in _CHALLENGE_WORDS:
+        return Challenge()
+    if observation.sum_round:
+        if tokens[:1] in (["total"], ["sum"], ["t"]):
+            tokens = tokens[1:]
+        total = parse_count(tokens[0]) if len(tokens) == 1 else None
+        if total is None or not MIN_TOTAL <= total <= MAX_TOTAL:
+            raise NotAMove(f"{text.strip()!r} is not a move: this round bids {EXPECTED_SUM}")
+        return SumBid(total)
+    if len(tokens) == 2:
+        quantity, face = parse_count(tokens[0]), _face(tokens[1])
+        if quantity is not None and quantity >= 1 and face is not None:
+            return Bid(quantity, face)
+    raise NotAMove(f"{text.strip()!r} is not a move: type {EXPECTED}")
+
+
+def _split_x(token: str) -> list[str]:
+    """``"3x4s"`` → ``["3", "4s"]``; any other token as it is."""
+    quantity, x, face = token.partition("x")
+    if x and quantity.isdigit() and face[:1].isdigit():
+        return [quantity, face]
+    return [token]
+
+
+def _bid_words(action: Action) -> str:
+    """``three 4s``, ``a total of at least 7``, ``c``."""
+    if isinstance(action, Bid):
+        return f"{number_word(action.quantity)} {face_plural(action.face, action.quantity)}"
+    if isinstance(action, SumBid):
+        return f"a total of at least {action.total}"
+    return "a call"
+
+
+def _refusal(observation: Observation, action: Action) -> str:
+    """Why a well-formed ``action`` is not legal now, in a person's words."""
+    last = observation.last_bid
+    if isinstance(action, Challenge):
+        return "there is no bid to call yet: open the round with a bid"
+    if isinstance(action, SumBid) != observation.sum_round:
+        return (
+            "this round bids on the total of both dice (total N)"
+            if observation.sum_round
+            else "totals are bid only when two players have one die each"
+        )
+    if isinstance(action, Bid) and action.quantity > observation.total_dice:
+        return f"there are only {observation.total_dice} dice on the table"
+    if any(placed.bid == action for placed in observation.bids):
+        return "it was bid already this round"
+    return f"it does not raise {_bid_words(last) if last is not None else 'the last bid'}"
+
+
+def moves_in_short(actions: Sequence[Action], sum_round: bool) -> str:
+    """The legal moves in one line: ``bid 4-10 x 4s · 3 x 5s/6s · or c to call``."""
+    totals = [a.total for a in actions if isinstance(a, SumBid)]
+    by_face: dict[int, list[int]] = {}
+    for action in actions:
+        if isinstance(action, Bid):
+            by_face.setdefault(action.face, []).append(action.quantity)
+    parts: list[str] = []
+    if sum_round and totals:
+        parts.append(f"bid a total of {number_ranges(totals)} (total N)")
+    groups: dict[str, list[int]] = {}
+    for face, quantities in sorted(by_face.items()):
+        groups.setdefault(number_ranges(quantities), []).append(face)
+    for counted, faces in groups.items():
+        named = "any face" if len(faces) == SIDES else "/".join(f"{f}s" for f in faces)
+        parts.append(f"{counted} x {named}")
+    if by_face:
+        parts[-len(groups)] = "bid " + parts[-len(groups)]
+    if any(isinstance(a, Challenge) for a in actions):
+        parts.append("or c to call" if parts else "c to call")
+    return " · ".join(parts) if parts else "nothing (it is not your turn)"
+
+
+_RAISES: Final = {
+    "same-face-or-same-quantity": "a raise is more dice of the same face, or as many of a"
+    " higher face",
+    "quantity-or-face": "a raise is more dice (any face) or a higher face (any number);"
+    " no bid twice in a round",
+    "reset-face": "a raise is more dice (any face), or as many of a higher face",
+}
+
+
+def rules_in_short(rules: Rules, num_seats: int) -> tuple[str, ...]:
+    """The rules in force in three or four short lines."""
+    lines = [
+        f"{num_seats} players, {rules.dice_per_player} dice each. Bid how many dice on the"
+        " whole table show a face; c calls the last bid: whoever was wrong loses a die.",
+        _RAISES.get(rules.raise_rule, rules.raise_rule).capitalize() + ".",
+    ]
+    wild = rules.wild
+    if wild is None:
+        extra = "No wild dice."
+    elif rules.wild_opening == "cancel":
+        extra = (
+            f"{wild}s are wild (count for any face), unless a round opens with a bid on {wild}s."
+        )
+    else:
+        extra = f"{wild}s are wild (count for any face), whatever the opening bid."
+    if rules.sum_endgame:
+        extra += " Two players with one die each bid on the total of both."
+    lines.append(extra)
+    if rules.one_round:
+        lines.append("One round only: the loser of the call places last.")
+    else:
+        lines.append("The last player with dice wins.")
+    return tuple(lines)
+
+
+def _seat_name(seat: int, viewer: int) -> str:
+    return "you" if seat == viewer else f"seat {seat}"
+
+
+def holding_lines(observation: Observation) -> tuple[str, ...]:
+    """Your dice, the dice on the table, the wilds and the bid to beat."""
+    me = observation.seat
+    mine = " ".join(map(str, observation.own_dice)) or "(not rolled yet)"
+    counts = ", ".join(
+        f"{_seat_name(s, me)} {'out' if s in observation.eliminated else c}"
+        for s, c in enumerate(observation.dice_counts)
+    )
+    lines = [
+        f"your dice: {mine}",
+        f"round {observation.round_number}: {observation.total_dice} dice on the table ({counts})",
+    ]
+    wild = observation.rules.wild
+    if observation.sum_round:
+        lines.append("sum round: bid on the total of both dice")
+    elif wild is not None:
+        lines.append(
+            f"{wild}s are wild this round"
+            if observation.wilds_active
+            else f"no wilds this round (it opened on {wild}s)"
+        )
+    if observation.bids:
+        last = observation.bids[-1]
+        lines.append(f"to beat: {_seat_name(last.seat, me)} bid {_bid_words(last.bid)}")
+    elif observation.phase == "bid":
+        opener = observation.opener or 0
+        lines.append("no bid yet: you open" if opener == me else f"no bid yet: seat {opener} opens")
+    return tuple(lines)
+
+
+def _reveal_words(
+    result: RoundResult, counts: Sequence[int], viewer: int, wild: int | None
+) -> tuple[str, str]:
+    """What a call showed: the count and who lost, then every seat's dice."""
+    placed = result.bids[-1]
+    caller, bidder = _seat_name(result.challenger, viewer), _seat_name(placed.seat, viewer)
+    whose = "your" if bidder == "you" else f"{bidder}'s"
+    bid = placed.bid
+    if isinstance(bid, SumBid):
+        found = f"the dice sum to {result.actual}"
+    else:
+        were = "was" if result.actual == 1 else "were"
+        many = number_word(result.actual) if result.actual else "no"
+        found = f"there {were} {many} {face_plural(bid.face, result.actual)}"
+        if result.wilds_active and wild is not None and bid.face != wild:
+            found += f" (with the {wild}s)"
+    loser = _seat_name(result.loser, viewer)
+    left = counts[result.loser]
+    if result.eliminated:
+        lost = f"{loser} {'lose your' if loser == 'you' else 'loses its'} last die and"
+        lost += " are out" if loser == "you" else " is out"
+    else:
+        lost = f"{loser} {'lose' if loser == 'you' else 'loses'} a die ({left} left)"
+    verb = "call" if caller == "you" else "calls"
+    shown = " · ".join(
+        f"{_seat_name(s, viewer)} {' '.join(map(str, dice))}"
+        for s, dice in enumerate(result.dice)
+        if dice
+    )
+    return f"{caller} {verb} {whose} {_bid_words(bid)}: {found}, {lost}", f"  dice: {shown}"
+
+
+def news_between(
+    game: LiarsDice, before: Observation | None, after: Observation, viewer: int
+) -> tuple[str, ...]:
+    """The other seats' bids and every call since ``before``, in words (see
+    :meth:`Game.announce_news`): read from the bids and finished rounds both
+    observations carry."""
+    lines: list[str] = []
+    if before is None and after.roll_offs:
+        for rolls in after.roll_offs:
+            lines.append(
+                "roll-off: "
+                + ", ".join(
+                    f"{_seat_name(r.seat, viewer)} {'+'.join(map(str, r.dice))}" for r in rolls
+                )
+            )
+    round_before = before.round_number if before is not None else 0
+    seen = len(before.bids) if before is not None else 0
+    finished = after.history[len(before.history) :] if before is not None else after.history
+    for result in finished:
+        skip = seen if result.round_number == round_before else 0
+        lines.extend(
+            game.announce_action(p.bid, p.seat, viewer)
+            for p in result.bids[skip:]
+            if p.seat != viewer
+        )
+        lines.extend(_reveal_words(result, after.dice_counts, viewer, after.rules.wild))
+    if after.round_number != round_before and after.phase != "over" and after.round_number:
+        lines.append(
+            f"round {after.round_number}: {_seat_name(after.opener or 0, viewer)}"
+            f" {'open' if after.opener == viewer else 'opens'}"
+        )
+    skip = seen if after.round_number == round_before else 0
+    lines.extend(
+        game.announce_action(p.bid, p.seat, viewer) for p in after.bids[skip:] if p.seat != viewer
+    )
+    return tuple(lines)

@@ -83,13 +83,23 @@ from referee.gamekit.base import (
     check_chance,
     places_from_keys,
 )
-from referee.gamekit.cards import POKER_DECK, Card, format_cards, is_submultiset, remove_cards
+from referee.gamekit.cards import (
+    POKER_DECK,
+    Card,
+    format_cards,
+    is_submultiset,
+    parse_card,
+    remove_cards,
+)
 from referee.gamekit.fast import evolver, maker
+from referee.gamekit.notation import NotAMove, words
 from referee.gamekit.poker_hands import (
     HIGHEST,
     Announcement,
+    Category,
     all_announcements,
     announcement_error,
+    best_announcement,
     contains,
     describe_announcement,
 )
@@ -693,6 +703,67 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
             f" seat {penalised} is penalised ({standing})"
         )
 
+    # -- what a person reads and types (see Game.parse_move) -------------------------
+
+    def write_move(self, action: Action, observation: Observation) -> str:
+        if isinstance(action, Announce):
+            return describe_announcement(action.announcement)
+        if isinstance(action, Exchange):
+            return "exchange " + (format_cards(action.discards) or "nothing")
+        return "accept" if isinstance(action, Accept) else "challenge"
+
+    def parse_move(self, text: str, observation: Observation) -> Action:
+        action = read_move(text, observation)
+        try:
+            self.check_action(observation, action)
+        except IllegalActionError:
+            raise NotAMove(
+                f"{_refusal(observation, action)}. You may {self.move_summary(observation)}"
+            ) from None
+        if isinstance(action, Exchange):  # the engine's own order of the discards
+            wanted = sorted(action.discards, key=_CARD_ORDER)
+            return next(e for e in exchanges(observation.hand or ()) if list(e.discards) == wanted)
+        return action
+
+    def move_summary(self, observation: Observation) -> str:
+        return _moves_in_short(observation)
+
+    def rules_summary(self, rules: Rules, num_seats: int) -> tuple[str, ...]:
+        if rules.chips_variant:
+            stake = (
+                f"Everyone starts with {rules.starting_chips} chips: a caught liar pays 1 to"
+                " every other player, a wrong challenger 1 to the announcer; the game ends"
+                " when someone cannot pay."
+            )
+        else:
+            stake = f"Whoever was wrong takes a penalty point; {rules.penalty_limit} ends the game."
+        return (
+            f"{num_seats} players; 52 cards and two wild jokers. Whoever holds the five cards"
+            " announces a poker hand they supposedly contain.",
+            "The next player challenges (c: the cards are shown) or accepts (a): takes the"
+            " cards, exchanges 0-4 of them and must announce higher.",
+            stake,
+        )
+
+    def holding(self, observation: Observation) -> tuple[str, ...]:
+        return _holding_lines(observation)
+
+    def announce_action(self, action: Action, actor: int, viewer: int | None) -> str:
+        who = "you" if actor == viewer else f"seat {actor}"
+        s = "" if who == "you" else "s"
+        if isinstance(action, Announce):
+            return f"{who} announce{s} {describe_announcement(action.announcement)}"
+        if isinstance(action, Exchange):
+            count = len(action.discards)
+            shown = f" ({format_cards(action.discards)})" if actor == viewer and count else ""
+            return f"{who} exchange{'' if who == 'you' else 's'} {count}{shown}"
+        return f"{who} {'accept' if isinstance(action, Accept) else 'challenge'}{s}"
+
+    def announce_news(
+        self, before: Observation | None, after: Observation, viewer: int
+    ) -> tuple[str, ...]:
+        return _news_between(before, after, viewer)
+
 
 def _pay(chips: tuple[int, ...], payer: int, creditors: list[int]) -> tuple[tuple[int, ...], bool]:
     """Pay one chip to each creditor in order; return new chips and whether it fell short."""
@@ -706,3 +777,205 @@ def _pay(chips: tuple[int, ...], payer: int, creditors: list[int]) -> tuple[tupl
 
 
 LIARS_POKER: Final = LiarsPoker()
+
+
+# ---------------------------------------------------------------------------
+# The notation a person reads and types (arena play, the browser game)
+
+_CATEGORY_WORDS: Final[tuple[tuple[tuple[str, ...], Category], ...]] = (
+    (("straight", "flush"), Category.STRAIGHT_FLUSH), (("sf",), Category.STRAIGHT_FLUSH),
+    (("high", "card"), Category.HIGH_CARD), (("high",), Category.HIGH_CARD),
+    (("hc",), Category.HIGH_CARD), (("two", "pair"), Category.TWO_PAIR),
+    (("2p",), Category.TWO_PAIR), (("tp",), Category.TWO_PAIR), (("pair",), Category.PAIR),
+    (("p",), Category.PAIR), (("three", "of", "a", "kind"), Category.THREE_OF_A_KIND),
+    (("three",), Category.THREE_OF_A_KIND), (("trips",), Category.THREE_OF_A_KIND),
+    (("3k",), Category.THREE_OF_A_KIND), (("straight",), Category.STRAIGHT),
+    (("st",), Category.STRAIGHT), (("flush",), Category.FLUSH), (("fl",), Category.FLUSH),
+    (("full", "house"), Category.FULL_HOUSE), (("full",), Category.FULL_HOUSE),
+    (("fh",), Category.FULL_HOUSE), (("four", "of", "a", "kind"), Category.FOUR_OF_A_KIND),
+    (("four",), Category.FOUR_OF_A_KIND), (("quads",), Category.FOUR_OF_A_KIND),
+    (("4k",), Category.FOUR_OF_A_KIND), (("five", "of", "a", "kind"), Category.FIVE_OF_A_KIND),
+    (("five",), Category.FIVE_OF_A_KIND), (("5k",), Category.FIVE_OF_A_KIND),
+)  # fmt: skip
+"""Category words, longest first where one begins another."""
+_RANK_WORDS: Final = {
+    **{str(r): r for r in range(2, 11)}, "t": 10, "j": 11, "jack": 11, "q": 12, "queen": 12,
+    "k": 13, "king": 13, "a": 14, "ace": 14, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}  # fmt: skip
+_HAND_FILLERS: Final = frozenset(
+    {"of", "and", "to", "over", "with", "an", "the", "kicker", "kickers"}
+)
+_EXCHANGE_WORDS: Final = frozenset({"x", "exchange", "swap", "discard", "change"})
+_NOTHING: Final = frozenset({"nothing", "none", "0", "-", "no"})
+EXPECTED_HAND: Final = (
+    "a hand as CATEGORY RANKS: high card K 9, pair 9 6 (pair of 9s and 6), two pair Q 4,"
+    " three 7, straight to 9, flush K, full house 3 A, four 2 A, straight flush A, five A"
+)
+
+
+def _rank(word: str) -> int | None:
+    word = word.removesuffix("'s")
+    found = _RANK_WORDS.get(word)
+    if found is None and word.endswith("s"):
+        found = _RANK_WORDS.get(word[:-1])
+    if found is None and word.endswith("es"):
+        found = _RANK_WORDS.get(word[:-2])
+    return found
+
+
+def read_announcement(tokens: list[str]) -> Announcement | None:
+    """The announcement ``tokens`` write, or None; :class:`NotAMove` for one that is
+    not well formed (what is wrong with it said)."""
+    found = next(
+        ((len(named), category) for named, category in _CATEGORY_WORDS
+         if tuple(tokens[: len(named)]) == named),
+        None,
+    )  # fmt: skip
+    if found is None:
+        return None
+    category, rest = found[1], tokens[found[0] :]
+    rest = [w for w in rest if w not in _HAND_FILLERS]  # "a" is an ace, as written
+    ranks = [_rank(w) for w in rest]
+    if not ranks or any(r is None for r in ranks):
+        raise NotAMove(f"{' '.join(tokens)!r} is not a hand: type {EXPECTED_HAND}")
+    announcement = Announcement(category, tuple(r for r in ranks if r is not None))
+    error = announcement_error(announcement)
+    if error is not None:
+        raise NotAMove(f"not a hand: {error}; type {EXPECTED_HAND}")
+    return announcement
+
+
+def read_move(text: str, observation: Observation) -> Action:
+    """The action ``text`` writes (legal or not); :class:`NotAMove` if it writes none."""
+    tokens = words(text)
+    if tokens in (["a"], ["accept"], ["take"]) and observation.phase == "respond":
+        return Accept()
+    if tokens in (["c"], ["challenge"], ["call"], ["liar"]):
+        return Challenge()
+    if tokens and (tokens[0] in _EXCHANGE_WORDS or observation.phase == "exchange"):
+        cards = tokens[1:] if tokens[0] in _EXCHANGE_WORDS else tokens
+        if not cards or (len(cards) == 1 and cards[0] in _NOTHING):
+            return Exchange(())
+        try:
+            return Exchange(tuple(parse_card(card) for card in cards))
+        except ValueError:
+            raise NotAMove(
+                f"{text.strip()!r} is not an exchange: name the cards as they are shown"
+                " (x 2c 7d, x Jk), or x nothing"
+            ) from None
+    if tokens[:1] == ["announce"]:
+        tokens = tokens[1:]
+    announcement = read_announcement(tokens)
+    if announcement is None:
+        raise NotAMove(f"{text.strip()!r} is not a move: {_moves_in_short(observation)}")
+    return Announce(announcement)
+
+
+def _refusal(observation: Observation, action: Action) -> str:
+    if not observation.my_turn:
+        return "it is not your turn"
+    phase = observation.phase
+    if isinstance(action, Announce) and phase == "announce":
+        last = observation.last
+        return f"it does not beat {describe_announcement(last) if last else 'the last one'}"
+    if isinstance(action, Exchange) and phase == "exchange":
+        return f"you do not hold those cards (you hold {format_cards(observation.hand or ())})"
+    if isinstance(action, Accept) and phase == "respond":
+        return f"nothing beats {describe_announcement(HIGHEST)}: challenge"
+    return {"announce": "announce a hand now", "respond": "accept or challenge now"}.get(
+        phase, "exchange now"
+    )
+
+
+def _moves_in_short(observation: Observation) -> str:
+    if not observation.my_turn:
+        return "nothing (it is not your turn)"
+    if observation.phase == "respond":
+        claim = observation.claims[-1] if observation.claims else None
+        whose = f" seat {claim.seat}'s {describe_announcement(claim.announcement)}" if claim else ""
+        if observation.last == HIGHEST:
+            return f"c to challenge{whose} (nothing beats it)"
+        return f"a to accept (take the cards, exchange, announce higher) or c to challenge{whose}"
+    if observation.phase == "exchange":
+        return "exchange 0-4 of your cards: x 2c 7d (the cards to give up), or x nothing"
+    above = announce_actions(observation.last)[:3]
+    start = (
+        "announce any hand"
+        if observation.last is None
+        else (f"announce higher than {describe_announcement(observation.last)}")
+    )
+    examples = ", ".join(describe_announcement(a.announcement) for a in above)
+    return (
+        f"{start} (next up: {examples}, ...); type e.g. pair 9 6, two pair Q 4, three 7,"
+        " straight to 9, flush K, fh 3 A, four 2, five A"
+    )
+
+
+def _holding_lines(observation: Observation) -> tuple[str, ...]:
+    me = observation.seat
+    name = {me: "you"}
+    if observation.hand:
+        best = describe_announcement(best_announcement(observation.hand))
+        held = f"your cards: {format_cards(observation.hand)} (they hold {best})"
+    else:
+        held = (
+            f"seat {observation.holder} holds the cards"
+            if observation.holder != me
+            else "your cards: -"
+        )
+    lines = [held]
+    if observation.claims:
+        claim = observation.claims[-1]
+        lines.append(
+            f"deal {observation.deal}: to beat"
+            f" {'your' if claim.seat == me else f'seat {claim.seat}' + chr(39) + 's'}"
+            f" {describe_announcement(claim.announcement)}"
+        )
+    scores = ", ".join(
+        f"{name.get(s, f'seat {s}')} {p}" for s, p in enumerate(observation.penalties)
+    )
+    if observation.rules.chips_variant:
+        chips = ", ".join(
+            f"{name.get(s, f'seat {s}')} {c}" for s, c in enumerate(observation.chips)
+        )
+        lines.append(f"chips: {chips} · penalties: {scores}")
+    else:
+        lines.append(f"penalties: {scores} ({observation.rules.penalty_limit} ends the game)")
+    return tuple(lines)
+
+
+def _claim_words(claim: Claim, viewer: int) -> str:
+    who = "you" if claim.seat == viewer else f"seat {claim.seat}"
+    s = "" if who == "you" else "s"
+    took = (
+        f"{who} accept{s}, exchange{s} {claim.exchanged} and announce{s}"
+        if claim.exchanged is not None
+        else f"{who} announce{s}"
+    )
+    return f"{took} {describe_announcement(claim.announcement)}"
+
+
+def _news_between(before: Observation | None, after: Observation, viewer: int) -> tuple[str, ...]:
+    lines: list[str] = []
+    deal_before = before.deal if before is not None else 1
+    seen = len(before.claims) if before is not None else 0
+    finished = after.results[len(before.results) :] if before is not None else after.results
+    for result in finished:
+        skip = seen if result.deal == deal_before else 0
+        lines.extend(_claim_words(c, viewer) for c in result.claims[skip:] if c.seat != viewer)
+        who = {viewer: "you"}
+        caller = who.get(result.challenger, f"seat {result.challenger}")
+        claimed = result.claims[-1].announcement if result.claims else HIGHEST
+        whose = "your" if result.announcer == viewer else f"seat {result.announcer}'s"
+        penalised = who.get(result.penalised, f"seat {result.penalised}")
+        lines.append(
+            f"{caller} challenge{'' if caller == 'you' else 's'} {whose}"
+            f" {describe_announcement(claimed)}: the cards {format_cards(result.cards)}"
+            f" {'hold' if result.truthful else 'do not hold'} it; {penalised}"
+            f" {'take' if penalised == 'you' else 'takes'} a penalty"
+            f" ({after.penalties[result.penalised]})"
+        )
+    skip = seen if after.deal == deal_before and not finished else 0
+    lines.extend(_claim_words(c, viewer) for c in after.claims[skip:] if c.seat != viewer)
+    return tuple(lines)

@@ -43,6 +43,9 @@ action           phase                 legal when
 ===============  ====================  =========================================
 """
 
+# long module: one game's whole rules (roll-offs, declarations, accepts and re-rolls,
+# challenges, chips) with the texts each seat reads and the notation a person types
+
 from __future__ import annotations
 
 import random
@@ -68,11 +71,22 @@ from referee.gamekit.base import (
     places_from_keys,
 )
 from referee.gamekit.fast import evolver, maker
+from referee.gamekit.notation import (
+    NotAMove,
+    dice_positions,
+    lettered_dice,
+    letters,
+    number_word,
+    parse_count,
+    words,
+)
 from referee.gamekit.poker_dice import (
     NUM_DICE,
     TOP_HAND,
+    Category,
     Hand,
     describe_hand,
+    evaluate,
     hands_above,
     is_true,
     is_valid_hand,
@@ -579,6 +593,61 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
             f" {verdict}: seat {result.loser} pays a chip (chips {chips})"
         )
 
+    # -- what a person reads and types (see Game.parse_move) -------------------------
+
+    def write_move(self, action: Action, observation: Observation) -> str:
+        if isinstance(action, Declare):
+            return describe_hand(action.hand)
+        if isinstance(action, Reroll):
+            return "reroll " + (letters(action.positions) or "nothing")
+        return "challenge" if isinstance(action, Challenge) else "accept"
+
+    def parse_move(self, text: str, observation: Observation) -> Action:
+        action = read_move(text, observation)
+        try:
+            self.check_action(observation, action)
+        except IllegalActionError:
+            raise NotAMove(
+                f"{_refusal(observation, action)}. You may {self.move_summary(observation)}"
+            ) from None
+        return action
+
+    def move_summary(self, observation: Observation) -> str:
+        return _moves_in_short(observation)
+
+    def rules_summary(self, rules: Rules, num_seats: int) -> tuple[str, ...]:
+        least = (
+            f"at least {number_word(rules.min_reroll)} of them"
+            if rules.min_reroll
+            else "any of them (or none)"
+        )
+        return (
+            f"2 players, {rules.chips} chips each. The holder rolls five dice hidden and"
+            " declares a poker hand they show (true or not).",
+            "The other challenges (c: the dice are shown; whoever was wrong pays a chip) or"
+            f" accepts (a): takes the dice, re-rolls {least} and must declare higher.",
+            "Hands, low to high: high card 6, pair, two pair, three, low straight, high"
+            " straight, full house, four, five. No chips left and you lose.",
+        )
+
+    def holding(self, observation: Observation) -> tuple[str, ...]:
+        return _holding_lines(observation)
+
+    def announce_action(self, action: Action, actor: int, viewer: int | None) -> str:
+        who = "you" if actor == viewer else f"seat {actor}"
+        s = "" if who == "you" else "s"
+        if isinstance(action, Declare):
+            return f"{who} declare{s} {describe_hand(action.hand)}"
+        if isinstance(action, Reroll):
+            count = len(action.positions)
+            return f"{who} re-roll{s} {number_word(count)} {'die' if count == 1 else 'dice'}"
+        return f"{who} {'challenge' if isinstance(action, Challenge) else 'accept'}{s}"
+
+    def announce_news(
+        self, before: Observation | None, after: Observation, viewer: int
+    ) -> tuple[str, ...]:
+        return _news_between(before, after, viewer)
+
 
 ALL_POSITION_SETS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(p for p in range(NUM_DICE) if mask >> p & 1)
@@ -598,3 +667,206 @@ _REROLLS: Final[dict[int, tuple[Action, ...]]] = {
 
 
 LIARS_POKER_DICE: Final = LiarsPokerDice()
+
+
+# ---------------------------------------------------------------------------
+# The notation a person reads and types (arena play, the browser game)
+
+_FACE_WORDS: Final = {
+    "one": 1, "ones": 1, "two": 2, "twos": 2, "three": 3, "threes": 3, "four": 4,
+    "fours": 4, "five": 5, "fives": 5, "six": 6, "sixes": 6,
+}  # fmt: skip
+_BY_COUNT: Final = {
+    2: Category.ONE_PAIR, 3: Category.THREE_OF_A_KIND, 4: Category.FOUR_OF_A_KIND,
+    5: Category.FIVE_OF_A_KIND,
+}  # fmt: skip
+_HAND_WORDS: Final[tuple[tuple[tuple[str, ...], Category], ...]] = (
+    (("high", "card"), Category.HIGH_CARD), (("hc",), Category.HIGH_CARD),
+    (("one", "pair"), Category.ONE_PAIR), (("pair",), Category.ONE_PAIR),
+    (("p",), Category.ONE_PAIR), (("two", "pair"), Category.TWO_PAIR),
+    (("2p",), Category.TWO_PAIR), (("three", "of", "a", "kind"), Category.THREE_OF_A_KIND),
+    (("three",), Category.THREE_OF_A_KIND), (("trips",), Category.THREE_OF_A_KIND),
+    (("3k",), Category.THREE_OF_A_KIND), (("low", "straight"), Category.LOW_STRAIGHT),
+    (("small", "straight"), Category.LOW_STRAIGHT), (("ls",), Category.LOW_STRAIGHT),
+    (("high", "straight"), Category.HIGH_STRAIGHT), (("large", "straight"), Category.HIGH_STRAIGHT),
+    (("hs",), Category.HIGH_STRAIGHT), (("full", "house"), Category.FULL_HOUSE),
+    (("full",), Category.FULL_HOUSE), (("fh",), Category.FULL_HOUSE),
+    (("four", "of", "a", "kind"), Category.FOUR_OF_A_KIND), (("four",), Category.FOUR_OF_A_KIND),
+    (("quads",), Category.FOUR_OF_A_KIND), (("4k",), Category.FOUR_OF_A_KIND),
+    (("five", "of", "a", "kind"), Category.FIVE_OF_A_KIND), (("five",), Category.FIVE_OF_A_KIND),
+    (("5k",), Category.FIVE_OF_A_KIND),
+)  # fmt: skip
+"""Category words, the longer first where one begins another."""
+_FACES_NAMED: Final = {
+    Category.HIGH_CARD: 1, Category.ONE_PAIR: 1, Category.TWO_PAIR: 2,
+    Category.THREE_OF_A_KIND: 1, Category.LOW_STRAIGHT: 0, Category.HIGH_STRAIGHT: 0,
+    Category.FULL_HOUSE: 2, Category.FOUR_OF_A_KIND: 1, Category.FIVE_OF_A_KIND: 1,
+}  # fmt: skip
+EXPECTED_HAND: Final = (
+    "a hand: pair 3 (or 2 3s), two pair 5 3, three 4 (or 3 4s), low straight (ls), high"
+    " straight (hs), full house 4 2 (fh 4 2), four 3 (4 3s), five 6 (5 6s), high card 6"
+)
+EXPECTED_REROLL: Final = (
+    "the dice to re-roll: r 3 5 (by value), r a c (by letter), r all, r nothing, or k 6 6"
+    " (keep those, re-roll the rest)"
+)
+
+
+def _face(word: str) -> int | None:
+    word = word.removesuffix("'s")
+    if word[:1].isdigit():
+        word = word.removesuffix("s")
+        return int(word) if word in ("1", "2", "3", "4", "5", "6") else None
+    return _FACE_WORDS.get(word)
+
+
+def read_hand(tokens: list[str]) -> Hand | None:
+    """The hand ``tokens`` write, or None; :class:`NotAMove` for one no dice show."""
+    count = parse_count(tokens[0]) if len(tokens) == 2 else None
+    if count in _BY_COUNT and tokens[1] and _face(tokens[1]) is not None:
+        category, faces_words = _BY_COUNT[count], tokens[1:]  # "3 4s": three 4s
+    else:
+        found = next(
+            ((len(named), category) for named, category in _HAND_WORDS
+             if tuple(tokens[: len(named)]) == named),
+            None,
+        )  # fmt: skip
+        if found is None:
+            return None
+        category, faces_words = found[1], tokens[found[0] :]
+    faces = [_face(w) for w in faces_words if w not in ("of", "and", "over", "a", "to")]
+    if any(f is None for f in faces):
+        return None
+    named = tuple(f for f in faces if f is not None)
+    if category is Category.HIGH_CARD and not named:
+        named = (6,)
+    if category is Category.TWO_PAIR:
+        named = tuple(sorted(named, reverse=True))
+    hand = Hand(category, named)
+    if len(named) != _FACES_NAMED[category] or not is_valid_hand(hand):
+        raise NotAMove(
+            f"{' '.join(tokens)!r} is not a hand five dice can show: type {EXPECTED_HAND}"
+        )
+    return hand
+
+
+def read_move(text: str, observation: Observation) -> Action:
+    """The action ``text`` writes (legal or not); :class:`NotAMove` if it writes none."""
+    tokens = words(text)
+    if not tokens:
+        raise NotAMove(f"type {_moves_in_short(observation)}")
+    if tokens in (["c"], ["challenge"], ["call"], ["liar"]):
+        return Challenge()
+    if tokens in (["a"], ["accept"], ["take"]):
+        return Accept()
+    head, rest = tokens[0], tokens[1:]
+    if head in ("r", "reroll", "re-roll", "roll", "k", "keep"):
+        keep = head in ("k", "keep")
+        if rest in (["nothing"], ["none"], ["0"], []) and not keep:
+            return Reroll(())
+        if rest == ["all"]:
+            return Reroll(() if keep else tuple(range(NUM_DICE)))
+        positions = dice_positions(rest, observation.dice or (0,) * NUM_DICE, keep=keep)
+        if positions is None:
+            raise NotAMove(f"{text.strip()!r} is not a re-roll: type {EXPECTED_REROLL}")
+        return Reroll(positions)
+    if head == "declare":
+        tokens = rest
+    hand = read_hand(tokens) if tokens else None
+    if hand is None:
+        raise NotAMove(f"{text.strip()!r} is not a move: {_moves_in_short(observation)}")
+    return Declare(hand)
+
+
+def _refusal(observation: Observation, action: Action) -> str:
+    if observation.actor != observation.seat:
+        return "it is not your turn"
+    phase = observation.phase
+    last = observation.last_declaration
+    if isinstance(action, Declare) and phase is Phase.DECLARE and last is not None:
+        return f"it is not higher than {describe_hand(last)}"
+    if isinstance(action, Reroll) and phase is Phase.REROLL:
+        return f"re-roll at least {number_word(observation.min_reroll)} dice"
+    if isinstance(action, Accept) and phase is Phase.RESPOND:
+        return f"{describe_hand(TOP_HAND)} is the top hand: challenge it"
+    return {Phase.DECLARE: "declare a hand now", Phase.RESPOND: "challenge or accept now"}.get(
+        phase, "re-roll now"
+    )
+
+
+def _moves_in_short(observation: Observation) -> str:
+    if observation.actor != observation.seat:
+        return "nothing (it is not your turn)"
+    last = observation.last_declaration
+    if observation.phase is Phase.RESPOND:
+        whose = f" seat {1 - observation.seat}'s {describe_hand(last)}" if last else ""
+        if last == TOP_HAND:
+            return f"c to challenge{whose} (nothing beats it)"
+        return f"c to challenge{whose} or a to accept (take the dice, re-roll, declare higher)"
+    if observation.phase is Phase.REROLL:
+        least = f" (at least {observation.min_reroll})" if observation.min_reroll else ""
+        return f"choose {EXPECTED_REROLL}{least}"
+    above = hands_above(last)[:3]
+    start = "declare any hand" if last is None else f"declare higher than {describe_hand(last)}"
+    return f"{start} (next up: {', '.join(map(describe_hand, above))}, ...): {EXPECTED_HAND}"
+
+
+def _holding_lines(observation: Observation) -> tuple[str, ...]:
+    me = observation.seat
+    if observation.dice:
+        shown = describe_hand(evaluate(observation.dice))
+        lines = [f"your dice: {lettered_dice(observation.dice)} (they show {shown})"]
+    elif observation.holder is not None and observation.holder != me:
+        lines = [f"seat {observation.holder} holds the dice"]
+    else:
+        lines = ["your dice: -"]
+    last = observation.last_declaration
+    if last is not None:
+        declarer = next(s.seat for s in reversed(observation.steps) if s.kind is StepKind.DECLARE)
+        whose = "your" if declarer == me else f"seat {declarer}'s"
+        lines.append(f"to beat: {whose} {describe_hand(last)}")
+    chips = ", ".join(
+        f"{'you' if s == me else f'seat {s}'} {c}" for s, c in enumerate(observation.chips)
+    )
+    lines.append(f"chips: {chips} · pot {observation.pot}")
+    return tuple(lines)
+
+
+def _step_words(step: Step, viewer: int) -> str:
+    who = "you" if step.seat == viewer else f"seat {step.seat}"
+    s = "" if who == "you" else "s"
+    if step.kind is StepKind.DECLARE and step.hand is not None:
+        return f"{who} declare{s} {describe_hand(step.hand)}"
+    if step.kind is StepKind.REROLL:
+        return f"{who} re-roll{s} {number_word(step.count)} {'die' if step.count == 1 else 'dice'}"
+    return f"{who} {step.kind.value}{s}"
+
+
+def _news_between(before: Observation | None, after: Observation, viewer: int) -> tuple[str, ...]:
+    lines: list[str] = []
+    if before is None and len(after.roll_off) >= 2:
+        throws = after.roll_off
+        for first, second in zip(throws[::2], throws[1::2], strict=False):
+            mine, theirs = (first, second) if viewer == 0 else (second, first)
+            lines.append(f"roll-off: you {sum(mine)}, seat {1 - viewer} {sum(theirs)}")
+    seen = len(before.steps) if before is not None else 0
+    finished = after.rounds[len(before.rounds) :] if before is not None else after.rounds
+    for index, record in enumerate(finished):
+        skip = seen if index == 0 else 0
+        lines.extend(
+            _step_words(step, viewer) for step in record.steps[skip:-1] if step.seat != viewer
+        )
+        challenge = record.steps[-1]
+        caller = "you" if challenge.seat == viewer else f"seat {challenge.seat}"
+        declared = last_declaration(record.steps)
+        whose = "your" if challenge.seat != viewer else f"seat {1 - viewer}'s"
+        loser = "you" if record.loser == viewer else f"seat {record.loser}"
+        lines.append(
+            f"{caller} challenge{'' if caller == 'you' else 's'} {whose}"
+            f" {describe_hand(declared) if declared else 'hand'}: the dice"
+            f" {' '.join(map(str, record.dice))} show {describe_hand(evaluate(record.dice))};"
+            f" {loser} pay{'' if loser == 'you' else 's'} a chip"
+        )
+    skip = seen if not finished else 0
+    lines.extend(_step_words(step, viewer) for step in after.steps[skip:] if step.seat != viewer)
+    return tuple(lines)
