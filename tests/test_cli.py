@@ -153,7 +153,7 @@ def test_an_unregistered_name_is_one_line_that_says_what_bot_may_be(
 
 def test_every_command_names_its_arguments_in_capitals() -> None:
     """Usage lines read ``arena sprt [OPTIONS] {NEW} {OLD}`` (braces: required), not the
-    parameter names ``{new} {old}``."""
+    parameter names ``{new} {old}``; a match is ``{LEAGUE-N}`` wherever one is named."""
     from typer.core import TyperArgument
 
     def commands(command: Any, path: str) -> list[tuple[str, Any]]:
@@ -168,6 +168,18 @@ def test_every_command_names_its_arguments_in_capitals() -> None:
         f"{path}: {param.name}"
         for path, command in every
         for param in command.params
-        if isinstance(param, TyperArgument) and param.metavar != (param.name or "").upper()
+        if isinstance(param, TyperArgument)
+        and (not param.metavar or param.metavar != param.metavar.upper())
     ]
     assert lower == []
+    named = {
+        path: param.metavar
+        for path, command in every
+        for param in command.params
+        if isinstance(param, TyperArgument) and param.name == "match"
+    }
+    assert named == {
+        "arena replay": "LEAGUE-N|FILE",
+        "arena rerun": "LEAGUE-N",
+        "arena league logs": "LEAGUE-N",
+    }

@@ -175,16 +175,16 @@ def test_league_keeps_each_seats_output_and_its_sandbox_settings(tmp_path: Path)
     for match in matches:
         chatty_seat = match["bots"].index("chatty")
         code, out = arena(
-            db, "league", "logs", "talk", str(match["position"]), "--seat", str(chatty_seat)
+            db, "league", "logs", f"talk-{match['position']}", "--seat", str(chatty_seat)
         )
         assert code == 0, out
         assert re.search(rf"chatty process=\w+ seat={chatty_seat}", out), out
         code, out = arena(
-            db, "league", "logs", "talk", str(match["position"]), "--seat", str(1 - chatty_seat)
+            db, "league", "logs", f"talk-{match['position']}", "--seat", str(1 - chatty_seat)
         )
         assert code == 0 and "chatty" not in out
         assert out.startswith("(no output: the bot printed nothing"), out  # it printed ""
-    code, out = arena(db, "league", "logs", "talk", "0", "--seat", "7")
+    code, out = arena(db, "league", "logs", "talk-0", "--seat", "7")
     assert code == 2 and "no output captured for seat 7" in out
     assert_no_sandboxed_processes()
 

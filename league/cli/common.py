@@ -144,6 +144,45 @@ def find_modules_here(commands: Iterable[Sequence[str]]) -> None:
                 return
 
 
+MATCH_NAME = "LEAGUE-N"
+"""How every command names a league's match: the league's name, a dash, the match's
+number, as ``arena league matches LEAGUE`` and ``league run --jsonl`` print it."""
+MATCH_NAME_HELP = (
+    "Match LEAGUE-N: match N of league LEAGUE, as `arena league matches LEAGUE` lists it"
+    " (e.g. cup-4)."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchName:
+    """A league's match as the commands name it: ``LEAGUE-N``."""
+
+    league: str
+    number: int
+
+    def __str__(self) -> str:
+        return f"{self.league}-{self.number}"
+
+
+def parse_match_name(text: str) -> MatchName:
+    """``LEAGUE-N`` as :class:`MatchName`, the one parser of every command that names a
+    match (``replay``, ``rerun``, ``league logs``); anything else is an ``error:``
+    exit 2 that shows the form (and, for ``cup 4``, the name meant)."""
+    league, dash, number = text.strip().rpartition("-")
+    if dash and league and number.isascii() and number.isdigit():
+        return MatchName(league, int(number))
+    words = text.split()
+    meant = (
+        f" ({'-'.join(words)}?)"
+        if len(words) == 2 and words[1].isascii() and words[1].isdigit()
+        else ""
+    )
+    raise fail(
+        f"{text!r} is not a match name: write {MATCH_NAME}, e.g. cup-4{meant};"
+        " `arena league matches LEAGUE` lists a league's matches"
+    )
+
+
 def parse_rule_options(pairs: list[str]) -> dict[str, str]:
     """``["k=v", ...]`` → dict; a malformed pair raises :class:`typer.BadParameter`."""
     rules: dict[str, str] = {}

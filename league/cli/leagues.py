@@ -20,9 +20,12 @@ from league.cli.common import (
     EXIT_ABORTED,
     EXIT_INTERRUPTED,
     EXIT_LOST_WORKER,
+    MATCH_NAME,
+    MATCH_NAME_HELP,
     SANDBOX_DEFAULTS,
     CpuOption,
     CpusOption,
+    MatchName,
     MemoryOption,
     NoSandboxOption,
     ProcsOption,
@@ -31,6 +34,7 @@ from league.cli.common import (
     echo_json,
     echo_table,
     fail,
+    parse_match_name,
     parse_rule_options,
     sandbox_config,
     transaction,
@@ -468,31 +472,50 @@ def _print_startup_faults(ctx: typer.Context, name: str) -> None:
         typer.echo(f"note: {bot} did not start in {count} match(es): {message}", err=True)
 
 
-@app.command("logs")
+# The old form's second word (`league logs cup 4`) arrives as an extra argument, so
+# the usage line shows only the form to write.
+@app.command("logs", context_settings={"allow_extra_args": True})
 def logs_command(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(metavar="NAME", help="League name.")],
-    match: Annotated[
-        int, typer.Argument(metavar="MATCH", help="Match position (see `arena league matches`).")
-    ],
+    match: Annotated[str, typer.Argument(metavar=MATCH_NAME, help=MATCH_NAME_HELP)],
     seat: Annotated[int, typer.Option("--seat", "-s", min=0, help="Seat whose output to print.")],
 ) -> None:
-    """What a seat's bot printed (stdout and stderr) during one match, capped."""
-    from league.store.leagues import find_match, get_league, match_log
+    """What a seat's bot printed (stdout and stderr) during match LEAGUE-N, capped."""
+    from league.store.leagues import find_match, match_log
     from league.store.registry import LeagueError
 
+    name = _logs_match_name(match, ctx.args, seat)
     with transaction(ctx, create=False) as session:
-        league = get_league(session=session, name=name)
-        found = find_match(session=session, key=f"{league.name}-{match}")[1]
+        found = find_match(session=session, key=str(name))[1]
         if found.status != "done":
-            raise LeagueError(f"match {league.name}-{match} has not been played")
+            raise LeagueError(f"match {name} has not been played")
         output = match_log(session=session, match=found, seat=seat)
         if output is None:
-            raise LeagueError(f"no output captured for seat {seat} of match {league.name}-{match}")
+            raise LeagueError(f"no output captured for seat {seat} of match {name}")
     if not output:
         typer.echo("(no output: the bot printed nothing on stdout or stderr in this match)")
         return
     sys.stdout.write(output.decode("utf-8", "replace"))
+
+
+def _logs_match_name(match: str, extra: list[str], seat: int) -> MatchName:
+    """LEAGUE-N; the old two words ``LEAGUE N`` still name it (scripts written for them
+    keep working), with a one-line note on stderr that shows the new form."""
+    if not extra:
+        return parse_match_name(match)
+    number = extra[0]
+    if len(extra) > 1 or not (number.isascii() and number.isdigit()):
+        raise fail(
+            f"got {' '.join(extra)!r} after {match!r}: name the match {MATCH_NAME} (e.g. cup-4)"
+        )
+    name = MatchName(match, int(number))
+    typer.echo(
+        f"note: `arena league logs {match} {number}` is the old form;"
+        f" write `arena league logs {name} --seat {seat}` (every command names a match"
+        f" {MATCH_NAME})",
+        err=True,
+    )
+    return name
 
 
 def _rules_text(rules: object) -> str:

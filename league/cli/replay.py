@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from league.cli.common import fail, output_tail, transaction
+from league.cli.common import MATCH_NAME, fail, output_tail, parse_match_name, transaction
 from referee.gamekit.errors import GameError
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def load_record(ctx: typer.Context, match: str) -> MatchRecord:
-    """A record from a JSON file, or from the database by ``LEAGUE-POSITION``."""
+    """A record from a JSON file, or from the database by ``LEAGUE-N``."""
     from league.store.leagues import decompress_record, find_match
     from referee.records.record import MatchRecord, RecordError
 
@@ -30,16 +30,17 @@ def load_record(ctx: typer.Context, match: str) -> MatchRecord:
             raise fail(f"cannot read {path}: {error}") from None
         except RecordError as error:
             raise fail(f"{path}: {error}") from None
-    if path.suffix == ".json" or "/" in match:  # a file, not LEAGUE-POSITION
-        raise fail(f"no record file {match!r} (give a record's path or LEAGUE-POSITION)")
+    if path.suffix == ".json" or "/" in match:  # a file, not LEAGUE-N
+        raise fail(f"no record file {match!r} (give a record's path or {MATCH_NAME})")
+    name = parse_match_name(match)
     with transaction(ctx, create=False) as session:
-        _, row = find_match(session=session, key=match)
+        _, row = find_match(session=session, key=str(name))
         if row.record is None:
-            raise fail(f"match {match} has not been played yet")
+            raise fail(f"match {name} has not been played yet")
         try:
             return decompress_record(row.record)
         except (RecordError, ValueError) as error:
-            raise fail(f"match {match}: stored record is unreadable: {error}") from None
+            raise fail(f"match {name}: stored record is unreadable: {error}") from None
 
 
 def seat_message_text(messages: list[bot_pb2.PlayRequest]) -> list[str]:
@@ -92,7 +93,7 @@ def fault_output(ctx: typer.Context, match: str, record: MatchRecord) -> dict[in
     if not record.faults or Path(match).is_file():
         return {}
     with transaction(ctx, create=False) as session:
-        _, row = find_match(session=session, key=match)
+        _, row = find_match(session=session, key=str(parse_match_name(match)))
         logs = {f.seat: match_log(session=session, match=row, seat=f.seat) for f in record.faults}
     return {
         seat: "\n".join(line.removeprefix("  ") for line in output_tail(output))
@@ -125,7 +126,12 @@ def _messages_json(messages: list[bot_pb2.PlayRequest]) -> str:
 def replay_command(
     ctx: typer.Context,
     match: Annotated[
-        str, typer.Argument(metavar="MATCH", help="Match id LEAGUE-POSITION, or a record file.")
+        str,
+        typer.Argument(
+            metavar=f"{MATCH_NAME}|FILE",
+            help=f"Match {MATCH_NAME} (e.g. cup-4, as `arena league matches` lists it), or a"
+            " record file (`arena match --record`, a server's /api/matches/LEAGUE-N).",
+        ),
     ],
     seat: Annotated[
         int | None,

@@ -9,10 +9,12 @@ what the key draws, as ``arena league verify`` does) — :func:`checked_deal_key
 both forms below — then plays the same game, rules and deal here, sandboxed, with the
 given command in ``--seat``, and prints where the two games part.
 
-- ``arena rerun MATCH``: a match of this league database; every other seat runs the
-  same bot version as in the league.
+- ``arena rerun LEAGUE-N``: a match of this league database; every other seat runs
+  the bot the league registered for it, from its files as they are now (a note says
+  which seats' files changed since registration: where they choose differently, the
+  games part for that reason too).
 - ``arena rerun --record FILE --league-info FILE``: a record downloaded from the
-  server (``GET /api/matches/LEAGUE-POSITION``) and its league's settings (``GET
+  server (``GET /api/matches/LEAGUE-N``) and its league's settings (``GET
   /api/leagues/NAME``: the commitment, and the secret once revealed). The record does
   not carry the other bots' code, so ``--other SEAT=CMD`` names every other seat's
   command. The match's group follows from its position and the league's number of
@@ -36,11 +38,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from league.cli.common import (
+    MATCH_NAME,
     NoSandboxOption,
     check_sandbox,
     fail,
     find_modules_here,
     output_tail,
+    parse_match_name,
     transaction,
 )
 from league.domain.schedules import ScheduleError, group_at
@@ -52,7 +56,7 @@ if TYPE_CHECKING:
     from referee.runtime.match import Limits
     from referee.runtime.process import BotSpec
 
-RECORD_SOURCE = "GET /api/matches/LEAGUE-POSITION"
+RECORD_SOURCE = f"GET /api/matches/{MATCH_NAME}"
 LEAGUE_SOURCE = "GET /api/leagues/NAME"
 
 
@@ -78,8 +82,8 @@ def rerun_command(  # long: the two forms' options, then the play
     match: Annotated[
         str | None,
         typer.Argument(
-            metavar="MATCH",
-            help="A finished match LEAGUE-POSITION of a finished league in this database"
+            metavar=MATCH_NAME,
+            help=f"Match {MATCH_NAME} (e.g. cup-4) of a finished league in this database"
             " (or give --record and --league-info).",
         ),
     ] = None,
@@ -88,7 +92,8 @@ def rerun_command(  # long: the two forms' options, then the play
         typer.Option(
             "--record",
             metavar="FILE",
-            help=f"Instead of MATCH: a match record downloaded from the server ({RECORD_SOURCE}).",
+            help=f"Instead of {MATCH_NAME}: a match record downloaded from the server"
+            f" ({RECORD_SOURCE}).",
         ),
     ] = None,
     league_info: Annotated[
@@ -106,21 +111,22 @@ def rerun_command(  # long: the two forms' options, then the play
             "--other",
             metavar="SEAT=CMD",
             help="Command line of the bot in another seat (repeatable): every other seat"
-            " with --record; with MATCH, instead of the league's bot.",
+            " with --record; with LEAGUE-N, instead of the league's bot.",
         ),
     ] = None,
     no_sandbox: NoSandboxOption = False,
 ) -> None:
-    """Play MATCH's deal (or a downloaded record's) again with BOT in SEAT and the
-    other seats' bots; print where the games part and both results (exit 0; 2 bad
+    """Play match LEAGUE-N's deal (or a downloaded record's) again with BOT in SEAT and
+    the other seats' bots; print where the games part and both results (exit 0; 2 bad
     input, a record that does not check against the league's deal, or a secret not
-    yet revealed)."""
+    yet revealed). A note names every other seat whose files changed since its bot
+    was registered."""
     from referee.runtime.match import MatchSpec, play_match
 
     others = _seat_commands(other or [])
     if record_file is not None:
         if match is not None:
-            raise fail("give MATCH or --record FILE, not both")
+            raise fail(f"give {MATCH_NAME} or --record FILE, not both")
         if league_info is None:
             raise fail(
                 f"--record needs --league-info FILE: its league's settings ({LEAGUE_SOURCE}),"
@@ -129,8 +135,8 @@ def rerun_command(  # long: the two forms' options, then the play
         original = downloaded(record_file, league_info)
     elif match is None:
         raise fail(
-            "give MATCH (LEAGUE-POSITION in this league database), or --record FILE and"
-            " --league-info FILE downloaded from the server"
+            f"give the match, {MATCH_NAME} in this league database (e.g. cup-4), or"
+            " --record FILE and --league-info FILE downloaded from the server"
         )
     elif league_info is not None:
         raise fail("--league-info goes with --record FILE")
@@ -140,6 +146,8 @@ def rerun_command(  # long: the two forms' options, then the play
     if not 0 <= seat < record.num_seats:
         raise fail(f"--seat {seat}: the match has seats 0..{record.num_seats - 1}")
     specs = _seat_bots(original, seat, bot, others)
+    for line in changed_since_registration(original, exclude={seat, *others}):
+        typer.echo(line, err=True)
     sandbox = replace(original.sandbox, enabled=False) if no_sandbox else original.sandbox
     check_sandbox(sandbox)
     spec = MatchSpec(
@@ -207,10 +215,11 @@ def local(ctx: typer.Context, match: str) -> Original:
     from league.store.registry import bot_spec
     from referee.runtime.match import Limits
 
+    name = parse_match_name(match)
     with transaction(ctx, create=False) as session:
-        league, row = find_match(session=session, key=match)
+        league, row = find_match(session=session, key=str(name))
         if row.status != "done" or row.record is None:
-            raise fail(f"match {match} has not been played")
+            raise fail(f"match {name} has not been played")
         if revealed_secret(session=session, league=league) is None:
             raise fail(not_revealed(league.name))
         record = decompress_record(row.record)
@@ -379,6 +388,36 @@ def _seat_bots(
                 err=True,
             )
     return specs
+
+
+def changed_since_registration(original: Original, *, exclude: set[int]) -> list[str]:
+    """A note for each seat (but ``exclude``) whose league bot's files no longer hash
+    to the version it was registered as: the rerun starts the files as they are now,
+    not the version the match recorded. A bot versioned by a label of its author's, or
+    reached by address, has no hash to compare."""
+    from league.store.registry import content_version
+
+    notes = []
+    for seat, spec in sorted(original.bots.items()):
+        if seat in exclude or not spec.command or not _is_content_version(spec.version):
+            continue
+        try:
+            now = content_version(spec.command)
+        except OSError as error:
+            now = f"unreadable ({error.strerror or error})"
+        if now != spec.version:
+            notes.append(
+                f"note: seat {seat} ({spec.name}): its files changed since it was registered"
+                f" as version {spec.version} (now {now}); the rerun plays them as they are"
+                " now, so where they choose differently the games part for that reason too"
+            )
+    return notes
+
+
+def _is_content_version(version: str) -> bool:
+    """Whether ``version`` looks like :func:`league.store.registry.content_version`'s
+    hash (12 hex digits) rather than a label given with ``arena bot add --version``."""
+    return len(version) == 12 and all(c in "0123456789abcdef" for c in version)
 
 
 def parting(original: MatchRecord, again: MatchRecord) -> list[str]:
