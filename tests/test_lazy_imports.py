@@ -36,6 +36,19 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/authors.py tarfile": "tarfile and its compressors: `arena submit` only",
     "league/cli/authors.py urllib.error": "urllib.request (~20 ms: http, ssl, email): `submit`",
     "league/cli/authors.py urllib.request": "urllib.request (~20 ms: http, ssl, email): `submit`",
+    "league/cli/authors.py league.execution.submissions": (
+        "the server's upload limits, with the run stack (trio, gRPC, SQLModel):"
+        " `submit --dry-run` only"
+    ),
+    "league/cli/authors.py league.store.uploads": (
+        "the server's unpacking (and the sandbox's tree marker): `submit --dry-run` only"
+    ),
+    "league/cli/authors.py league.store.registry": (
+        "SQLModel and the referee stack: `submit --dry-run` only (its errors' class)"
+    ),
+    "league/cli/authors.py referee.core.catalogue": (
+        "the games' registrations (~7 ms): `submit --dry-run` only (is the game known)"
+    ),
     "league/cli/common.py referee.runtime": (
         "the sandbox machinery (cgroups, seccomp, the /proc view; ~15 ms): commands that play"
     ),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -198,10 +200,14 @@ def submit_command(  # long: one line per option, and the upload it reports
     path: Annotated[
         Path, typer.Argument(metavar="PATH", help="Bot directory, or a .py file or archive.")
     ],
-    server: Annotated[
-        str, typer.Option("--server", help="Arena server URL, e.g. https://arena.example.org.")
-    ],
     game: Annotated[str, typer.Option("--game", "-g", help="Game the bot plays.")],
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            help="Arena server URL, e.g. https://arena.example.org (not with --dry-run).",
+        ),
+    ] = None,
     name: Annotated[
         str, typer.Option("--name", help="Bot name (default: the directory or file name).")
     ] = "",
@@ -214,54 +220,146 @@ def submit_command(  # long: one line per option, and the upload it reports
     ] = 600.0,
     dry_run: Annotated[
         bool,
-        typer.Option("--dry-run", help="List the files a folder would upload; send nothing."),
+        typer.Option(
+            "--dry-run",
+            help="Send nothing: list the files that would go, and name the bot, its entry"
+            " file and its version as the server would (no server, no token needed).",
+        ),
     ] = False,
 ) -> None:
     """Submit a bot to an arena server; prints its JSON answer.
 
     A folder is packed without its databases, the server's store, virtual
     environments, version control, caches, dotfiles and what its .arenaignore
-    lists (docs/server.md); a file that looks like a key or a database stops the
-    upload. --dry-run lists what would go.
+    lists (docs/submissions.md); a file that looks like a key or a database stops
+    the upload. --dry-run unpacks what would go as the server does, here, and names
+    the bot, the file it would be started with and its version.
 
-    Exit 0 accepted, 1 refused (the reasons are printed), 2 bad input, bad
-    token, rate limited or no connection.
+    Exit 0 accepted (--dry-run: it would be unpacked and started), 1 refused (the
+    reasons are printed), 2 bad input, bad token, rate limited or no connection.
     """
     if dry_run:
-        if not path.is_dir():
-            raise fail(f"--dry-run lists a folder's files; {path} is not a folder")
-        _, packed = _packed(path)
-        for relative, size in packed:
-            typer.echo(f"{size:>10,}  {relative}")
-        typer.echo(f"{len(packed)} files, {_size_text(sum(size for _, size in packed))}")
+        data, filename, default_name = _upload(path, quiet=True)
+        _dry_run(data, filename, name or default_name, game)
         return
-    token = read_token(token_file)
-    if path.is_dir():
-        data, packed = _packed(path)
-        filename = f"{path.resolve().name}.tar.gz"
-        default_name = path.resolve().name
-        typer.echo(
-            f"uploading {len(packed)} files, {_size_text(sum(size for _, size in packed))}"
-            f" ({_size_text(len(data))} packed) from {path}",
-            err=True,
-        )
-    elif path.is_file():
-        if not path.name.lower().endswith(ARCHIVES):
-            raise fail(f"{path}: submit a directory, a .py file or a .tar, .tar.gz, .tgz or .zip")
-        data, filename = path.read_bytes(), path.name
-        default_name = path.name
-        typer.echo(f"uploading {path} ({_size_text(len(data))})", err=True)
-        for suffix in ARCHIVES:
-            if default_name.lower().endswith(suffix):
-                default_name = default_name[: -len(suffix)]
-                break
-    else:
-        raise fail(f"{path} does not exist")
-    body, content_type = multipart(
-        {"name": name or default_name, "game": game}, "bot", filename, data
-    )
+    if server is None:
+        raise fail("--server URL is needed to send the bot (--dry-run sends nothing)")
     if not server.startswith(("http://", "https://")):
         raise fail(f"bad --server {server!r}: give an http:// or https:// URL")
+    token = read_token(token_file)
+    data, filename, default_name = _upload(path, quiet=False)
+    bot_name = name or default_name
+    body, content_type = multipart({"name": bot_name, "game": game}, "bot", filename, data)
+    status, text, retry_after = _post(server, token, body, content_type, timeout)
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        answer = {"status": "error", "http_status": status, "body": text[:2000]}
+    typer.echo(json.dumps(answer, indent=2))
+    if 200 <= status < 300 and isinstance(answer, dict) and answer.get("status") == "accepted":
+        raise typer.Exit(0)
+    if status == 422 or (isinstance(answer, dict) and answer.get("status") == "refused"):
+        raise typer.Exit(1)  # refused with reasons (422; 400 for an archive it cannot unpack)
+    hint = {401: "bad or missing token", 413: "upload too large", 400: "malformed request"}
+    message = hint.get(status, f"server answered HTTP {status}")
+    if status == 429:
+        message = f"rate limited: try again in {retry_after or 'a while'} s"
+    raise fail(message)
+
+
+def _upload(path: Path, *, quiet: bool) -> tuple[bytes, str, str]:
+    """What ``arena submit PATH`` sends: the bytes, their file name, and the bot name
+    they give by default. A folder is packed (saying how much on stderr, unless
+    ``quiet``), a file sent as it is."""
+    if path.is_dir():
+        data, packed = _packed(path)
+        if not quiet:
+            typer.echo(
+                f"uploading {len(packed)} files, {_size_text(sum(size for _, size in packed))}"
+                f" ({_size_text(len(data))} packed) from {path}",
+                err=True,
+            )
+        return data, f"{path.resolve().name}.tar.gz", path.resolve().name
+    if not path.is_file():
+        raise fail(f"{path} does not exist")
+    if not path.name.lower().endswith(ARCHIVES):
+        raise fail(f"{path}: submit a directory, a .py file or a .tar, .tar.gz, .tgz or .zip")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise fail(f"cannot read {path}: {error.strerror or error}") from None
+    if not quiet:
+        typer.echo(f"uploading {path} ({_size_text(len(data))})", err=True)
+    default_name = path.name
+    for suffix in ARCHIVES:
+        if default_name.lower().endswith(suffix):
+            default_name = default_name[: -len(suffix)]
+            break
+    return data, path.name, default_name
+
+
+def _dry_run(data: bytes, filename: str, name: str, game: str) -> None:
+    """``--dry-run``: what the server would do with the upload up to its check, done
+    here with its own code and limits: the name and the game, the size, the safe
+    unpacking and the entry point (:mod:`league.store.uploads`). Lists the files it
+    would store and names the bot, its entry file and the version it would get;
+    exit 1 with the reason where the server would refuse the upload."""
+    from league.execution.submissions import SubmissionLimits
+    from league.store.authors import check_name
+    from league.store.registry import LeagueError
+    from league.store.uploads import UploadRejected, find_entry, unpack
+    from referee.core.catalogue import game_names
+
+    limits = SubmissionLimits()
+    try:
+        check_name(name, "bot name")
+    except LeagueError as error:
+        raise fail(f"{error} (--name NAME)") from None
+    if game not in game_names():
+        raise fail(f"unknown game {game!r} (known: {', '.join(sorted(game_names()))})")
+    if len(data) > limits.max_upload_bytes:
+        raise fail(
+            f"the server would refuse it: {_size_text(len(data))} to upload, more than its"
+            f" {_size_text(limits.max_upload_bytes)}",
+            1,
+        )
+    store = Path(tempfile.mkdtemp(prefix="arena-dry-run-"))
+    try:
+        tree = unpack(
+            store,
+            filename,
+            data,
+            max_files=limits.max_files,
+            max_unpacked_bytes=limits.max_unpacked_bytes,
+        )
+        entry = find_entry(tree, name).relative_to(tree.root).as_posix()
+        sizes = [(f, (tree.root / f).stat().st_size) for f in tree.files]
+    except UploadRejected as error:
+        raise fail(f"the server would refuse it: {error}", 1) from None
+    finally:
+        _remove_tree(store)
+    for relative, size in sizes:
+        typer.echo(f"{size:>10,}  {relative}")
+    typer.echo(
+        f"{len(sizes)} file{'s' if len(sizes) != 1 else ''},"
+        f" {_size_text(sum(size for _, size in sizes))} ({_size_text(len(data))} to upload):"
+        f" bot {name} ({game}), entry file {entry}, version {tree.digest[:16]};"
+        " nothing sent (--dry-run)"
+    )
+
+
+def _remove_tree(root: Path) -> None:
+    """Remove an unpacked tree, whose files and folders :func:`unpack` made read-only."""
+    for directory, _dirs, _names in os.walk(root):
+        os.chmod(directory, 0o700)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _post(
+    server: str, token: str, body: bytes, content_type: str, timeout: float
+) -> tuple[int, str, str | None]:
+    """POST the submission: HTTP status, answer text, and its Retry-After (if any);
+    no connection is an ``error:`` exit 2."""
     import urllib.error
     import urllib.request
 
@@ -277,28 +375,13 @@ def submit_command(  # long: one line per option, and the upload it reports
     )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            status, text = response.status, response.read().decode("utf-8", "replace")
-            retry_after = None
+            return response.status, response.read().decode("utf-8", "replace"), None
     except urllib.error.HTTPError as error:
-        status, text = error.code, error.read().decode("utf-8", "replace")
-        retry_after = error.headers.get("Retry-After")
+        text = error.read().decode("utf-8", "replace")
+        return error.code, text, error.headers.get("Retry-After")
     except (urllib.error.URLError, OSError) as error:
         reason = getattr(error, "reason", error)
         raise fail(f"cannot reach {server}: {reason}") from None
-    try:
-        answer = json.loads(text)
-    except ValueError:
-        answer = {"status": "error", "http_status": status, "body": text[:2000]}
-    typer.echo(json.dumps(answer, indent=2))
-    if 200 <= status < 300 and isinstance(answer, dict) and answer.get("status") == "accepted":
-        raise typer.Exit(0)
-    if status == 422 or (isinstance(answer, dict) and answer.get("status") == "refused"):
-        raise typer.Exit(1)  # refused with reasons (422; 400 for an archive it cannot unpack)
-    hint = {401: "bad or missing token", 413: "upload too large", 400: "malformed request"}
-    message = hint.get(status, f"server answered HTTP {status}")
-    if status == 429:
-        message = f"rate limited: try again in {retry_after or 'a while'} s"
-    raise fail(message)
 
 
 def _size_text(size: int) -> str:

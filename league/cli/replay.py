@@ -123,16 +123,19 @@ def _messages_json(messages: list[bot_pb2.PlayRequest]) -> str:
     )
 
 
+MatchOrFile = Annotated[
+    str,
+    typer.Argument(
+        metavar=f"{MATCH_NAME}|FILE",
+        help=f"Match {MATCH_NAME} (e.g. cup-4, as `arena league matches` lists it), or a"
+        " record file (`arena match --record`, a server's /api/matches/LEAGUE-N).",
+    ),
+]
+
+
 def replay_command(
     ctx: typer.Context,
-    match: Annotated[
-        str,
-        typer.Argument(
-            metavar=f"{MATCH_NAME}|FILE",
-            help=f"Match {MATCH_NAME} (e.g. cup-4, as `arena league matches` lists it), or a"
-            " record file (`arena match --record`, a server's /api/matches/LEAGUE-N).",
-        ),
-    ],
+    match: MatchOrFile,
     seat: Annotated[
         int | None,
         typer.Option(
