@@ -39,6 +39,16 @@ class FaultKind(enum.StrEnum):
     """Not a valid answer: wrong kind, wrong turn number, wrong game, bad values,
     bytes that are not a PlayResponse, or a message sent before the referee asked
     for it (an answer streamed ahead of its TurnRequest, a second answer)."""
+    RESIGNED = "resigned"
+    """A person's seat only (``arena play``, a browser game), never a bot's: the
+    person resigned (``q``) or left (end of input). Not a fault of a bot's kind:
+    it rates as a loss, like any forfeit, and nothing that judges bots counts it
+    (no bot ever carries it)."""
+
+    @property
+    def by_a_bot(self) -> bool:
+        """Whether this is something a bot did wrong (every kind but ``resigned``)."""
+        return self is not FaultKind.RESIGNED
 
 
 AUTHOR_LOG_BYTES = 64 << 10
@@ -89,3 +99,11 @@ class IllegalAction(BotFault):
 
 class ProtocolViolation(BotFault):
     kind = FaultKind.MALFORMED_MESSAGE
+
+
+class Resigned(BotFault):
+    """The person in a seat resigned: raised by the referee's side of a person's seat
+    (:mod:`league.execution.human_play`) when that seat's stream ends after the person
+    said so, never for a bot."""
+
+    kind = FaultKind.RESIGNED

@@ -39,6 +39,7 @@ PROTO_FAULTS: Final[dict[str | None, bot_pb2.FaultKind.ValueType]] = {
     "stall": bot_pb2.FAULT_KIND_STALL,
     "illegal_action": bot_pb2.FAULT_KIND_ILLEGAL_ACTION,
     "malformed_message": bot_pb2.FAULT_KIND_MALFORMED_MESSAGE,
+    "resigned": bot_pb2.FAULT_KIND_RESIGNED,
 }
 """The protocol's value of each fault name (None: no fault). The names are the values
 of :class:`referee.core.faults.FaultKind`, a string enum, so its members index this too;

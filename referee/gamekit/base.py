@@ -31,9 +31,8 @@ from referee.gamekit.errors import ChanceError as ChanceError
 from referee.gamekit.errors import GameError as GameError
 from referee.gamekit.errors import IllegalActionError as IllegalActionError
 from referee.gamekit.errors import MalformedActionError as MalformedActionError
+from referee.gamekit.errors import NotAMove as NotAMove
 from referee.gamekit.errors import RulesError as RulesError
-from referee.gamekit.notation import NotAMove as NotAMove
-from referee.gamekit.notation import words
 
 CHANCE: Final = -1
 """Returned by :meth:`Game.to_act` when the next event is a chance outcome."""
@@ -437,9 +436,9 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
         """The legal action ``text`` writes, for the seat of ``observation`` (whose
         turn it is); :class:`NotAMove`, whose message says what is expected,
         otherwise. The default reads exactly what :meth:`write_move` writes."""
-        wanted = words(text)
+        wanted = text.lower().split()
         for action in self.legal_actions(observation):
-            if words(self.write_move(action, observation)) == wanted:
+            if self.write_move(action, observation).lower().split() == wanted:
                 return action
         raise NotAMove(f"{text.strip()!r} is not a move now: {self.move_summary(observation)}")
 

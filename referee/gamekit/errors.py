@@ -7,7 +7,14 @@ milliseconds it does not need for ``--help``.
 
 from __future__ import annotations
 
-__all__ = ["ChanceError", "GameError", "IllegalActionError", "MalformedActionError", "RulesError"]
+__all__ = [
+    "ChanceError",
+    "GameError",
+    "IllegalActionError",
+    "MalformedActionError",
+    "NotAMove",
+    "RulesError",
+]
 
 
 class GameError(Exception):
@@ -28,3 +35,10 @@ class IllegalActionError(GameError):
 
 class ChanceError(GameError):
     """A chance outcome that does not fit the request (or no chance is due)."""
+
+
+class NotAMove(GameError, ValueError):
+    """Text a person typed that is not a legal move now (:meth:`Game.parse_move
+    <referee.gamekit.base.Game.parse_move>`). The message says what was read (when it
+    was a move at all) and what is expected instead: it is shown to the person as it
+    is."""

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from referee.gamekit.errors import NotAMove
+
 __all__ = [
     "DICE_LETTERS",
     "NUMBER_WORDS",
@@ -28,12 +30,6 @@ __all__ = [
     "parse_count",
     "words",
 ]
-
-
-class NotAMove(ValueError):
-    """Text that is not a legal move now. The message says what was read (when it
-    was a move at all) and what is expected instead: it is shown to the person as
-    it is."""
 
 
 NUMBER_WORDS: Final[dict[str, int]] = {

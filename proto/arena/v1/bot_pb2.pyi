@@ -82,6 +82,10 @@ class _FaultKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultKind.V
     values, bytes that are not a PlayResponse), or any message the referee did
     not ask for: every message must answer a MatchStart or TurnRequest already sent.
     """
+    FAULT_KIND_RESIGNED: _FaultKind.ValueType  # 7
+    """Never a bot's: the person in a seat (a human playing a bot) resigned or left.
+    A bot is told it of its opponent; it rates as a loss of that person's seat.
+    """
 
 class FaultKind(_FaultKind, metaclass=_FaultKindEnumTypeWrapper):
     """FaultKind names every way a seat can break a match."""
@@ -104,6 +108,10 @@ FAULT_KIND_MALFORMED_MESSAGE: FaultKind.ValueType  # 6
 """A message that is not a valid answer (wrong kind, wrong turn, wrong game, bad
 values, bytes that are not a PlayResponse), or any message the referee did
 not ask for: every message must answer a MatchStart or TurnRequest already sent.
+"""
+FAULT_KIND_RESIGNED: FaultKind.ValueType  # 7
+"""Never a bot's: the person in a seat (a human playing a bot) resigned or left.
+A bot is told it of its opponent; it rates as a loss of that person's seat.
 """
 Global___FaultKind: _TypeAlias = FaultKind  # noqa: Y015
 
