@@ -9,7 +9,17 @@ records the match. What the person sees is built here from that observation alon
 * :func:`observation_lines`: every field of the observation, one per line;
 * the legal actions, from :func:`sdk.legality.legal_actions` (the referee's own
   code), described by the engine's ``describe_action`` for this seat;
-* the news since the seat last looked, from the engine's ``describe_outcome``.
+* the news since the seat last looked, from the engine's ``describe_outcome``;
+* in the game's own notation (:meth:`referee.gamekit.base.Game.parse_move` and its
+  neighbours, which each engine writes): the rules in force, the seat's holding
+  (its hidden dice or cards and where the game stands), the other seats' moves since
+  the seat last looked announced in words, and the legal moves in a line or two.
+  A person types a move as the game writes it; the engine reads it.
+
+A person who resigns (``q``) or leaves (end of input) raises :class:`Resigned`: the
+match records the seat's fault as ``resigned``, never a fault of a bot's kind
+(:class:`Departure` tells the referee's side of the seat,
+:func:`league.execution.human_play.play_human_game`).
 
 Where the person is (a terminal, a web page) is an :class:`Asker`:
 :mod:`league.cli.play` asks at a prompt, :mod:`league.server.human_games` asks
@@ -25,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from referee.core.catalogue import get_game
+from referee.gamekit.base import NotAMove
 from sdk.bot import Bot, MatchInfo, MatchResult
 from sdk.legality import game_of, legal_actions
 
@@ -35,10 +46,26 @@ PAST_FIELDS = frozenset({"history", "results", "rounds"})
 
 
 class HumanLeft(Exception):
-    """The person stopped answering (end of input, closed page): the seat forfeits."""
+    """The person stopped answering (the match ended while they were asked, a closed
+    page): the seat forfeits."""
 
     quiet = True
     """No traceback on stderr (:func:`sdk.serve._told`): nothing went wrong in code."""
+
+
+class Resigned(HumanLeft):
+    """The person resigned (``q``) or left the table (end of input): recorded as
+    ``resigned`` (:class:`referee.core.faults.FaultKind`), not as a fault of a bot's
+    kind. An :class:`Asker` raises it; its message is the referee's own words."""
+
+
+@dataclass
+class Departure:
+    """Whether the person in a seat resigned, and how: set by the seat before its
+    stream ends, read by the referee's side of that seat to record ``resigned``."""
+
+    resigned: bool = False
+    words: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +86,25 @@ class SeatView:
     over: bool = False
     result: str = ""
     """How the match ended, for the seat (when ``over``)."""
+    title: str = ""
+    """The game's name for people (``Liar's Dice``)."""
+    rules: tuple[str, ...] = ()
+    """The rules in force, in a few short lines (the engine's ``rules_summary``)."""
+    holding: tuple[str, ...] = ()
+    """What the seat holds hidden and where the game stands, in a few short lines
+    (the engine's ``holding``; the observation's lines for a game without one)."""
+    announced: tuple[str, ...] = ()
+    """The moves since the seat's previous view and what they settled, in words
+    (the engine's ``announce_news``)."""
+    summary: str = ""
+    """The legal moves in a line or two, in the game's notation (``move_summary``)."""
     observation: Any = dataclasses.field(default=None, compare=False, repr=False)
     """The observation itself (a page draws it with the game's replay renderer)."""
     previous: Any = dataclasses.field(default=None, compare=False, repr=False)
     """The observation of the seat's previous view (None for the first)."""
+    actions: tuple[Any, ...] = dataclasses.field(default=(), compare=False, repr=False)
+    """The legal actions, in the order of ``choices`` (an asker that reads a move
+    typed in the game's notation, :meth:`parse`, answers with its index)."""
 
     def to_json(self) -> dict[str, Any]:
         """The text parts, JSON-ready (not the observations: a server encodes those
@@ -70,8 +112,25 @@ class SeatView:
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
-            if f.name not in ("observation", "previous")
+            if f.name not in ("observation", "previous", "actions")
         }
+
+    def parse(self, text: str) -> int:
+        """The index (into ``choices``) of the move ``text`` writes in the game's own
+        notation (:meth:`referee.gamekit.base.Game.parse_move`), or ``#N`` for the
+        N-th of ``choices``; :class:`~referee.gamekit.base.NotAMove` (saying what is
+        expected) for anything else."""
+        written = text.strip()
+        if written.startswith("#") and written[1:].strip().isdigit():
+            number = int(written[1:])
+            if 1 <= number <= len(self.choices):
+                return number - 1
+            raise NotAMove(f"there is no move #{number}: the list has {len(self.choices)}")
+        action = get_game(self.game).parse_move(written, self.observation)
+        try:
+            return self.actions.index(action)
+        except ValueError:  # the engine read a move its own list does not have
+            raise NotAMove(f"{written!r} is not one of the legal moves now") from None
 
 
 class Asker(Protocol):
@@ -147,11 +206,15 @@ def observation_lines(observation: Any) -> tuple[str, ...]:
 
 
 def result_text(result: MatchResult, seat: int) -> str:
-    """``"you placed 1 of 2 (completed)"``, with a fault named."""
+    """``"you placed 1 of 2 (completed)"``, with a fault named (``you resigned``)."""
     mine = next((r for r in result.results if r.seat == seat), None)
     if mine is None:
         return f"match {result.reason}"
+    if mine.fault == "resigned":
+        return f"you resigned: you placed {mine.place} of {len(result.results)}"
+    others = [r for r in result.results if r.seat != seat and r.fault]
     fault = f", fault: {mine.fault}" if mine.fault else ""
+    fault += "".join(f", seat {r.seat}: {r.fault}" for r in others)
     return f"you placed {mine.place} of {len(result.results)} ({result.reason}{fault})"
 
 
@@ -162,9 +225,10 @@ class HumanSeat(Bot[Any, Any]):
 
     name = "human"
 
-    def __init__(self, asker: Asker) -> None:
+    def __init__(self, asker: Asker, departure: Departure | None = None) -> None:
         super().__init__()
         self.asker = asker
+        self.departure = departure if departure is not None else Departure()
         self.previous: Any = None
         self.decisions = 0
 
@@ -176,17 +240,31 @@ class HumanSeat(Bot[Any, Any]):
     def _view(self, observation: Any, **extra: Any) -> SeatView:
         assert self.match is not None
         before = self.previous
+        engine = get_game(self.match.game)
+        lines = observation_lines(observation)
         return SeatView(
             game=self.match.game,
             seat=self.match.seat,
             num_seats=self.match.num_seats,
-            lines=observation_lines(observation),
+            lines=lines,
             news=self._news(observation),
             decision=self.decisions,
+            title=engine.title,
+            rules=engine.rules_summary(self.match.rules, self.match.num_seats),
+            holding=engine.holding(observation) or lines,
+            announced=self._announced(before, observation),
             observation=observation,
             previous=before,
             **extra,
         )
+
+    def _announced(self, before: Any, observation: Any) -> tuple[str, ...]:
+        """The engine's words for what happened between the two views."""
+        assert self.match is not None
+        try:
+            return get_game(self.match.game).announce_news(before, observation, self.match.seat)
+        except Exception:  # an engine that cannot compare views this far apart says nothing
+            return ()
 
     def _news(self, observation: Any) -> tuple[str, ...]:
         """What the engine says was settled between the previous view and this one
@@ -208,9 +286,18 @@ class HumanSeat(Bot[Any, Any]):
         seat = self.match.seat
         labels = tuple(engine.describe_action(a, viewer=seat, actor=seat) for a in actions)
         self.decisions += 1
-        view = self._view(observation, choices=labels)
+        view = self._view(
+            observation,
+            choices=labels,
+            actions=tuple(actions),
+            summary=engine.move_summary(observation),
+        )
         while True:
-            picked = self.asker.ask(view)
+            try:
+                picked = self.asker.ask(view)
+            except Resigned as left:  # said before the stream ends, so it is recorded so
+                self.departure.resigned, self.departure.words = True, str(left)
+                raise
             if 0 <= picked < len(actions):
                 return actions[picked]
 
@@ -221,8 +308,11 @@ class HumanSeat(Bot[Any, Any]):
         )
 
 
-def human_seat_factory(game: str, asker: Asker) -> Callable[[], HumanSeat]:
-    """What :func:`sdk.serve.serve` needs to serve a person in a ``game`` seat."""
+def human_seat_factory(
+    game: str, asker: Asker, departure: Departure | None = None
+) -> Callable[[], HumanSeat]:
+    """What :func:`sdk.serve.serve` needs to serve a person in a ``game`` seat;
+    ``departure`` learns whether the person resigned."""
     get_game(game)  # an unknown game fails here, not in the referee
     seat_class = type(f"HumanSeat[{game}]", (HumanSeat,), {"game": game})
-    return lambda: seat_class(asker)
+    return lambda: seat_class(asker, departure)

@@ -9,11 +9,13 @@ and rates nobody (``--record`` keeps its record in a file).
 
 from __future__ import annotations
 
+import os
 import secrets
 import select
 import shlex
 import signal
 import sys
+import textwrap
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -40,16 +42,34 @@ if TYPE_CHECKING:
     from sdk.human import SeatView
 
 QUIT_WORDS = frozenset({"q", "quit", "resign"})
+LIST_WORDS = frozenset({"?", "list", "help", "moves"})
+HISTORY_WORDS = frozenset({"history", "log"})
+ROWS = 24
+"""A screen (each turn's view and its prompt) never takes more rows than this."""
+LIST_MOST = 240
+"""Moves the numbered list shows at most (Liar's Poker opens with 8,596)."""
+PROMPT = "your move (? lists them all, q resigns)> "
 T = TypeVar("T")
 
 
 class TerminalAsker:
-    """Shows a seat's view on ``out`` and reads the move, by number, from ``source``."""
+    """Shows a seat's view on ``out`` and reads the move from ``source``, typed as the
+    game writes it (``3 4s``, ``c``, ``full house``, ``bat as fly``) or ``#N``, the
+    N-th move of the numbered list (``?``).
 
-    def __init__(self, source: TextIO, out: TextIO) -> None:
+    Each turn's screen fits in :data:`ROWS` rows: the rules in force (the first
+    screen), the other seats' moves since the last one in words, the seat's hidden
+    holding, the legal moves in a line or two, and the prompt."""
+
+    def __init__(self, source: TextIO, out: TextIO, *, rows: int = ROWS) -> None:
         self.source = source
         self.out = out
+        self.rows = rows
         self.closed = threading.Event()
+        self.interrupted = False
+        """Set when Ctrl-C stops the game: an open question then ends without a word."""
+        self.rules_shown = False
+        self.history: list[str] = []
 
     def close(self) -> None:
         self.closed.set()
@@ -67,50 +87,131 @@ class TerminalAsker:
                 return self.source.readline()
         return ""
 
-    def _show(self, view: SeatView) -> None:
-        write = self.out.write
-        write("\n")
-        for line in view.news:
-            write(f"* {line}\n")
-        for line in view.lines:
-            write(f"  {line}\n")
+    def _columns(self) -> int:
+        try:
+            columns = os.get_terminal_size(self.out.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            columns = 0
+        return columns if columns >= 40 else 80
+
+    def _wrap(self, text: str, first: str = "", more: str = "    ") -> list[str]:
+        return textwrap.wrap(
+            text,
+            width=self._columns(),
+            initial_indent=first,
+            subsequent_indent=more,
+            break_on_hyphens=False,
+            break_long_words=True,
+        ) or [first.rstrip()]
+
+    def screen(self, view: SeatView) -> list[str]:
+        """The lines of one turn's screen (without the prompt), fitted to the rows."""
+        what = f"{view.title or view.game} · you are seat {view.seat} of {view.num_seats}"
+        head = [f"── {what}" + ("" if view.over else f" · move {view.decision}") + " ──"]
+        rules: list[str] = []
+        if not self.rules_shown and view.rules:
+            rules = ["rules:"] + [w for line in view.rules for w in self._wrap(line, "  ", "  ")]
+            self.rules_shown = True
+        news = [w for line in view.announced for w in self._announced(line)]
+        self.history.extend(view.announced)
+        holding = [w for line in view.holding for w in self._wrap(line)]
+        if view.over:
+            moves = self._wrap(f"game over: {view.result}")
+        else:
+            moves = self._wrap(f"moves: {view.summary}" if view.summary else "moves: ? lists them")
+        room = self.rows - 2 - len(head) - len(rules) - len(holding) - len(moves)
+        if len(moves) > 4 and room < len(news) + 1:  # a long summary gives way first
+            keep = max(4, len(moves) - (len(news) + 1 - room))
+            room += len(moves) - keep
+            moves = [*moves[: keep - 1], "  ... (? lists every move)"]
+        if news:
+            room -= 1
+            if len(news) > room:
+                hidden = len(news) - max(room - 1, 0)
+                news = [f"  ({hidden} earlier lines: type history)", *news[hidden:]][: max(room, 0)]
+            news = ["since your last move:", *news]
+        return [*head, *rules, *news, *holding, *moves]
+
+    def _announced(self, line: str) -> list[str]:
+        if line.startswith("  "):  # a line that details the one before it (the dice shown)
+            return self._wrap(line.strip(), "      ", "      ")
+        return self._wrap(line, "  · ", "    ")
+
+    def _show(self, lines: list[str]) -> None:
+        self.out.write("\n" + "".join(f"{line}\n" for line in lines))
+
+    def _list(self, view: SeatView) -> None:
+        """The numbered list of every legal move, in columns, at most :data:`LIST_MOST`."""
+        entries = [f"#{n} {label}" for n, label in enumerate(view.choices[:LIST_MOST], start=1)]
+        width = max(map(len, entries), default=1) + 2
+        per_row = max(1, self._columns() // width)
+        for start in range(0, len(entries), per_row):
+            self.out.write(
+                "".join(e.ljust(width) for e in entries[start : start + per_row]).rstrip()
+            )
+            self.out.write("\n")
+        if len(view.choices) > LIST_MOST:
+            self.out.write(
+                f"... and {len(view.choices) - LIST_MOST} more: type the move as written above"
+                " (or #N)\n"
+            )
+        self._show(
+            [
+                *[w for line in view.holding for w in self._wrap(line)],
+                *self._wrap(f"moves: {view.summary}"),
+            ]
+        )
 
     def ask(self, view: SeatView) -> int:
-        from sdk.human import HumanLeft
+        from sdk.human import HumanLeft, Resigned
 
-        self._show(view)
-        self.out.write(f"your move (decision {view.decision}, seat {view.seat}):\n")
-        for number, label in enumerate(view.choices, start=1):
-            self.out.write(f"  {number:>3}. {label}\n")
+        self._show(self.screen(view))
         while True:
-            self.out.write(f"move [1-{len(view.choices)}, q resigns]: ")
+            self.out.write(PROMPT)
             self.out.flush()
             line = self._readline()
             if self.closed.is_set():
-                self.out.write("\nthe game ended before your answer\n")
+                if self.interrupted:  # Ctrl-C: the command says what happened, once
+                    self.out.write("\n")
+                else:
+                    self.out.write("\nthe game ended before your answer (your time ran out)\n")
+                self.out.flush()
                 raise HumanLeft("the match ended while you were thinking")
             if not line:
-                raise HumanLeft("end of input: you left the table")
-            text = line.strip().lower()
-            if text in QUIT_WORDS:
-                raise HumanLeft("you resigned")
-            if text.isdigit() and 1 <= int(text) <= len(view.choices):
-                return int(text) - 1
-            self.out.write(
-                f"not a move: {line.strip()!r}; type a number from 1 to {len(view.choices)}\n"
-            )
+                self.out.write("\nend of input: you resign\n")
+                raise Resigned("end of input")
+            text = line.strip()
+            if text.lower() in QUIT_WORDS:
+                self.out.write("you resign\n")
+                raise Resigned("typed q")
+            if text.lower() in LIST_WORDS:
+                self._list(view)
+                continue
+            if text.lower() in HISTORY_WORDS:
+                self.out.write(
+                    "".join(f"  · {entry}\n" for entry in self.history) or "nothing yet\n"
+                )
+                continue
+            if not text:
+                continue
+            try:
+                return view.parse(text)
+            except ValueError as refused:  # NotAMove: what was expected, said in the game's words
+                self.out.write("".join(f"{w}\n" for w in self._wrap(str(refused), "  ", "    ")))
 
     def tell(self, view: SeatView) -> None:
-        self._show(view)
-        self.out.write(f"game over: {view.result}\n")
+        self._show(self.screen(view))
         self.out.flush()
 
 
-async def _until_interrupted(play: Callable[[], Awaitable[T]]) -> T | None:
+async def _until_interrupted(
+    play: Callable[[], Awaitable[T]], asker: TerminalAsker | None = None
+) -> T | None:
     """``play()``, or None if SIGINT (Ctrl-C) or SIGTERM comes first: the signal
     cancels the game like any cancellation (the reserved match is removed, the seat's
     question closed, the bots stopped) instead of a KeyboardInterrupt landing
-    wherever the main thread happens to be."""
+    wherever the main thread happens to be. ``asker`` is told, so that its open
+    question ends without a word of its own (the command says it, once)."""
     import trio
 
     result: list[T] = []
@@ -119,6 +220,8 @@ async def _until_interrupted(play: Callable[[], Awaitable[T]]) -> T | None:
 
             async def watch() -> None:
                 async for _ in signals:
+                    if asker is not None:
+                        asker.interrupted = True
                     nursery.cancel_scope.cancel()
                     return
 
@@ -223,7 +326,9 @@ def play_command(  # long: the options, then one game played and reported
     engine = context_of(ctx).engine()
     try:
         played = trio.run(
-            _until_interrupted, lambda: play_human_game(engine, plan, asker, sandbox=sandbox)
+            _until_interrupted,
+            lambda: play_human_game(engine, plan, asker, sandbox=sandbox),
+            asker,
         )
     except KeyboardInterrupt:  # before the game's signal watch started, or after it ended
         played = None

@@ -14,6 +14,12 @@ request that starts the game, so a refusal is its answer. A game drawn from a se
 (``HumanGame.seed``: ``arena play --seed``) is practice: anyone who knows the seed
 knows every die, so it is stored in no league and rates nobody.
 
+A person who resigns (the asker raises :class:`sdk.human.Resigned`: ``q``, end of
+input) is recorded as the fault ``resigned`` (:class:`referee.core.faults.Resigned`),
+never as a fault of a bot's kind: the seat tells its :class:`~sdk.human.Departure`
+before its stream ends, and the referee's side of that seat (:class:`_PersonLauncher`,
+the only connection that reads it) names the ending so.
+
 ``arena play`` (terminal) and the server's browser games
 (:mod:`league.server.human_games`) both call :func:`play_human_game`.
 """
@@ -23,11 +29,11 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 from sqlalchemy import Engine
@@ -53,12 +59,14 @@ from league.store.registry import (
     parse_command,
 )
 from referee.core.events import Event
+from referee.core.faults import BotFault, BotStartupError, Resigned
 from referee.records.record import MatchRecord
-from referee.runtime.launcher import FreshLauncher
+from referee.runtime.channel import BotConnection, EarlyCallback, SeatStream
+from referee.runtime.launcher import FreshLauncher, Launcher, Lease
 from referee.runtime.match import Limits, MatchSpec, run_match
 from referee.runtime.process import BotSpec, default_bot_name
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
-from sdk.human import Asker, HumanLeft, human_seat_factory
+from sdk.human import Asker, Departure, HumanLeft, human_seat_factory
 from sdk.serve import serve
 
 T = TypeVar("T")
@@ -77,18 +85,78 @@ logging.getLogger("grpc._server").addFilter(_not_a_person_leaving)
 
 
 @contextmanager
-def hosted_seat(game: str, asker: Asker, name: str = "human") -> Iterator[BotSpec]:
+def hosted_seat(
+    game: str, asker: Asker, name: str = "human", departure: Departure | None = None
+) -> Iterator[BotSpec]:
     """Serve a person's seat for ``game`` on a Unix socket in a new private
-    folder; yields the spec the referee dials. Stopped and removed on exit."""
+    folder; yields the spec the referee dials. Stopped and removed on exit.
+    ``departure`` learns whether the person resigned."""
     folder = Path(tempfile.mkdtemp(prefix="arena-human-"))  # mode 0700
     address = f"unix:{folder / 'seat.sock'}"
-    server = serve(human_seat_factory(game, asker), address, max_workers=4)
+    server = serve(human_seat_factory(game, asker, departure), address, max_workers=4)
     try:
         yield BotSpec(name=name, address=address, version="human")
     finally:
         asker.close()  # a question still open (the clock ran out) ends now
         server.stop(grace=None).wait()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+class _PersonStream(SeatStream):
+    """A person's seat's stream: its end after the person resigned is ``resigned``."""
+
+    departure: Departure
+
+    async def receive(self) -> Any:
+        try:
+            return await super().receive()
+        except BotFault:
+            if self.departure.resigned:
+                raise Resigned(f"the person resigned ({self.departure.words})") from None
+            raise
+
+
+class _PersonConnection(BotConnection):
+    """The referee's connection to the seat this process serves for a person."""
+
+    departure: Departure
+
+    def open_stream(self, on_early: EarlyCallback | None = None) -> SeatStream:
+        stream = _PersonStream(
+            self.stub, trio.lowlevel.current_trio_token(), metadata=self.metadata, on_early=on_early
+        )
+        stream.departure = self.departure
+        return stream
+
+
+class _PersonLauncher:
+    """``inner`` for the bots; for the person's seat (``person``, served by this
+    process), a connection that records a resignation as ``resigned``."""
+
+    def __init__(self, inner: Launcher, person: BotSpec, departure: Departure) -> None:
+        self.inner, self.person, self.departure = inner, person, departure
+
+    @asynccontextmanager
+    async def lease(
+        self, spec: BotSpec, startup_s: float, *, group: str = "", last_of_deal: bool = True
+    ) -> AsyncIterator[Lease]:
+        if spec is not self.person:
+            async with self.inner.lease(
+                spec, startup_s, group=group, last_of_deal=last_of_deal
+            ) as leased:
+                yield leased
+            return
+        connection = _PersonConnection(spec.address)
+        connection.departure = self.departure
+        try:
+            try:
+                await connection.wait_ready(startup_s)
+            except BotStartupError as error:
+                raise BotStartupError(f"{spec.name}: {error.message}") from None
+            yield Lease(spec, connection, None)
+        finally:
+            connection.close()
+            await trio.lowlevel.checkpoint()
 
 
 @dataclass(frozen=True)
@@ -196,7 +264,8 @@ async def play_human_game(
     record: MatchRecord | None = None
     logs: dict[int, bytes] = {}
     try:
-        with hosted_seat(game.game, asker, HUMAN_PREFIX + game.player) as seat:
+        departure = Departure()
+        with hosted_seat(game.game, asker, HUMAN_PREFIX + game.player, departure) as seat:
             specs.insert(game.human_seat, seat)
             spec = MatchSpec(
                 game=game.game,
@@ -213,7 +282,7 @@ async def play_human_game(
                 seat_decision_s={game.human_seat: game.think_s},
                 min_protocol=game.min_protocol,
             )
-            launcher = FreshLauncher(sandbox=sandbox)
+            launcher = _PersonLauncher(FreshLauncher(sandbox=sandbox), seat, departure)
             record = await run_match(spec, limits, launcher=launcher, logs=logs, on_event=on_event)
     finally:
         if match is not None:
