@@ -352,7 +352,10 @@ def test_each_seat_reads_the_engines_text_for_it() -> None:
         "chance: shuffle the stock; seat 1 draws 2 cards",
     ]
     assert steps[7]["seen"] == ["seat 2: challenge"] * 3
-    assert "facts" not in steps[1]  # only Liar's Dice's renderer needs engine facts
+    # Every number the table shows comes from the engine, for each seat's view.
+    assert [facts["penalties"] for facts in steps[6]["facts"]] == [[0, 0, 0]] * 3
+    assert [facts["penalties"] for facts in steps[7]["facts"]] == [[0, 0, 1]] * 3
+    assert all(facts["held"] == 5 for facts in steps[2]["facts"])
 
 
 def test_liars_dice_steps_carry_the_faces_that_count() -> None:
@@ -375,13 +378,25 @@ def test_liars_dice_steps_carry_the_faces_that_count() -> None:
     ]
     record = record_of("liars_dice", rules, events, reason="aborted", meta={"error": "stopped"})
     steps = replay_data(record)["steps"]
+
+    def counts(step: int, seat: int) -> dict[str, Any]:
+        facts = steps[step]["facts"][seat]
+        return {key: facts[key] for key in ("bid_counts", "reveal_counts")}
+
     none: dict[str, Any] = {"bid_counts": [], "reveal_counts": None}
-    assert steps[1]["facts"] == [none, none]
-    assert steps[2]["facts"] == [{"bid_counts": [1, 5], "reveal_counts": None}] * 2
+    assert [counts(1, 0), counts(1, 1)] == [none, none]
+    assert [counts(2, 0), counts(2, 1)] == [{"bid_counts": [1, 5], "reveal_counts": None}] * 2
     revealed = {"bid_counts": [], "reveal_counts": [1, 5]}
-    assert steps[3]["facts"] == [revealed, revealed]
-    assert steps[5]["facts"][0] == {"bid_counts": [1], "reveal_counts": [1, 5]}
-    assert steps[6]["facts"][1] == {"bid_counts": [4], "reveal_counts": [1, 5]}  # no wilds
+    assert [counts(3, 0), counts(3, 1)] == [revealed, revealed]
+    assert counts(5, 0) == {"bid_counts": [1], "reveal_counts": [1, 5]}
+    assert counts(6, 1) == {"bid_counts": [4], "reveal_counts": [1, 5]}  # no wilds
+    # The numbers the table shows, by the engine: dice per seat, the bid to beat, the
+    # last challenge's count and loser.
+    assert steps[3]["facts"][0]["dice_counts"] == [2, 1]
+    assert steps[3]["facts"][0]["reveal"] == {
+        "round": 1, "actual": 2, "loser": 1, "bid": {"quantity": 1, "face": 5}
+    }  # fmt: skip
+    assert steps[6]["facts"][1]["bid"] == {"quantity": 2, "face": 4}
 
 
 def test_the_viewer_files_are_inlined(record: MatchRecord) -> None:

@@ -88,7 +88,13 @@ class ViewerSpec:
     facts: str | None = None
     """``"module:function"``: what the renderer needs computed by the rules, from one
     seat's observation (``step.facts[seat]`` in the page), so the page never restates
-    a rule; None when the renderer needs nothing."""
+    a rule: which dice count, and every number it draws (scores, totals, counts, the
+    bid to beat); None when the renderer needs nothing."""
+    public: str | None = None
+    """``"module:function"``: one seat's observation with everything only that seat
+    knows removed (its cup or hand, the true kind of a card it passed), told as seat
+    0's: the same whichever seat's observation it came from. A spectator's table is
+    drawn from it; None: the game has no public table (spectators read text only)."""
     hidden: str | None = None
     """``"module:function"``: every die and card the full engine state hides from some
     seat (each seat's cup or hand, cards set aside, ...), from the state after a step

@@ -49,8 +49,9 @@ ENTRY = GameEntry(
     viewer=ViewerSpec(
         renderer="liars_dice",
         script=f"{__name__}:viewer.js",
-        facts=f"{__name__}.engine:viewer_facts",
+        facts=f"{__name__}.viewer:board_facts",
         hidden=f"{__name__}.viewer:hidden_holdings",
+        public=f"{__name__}.viewer:public_view",
     ),
     leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
     order=1,

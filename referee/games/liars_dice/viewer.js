@@ -4,12 +4,17 @@
  * inlines it after the shared kit (referee/records/viewer/games.js, window.ArenaKit).
  * It draws ONE seat's observation (protobuf JSON of the game's observation message):
  * the seat's own hidden dice or cards face up inside `.hand[data-private-of=S]`, other
- * seats' face down; public reveals in `.reveal` boxes.
+ * seats' face down; public reveals in `.reveal` boxes. Every number of the table
+ * (dice per seat and in all, the round, the bid to beat, a challenge's count) and
+ * which faces count are the engine's (ctx.facts, referee/games/liars_dice/viewer.py).
+ *
+ * In a browser game (ctx.play, the person's turn) a bid is made on the board: click a
+ * face, set the quantity with - and +, then "Bid"; or challenge.
  */
 (function () {
   "use strict";
   var K = window.ArenaKit;
-  var el = K.el, add = K.add, pretty = K.pretty, last = K.last, die = K.die,
+  var el = K.el, add = K.add, pretty = K.pretty, last = K.last, die = K.die, num = K.num,
       diceRow = K.diceRow, hiddenDice = K.hiddenDice, privateHand = K.privateHand,
       seatBox = K.seatBox, table = K.table, section = K.section, timeline = K.timeline,
       fresh = K.fresh;
@@ -19,32 +24,131 @@
     var f = b.face_bid || {};
     return [f.quantity + " \u00d7 ", die(f.face, "small")];
   }
+  /* The bid to beat, its numbers from the engine (facts.bid). */
+  function standingBid(bid) {
+    if (bid.total !== undefined) {
+      return ["total \u2265 ", num(bid.total, "bid_total")];
+    }
+    var face = die(bid.face, "small");
+    face.setAttribute("data-num", "bid_face");
+    return [num(bid.quantity, "bid_quantity"), " \u00d7 ", face];
+  }
+
+  /* The person's bid: a face (six dice to click) and a quantity (- and +), or a
+     challenge; only legal bids can be sent. */
+  function bidControls(ctx) {
+    var bids = K.moves(ctx, "bid"), sums = K.moves(ctx, "sum_bid");
+    var challenge = K.moves(ctx, "challenge")[0];
+    var box = K.controls("Your bid");
+    box.setAttribute("data-controls", "bid");
+    if (sums.length) {
+      var row = el("div", "pick-row");
+      add(row, el("span", "muted small", "the two dice total at least"));
+      sums.forEach(function (m) {
+        var b = K.moveButton(ctx, String(m.body.total), m.index, "sum");
+        b.setAttribute("data-total", String(m.body.total));
+        add(row, b);
+      });
+      add(box, row);
+    } else if (bids.length) {
+      var state = {face: null, quantity: null};
+      var faces = el("div", "pick-row faces");
+      var qty = el("div", "pick-row quantity");
+      var send = el("span");
+      var lowest = function (face) {
+        var q = null;
+        bids.forEach(function (m) {
+          if (m.body.face === face && (q === null || m.body.quantity < q)) { q = m.body.quantity; }
+        });
+        return q;
+      };
+      var find = function () {
+        return bids.filter(function (m) {
+          return m.body.face === state.face && m.body.quantity === state.quantity;
+        })[0];
+      };
+      var redraw = function () {
+        faces.textContent = "";
+        add(faces, el("span", "muted small", "face"));
+        for (var v = 1; v <= 6; v++) {
+          var d = die(v, state.face === v ? "picked pickable" : "pickable");
+          d.setAttribute("data-face", String(v));
+          d.setAttribute("role", "button");
+          d.setAttribute("tabindex", "0");
+          if (lowest(v) === null) { d.className += " dim"; } else {
+            d.addEventListener("click", pickFace.bind(null, v));
+            d.addEventListener("keydown", keyed(pickFace.bind(null, v)));
+          }
+          add(faces, d);
+        }
+        qty.textContent = "";
+        add(qty, el("span", "muted small", "how many"));
+        var minus = el("button", "pick", "\u2212");
+        minus.type = "button";
+        minus.setAttribute("data-act", "fewer");
+        var plus = el("button", "pick", "+");
+        plus.type = "button";
+        plus.setAttribute("data-act", "more");
+        var shown = el("b", "quantity-value", state.quantity === null ? "\u2013" :
+          String(state.quantity));
+        shown.setAttribute("data-quantity", state.quantity === null ? "" : String(state.quantity));
+        minus.disabled = state.quantity === null || state.quantity <= (lowest(state.face) || 1);
+        plus.disabled = state.quantity === null || !bids.some(function (m) {
+          return m.body.face === state.face && m.body.quantity > state.quantity;
+        });
+        minus.addEventListener("click", function () { state.quantity -= 1; redraw(); });
+        plus.addEventListener("click", function () { state.quantity += 1; redraw(); });
+        add(qty, minus, shown, plus);
+        send.textContent = "";
+        var m = find();
+        var label = state.face === null ? "Bid" : ["Bid " + state.quantity + " \u00d7 ",
+          die(state.face, "small")];
+        add(send, K.moveButton(ctx, label, m ? m.index : null, "bid", "primary"));
+      };
+      var pickFace = function (v) { state.face = v; state.quantity = lowest(v); redraw(); };
+      redraw();
+      add(box, faces, qty, send);
+    }
+    if (challenge) {
+      add(box, K.moveButton(ctx, "Challenge: call it a lie", challenge.index, "challenge",
+        "danger"));
+    }
+    return box;
+  }
+  function keyed(fn) {
+    return function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); fn(); } };
+  }
+
   function liarsDice(obs, ctx) {
     var n = obs.num_seats, rules = obs.rules || {};
+    var f = ctx.facts || {};
     var wild = rules.wild_face || 0;
     var out = el("div", "game liars-dice");
-    var facts = el("div", "facts");
-    add(facts, el("span", null, obs.round_number ? "round " + obs.round_number : "roll-off"),
+    var head = el("div", "facts");
+    add(head, f.round ? add(el("span"), "round ", num(f.round, "round")) : el("span", null,
+      "roll-off"),
       el("span", null, pretty(obs.phase)),
+      add(el("span"), num(f.total_dice, "total_dice"), " dice on the table"),
       wild ? add(el("span", "wild"), "wild face ", die(wild, "small"),
         obs.wilds_active ? " (counts)" : " (cancelled this round)")
         : el("span", "wild", "no wild face"),
       obs.sum_round ? el("span", "badge", "sum round") : null);
-    add(out, facts);
-    var counts = obs.dice_counts || [];
+    add(out, head);
+    var counts = f.dice_counts || [];
     var hidden = ctx.hidden || {};
-    var bid = last(obs.bids);
     /* Which faces count for the bid to beat and for the last challenged bid: computed
        by the engine (step.facts), so this page never restates the wild rule. */
-    var facts = ctx.facts || {};
-    var bidCounts = facts.bid_counts || [], revealCounts = facts.reveal_counts || null;
+    var bidCounts = f.bid_counts || [], revealCounts = f.reveal_counts || null;
     var felt = el("div", "felt-main");
-    if (bid) {
-      add(felt, el("span", "muted", "bid to beat: "), add(el("span", "big"), ...diceBid(bid)),
-        el("span", "muted", " by seat " + bid.seat));
+    if (f.bid) {
+      add(felt, el("span", "muted", "bid to beat: "), add(el("span", "big"),
+        ...standingBid(f.bid)), el("span", "muted", " by seat " + last(obs.bids).seat));
     } else {
       add(felt, el("span", "muted", obs.phase && /BID/.test(obs.phase) ? "no bid yet" :
         pretty(obs.phase)));
+    }
+    if (ctx.play && obs.to_act === ctx.me && /BID/.test(obs.phase || "")) {
+      add(felt, bidControls(ctx));
     }
     var withBody = function (s) {
       var c = counts[s] || 0;
@@ -54,15 +158,15 @@
       });
       /* Face up: the seat's own cup in its view; every cup in the omniscient view. */
       var held = ctx.omniscient ? (hidden.dice || [])[s] || [] :
-        s === ctx.me ? obs.own_dice || [] : [];
+        K.isMe(ctx, s) ? obs.own_dice || [] : [];
       if (held.length) {
         add(box, privateHand(s, held, diceRow(held, {
           mark: function (v) { return bidCounts.indexOf(v) >= 0 ? "counts" : ""; }
         })));
       } else if (c) {
-        add(box, hiddenDice(c, s === ctx.me || ctx.omniscient ? "not rolled yet" : null));
+        add(box, hiddenDice(c, K.isMe(ctx, s) || ctx.omniscient ? "not rolled yet" : null));
       }
-      add(box, el("div", "muted small", c + " di" + (c === 1 ? "e" : "ce")));
+      add(box, add(el("div", "muted small"), num(c, "dice", s), c === 1 ? " die" : " dice"));
       return box;
     };
     add(out, table(ctx, n, withBody, felt));
@@ -73,10 +177,10 @@
     })));
     add(out, bids);
     var hist = obs.history || [];
-    if (hist.length) {
+    if (hist.length && f.reveal) {
       var r = last(hist);
       var isFresh = fresh(ctx, /: challenge$/) && !(obs.bids || []).length;
-      var rev = section("Round " + r.round_number + ": challenge and reveal",
+      var rev = section("Round " + f.reveal.round + ": challenge and reveal",
         "reveal" + (isFresh ? " fresh" : ""));
       add(rev, timeline((r.bids || []).map(function (b, i, all) {
         var ch = i === all.length - 1;
@@ -94,10 +198,10 @@
             }
           })));
       });
-      add(rev, shown, el("div", "verdict " + (r.bid_true ? "true" : "false"),
-        (r.sum_round ? "sum " : "counted ") + r.actual + ": the bid was " +
-        (r.bid_true ? "TRUE" : "a LIE") + " \u2014 seat " + r.loser + " loses a die" +
-        (r.eliminated ? " and is out" : "")));
+      add(rev, shown, add(el("div", "verdict " + (r.bid_true ? "true" : "false")),
+        (r.sum_round ? "sum " : "counted "), num(f.reveal.actual, "reveal_actual"),
+        ": the bid was " + (r.bid_true ? "TRUE" : "a LIE") + " \u2014 seat ",
+        num(f.reveal.loser, "reveal_loser"), " loses a die" + (r.eliminated ? " and is out" : "")));
       add(out, rev);
       if (hist.length > 1) {
         var older = add(el("details", "older"), el("summary", null, "earlier rounds"));
@@ -127,5 +231,6 @@
   }
 
   liarsDice.omniscient = true;
+  liarsDice.playable = true;
   window.ArenaGames.liars_dice = liarsDice;
 })();

@@ -15,6 +15,16 @@
  * no seat's private observation fields. An unmarked renderer's "all" view shows every
  * seat's own view side by side.
  *
+ * Every number a renderer draws (a score, a total, a count, the bid to beat) is the
+ * engine's: `ctx.facts` (the game's ViewerSpec.facts, computed in Python from the
+ * seat's observation) or a field of the observation itself, drawn with `num`, which
+ * marks it for the browser tests; a renderer never sums or counts.
+ *
+ * `ctx.spectator` (the server's /watch page): the public table, drawn from the
+ * game's ViewerSpec.public view; no seat is "you" and nothing is face up.
+ * `ctx.play` (a browser game, the person's turn): the legal moves and `choose`; the
+ * renderer lets the person make a move on the board (click dice or cards, a bid).
+ *
  * Each game's renderer is its own file (referee/games/<game>/viewer.js, named by its
  * registration's ViewerSpec.script). html_replay.py inlines this kit, then the game's
  * renderer, then viewer.js. Exposes window.ArenaKit and an empty window.ArenaGames.
@@ -126,7 +136,9 @@
     var row = el("span", "cards hidden-cards");
     row.setAttribute("data-hidden-count", String(count));
     for (var i = 0; i < Math.min(count, 8); i++) { row.appendChild(cardBack("small")); }
-    add(row, el("span", "muted small", label || (count + " card" + (count === 1 ? "" : "s"))));
+    var text = label === undefined || label === null ?
+      count + " card" + (count === 1 ? "" : "s") : label;
+    if (text) { add(row, el("span", "muted small", text)); }
     return row;
   }
   function rankText(r) { return RANKS[r] && r !== 0 ? RANKS[r] : String(r); }
@@ -138,7 +150,7 @@
     box.setAttribute("data-seat-box", String(s));
     var head = el("div", "seat-name");
     add(head, el("b", null, "Seat " + s), " " + info.bot);
-    if (s === ctx.me && !ctx.omniscient) { add(head, el("span", "badge", "you")); }
+    if (isMe(ctx, s)) { add(head, el("span", "badge", "you")); }
     if (parts.toAct) { box.className += " to-act"; add(head, el("span", "badge next", "to act")); }
     if (parts.out) { box.className += " out"; add(head, el("span", "badge bad", "out")); }
     (parts.badges || []).forEach(function (b) { add(head, el("span", "badge", b)); });
@@ -174,6 +186,145 @@
   }
   function fresh(ctx, pattern) { return pattern.test(ctx.step.event_public || ""); }
 
+  /* --- numbers ----------------------------------------------------------- */
+  /* Every number a renderer draws comes from the engine (`ctx.facts`, the game's
+     ViewerSpec.facts, or the observation itself) and is drawn by `num`, which marks
+     it `data-num=KEY` (and `data-seat`): the browser tests compare each one with the
+     engine's own number at that state. A renderer never adds, counts or sums. */
+  function num(value, key, seat, cls) {
+    var node = el("span", "num" + (cls ? " " + cls : ""),
+      value === null || value === undefined ? "" : String(value));
+    node.setAttribute("data-num", key);
+    if (seat !== undefined && seat !== null) { node.setAttribute("data-seat", String(seat)); }
+    return node;
+  }
+  /* Whether seat `s` is the viewing seat, drawn face up as "you": never in the
+     omniscient view or a spectator's (ctx.spectator: the public table, no seat). */
+  function isMe(ctx, s) { return !ctx.omniscient && !ctx.spectator && s === ctx.me; }
+
+  /* --- moves: a browser game lets the person play on the board ----------- */
+  /* `ctx.play` (a browser game, the person's turn): {moves, choose(index)}; `moves`
+     are the legal actions in the order of the move list (protobuf JSON without the
+     game's name: {"bid": {"quantity": 3, "face": 4}}), `choose` sends one. */
+  function moves(ctx, kind) {
+    var out = [];
+    ((ctx.play || {}).moves || []).forEach(function (m, i) {
+      var k = Object.keys(m)[0];
+      if (kind === undefined || k === kind) { out.push({index: i, kind: k, body: m[k] || {}}); }
+    });
+    return out;
+  }
+  function moveButton(ctx, label, index, act, cls) {
+    var b = el("button", "move" + (cls ? " " + cls : ""));
+    b.type = "button";
+    (Array.isArray(label) ? label : [label]).forEach(function (part) { add(b, part); });
+    b.setAttribute("data-act", act);
+    if (index === null || index === undefined) {
+      b.disabled = true;
+    } else {
+      b.setAttribute("data-move", String(index));
+      b.addEventListener("click", function () { ctx.play.choose(index); });
+    }
+    return b;
+  }
+  function sameList(a, b) {
+    a = a || []; b = b || [];
+    return a.length === b.length && a.every(function (v, i) { return v === b[i]; });
+  }
+  /* Clickable items (dice, cards) that toggle "picked"; `changed(picked)` is called with
+     the picked positions, increasing. */
+  function pickable(nodes, changed) {
+    var picked = [];
+    nodes.forEach(function (node, i) {
+      node.classList.add("pickable");
+      node.setAttribute("role", "button");
+      node.setAttribute("tabindex", "0");
+      node.setAttribute("aria-pressed", "false");
+      node.setAttribute("data-pos", String(i));
+      var toggle = function () {
+        var at = picked.indexOf(i);
+        if (at >= 0) { picked.splice(at, 1); } else { picked.push(i); }
+        picked.sort(function (a, b) { return a - b; });
+        node.classList.toggle("picked", at < 0);
+        node.setAttribute("aria-pressed", at < 0 ? "true" : "false");
+        changed(picked.slice());
+      };
+      node.addEventListener("click", toggle);
+      node.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); }
+      });
+    });
+    changed([]);
+  }
+  /* A step-by-step choice among candidates [{index, name, values}] (a declaration's
+     category, then its faces or ranks one at a time): `group` names the candidates'
+     first choice (drawn by `groupLabel`), then `valueLabel(v)` draws each next value.
+     The button `act` sends the candidate whose values are exactly those picked. */
+  function picker(ctx, candidates, opts) {
+    var box = el("div", "picker");
+    box.setAttribute("data-picker", opts.act);
+    var state = {group: null, values: []};
+    function redraw() {
+      box.textContent = "";
+      var groups = [];
+      candidates.forEach(function (c) { if (groups.indexOf(c.group) < 0) { groups.push(c.group); } });
+      var row = el("div", "pick-row");
+      add(row, el("span", "muted small", opts.groupTitle));
+      groups.forEach(function (g) {
+        var b = el("button", "pick" + (state.group === g ? " picked" : ""), opts.groupLabel(g));
+        b.type = "button";
+        b.setAttribute("data-group", String(g));
+        b.addEventListener("click", function () { state.group = g; state.values = []; redraw(); });
+        add(row, b);
+      });
+      add(box, row);
+      if (state.group === null) { return; }
+      var inGroup = candidates.filter(function (c) {
+        return c.group === state.group && state.values.every(function (v, i) { return c.values[i] === v; });
+      });
+      var next = [];
+      inGroup.forEach(function (c) {
+        if (c.values.length > state.values.length) {
+          var v = c.values[state.values.length];
+          if (next.indexOf(v) < 0) { next.push(v); }
+        }
+      });
+      var chosen = el("div", "pick-row");
+      add(chosen, el("span", "muted small", opts.valuesTitle), opts.groupLabel(state.group));
+      state.values.forEach(function (v) { add(chosen, " ", opts.valueLabel(v)); });
+      if (state.values.length) {
+        var back = el("button", "pick undo", "\u2190 back");
+        back.type = "button";
+        back.addEventListener("click", function () { state.values.pop(); redraw(); });
+        add(chosen, back);
+      }
+      add(box, chosen);
+      if (next.length) {
+        var nextRow = el("div", "pick-row");
+        add(nextRow, el("span", "muted small", state.values.length ? "then" : "with"));
+        next.forEach(function (v) {
+          var b = el("button", "pick value");
+          b.type = "button";
+          b.setAttribute("data-value", String(v));
+          add(b, opts.valueLabel(v));
+          b.addEventListener("click", function () { state.values.push(v); redraw(); });
+          add(nextRow, b);
+        });
+        add(box, nextRow);
+      }
+      var exact = inGroup.filter(function (c) { return c.values.length === state.values.length; })[0];
+      add(box, moveButton(ctx, opts.sendLabel, exact ? exact.index : null, opts.act, "primary"));
+    }
+    redraw();
+    return box;
+  }
+  function controls(title) {
+    var box = el("div", "play-controls");
+    box.setAttribute("data-controls", "");
+    if (title) { add(box, el("div", "section-title", title)); }
+    return box;
+  }
+
   window.ArenaKit = {
     SVG: SVG,
     PIPS: PIPS,
@@ -198,7 +349,15 @@
     table: table,
     section: section,
     timeline: timeline,
-    fresh: fresh
+    fresh: fresh,
+    num: num,
+    isMe: isMe,
+    moves: moves,
+    moveButton: moveButton,
+    sameList: sameList,
+    pickable: pickable,
+    picker: picker,
+    controls: controls
   };
   window.ArenaGames = window.ArenaGames || {};
 })();
