@@ -319,18 +319,25 @@ def show_command(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Bot name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Show one bot (its newest version)."""
+    """Show one bot (its newest version): only the fields it has (--json: every field,
+    empty ones too, for a machine)."""
     from league.store.registry import get_bot
 
     with transaction(ctx) as session:
         data = bot_json(get_bot(session=session, name=name))
-        if as_json:
-            echo_json(data)
-            return
-        for key, value in data.items():
-            typer.echo(
-                f"{key:>10}: {', '.join(map(str, value)) if isinstance(value, list) else value}"
-            )
+    if as_json:
+        echo_json(data)
+        return
+    shown = {key: value for key, value in data.items() if _is_set(value)}
+    width = max(len(key) for key in shown)
+    for key, value in shown.items():
+        text = ", ".join(map(str, value)) if isinstance(value, list) else value
+        typer.echo(f"{key:>{width}}: {'yes' if value is True else text}")
+
+
+def _is_set(value: object) -> bool:
+    """Whether ``bot show`` prints a field: not empty, not None, not a False flag."""
+    return not (value is None or value is False or value == "" or value == [])
 
 
 @app.command("remove")
