@@ -109,5 +109,5 @@ def test_bot_check_says_how_to_build_the_table(tmp_path: Path) -> None:
     assert code != 0
     # the verdict's line (progress lines come before it, on stderr)
     assert any(line.startswith("FAIL: optimal playing dice_poker") for line in out.splitlines())
-    assert "startup in 2 of 2 matches (first: optimal: bot exited with code 2" in out
+    assert "startup in 2 of 2 matches: optimal: bot exited with code 2" in out
     assert BUILD_HINT in out and "Traceback" not in out

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import statistics
 import sys
 import time
@@ -42,18 +43,24 @@ from arena.v1 import bot_pb2
 from league.store.registry import BotCheckError
 from referee.core.catalogue import game_names, get_entry, get_game
 from referee.core.chance import new_secret
+from referee.core.events import ActionEvent, Event
 from referee.core.faults import BotFault, FaultKind, HostUnavailable
 from referee.gamekit.base import GameError
 from referee.records.record import MatchRecord
+from referee.runtime import cgroups
+from referee.runtime.channel import BOT_DETAILS
 from referee.runtime.launcher import FreshLauncher, Lease
-from referee.runtime.match import Limits, MatchSpec, run_match
+from referee.runtime.match import Limits, MatchSpec, MessageLog, run_match
 from referee.runtime.pool import WarmPool
 from referee.runtime.process import BotSpec
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 SLOW_FRACTION = 0.75
-"""A p99 decision time at or above this share of the limit fails the check: a bot
-that close to the limit times out in a league on a busier machine."""
+"""A p99 decision time *of the bot's own* (:meth:`DecisionClock.own_ms`) at or above
+this share of the limit fails the check: a bot that close to the limit times out in
+a league on a busier machine. Its own time is what a busy machine cannot inflate:
+an honest bot is not refused because its author's laptop was busy during the check
+(the limit itself is still wall time: a decision over it is a timeout fault)."""
 
 
 def check_bot(spec: BotSpec, startup_s: float = 15.0) -> bot_pb2.HealthResponse:
@@ -116,6 +123,89 @@ class CheckedMatch:
     fault_message: str | None
 
 
+OUTPUT_AT_TERMINAL = "above this report"
+"""Where the author of a checked bot reads its output (a crash's traceback), as the
+check's reasons say at the terminal; the server's check says its own
+(:func:`check_bot_matches`' ``output_where``)."""
+OUTPUT_KINDS = frozenset({FaultKind.CRASH, FaultKind.STARTUP})
+"""Faults whose explanation is in the bot's own output (a traceback, what it printed
+before it failed to start): their reason says where the author reads it."""
+
+
+def short_fault(message: str) -> str:
+    """A fault message for the check's one line on it: without the referee's note that
+    the bot's own words were kept out of the record (the reason says where its author
+    reads them instead)."""
+    return message.replace(f" ({BOT_DETAILS})", "").strip()
+
+
+@dataclass(frozen=True, slots=True)
+class TreeClock:
+    """What a bot's process tree has used so far (ns): CPU as the kernel bills it
+    (``/proc/PID/stat``, every thread and reaped child included, 10 ms ticks), CPU of
+    its live threads (``schedstat``, exact), and how long its threads waited,
+    runnable, for a CPU other processes held (``schedstat``'s run delay: the load of
+    the machine, not the bot's work)."""
+
+    billed_ns: int
+    cpu_ns: int
+    waited_ns: int
+
+
+_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+
+
+def tree_clock(pid: int) -> TreeClock | None:
+    """:class:`TreeClock` of ``pid`` and every process under it, or None when /proc
+    does not show them (not Linux, or hidden from us)."""
+    billed = cpu = waited = 0
+    seen = False
+    for member in _descendants(pid):
+        try:
+            with open(f"/proc/{member}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            # utime, stime, cutime, cstime: the process's threads, dead ones included,
+            # and its reaped children (a live child is counted as a member itself).
+            billed += sum(int(value) for value in fields[11:15]) * _TICK_NS
+            tasks = os.listdir(f"/proc/{member}/task")
+        except (OSError, ValueError, IndexError):
+            continue
+        seen = True
+        for task in tasks:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                with open(f"/proc/{member}/task/{task}/schedstat") as handle:
+                    ran, delay = handle.read().split()[:2]
+                cpu += int(ran)
+                waited += int(delay)
+    return TreeClock(billed, cpu, waited) if seen else None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionClock:
+    """One decision of the checked bot: its wall time (the record's ``elapsed_ms``)
+    and, where /proc shows the bot, the CPU it used and how long it waited for a CPU
+    meanwhile."""
+
+    wall_ms: float
+    cpu_ms: float | None = None
+    waited_ms: float | None = None
+
+    def own_ms(self, cores: float = 1.0) -> float:
+        """The decision's time on a machine with nothing else to run: its wall time
+        less the time its threads waited for a CPU others held, but never less than
+        its CPU time spread over the ``cores`` it may use at once (the sandbox's
+        cap: a quarter of a core makes a CPU second four), nor more than its wall
+        time.
+
+        A busy machine adds run-queue waits, which are taken off; it cannot add CPU
+        (beyond small cache effects). A bot that computes too long burns CPU, and one
+        that sleeps or waits on its own threads keeps its wall time: both stay slow.
+        Without /proc: the wall time."""
+        if self.cpu_ms is None or self.waited_ms is None:
+            return self.wall_ms
+        return min(self.wall_ms, max(self.cpu_ms / cores, self.wall_ms - self.waited_ms))
+
+
 @dataclass(slots=True)
 class CheckReport:
     """The verdict and what it rests on (also the ``--json`` output)."""
@@ -129,6 +219,15 @@ class CheckReport:
     decisions: int = 0
     latency_median_ms: float | None = None
     latency_p99_ms: float | None = None
+    """Wall time per decision, as the referee timed it (the limit's clock)."""
+    own_median_ms: float | None = None
+    own_p99_ms: float | None = None
+    """The bot's own time per decision (:meth:`DecisionClock.own_ms`): what the
+    speed rule judges."""
+    cpu_p99_ms: float | None = None
+    waited_p99_ms: float | None = None
+    """CPU per decision and time it waited for a CPU others held (p99 of each;
+    None where /proc did not show the bot)."""
     time_limit_ms: float = 0.0
     startup_ms: float | None = None
     peak_rss_kb: int | None = None
@@ -159,6 +258,14 @@ class CheckReport:
             f"decisions: {self.decisions}, median {ms(self.latency_median_ms)},"
             f" p99 {ms(self.latency_p99_ms)} (limit {self.time_limit_ms:.0f} ms)"
         )
+        if self.cpu_p99_ms is not None and self.own_p99_ms is not None:
+            out.append(
+                f"  its own: median {ms(self.own_median_ms)}, p99 {ms(self.own_p99_ms)}"
+                f" (not counting waits for a busy CPU: p99 {ms(self.waited_p99_ms)};"
+                f" CPU p99 {ms(self.cpu_p99_ms)})"
+            )
+        elif self.decisions:
+            out.append("  its own: not measured (/proc did not show the bot): wall time judged")
         out.append(f"start-up (to Health): {ms(self.startup_ms)}")
         if self.refused_calls:
             calls = ", ".join(
@@ -173,11 +280,17 @@ class CheckReport:
         out.append(
             f"peak memory (RSS): {rss}" + (f" ({self.peak_rss_note})" if self.peak_rss_note else "")
         )
+        told: dict[str, str | None] = {}  # fault kind -> the message its reason quotes
         for m in self.matches:
             rules = ",".join(f"{k}={v}" for k, v in sorted(m.rules.items())) or "default rules"
-            what = (
-                f"fault {m.fault}: {m.fault_message}" if m.fault else f"{m.reason}, place {m.place}"
-            )
+            what = f"{m.reason}, place {m.place}"
+            if m.fault:
+                # The reasons above quote each kind's first message: a match repeats
+                # it only when its own differs.
+                first = told.setdefault(m.fault, m.fault_message)
+                what = f"fault {m.fault}"
+                if m.fault_message and m.fault_message != first:
+                    what += f": {short_fault(m.fault_message)}"
             out.append(f"  match {m.match_id} vs {m.opponent} seat {m.seat} [{rules}]: {what}")
         return out
 
@@ -253,6 +366,9 @@ class MeasuringPool:
         self.rss_samples = 0
         self.refused_calls: dict[str, int] = {}
         """Calls the sandbox refused the checked bot: name -> matches it was refused in."""
+        self.checked_pid: int | None = None
+        """The process the checked bot's current lease started (None: between leases,
+        or a bot the referee dials rather than starts)."""
 
     @asynccontextmanager
     async def lease(
@@ -264,9 +380,13 @@ class MeasuringPool:
         ) as leased:
             if spec == self.checked and leased.uses == 1 and self.startup_ms is None:
                 self.startup_ms = (time.perf_counter() - began) * 1000
+            if spec is self.checked and leased.process is not None:
+                self.checked_pid = leased.process.process.pid
             try:
                 yield leased
             finally:
+                if spec is self.checked:
+                    self.checked_pid = None
                 if spec == self.checked and leased.process is not None:
                     refusals = leased.process.refusals
                     for name in refusals.counts if refusals is not None else ():
@@ -275,6 +395,43 @@ class MeasuringPool:
                     if rss is not None:
                         self.rss_samples += 1
                         self.peak_rss_kb = max(rss, self.peak_rss_kb or 0)
+
+
+class DecisionTimer(MessageLog):
+    """Reads the checked bot's :class:`TreeClock` as each of its turns is sent
+    (:meth:`on_send`, before the referee starts its clock) and once its answer is
+    applied (:meth:`on_event`): what each of its decisions cost it, in the order
+    played. A decision that ends in a fault has no end: it is left out (the fault
+    judges it)."""
+
+    def __init__(self, pool: MeasuringPool, seat: int) -> None:
+        super().__init__()
+        self.pool = pool
+        self.seat = seat
+        self.began: TreeClock | None = None
+        self.spent: list[tuple[float, float] | None] = []
+        """(CPU ms, waited ms) per decision of the checked seat; None: not measured."""
+
+    def on_send(self, seat: int, message: bot_pb2.PlayRequest) -> None:
+        if seat != self.seat or message.WhichOneof("kind") != "turn":
+            return
+        pid = self.pool.checked_pid
+        self.began = None if pid is None else tree_clock(pid)
+
+    def on_event(self, event: Event) -> None:
+        if not isinstance(event, ActionEvent) or event.seat != self.seat:
+            return
+        pid = self.pool.checked_pid
+        began, self.began = self.began, None
+        ended = None if pid is None or began is None else tree_clock(pid)
+        if began is None or ended is None:
+            self.spent.append(None)
+            return
+        cpu_ns = ended.cpu_ns - began.cpu_ns
+        billed_ns = ended.billed_ns - began.billed_ns
+        if billed_ns > cpu_ns + 2 * _TICK_NS:  # threads or children that ended meanwhile
+            cpu_ns = billed_ns
+        self.spent.append((cpu_ns / 1e6, max(0, ended.waited_ns - began.waited_ns) / 1e6))
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -297,6 +454,7 @@ def check_bot_matches(
     budget_s: float | None = None,
     min_protocol: int = 1,
     on_match: Callable[[int, int, str], None] | None = None,
+    output_where: str = OUTPUT_AT_TERMINAL,
 ) -> CheckReport:
     """Play ``matches`` matches of ``spec`` against the game's example bots and judge.
 
@@ -310,6 +468,11 @@ def check_bot_matches(
     protocol version the bot may announce (a server's ``--min-protocol``); a bot
     announcing less faults at start-up in every match, saying why. ``on_match`` is
     told each finished match as (matches done, matches in all, one line on it).
+    ``output_where``: where the bot's author reads its output (a crash's traceback),
+    for the reason of such a fault (default: above the report at the terminal).
+
+    Speed is judged by the bot's own time per decision (:meth:`DecisionClock.own_ms`),
+    which a busy machine does not inflate; the limit itself stays wall time.
     """
     if game_name not in game_names():
         known = ", ".join(sorted(game_names()))
@@ -355,9 +518,30 @@ def check_bot_matches(
         decision_s=decision_s,
         over_budget=over_budget,
         budget_s=budget_s,
+        cores=bot_cores(sandbox),
+        output_where=output_where,
     )
     report.verdict = "FAIL" if report.reasons else "PASS"
     return report
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedRecord:
+    """A finished check match: its record, the checked bot's seat, its opponent, and
+    what each of the bot's decisions cost it (:attr:`DecisionTimer.spent`)."""
+
+    record: MatchRecord
+    seat: int
+    opponent: str
+    spent: list[tuple[float, float] | None] = field(default_factory=list)
+
+
+def bot_cores(sandbox: SandboxConfig) -> float:
+    """How many cores a bot may use at once: the sandbox's CPU cap where a control
+    group enforces it, else every core of the machine."""
+    if sandbox.enabled and sandbox.cgroup and cgroups.available() is None:
+        return sandbox.cpus
+    return float(os.cpu_count() or 1)
 
 
 async def _play_checks(
@@ -368,12 +552,12 @@ async def _play_checks(
     limits: Limits,
     sandbox: SandboxConfig,
     extras: tuple[float | None, list[bytes] | None, Callable[[int, int, str], None] | None],
-) -> tuple[MeasuringPool, list[tuple[MatchRecord, int, str]], bool]:
+) -> tuple[MeasuringPool, list[CheckedRecord], bool]:
     """Play one check match per rule variant, the bot taking each seat against each
-    opponent in turn; return the pool (its measurements), ``(record, the bot's seat,
-    opponent)`` per finished match, and whether ``budget_s`` ran out first."""
+    opponent in turn; return the pool (its measurements), a :class:`CheckedRecord`
+    per finished match, and whether ``budget_s`` ran out first."""
     budget_s, logs, on_match = extras
-    records: list[tuple[MatchRecord, int, str]] = []
+    records: list[CheckedRecord] = []
     pool = MeasuringPool(WarmPool(sandbox=sandbox), spec)
     try:
         with trio.move_on_after(math.inf if budget_s is None else budget_s) as budget:
@@ -394,8 +578,16 @@ async def _play_checks(
                     single_use=True,  # one match per process, as in a rolling ladder
                 )
                 seat_logs: dict[int, bytes] = {}
-                record = await run_match(match, limits, launcher=pool, logs=seat_logs)
-                records.append((record, seat, opponent.name))
+                timer = DecisionTimer(pool, seat)
+                record = await run_match(
+                    match,
+                    limits,
+                    launcher=pool,
+                    logs=seat_logs,
+                    observer=timer,
+                    on_event=timer.on_event,
+                )
+                records.append(CheckedRecord(record, seat, opponent.name, timer.spent))
                 if logs is not None:
                     logs.append(seat_logs.get(seat, b""))
                 if on_match is not None:
@@ -411,30 +603,36 @@ async def _play_checks(
 
 def _judge(
     report: CheckReport,
-    records: list[tuple[MatchRecord, int, str]],
+    records: list[CheckedRecord],
     variants: list[dict[str, str]],
     *,
     matches: int,
     decision_s: float,
     over_budget: bool,
     budget_s: float | None,
+    cores: float = 1.0,
+    output_where: str = OUTPUT_AT_TERMINAL,
 ) -> None:
-    """Fill ``report`` from the check's ``(record, the bot's seat, opponent)`` triples:
-    faults, latencies, each match, and the reasons it fails."""
-    latencies: list[float] = []
-    for record, seat, opponent in records:
+    """Fill ``report`` from the check's records: faults, decision times, each match,
+    and the reasons it fails. ``cores``: how many cores the bot may use at once
+    (:meth:`DecisionClock.own_ms`); ``output_where``: where its author reads its
+    output, for the reason of a fault explained there."""
+    clocks: list[DecisionClock] = []
+    for checked in records:
+        record, seat = checked.record, checked.seat
         fault = record.fault_of(seat)
         if fault is not None:
             report.faults[str(fault.kind)] = report.faults.get(str(fault.kind), 0) + 1
             if fault.kind == FaultKind.ILLEGAL_ACTION:
                 report.illegal_actions += 1
-        latencies += [
-            e.elapsed_ms for e in record.events if e.seat == seat and e.elapsed_ms is not None
-        ]
+        walls = [e.elapsed_ms for e in record.events if e.seat == seat and e.elapsed_ms is not None]
+        for index, wall in enumerate(walls):
+            spent = checked.spent[index] if index < len(checked.spent) else None
+            clocks.append(DecisionClock(wall, *spent) if spent else DecisionClock(wall))
         report.matches.append(
             CheckedMatch(
                 match_id=record.match_id,
-                opponent=opponent,
+                opponent=checked.opponent,
                 seat=seat,
                 rules=dict(variants[len(report.matches)]),
                 reason=record.reason,
@@ -443,25 +641,56 @@ def _judge(
                 fault_message=fault.message if fault else None,
             )
         )
-    report.decisions = len(latencies)
-    if latencies:
-        report.latency_median_ms = statistics.median(latencies)
-        report.latency_p99_ms = _percentile(latencies, 0.99)
+    judge_speed(report, clocks, cores)
     for kind, count in sorted(report.faults.items()):
         first = next(m for m in report.matches if m.fault == kind)
-        report.reasons.append(
-            f"{kind} in {count} of {matches} matches (first: {first.fault_message})"
+        where = (
+            f" — the bot's output (its traceback): {output_where}" if kind in OUTPUT_KINDS else ""
         )
-    limit_ms = decision_s * 1000
-    if report.latency_p99_ms is not None and report.latency_p99_ms >= SLOW_FRACTION * limit_ms:
         report.reasons.append(
-            f"slow: p99 decision time {report.latency_p99_ms:.0f} ms is at least"
-            f" {SLOW_FRACTION:.0%} of the {limit_ms:.0f} ms limit"
+            f"{kind} in {count} of {matches} matches: {short_fault(first.fault_message or '')}"
+            + where
         )
+    slow = slow_reason(report, decision_s * 1000)
+    if slow:
+        report.reasons.append(slow)
     if over_budget:
         report.reasons.append(
             f"the check took longer than its {budget_s:.0f} s budget"
             f" ({len(records)} of {matches} matches finished)"
         )
-    elif not latencies and not report.faults:
+    elif not clocks and not report.faults:
         report.reasons.append("made no decision in any match")
+
+
+def slow_reason(report: CheckReport, limit_ms: float) -> str | None:
+    """The speed rule: why the bot is too slow for ``limit_ms``, or None. It judges
+    the bot's own p99 (:meth:`DecisionClock.own_ms`), so a busy machine does not make
+    an honest bot slow."""
+    if report.own_p99_ms is None or report.own_p99_ms < SLOW_FRACTION * limit_ms:
+        return None
+    measured = report.cpu_p99_ms is not None
+    basis = " of its own (not counting waits for a busy CPU)" if measured else ""
+    return (
+        f"slow: p99 decision time {report.own_p99_ms:.0f} ms{basis} is at least"
+        f" {SLOW_FRACTION:.0%} of the {limit_ms:.0f} ms limit"
+    )
+
+
+def judge_speed(report: CheckReport, clocks: list[DecisionClock], cores: float) -> None:
+    """The report's decision times: wall (the limit's clock), the bot's own (what the
+    speed rule judges), and its CPU and waits where every decision was measured."""
+    report.decisions = len(clocks)
+    if not clocks:
+        return
+    walls = [c.wall_ms for c in clocks]
+    own = [c.own_ms(cores) for c in clocks]
+    report.latency_median_ms = statistics.median(walls)
+    report.latency_p99_ms = _percentile(walls, 0.99)
+    report.own_median_ms = statistics.median(own)
+    report.own_p99_ms = _percentile(own, 0.99)
+    cpu = [c.cpu_ms for c in clocks if c.cpu_ms is not None]
+    waited = [c.waited_ms for c in clocks if c.waited_ms is not None]
+    if len(cpu) == len(clocks) and len(waited) == len(clocks):
+        report.cpu_p99_ms = _percentile(cpu, 0.99)
+        report.waited_p99_ms = _percentile(waited, 0.99)

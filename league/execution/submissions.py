@@ -67,6 +67,10 @@ from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
 
 log = logging.getLogger("arena.submissions")
 
+CHECK_OUTPUT_WHERE = "run `arena bot check` on your own machine to read it"
+"""Where the author of an upload whose check crashed reads the bot's traceback (the
+server does not keep the output of a check's bots)."""
+
 CheckSlot = Callable[[int, int], AbstractAsyncContextManager[None]]
 """``slot(author id, submission id)``: an async context held while the check plays."""
 
@@ -405,6 +409,7 @@ async def _judge(
         startup_s=startup_s,
         budget_s=check_budget_s,
         min_protocol=min_protocol,
+        output_where=CHECK_OUTPUT_WHERE,
     )
     report = await _run_check(check, engine, author, submission_id, slot)
     if not report.passed:
