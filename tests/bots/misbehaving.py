@@ -4,7 +4,8 @@
 
 Modes (each starts on the bot's turn number N+1, N defaults to 1):
   crash       exit the process abruptly (os._exit)
-  slow        play legal moves, the 3 after the Nth each after 0.35 s (a 0.4 s limit holds, barely)
+  slow        play legal moves, the 3 after the Nth each after --sleep-s seconds (default
+              0.35: a 0.4 s limit holds, barely)
   hang        never answer (sleeps), and spawn a child that ignores SIGTERM
   illegal     answer with a well-formed but illegal action
   garbage     return something that is not an action (SDK sends an empty action)
@@ -50,6 +51,8 @@ RAW_MODES = ("wrong-turn", "early", "twice", "bytes", "no-ready", "protocol1", "
 
 MODE = "crash"
 AFTER = 1
+SLEEP_S = 0.35
+"""How long ``--mode slow`` sleeps before each of its slow answers (``--sleep-s``)."""
 THINK_S = 16.0
 """How long ``--mode think`` thinks once (the referee pings an idle stream every 5 s)."""
 
@@ -93,7 +96,7 @@ class MisbehavingBot(Bot[Observation, Action]):
             raise RuntimeError("the bot's own bug")
         if MODE == "slow":
             if self.turns <= AFTER + 3:
-                time.sleep(0.35)
+                time.sleep(SLEEP_S)
             return self.rng.choice(list(legal_actions(observation)))
         if MODE == "think" and self.turns == AFTER + 1:
             time.sleep(THINK_S)  # within a generous limit: long enough for 3 keepalive pings
@@ -184,7 +187,7 @@ SERVICE = "arena.v1.BotService"
 
 
 def main() -> None:
-    global MODE, AFTER
+    global MODE, AFTER, SLEEP_S
     parser = argparse.ArgumentParser()
     parser.add_argument(
         "--mode",
@@ -203,8 +206,9 @@ def main() -> None:
         ],
     )
     parser.add_argument("--after", type=int, default=1)
+    parser.add_argument("--sleep-s", type=float, default=SLEEP_S)
     options, _ = parser.parse_known_args()
-    MODE, AFTER = options.mode, options.after
+    MODE, AFTER, SLEEP_S = options.mode, options.after, options.sleep_s
     note_pid(os.getpid())
     if MODE not in RAW_MODES:
         run(MisbehavingBot)
