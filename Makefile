@@ -70,8 +70,10 @@ ladder-quick: venv sandbox-tools dice-poker-table
 
 # The checks (protobuf drift, ruff, import contracts, mypy) run beside the parallel
 # tests rather than before them: they use CPU the tests leave idle (the tests wait on
-# the processes they start). Their output is shown once both are done, and either
-# failing fails `make test`; `make checks` runs them alone.
+# the processes they start). Their output is shown once both are done. The serial
+# tests run next whatever the parts before them did (a failure there no longer hides
+# theirs), and a last line gives each part's exit status: any of the three failing
+# fails `make test`. `make checks` runs the checks alone.
 CHECKS_LOG ?= build/checks.log
 
 test: venv bytecode sandbox-tools
@@ -80,8 +82,10 @@ test: venv bytecode sandbox-tools
 	$(MAKE) --no-print-directory pytest-parallel; tests=$$?; \
 	wait $$checks; checked=$$?; \
 	echo "--- make checks (protobuf drift, lint, typecheck): exit $$checked ---"; \
-	cat $(CHECKS_LOG); test $$checked = 0 && test $$tests = 0
-	@$(MAKE) --no-print-directory pytest-serial
+	cat $(CHECKS_LOG); \
+	$(MAKE) --no-print-directory pytest-serial; serial=$$?; \
+	echo "--- make test: checks exit $$checked, parallel tests exit $$tests, serial tests exit $$serial ---"; \
+	test $$checked = 0 && test $$tests = 0 && test $$serial = 0
 
 checks: proto-check lint typecheck
 
@@ -95,7 +99,13 @@ checks: proto-check lint typecheck
 # serial measure how many cores a bot gets, so they run afterwards, alone.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
-pytest: pytest-parallel pytest-serial
+# Both parts run, the serial one even when the parallel one failed; either failing
+# fails `make pytest`.
+pytest: venv bytecode
+	@$(MAKE) --no-print-directory pytest-parallel; parallel=$$?; \
+	$(MAKE) --no-print-directory pytest-serial; serial=$$?; \
+	echo "--- make pytest: parallel tests exit $$parallel, serial tests exit $$serial ---"; \
+	test $$parallel = 0 && test $$serial = 0
 
 pytest-parallel: venv bytecode
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial"
