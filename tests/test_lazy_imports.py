@@ -123,10 +123,6 @@ LAZY_IMPORTS: dict[str, str] = {
         "the games' registrations and their dataclasses (~7 ms of every `arena` start):"
         " `arena games` only"
     ),
-    "league/cli/exploit.py referee.analysis.local_best_response": (
-        "the local best response's rules (the referee's game base): only a variant"
-        " `arena exploit` cannot enumerate"
-    ),
     "league/cli/exploit.py referee.core.catalogue": (
         "the games' registrations (~7 ms of every `arena` start): `arena exploit` only"
     ),
