@@ -36,37 +36,27 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-RateOption = Annotated[
-    float, typer.Option("--rate", min=0.01, help="Matches started per minute, at most.")
-]
-ConcurrencyOption = Annotated[int, typer.Option(min=1, max=256, help="Matches at a time.")]
-BatchOption = Annotated[int, typer.Option(min=1, help="Duplicate groups scheduled per batch.")]
-PlacementOption = Annotated[
-    int, typer.Option(min=0, help="Matches a new version plays before others get tables.")
-]
-MinShareOption = Annotated[
-    float,
-    typer.Option(
-        min=0.0,
-        max=1.0,
-        help="Every version sits in at least this fraction of the last 200 matches (0: none).",
-    ),
-]
-TieZoneOption = Annotated[
-    float,
-    typer.Option(
-        min=0.0,
-        help="Indifference zone, Elo: a pair whose difference is known at 95% to lie"
-        " within ±this is tied and gets no more matches for its doubt (0: no ties)."
-        " docs/rolling.md.",
-    ),
-]
-SuspendOption = Annotated[
-    int,
-    typer.Option(
-        min=0, help="Suspend a version that faults in each of its first N matches (0: never)."
-    ),
-]
+SETTING_HELP = {
+    "rate": "Matches started per minute, at most.",
+    "concurrency": "Matches at a time.",
+    "batch_groups": "Duplicate groups scheduled per batch.",
+    "placement": "Matches a new version plays before others get tables.",
+    "min_share": "Every version sits in at least this fraction of the last 200 matches (0: none).",
+    "tie_zone": "Indifference zone, Elo: a pair whose difference is known at 95% to lie"
+    " within ±this is tied and gets no more matches for its doubt (0: no ties)."
+    " docs/rolling.md.",
+    "suspend_after": "Suspend a version that faults in each of its first N matches (0: never).",
+}
+"""A ladder's settings, as `rolling create` sets them and `rolling set` changes them."""
+UNCHANGED = " Unchanged when not given."
+
+RateOption = Annotated[float, typer.Option("--rate", min=0.01, help=SETTING_HELP["rate"])]
+ConcurrencyOption = Annotated[int, typer.Option(min=1, max=256, help=SETTING_HELP["concurrency"])]
+BatchOption = Annotated[int, typer.Option(min=1, help=SETTING_HELP["batch_groups"])]
+PlacementOption = Annotated[int, typer.Option(min=0, help=SETTING_HELP["placement"])]
+MinShareOption = Annotated[float, typer.Option(min=0.0, max=1.0, help=SETTING_HELP["min_share"])]
+TieZoneOption = Annotated[float, typer.Option(min=0.0, help=SETTING_HELP["tie_zone"])]
+SuspendOption = Annotated[int, typer.Option(min=0, help=SETTING_HELP["suspend_after"])]
 
 
 @app.command("create")
@@ -155,14 +145,28 @@ def set_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="NAME", help="Ladder name.")],
     rate: Annotated[
-        float | None, typer.Option("--rate", min=0.01, help="Matches started per minute.")
+        float | None,
+        typer.Option("--rate", min=0.01, help=SETTING_HELP["rate"] + UNCHANGED),
     ] = None,
-    concurrency: Annotated[int | None, typer.Option(min=1, max=256)] = None,
-    batch_groups: Annotated[int | None, typer.Option(min=1)] = None,
-    placement: Annotated[int | None, typer.Option(min=0)] = None,
-    min_share: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
-    tie_zone: Annotated[float | None, typer.Option(min=0.0)] = None,
-    suspend_after: Annotated[int | None, typer.Option(min=0)] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, max=256, help=SETTING_HELP["concurrency"] + UNCHANGED)
+    ] = None,
+    batch_groups: Annotated[
+        int | None, typer.Option(min=1, help=SETTING_HELP["batch_groups"] + UNCHANGED)
+    ] = None,
+    placement: Annotated[
+        int | None, typer.Option(min=0, help=SETTING_HELP["placement"] + UNCHANGED)
+    ] = None,
+    min_share: Annotated[
+        float | None,
+        typer.Option(min=0.0, max=1.0, help=SETTING_HELP["min_share"] + UNCHANGED),
+    ] = None,
+    tie_zone: Annotated[
+        float | None, typer.Option(min=0.0, help=SETTING_HELP["tie_zone"] + UNCHANGED)
+    ] = None,
+    suspend_after: Annotated[
+        int | None, typer.Option(min=0, help=SETTING_HELP["suspend_after"] + UNCHANGED)
+    ] = None,
 ) -> None:
     """Change a ladder's settings (a running ladder takes the rate and batch size at
     its next batch, the concurrency when started again)."""
