@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from league.cli import app
@@ -156,13 +154,9 @@ def test_every_command_names_its_arguments_in_capitals() -> None:
     parameter names ``{new} {old}``; a match is ``{LEAGUE-N}`` wherever one is named."""
     from typer.core import TyperArgument
 
-    def commands(command: Any, path: str) -> list[tuple[str, Any]]:
-        found = [(path, command)]
-        for name, sub in getattr(command, "commands", {}).items():
-            found += commands(sub, f"{path} {name}")
-        return found
+    from tests.test_cli_help import every_command
 
-    every = commands(typer.main.get_command(app), "arena")
+    every = list(every_command())
     assert len(every) > 30
     lower = [
         f"{path}: {param.name}"

@@ -20,13 +20,13 @@ LAZY_IMPORTS: dict[str, str] = {
     # the only accepted reason (tests/test_code_shape.py checks the list is exact);
     # an import that would close a cycle is a layering bug, not an entry here.
     # league/ (helper "league"): what `arena --help` and friends must not load
-    "league/cli/__init__.py league.execution.demo": (
+    "league/cli/demo.py league.execution.demo": (
         "the run stack (trio, gRPC, SQLModel): only commands that play"
     ),
     "league/cli/__init__.py importlib.metadata": (
         "importlib.metadata (~25 ms, the email package): `arena --version` only"
     ),
-    "league/cli/__init__.py league.store.db": (
+    "league/cli/demo.py league.store.db": (
         "SQLAlchemy, SQLModel, Alembic: only commands that open the database"
     ),
     "league/cli/authors.py league.store.authors": (
@@ -65,7 +65,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/leagues.py league.domain.ratings": (
         "the rating fits (statistics, random; ~10 ms): standings and crosstable only"
     ),
-    "league/cli/__init__.py sdk": (
+    "league/cli/games.py sdk": (
         "the SDK and every game's engine: `arena games --describe/--write-docs` only"
     ),
     "league/cli/bots.py league.execution.botcheck": (
@@ -119,7 +119,7 @@ LAZY_IMPORTS: dict[str, str] = {
         "hashlib, hmac and secrets (~6 ms of every `arena` start): `arena league verify` only"
     ),
     "league/cli/leagues.py referee.core.faults": "gRPC's status codes: `arena league matches`",
-    "league/cli/__init__.py referee.core.catalogue": (
+    "league/cli/games.py referee.core.catalogue": (
         "the games' registrations and their dataclasses (~7 ms of every `arena` start):"
         " `arena games` only"
     ),
