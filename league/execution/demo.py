@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
+from typing import Final
 
 import trio
 from sqlalchemy import Engine
@@ -17,6 +18,23 @@ from league.store.db import session_scope
 from league.store.leagues import LeagueSettings, create_league, get_league
 from league.store.registry import NotFoundError, ensure_example_bot
 from referee.core.catalogue import Roster, entries
+
+NOT_FORCED: Final[dict[tuple[str, int], tuple[tuple[str, str], ...]]] = {
+    # Two-seat Cockroach Poker under its default call rule (simplified) is a forced
+    # win for seat 0: a true claim always ends in front of the target, so seat 0
+    # passes four of a kind it must hold (docs/rules/cockroach_poker.md, "Two seats:
+    # a forced win for seat 0"). The demo seats two, so it plays the published call
+    # rule, under which a target that calls a true claim "true" sends it back.
+    ("cockroach_poker", 2): (("call_rule", "published"),),
+}
+"""(game, seats) -> rule options the demo plays over its roster's, where the roster's
+rules at that table size decide every match before it starts."""
+
+
+def demo_rules(game: str, roster: Roster) -> dict[str, str]:
+    """The rules of ``game``'s demo league: its roster's, except where they would make
+    the demo's table a forced win (:data:`NOT_FORCED`)."""
+    return {**dict(roster.rules), **dict(NOT_FORCED.get((game, roster.table_size), ()))}
 
 
 def rosters() -> dict[str, Roster]:
@@ -60,7 +78,7 @@ def prepare_demo(engine: Engine, *, rounds: int, games: list[str]) -> list[str]:
                         bots=tuple(names),
                         rounds=rounds,
                         table_size=roster.table_size,
-                        rules=dict(roster.rules),
+                        rules=demo_rules(game, roster),
                     ),
                 )
             leagues.append(league)
