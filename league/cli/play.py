@@ -1,7 +1,9 @@
 """``arena play``: take a seat yourself, in the terminal, against a bot.
 
-What you see is built from your seat's observation alone (:mod:`sdk.human`); your
-moves go to the referee like a bot's and are checked by the engine; the match is
+What you see is built from your seat's observation alone (:mod:`sdk.human`), in the
+game's own words; your moves, typed as the game writes them and read by its engine
+(:meth:`referee.gamekit.base.Game.parse_move`), go to the referee like a bot's and are
+checked by the engine; the match is
 stored in the game's humans league (:mod:`league.store.human_games`). A game drawn
 from ``--seed`` is practice: the seed tells every die, so it is stored in no league
 and rates nobody (``--record`` keeps its record in a file).
@@ -269,11 +271,11 @@ def play_command(  # long: the options, then one game played and reported
     ] = None,
     no_sandbox: NoSandboxOption = False,
 ) -> None:
-    """Play GAME yourself against BOT in the terminal: your view, the legal moves
-    numbered, the result stored in the humans league (`arena league standings
-    humans-GAME`); a --seed game is practice, stored in no league. Exit 0 when the
-    game was played (won or lost), 1 if you left or a bot faulted, 2 bad input, 3 the
-    referee aborted."""
+    """Play GAME yourself against BOT in the terminal: your view in words, your moves
+    typed as the game writes them (? lists them numbered, q resigns), the result stored
+    in the humans league (`arena league standings humans-GAME`); a --seed game is
+    practice, stored in no league. Exit 0 when the game was played (won or lost), 1 if
+    you resigned or a bot faulted, 2 bad input, 3 the referee aborted."""
     import trio
 
     from league.cli.match import exit_code
