@@ -8,8 +8,12 @@ served to the referee like any bot, so the page can only ever show that seat's v
 and the referee checks every move. The page (``play.html`` + ``static/play.js``)
 polls ``GET /play/ID/state`` and sends a move with ``POST /play/ID/move``
 (JSON ``{"decision": N, "choice": I}``, the CSRF token in ``x-csrf-token``, same
-origin only). ``ID`` is a random token; a game answers only its own author (404
-for anyone else, so nobody learns that it exists).
+origin only) and a resignation with ``POST /play/ID/resign`` (recorded as the fault
+``resigned``, never a bot's kind). The state says what happened in the engine's words
+for the player's seat (:func:`tell`) and, once over, how the game ended
+(:func:`ending_text`); the board is drawn from the seat's observation and the
+engine's numbers for it (:func:`board_json`). ``ID`` is a random token; a game
+answers only its own author (404 for anyone else, so nobody learns that it exists).
 
 **Starting cannot race.** Every field is parsed by :mod:`league.server.inputs`; a
 table is taken by :meth:`HumanTables.reserve` (one game per author, at most
@@ -22,6 +26,9 @@ The person's clock is :attr:`HumanLimits.think_s` per move (generous, bounded: a
 game left open ends as a timeout forfeit). Results go to the game's humans league
 (:mod:`league.store.human_games`), which never touches a bot's ladder rating.
 A server that stops ends the games it runs without a result.
+
+Spectators (``/live``, ``/watch/KEY``) get the public text and table only, at least
+one finished round behind (:func:`spectator_feed`).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import time
 from typing import Any
 
 import trio
+from google.protobuf import json_format
 from sqlmodel import Session
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -55,11 +63,13 @@ from league.store.human_games import AlreadyPlaying, finish_human_match
 from league.store.models import BotRow
 from league.store.registry import NotFoundError, get_bot
 from referee.core.catalogue import game_names, get_codec, get_entry, get_game, load
+from referee.core.events import ActionEvent, Event, apply_event
 from referee.records.html_replay import renderer_script, viewer_asset
 from referee.records.replay import observation_json
-from referee.records.transcript import PublicEntry, public_entries
+from referee.records.transcript import PublicEntry, event_text, outcome_text, public_entries
 from referee.runtime.sandbox import DEFAULT_SANDBOX
 from sdk.human import SeatView
+from sdk.legality import legal_actions
 
 log = logging.getLogger("arena.server.play")
 
@@ -96,7 +106,7 @@ def _plan(server: Server, game: WebGame, bot: BotRow) -> HumanGame:
 
 async def _play(server: Server, game: WebGame, plan: HumanGame, reserved: Reservation) -> None:
     try:
-        await play_human_game(
+        _, game.record = await play_human_game(
             server.engine,
             plan,
             game.asker,
@@ -213,19 +223,34 @@ async def game_page(request: Request) -> Response:
 
 
 async def game_state(request: Request) -> Response:
+    """``GET /play/ID/state[?seen=N&told=M]``: the game as its player may see it.
+
+    ``seen``: the decision the page shows already (its moves are not sent again, only
+    the clock); ``told``: how many lines of "what happened" the page has (only the
+    lines after them are sent)."""
     server = server_of(request)
     session = server.session_of(request)
     game = server.human_tables.of(_token(request), session.author_id if session else None)
+    query = request.query_params
+    seen = inputs.ascii_int(query["seen"], 0, MAX_DECISION, "seen") if "seen" in query else None
+    told = inputs.ascii_int(query["told"], 0, MAX_DECISION, "told") if "told" in query else 0
     data = game.asker.snapshot(server.human_tables.limits.think_s)
     shown = game.asker.shown()
-    if data.get("view") and shown is not None:
-        data["board"] = board_json(game, shown)
+    if data["state"] == "your-move" and seen is not None and data["view"]["decision"] == seen:
+        data = {"state": "your-move", "seconds_left": data["seconds_left"], "decision": seen}
+    elif data.get("view") and shown is not None:
+        data["board"] = await board_json(game, shown)
+    story = tell(game)
     if game.error:
         data = {"state": "error", "error": game.error}
     elif game.done and data["state"] != "over":
         data = {"state": "over", "view": None}
     elif not game.done and data["state"] == "over":  # told the end; not stored yet
         data = {"state": "waiting"}
+    if game.done and not game.error:
+        data["ending"] = ending_text(game)
+    data["story"] = story[told:]
+    data["told"] = len(story)
     data["match"] = game.match.key if game.match else None
     data["replay"] = f"/matches/{game.match.key}" if game.match and game.done else None
     return JSONResponse(data, headers={"cache-control": "no-store"})
@@ -246,24 +271,147 @@ async def game_move(request: Request) -> Response:
     return JSONResponse({"ok": True})
 
 
-def board_json(game: WebGame, view: SeatView) -> dict[str, Any] | None:
-    """What the page needs to draw ``view`` with the game's replay renderer (the seat's
-    own observation, its previous one, the rule facts the renderer reads); None for a
-    game without a renderer (the text view alone then)."""
+async def game_resign(request: Request) -> Response:
+    """``POST /play/ID/resign`` (the session's CSRF token in ``x-csrf-token``, same
+    origin only): the person resigns; the record says ``resigned``."""
+    server = server_of(request)
+    session = _session_for_change(request, server)
+    if not csrf_ok(session, request.headers.get("x-csrf-token")):
+        raise HTTPException(403, "bad or missing token (reload the page)")
+    game = server.human_tables.of(_token(request), session.author_id)
+    refused = game.asker.resign()
+    if refused:
+        return JSONResponse({"error": refused}, status_code=409)
+    return JSONResponse({"ok": True})
+
+
+def seat_names(game: WebGame) -> list[dict[str, Any]]:
+    """The seats as the pages name them."""
+    names = {game.seat: f"you ({game.player})", 1 - game.seat: game.bot}
+    return [{"seat": s, "bot": names.get(s, f"seat {s}")} for s in range(SEATS)]
+
+
+def move_json(codec: Any, action: Any) -> dict[str, Any]:
+    """A legal move as the board reads it: the game's action message as JSON, without
+    the game's name (``{"bid": {"quantity": 3, "face": 4}}``), every field printed."""
+    message = codec.encode_action(action)
+    inner = getattr(message, message.WhichOneof("game"))
+    data: dict[str, Any] = json_format.MessageToDict(
+        inner, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+    return data
+
+
+def _moves(game: WebGame, view: SeatView) -> list[dict[str, Any]]:
+    """The legal moves of ``view`` in the order of its choices (the order
+    :class:`sdk.human.HumanSeat` asks with), as JSON; computed once per decision."""
+    if game.moves is not None and game.moves[0] == view.decision:
+        return game.moves[1]
+    codec = get_codec(game.game)
+    actions = legal_actions(view.observation)
+    moves = [move_json(codec, action) for action in actions]
+    if len(moves) != len(view.choices):  # not the list the seat asks from: no board moves
+        moves = []
+    game.moves = (view.decision, moves)
+    return moves
+
+
+async def board_json(game: WebGame, view: SeatView) -> dict[str, Any] | None:
+    """What the page needs to draw ``view`` with the game's replay renderer: the seat's
+    own observation and its previous one, the engine's numbers and rule facts for it
+    (``ViewerSpec.facts``), and, when the seat is asked for a move, the legal moves as
+    JSON in the order of its choices (the board composes one: clicked dice, a card, a
+    bid); None for a game without a renderer (the text view alone then)."""
     spec = get_entry(game.game).viewer
     if spec.renderer is None or view.observation is None:
         return None
     codec = get_codec(game.game)
     facts = load(spec.facts)(view.observation) if spec.facts else None
-    names = {game.seat: f"you ({game.player})", 1 - game.seat: game.bot}
+    moves: list[dict[str, Any]] = []
+    if view.choices and not view.over:
+        moves = await trio.to_thread.run_sync(_moves, game, view)
     return {
         "renderer": spec.renderer,
         "me": view.seat,
         "obs": observation_json(codec, view.observation),
         "prev": observation_json(codec, view.previous) if view.previous is not None else None,
         "facts": facts,
-        "seats": [{"seat": s, "bot": names.get(s, f"seat {s}")} for s in range(view.num_seats)],
+        "seats": seat_names(game),
+        "moves": moves,
     }
+
+
+def tell(game: WebGame) -> list[dict[str, Any]]:
+    """What happened so far, as the player's seat reads it: every event in the engine's
+    words for that seat (``describe_action``/``describe_chance`` with the seat as
+    viewer: another seat's cup, discards or re-rolled positions left out; a chance
+    outcome the seat sees nothing of is not told), and after each move what it settled
+    as the seat's own observations tell it (``describe_outcome``), whoever moved.
+    Kept on the game and extended with the events since the last call."""
+    engine = get_game(game.game)
+    if game.story_state is None:
+        game.story_state = engine.new_game(engine.default_rules(), SEATS)
+    events = game.events[game.story_events :]
+    names = {game.seat: "you", 1 - game.seat: f"seat {1 - game.seat} ({game.bot})"}
+    state = game.story_state
+    seat = game.seat
+    for event in events:
+        actor = event.seat if isinstance(event, ActionEvent) else None
+        who = names.get(actor) if actor is not None else None
+        text = event_text(engine, state, event, seat, who=who)
+        after = apply_event(engine, state, event)
+        if text is not None:
+            game.story.append({"seat": actor, "mine": actor == seat, "text": text})
+        if actor is not None:
+            seen = engine.observe(state, seat), engine.observe(after, seat)
+            settled = outcome_text(engine, *seen, actor)
+            if settled is not None:
+                game.story.append({"seat": None, "mine": False, "text": settled, "settles": True})
+        state = after
+    game.story_state = state
+    game.story_events += len(events)
+    return game.story
+
+
+FAULT_WORDS = {
+    "timeout": "ran out of time",
+    "resigned": "resigned",
+    "crash": "crashed",
+    "stall": "stopped answering",
+    "startup": "did not start",
+    "illegal_action": "made an illegal move",
+    "malformed_message": "sent a move the referee could not read",
+}
+"""How a finished game's page says each fault kind (``referee.core.faults``)."""
+
+
+def ending_text(game: WebGame) -> str:
+    """How the game ended, for its player: who ran out of time, resigned or faulted
+    (the record's faults), else that it was played to the end, with the result and
+    the engine's scores."""
+    record = game.record
+    if record is None:
+        return "the game ended without a result (nothing was stored)"
+    names = {game.seat: "you", 1 - game.seat: f"seat {1 - game.seat} ({game.bot})"}
+    if record.reason == "aborted":
+        return "the referee stopped the game: nobody is blamed and it counts for nobody"
+    faults = [
+        f"{names.get(f.seat, f'seat {f.seat}')} {FAULT_WORDS.get(f.kind.value, f.kind.value)}"
+        for f in record.faults
+    ]
+    how = "; ".join(faults) if faults else "the game was played to the end"
+    places = record.places
+    mine = places[game.seat] if game.seat < len(places) else None
+    if mine is None:
+        verdict = ""
+    elif places.count(mine) > 1:
+        verdict = "a draw"
+    else:
+        verdict = "you won" if mine == min(places) else "you lost"
+    scores = ", ".join(
+        f"{names.get(s, f'seat {s}')} {score:g}" for s, score in enumerate(record.scores)
+    )
+    return f"{how}: {verdict} (scores: {scores})" if verdict else f"{how} (scores: {scores})"
 
 
 async def viewer_script(request: Request) -> Response:
@@ -296,11 +444,13 @@ def delayed(entries: list[PublicEntry], over: bool) -> list[PublicEntry]:
 
 
 def spectator_feed(game: WebGame) -> dict[str, Any]:
-    """The public, delayed text of ``game`` (``GET /watch/KEY/feed``).
+    """The public, delayed view of ``game`` (``GET /watch/KEY/feed``): its text and
+    its table.
 
     Nothing in it changes when a seat moves within the held-back rounds: the lines
-    are the delayed ones only, and no count of what is held back is given (a live
-    count told a spectator the moment each move was made)."""
+    are the delayed ones only, the table is drawn from the public view of the state
+    after the last of them (:func:`public_board`), and no count of what is held back
+    is given (a live count told a spectator the moment each move was made)."""
     engine = get_game(game.game)
     over = game.done
     events = list(game.events)
@@ -309,7 +459,35 @@ def spectator_feed(game: WebGame) -> dict[str, Any]:
     return {
         "state": "over" if over else "running",
         "lines": [line for entry in shown for line in entry.lines],
+        "board": public_board(game, events[: len(shown)]),
         "replay": f"/matches/{game.match.key}" if over and game.match else None,
+    }
+
+
+def public_board(game: WebGame, events: list[Event]) -> dict[str, Any] | None:
+    """The table after ``events`` as someone at no seat sees it, for the game's
+    renderer: the public view of the state (``ViewerSpec.public``: no cup, no hand,
+    no card's kind a seat alone knows; the same whichever seat it is read from) and
+    the engine's numbers for it. None for a game without a public table."""
+    spec = get_entry(game.game).viewer
+    if spec.renderer is None or spec.public is None:
+        return None
+    engine = get_game(game.game)
+    codec = get_codec(game.game)
+    public = load(spec.public)
+    state = engine.new_game(engine.default_rules(), SEATS)
+    before = None
+    for event in events:
+        before, state = state, apply_event(engine, state, event)
+    view = public(engine.observe(state, 0))
+    return {
+        "renderer": spec.renderer,
+        "obs": observation_json(codec, view),
+        "prev": observation_json(codec, public(engine.observe(before, 0))) if before else None,
+        "facts": load(spec.facts)(view) if spec.facts else None,
+        "seats": [
+            {"seat": s, "bot": game.player if s == game.seat else game.bot} for s in range(SEATS)
+        ],
     }
 
 
@@ -338,6 +516,7 @@ def routes() -> list[BaseRoute]:
         Route("/play/{token}", game_page),
         Route("/play/{token}/state", game_state),
         Route("/play/{token}/move", game_move, methods=["POST"]),
+        Route("/play/{token}/resign", game_resign, methods=["POST"]),
         Route("/static/viewer/board.css", viewer_css),
         Route("/static/viewer/{name}.js", viewer_script),
         Route("/live", live_page),

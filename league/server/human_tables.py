@@ -16,7 +16,8 @@ from starlette.exceptions import HTTPException
 
 from league.store.human_games import HumanMatch
 from referee.core.events import Event
-from sdk.human import HumanLeft, SeatView
+from referee.records.record import MatchRecord
+from sdk.human import HumanLeft, Resigned, SeatView
 
 
 @dataclass(frozen=True)
@@ -38,15 +39,29 @@ class WebAsker:
         self._answer: int | None = None
         self.final: SeatView | None = None
         self.closed = False
+        self.resigning = False
 
     def ask(self, view: SeatView) -> int:
         with self._lock:
             self.view, self._answer, self.asked_at = view, None, time.monotonic()
             while self._answer is None:
+                if self.resigning:
+                    self.view = None
+                    raise Resigned("resigned in the browser")
                 if self.closed:
                     raise HumanLeft("the game ended while the page was asked for a move")
                 self._lock.wait(0.5)
             return self._answer
+
+    def resign(self) -> str | None:
+        """The person resigns: the question asked now (else the next one) ends the game
+        as ``resigned``; the reason it cannot, else None."""
+        with self._lock:
+            if self.final is not None or self.closed:
+                return "the game is over"
+            self.resigning = True
+            self._lock.notify_all()
+            return None
 
     def tell(self, view: SeatView) -> None:
         with self._lock:
@@ -100,8 +115,19 @@ class WebGame:
     done: bool = False
     events: list[Event] = field(default_factory=list)
     """Every engine event so far (omniscient: spectators get only their public
-    text, delayed, :func:`league.server.human_games.spectator_feed`)."""
+    text, delayed, :func:`league.server.human_games.spectator_feed`; the player the
+    engine's text for their seat, :func:`league.server.human_games.tell`)."""
     finished_at: float = 0.0
+    record: MatchRecord | None = None
+    """The finished match (how it ended: who ran out of time, who resigned)."""
+    story: list[dict[str, Any]] = field(default_factory=list)
+    """What happened so far as the player's seat reads it, one item per line."""
+    story_state: Any = None
+    """The engine state after the events told in :attr:`story`."""
+    story_events: int = 0
+    """How many of :attr:`events` :attr:`story` tells."""
+    moves: tuple[int, list[dict[str, Any]]] | None = None
+    """The legal moves of the decision asked (its number, each as JSON), computed once."""
 
 
 class TableRefused(Exception):

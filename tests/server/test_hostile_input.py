@@ -347,8 +347,20 @@ ROUTES: dict[tuple[str, str], Spec] = {
         get(lambda f: f"/play/{part(f['token'])}"),
     ),
     ("/play/{token}/state", "GET"): Spec(
-        lambda site: session(site, token=site.game.rsplit("/", 1)[1]),
-        get(lambda f: f"/play/{part(f['token'])}/state"),
+        lambda site: session(site, token=site.game.rsplit("/", 1)[1], seen="0", told="0"),
+        get(lambda f: f"/play/{part(f['token'])}/state", "seen", "told"),
+    ),
+    # A game token that is nobody's: every part is parsed and checked (origin, session,
+    # CSRF token, the token's form) before the game is looked up, and ada's game,
+    # running all along, is never resigned by an attack that happens to be valid.
+    ("/play/{token}/resign", "POST"): Spec(
+        lambda site: session(site, **{"x-csrf-token": site.csrf}, token="N0tAnyb0dysGame_0000x"),
+        lambda site, f: Call(
+            "POST",
+            f"/play/{part(f['token'])}/resign",
+            headers_of(f),
+            text_of(f.get("body")).encode("latin-1"),
+        ),
     ),
     ("/play/{token}/move", "POST"): Spec(
         lambda site: session(

@@ -80,8 +80,8 @@ def start(site: Site, cookie: str, *, seat: str = "0", bot: str = "probability")
     return str(reply.headers["location"])
 
 
-def state(site: Site, page: str, cookie: str) -> tuple[int, Any]:
-    reply = site.served.get(page + "/state", headers={"cookie": cookie})
+def state(site: Site, page: str, cookie: str, query: str = "") -> tuple[int, Any]:
+    reply = site.served.get(page + "/state" + query, headers={"cookie": cookie})
     return reply.status, reply.json() if reply.status == 200 else reply.text
 
 
@@ -132,6 +132,17 @@ def test_a_whole_game_from_the_bots_page_into_the_humans_league(site: Site) -> N
         view = data["view"]
         assert view["seat"] == 0 and view["choices"] and 0 < data["seconds_left"] <= 4
         assert not any(line.startswith("rules") for line in view["lines"])
+        # The board: the legal moves as JSON, in the order of the choices.
+        offered = data["board"]["moves"]
+        assert len(offered) == len(view["choices"])
+        for label, move in zip(view["choices"], offered, strict=True):
+            kind = next(iter(move))
+            assert kind in ("bid", "challenge") and label.startswith(kind)
+        # Asked again for the decision it shows, the page gets the clock only; and
+        # only the lines of "what happened" after the ones it has.
+        status, again = state(site, page, site.ada, f"?seen={view['decision']}&told={data['told']}")
+        assert status == 200 and again["state"] == "your-move" and "view" not in again
+        assert again["story"] == [] and again["told"] == data["told"]
         if moves == 0:  # refused: out of range, stale decision, no token, cross-site
             decision = view["decision"]
             assert send(site, page, site.ada, decision, 999, token) == 409
@@ -150,6 +161,14 @@ def test_a_whole_game_from_the_bots_page_into_the_humans_league(site: Site) -> N
     record = MatchRecord.from_dict(served.get(f"/api/matches/{key}").json())
     assert record.seats[0].bot == "human:ada" and record.seats[1].bot == "probability"
     assert sum(1 for e in record.events if e.seat == 0) == moves
+    # How it ended, and every move of both seats in the engine's words for seat 0.
+    assert data["ending"].startswith("the game was played to the end: you "), data["ending"]
+    story = data["story"]
+    assert data["told"] == len(story)
+    said = [line["text"] for line in story if line["seat"] is not None]
+    assert len(said) == sum(1 for e in record.events if e.seat is not None)
+    assert {line["seat"] for line in story if line["seat"] is not None} == {0, 1}
+    assert all(t.startswith("you: ") for t in said if t in {x["text"] for x in story if x["mine"]})
     humans = served.get("/api/leagues/humans-liars_dice/standings").json()
     assert {row["bot"] for row in humans["standings"]} == {"human:ada", "probability"}
     after = served.get("/api/leagues/cup/standings").json()
@@ -164,6 +183,8 @@ def test_a_page_left_alone_loses_on_time_and_the_next_game_may_start(site: Site)
     record = MatchRecord.from_dict(site.served.get(f"/api/matches/{key}").json())
     assert record.reason == "forfeit"
     assert [(f.seat, f.kind.value) for f in record.faults] == [(0, "timeout")]
+    # The page says so (it used to say only "the game ended").
+    assert data["ending"].startswith("you ran out of time: you lost"), data["ending"]
     start(site, site.bob)  # the table is free again
 
 
@@ -224,6 +245,9 @@ def test_spectators_see_the_public_view_a_round_behind(site: Site) -> None:
         if settled:  # the last finished round is held back, and the one in play
             assert settled[-1] not in shown, (settled[-1], shown)
         assert "held_back" not in feed  # a live count told when each move was made
+        board = feed["board"]  # the public table: nobody's cup, only counts
+        assert board["obs"]["own_dice"] == [] and board["obs"]["seat"] == 0
+        assert sum(board["facts"]["dice_counts"]) == board["facts"]["total_dice"]
         for line in feed["lines"]:  # nobody's cup: counts only until the reveal
             assert "roll:" not in line or re.search(r"roll: seat 0 \(\d dic?e\)", line), line
         assert send(site, page, cy, data["view"]["decision"], 0, token) == 200
@@ -246,3 +270,30 @@ def test_the_game_page_draws_with_the_replay_viewers_scripts_from_this_origin(si
     assert game.status == 200 and "ArenaGames" in game.text
     assert served.get("/static/viewer/board.css").headers["content-type"].startswith("text/css")
     assert served.get("/static/viewer/nosuch.js").status == 404
+
+
+def resign(site: Site, page: str, cookie: str, token: str | None, origin: str | None = None) -> int:
+    """``POST page/resign``; its status."""
+    served = site.served
+    headers = {"cookie": cookie, "origin": origin or served.url}
+    if token is not None:
+        headers["x-csrf-token"] = token
+    return served.request(page + "/resign", method="POST", data=b"", headers=headers).status
+
+
+def test_a_person_resigns_and_the_record_says_resigned(site: Site) -> None:
+    served = site.served
+    dee = login(served, add_author(served.db, "dee"))
+    page = start(site, dee, seat="0")
+    token = csrf_of(served, dee)
+    wait_for(site, page, dee, "your-move")
+    assert resign(site, page, dee, None) == 403  # no token
+    assert resign(site, page, dee, token, "https://evil.example") == 403
+    assert resign(site, page, site.ada, csrf_of(served, site.ada)) == 404  # not ada's game
+    assert resign(site, page, dee, token) == 200
+    data = wait_for(site, page, dee, "over")
+    assert data["ending"].startswith("you resigned: you lost"), data["ending"]
+    record = MatchRecord.from_dict(served.get(f"/api/matches/{data['match']}").json())
+    assert record.reason == "forfeit"
+    assert [(f.seat, f.kind.value) for f in record.faults] == [(0, "resigned")]
+    assert resign(site, page, dee, token) == 409  # over: nothing to resign

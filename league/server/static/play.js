@@ -1,6 +1,8 @@
-// A browser game against a bot: show the seat's view, offer the legal moves as buttons,
-// send the one clicked. Everything shown is text from the server (textContent, never
-// markup); the server checks every move again, the referee once more.
+// A browser game against a bot: draw the seat's view with the game's replay renderer,
+// let the person play on the board (the dice, cards and bids it draws; the legal moves
+// as a list too), send the move clicked. Everything shown is text from the server
+// (textContent, never markup); the server checks every move again, the referee once
+// more.
 "use strict";
 
 (function () {
@@ -11,11 +13,14 @@
   const status = document.getElementById("status");
   const view = document.getElementById("view");
   const choices = document.getElementById("choices");
+  const moveList = document.getElementById("move-list");
   const news = document.getElementById("news");
   const moveError = document.getElementById("move-error");
   const result = document.getElementById("result");
+  const ending = document.getElementById("ending");
   const replay = document.getElementById("replay-link");
   let shownDecision = -1;
+  let told = 0;
   let sending = false;
   let finished = false;
   let timer = null;
@@ -27,37 +32,57 @@
     if (!finished) timer = setTimeout(poll, ms);
   }
 
-  function addNews(lines) {
-    for (const line of lines || []) {
+  /* "What happened": every event as the engine tells it to this seat (both seats'
+     moves, the dice rolled as this seat may see them, what each move settled). The
+     server sends only the lines after the ones the page has. */
+  function tell(data) {
+    if (typeof data.told !== "number") return;
+    const lines = data.story || [];
+    if (data.told - lines.length !== told) return; /* not the lines after ours: next poll */
+    for (const line of lines) {
       const li = document.createElement("li");
-      li.textContent = line;
+      li.textContent = line.text;
+      li.className = line.settles ? "settles" : line.mine ? "mine" : line.seat === null ? "chance" : "theirs";
+      if (line.seat !== null && line.seat !== undefined) li.dataset.seat = String(line.seat);
       news.appendChild(li);
     }
+    told = data.told;
+    if (lines.length) news.scrollTop = news.scrollHeight;
   }
 
   const board = document.getElementById("board");
   const fields = document.getElementById("view-fields");
 
   /* The table drawn by the game's replay renderer (the same one a replay's seat view
-     uses), from the seat's own observation only; without one, the text stays open. */
-  function drawBoard(data) {
+     uses), from the seat's own observation and the engine's numbers for it; on the
+     person's turn, with the legal moves to compose one on the board. */
+  function drawBoard(data, seatView) {
     const spec = data.board;
     const draw = spec && window.ArenaGames && window.ArenaGames[spec.renderer];
     board.textContent = "";
     if (!draw) {
       fields.open = true;
-      return;
+      return false;
     }
+    const playable = !!(draw.playable && seatView && seatView.choices && seatView.choices.length &&
+      spec.moves && spec.moves.length === seatView.choices.length);
     const ctx = {
       me: spec.me, seats: spec.seats, prevObs: spec.prev, facts: spec.facts,
       step: { index: 1, event_public: "" },
     };
+    if (playable) {
+      ctx.play = {
+        moves: spec.moves,
+        choose: function (index) { send(seatView.decision, index); },
+      };
+    }
     board.appendChild(draw(spec.obs, ctx));
+    return playable;
   }
 
   function showView(seatView, data) {
     view.textContent = (seatView.lines || []).join("\n");
-    drawBoard(data);
+    return drawBoard(data, seatView);
   }
 
   const filter = document.getElementById("choice-filter");
@@ -73,13 +98,17 @@
   }
   if (filter) filter.addEventListener("input", narrow);
 
-  function offer(seatView) {
+  /* The legal moves as a list: folded away when the board takes the moves. */
+  const LIST_LIMIT = 400;
+  function offer(seatView, onBoard) {
     choices.textContent = "";
+    moveList.hidden = false;
+    moveList.open = !onBoard;
     if (filter) {
       filter.hidden = seatView.choices.length < FILTER_FROM;
       filter.value = "";
     }
-    seatView.choices.forEach(function (label, index) {
+    seatView.choices.slice(0, LIST_LIMIT).forEach(function (label, index) {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "choice";
@@ -88,12 +117,24 @@
       button.addEventListener("click", function () { send(seatView.decision, index); });
       choices.appendChild(button);
     });
+    if (seatView.choices.length > LIST_LIMIT) {
+      const more = document.createElement("p");
+      more.className = "muted";
+      more.textContent = (seatView.choices.length - LIST_LIMIT) + " more moves: make them on the board";
+      choices.appendChild(more);
+    }
+  }
+
+  function disable() {
+    for (const button of document.querySelectorAll("#choices button, #board button.move")) {
+      button.disabled = true;
+    }
   }
 
   function send(decision, choice) {
     if (sending) return;
     sending = true;
-    for (const button of choices.querySelectorAll("button")) button.disabled = true;
+    disable();
     fetch(moveUrl, {
       method: "POST",
       credentials: "same-origin",
@@ -104,16 +145,19 @@
         if (!reply.ok) {
           moveError.hidden = false;
           moveError.textContent = "move refused: " + (data.error || reply.status);
+          shownDecision = -1; /* draw the question again, buttons enabled */
         } else {
           moveError.hidden = true;
           choices.textContent = "";
+          moveList.hidden = true;
+          body.dataset.state = "sent";
           status.textContent = "move sent: waiting for the bot";
         }
       });
     }).catch(function () {
       moveError.hidden = false;
       moveError.textContent = "could not reach the server: try again";
-      for (const button of choices.querySelectorAll("button")) button.disabled = false;
+      shownDecision = -1; /* draw the question again, buttons enabled */
     }).finally(function () {
       sending = false;
       schedule(100);
@@ -125,15 +169,14 @@
     finished = true;
     clearTimeout(timer);
     choices.textContent = "";
-    if (filter) filter.hidden = true;
-    if (data.view) {
-      addNews(data.view.news);
-      showView(data.view, data);
-    }
+    moveList.hidden = true;
+    if (data.view) showView(data.view, data);
     status.textContent = "game over";
+    document.getElementById("resign-box").hidden = true;
     body.dataset.state = "over";
     result.hidden = false;
-    result.textContent = data.view ? data.view.result : "the game ended";
+    ending.textContent = data.ending || "the game ended";
+    document.getElementById("placed").textContent = data.view ? data.view.result : "";
     if (data.replay) {
       replay.href = data.replay;
       replay.hidden = false;
@@ -141,9 +184,11 @@
   }
 
   function poll() {
-    fetch(stateUrl, { credentials: "same-origin", cache: "no-store" })
+    const url = stateUrl + "?told=" + told + (shownDecision >= 0 ? "&seen=" + shownDecision : "");
+    fetch(url, { credentials: "same-origin", cache: "no-store" })
       .then(function (reply) { return reply.json(); })
       .then(function (data) {
+        tell(data);
         if (data.state === "error") {
           status.textContent = data.error;
           body.dataset.state = "error";
@@ -154,13 +199,12 @@
           return;
         }
         if (data.state === "your-move") {
-          const seatView = data.view;
           status.textContent = "your move: " + Math.ceil(data.seconds_left) + " s left";
-          if (seatView.decision !== shownDecision && !sending) {
+          const seatView = data.view;
+          if (seatView && seatView.decision !== shownDecision && !sending) {
             shownDecision = seatView.decision;
-            addNews(seatView.news);
-            showView(seatView, data);
-            offer(seatView);
+            const onBoard = showView(seatView, data);
+            offer(seatView, onBoard);
             body.dataset.state = "your-move";
             body.dataset.decision = String(seatView.decision);
           }
@@ -168,10 +212,29 @@
           status.textContent = "waiting for the bot";
           body.dataset.state = "waiting";
         }
-        schedule(400);
+        schedule(data.state === "your-move" ? 500 : 200);
       })
       .catch(function () { schedule(2000); });
   }
+
+  /* Resigning takes two clicks; the record then says "resigned". */
+  const resign = document.getElementById("resign");
+  const confirmResign = document.getElementById("resign-confirm");
+  resign.addEventListener("click", function () { confirmResign.hidden = false; });
+  confirmResign.addEventListener("click", function () {
+    confirmResign.disabled = true;
+    fetch(body.dataset.resignUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "x-csrf-token": csrf },
+    }).then(function (reply) {
+      if (reply.ok) {
+        status.textContent = "you resigned: the game ends at once";
+        document.getElementById("resign-box").hidden = true;
+        disable();
+      }
+    }).finally(function () { schedule(100); });
+  });
 
   if (stateUrl && moveUrl) poll();
 })();

@@ -145,7 +145,8 @@
         add(box, privateHand(s, hand, row),
           add(el("div", "muted small"), num(st.hand_size, "hand_size", s), " cards in hand"));
       } else {
-        var label = add(el("span"), num(st.hand_size, "hand_size", s), " cards in hand");
+        var label = add(el("span", "back-label"), num(st.hand_size, "hand_size", s),
+          " cards in hand");
         add(box, add(el("div", "hand-back"), backs(st.hand_size || 0, ""), label));
       }
       var pile = el("div", "pile");
@@ -165,7 +166,7 @@
         down.setAttribute("data-values", ((hidden.face_down || [])[s] || []).join(" "));
         add(pile, down);
       } else if (st.face_down) {
-        add(pile, " ", backs(st.face_down, ""), add(el("span", "muted small"),
+        add(pile, " ", backs(st.face_down, ""), add(el("span", "muted small back-label"),
           num(st.face_down, "face_down", s), " face down"));
       }
       add(box, pile, add(el("div", "small"), num(st.in_front, "in_front", s),

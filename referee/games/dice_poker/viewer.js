@@ -142,7 +142,7 @@
      and the total's gain when a bonus comes with it); in a browser game, the button. */
   function choiceCell(ctx, line, choice, playing, seat) {
     var label = el("span", "choice-points");
-    add(label, num(choice.points, "choice:" + line, seat));
+    add(label, playing ? "+" : "", num(choice.points, "choice:" + line, seat));
     if (choice.gain !== choice.points) {
       add(label, el("span", "small", " (total +"), num(choice.gain, "gain:" + line, seat),
         el("span", "small", ")"));

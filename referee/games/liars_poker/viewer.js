@@ -138,7 +138,7 @@
           add(box, add(el("div", "small discards"), "exchanging ", cards(hidden.discards)));
         }
       } else if (obs.holder === s && f.held) {
-        add(box, backs(f.held, ""), add(el("span", "muted small"), num(f.held, "held", s),
+        add(box, backs(f.held, ""), add(el("span", "muted small back-label"), num(f.held, "held", s),
           " cards, face down"));
       }
       return box;
