@@ -140,6 +140,19 @@ CASES: dict[str, Case] = {
         "127.0.0.1:9",
         write("my_bot.py", "print()\n"),
     ),
+    "a match named in two words": Case(("replay", "cup 3"), "LEAGUE-N, e.g. cup-4 (cup-3?)"),
+    "a match name without its number": Case(
+        ("rerun", "cup", "--seat", "0", "--bot", RANDOM), "LEAGUE-N", with_league
+    ),
+    "logs of a match of no league": Case(
+        ("league", "logs", "nope-0", "--seat", "0"), "'nope'", with_league
+    ),
+    "logs of a match the league does not have": Case(
+        ("league", "logs", "cup-99", "--seat", "0"), "no match 99", with_league
+    ),
+    "submit without a server": Case(
+        ("submit", "my_bot.py", "--game", "liars_dice"), "--server", write("my_bot.py", "x\n")
+    ),
     "postgres:// URL": Case(
         ("--db", "postgres://u:secret@localhost/arena", "bot", "list"), "postgresql+psycopg://"
     ),
