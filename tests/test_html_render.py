@@ -353,9 +353,17 @@ def test_each_seat_reads_the_engines_text_for_it() -> None:
     ]
     assert steps[7]["seen"] == ["seat 2: challenge"] * 3
     # Every number the table shows comes from the engine, for each seat's view.
-    assert [facts["penalties"] for facts in steps[6]["facts"]] == [[0, 0, 0]] * 3
-    assert [facts["penalties"] for facts in steps[7]["facts"]] == [[0, 0, 1]] * 3
-    assert all(facts["held"] == 5 for facts in steps[2]["facts"])
+    assert [facts_of(steps[6], seat)["penalties"] for seat in range(3)] == [[0, 0, 0]] * 3
+    assert [facts_of(steps[7], seat)["penalties"] for seat in range(3)] == [[0, 0, 1]] * 3
+    assert all(facts_of(steps[2], seat)["held"] == 5 for seat in range(3))
+    # Alike for every seat (Liar's Poker's numbers are public): sent once per step.
+    assert "facts" not in steps[7] and steps[7]["facts_all"]["deal"] == 1
+
+
+def facts_of(step: dict[str, Any], seat: int) -> dict[str, Any]:
+    """The engine's facts for ``seat``'s view of ``step`` (as the viewer reads them)."""
+    facts: dict[str, Any] = step["facts_all"] if "facts_all" in step else step["facts"][seat]
+    return facts
 
 
 def test_liars_dice_steps_carry_the_faces_that_count() -> None:
@@ -380,7 +388,7 @@ def test_liars_dice_steps_carry_the_faces_that_count() -> None:
     steps = replay_data(record)["steps"]
 
     def counts(step: int, seat: int) -> dict[str, Any]:
-        facts = steps[step]["facts"][seat]
+        facts = facts_of(steps[step], seat)
         return {key: facts[key] for key in ("bid_counts", "reveal_counts")}
 
     none: dict[str, Any] = {"bid_counts": [], "reveal_counts": None}
@@ -392,11 +400,11 @@ def test_liars_dice_steps_carry_the_faces_that_count() -> None:
     assert counts(6, 1) == {"bid_counts": [4], "reveal_counts": [1, 5]}  # no wilds
     # The numbers the table shows, by the engine: dice per seat, the bid to beat, the
     # last challenge's count and loser.
-    assert steps[3]["facts"][0]["dice_counts"] == [2, 1]
-    assert steps[3]["facts"][0]["reveal"] == {
+    assert facts_of(steps[3], 0)["dice_counts"] == [2, 1]
+    assert facts_of(steps[3], 0)["reveal"] == {
         "round": 1, "actual": 2, "loser": 1, "bid": {"quantity": 1, "face": 5}
     }  # fmt: skip
-    assert steps[6]["facts"][1]["bid"] == {"quantity": 2, "face": 4}
+    assert facts_of(steps[6], 1)["bid"] == {"quantity": 2, "face": 4}
 
 
 def test_the_viewer_files_are_inlined(record: MatchRecord) -> None:

@@ -29,7 +29,9 @@ In a seat's view every event reads as the engine describes it to that seat
 :meth:`~referee.gamekit.base.Game.describe_chance` with ``viewer``), so no other
 cup, discarded card or re-rolled position shows; a chance outcome the seat sees
 nothing of reads as a placeholder. What a renderer needs computed by the engine
-(Liar's Dice: which faces count) comes in ``step.facts[seat]``.
+(Liar's Dice: which faces count; every game: every number it draws, scores, totals,
+counts, the bid to beat) comes in ``step.facts[seat]`` (the game's
+``ViewerSpec.facts``), or once as ``step.facts_all`` when every seat's are alike.
 
 The omniscient panel is drawn by the same renderer (one marked ``omniscient``) from
 the public part of seat 0's observation and ``step.hidden``: every die and card the
@@ -161,9 +163,11 @@ def _step_json(game: Game[Any, Any, Any, Any], step: ReplayStep) -> dict[str, An
     viewer = get_entry(game.name).viewer
     if viewer.facts is not None:
         facts = load(viewer.facts)
-        data["facts"] = [
-            facts(game.observe(step.state, seat)) for seat in range(len(step.observations))
-        ]
+        each = [facts(game.observe(step.state, seat)) for seat in range(len(step.observations))]
+        if all(seat_facts == each[0] for seat_facts in each[1:]):
+            data["facts_all"] = each[0]  # alike for every seat: once (a page half the size)
+        else:
+            data["facts"] = each
     if viewer.hidden is not None:
         data["hidden"] = load(viewer.hidden)(step.state)
     return data

@@ -21,9 +21,11 @@
   var UPPER = ["ACES", "TWOS", "THREES", "FOURS", "FIVES", "SIXES"];
   var LOWER = ["PAIR", "TWO_PAIR", "THREE_OF_A_KIND", "FOUR_OF_A_KIND", "FULL_HOUSE",
     "SMALL_STRAIGHT", "LARGE_STRAIGHT", "POKER", "CHANCE"];
+  var LINES = UPPER.concat(LOWER);  /* card order: the engine's Line, facts' `lines` */
   function lineName(line) { return pretty("X_LINE_" + line); }
+  function points(card, line) { return ((card || {}).lines || [])[LINES.indexOf(line)]; }
   function scored(card, line) {
-    var v = ((card || {}).lines || {})[line];
+    var v = points(card, line);
     return v !== null && v !== undefined;
   }
   /* Whether a scorecard of the observation (protobuf JSON) holds `line` yet. */
@@ -106,7 +108,7 @@
         var td = el("td", "num");
         if (scored(card, line)) {
           if (prev && !written(prev[s2], line)) { td.className += " just-scored"; }
-          add(td, num(card.lines[line], "line:" + line, s2));
+          add(td, num(points(card, line), "line:" + line, s2));
         } else if (s2 === obs.current && choosing && choices[line]) {
           td.className += " open-choice";
           add(td, choiceCell(ctx, line, choices[line], playing, s2));

@@ -33,7 +33,7 @@ from referee.games.dice_poker.engine import (
 
 def _card(card: Scorecard, inclusive: bool) -> dict[str, Any]:
     return {
-        "lines": {line.name: card.get(line) for line in Line},
+        "lines": [card.get(line) for line in Line],
         "upper": card.upper_total,
         "upper_bonus": card.upper_bonus(inclusive),
         "extra_pokers": card.extra_pokers,
@@ -76,10 +76,10 @@ def score_choices(observation: Observation) -> dict[str, dict[str, int]]:
 
 def board_facts(observation: Observation) -> dict[str, Any]:
     """Every number the table and the scorecards show: per seat each line's points
-    (``None``: still open), the upper lines' sum, the upper bonus, the extra-Poker
-    bonuses and the total (the engine's :meth:`Scorecard.total`, which the result
-    uses); the round and the rolls; and what each line the dice may go into would
-    score (:func:`score_choices`)."""
+    (in card order, :class:`Line`; ``None``: still open), the upper lines' sum, the
+    upper bonus, the extra-Poker bonuses and the total (the engine's
+    :meth:`Scorecard.total`, which the result uses); the round and the rolls; and
+    what each line the dice may go into would score (:func:`score_choices`)."""
     inclusive = observation.upper_bonus_inclusive
     seat = observation.current
     joker = (

@@ -132,6 +132,12 @@
     var text = (step.seen || [])[Number(seat)];
     return text === undefined ? null : text;
   }
+  /* The engine's facts and numbers for `seat`'s view of a step (once for every seat
+     when they are alike). */
+  function factsOf(step, seat) {
+    if (step.facts_all !== undefined) { return step.facts_all; }
+    return step.facts ? step.facts[seat] : null;
+  }
   function hidden(step) { return view !== "all" && step.index > 0 && seenBy(step, view) === null; }
   /* What seat `seat` (or everyone, for "all") may read about a step: the engine's
      text for that seat (no other cup, discarded card or re-rolled position). */
@@ -184,7 +190,7 @@
     var prev = step.index > 0 ? steps[step.index - 1].observations[seat] : null;
     var ctx = {
       me: seat, seats: data.seats, prevObs: prev,
-      facts: step.facts ? step.facts[seat] : null,
+      facts: factsOf(step, seat),
       step: {index: step.index, event_public: engineText(step, String(seat))}
     };
     return draw(step.observations[seat], ctx);
@@ -209,7 +215,7 @@
     var ctx = {
       me: 0, omniscient: true, hidden: step.hidden || {}, seats: data.seats,
       prevObs: step.index > 0 ? steps[step.index - 1].observations[0] : null,
-      facts: step.facts ? step.facts[0] : null,
+      facts: factsOf(step, 0),
       step: {index: step.index, event_public: engineText(step, "all")}
     };
     box.appendChild(renderer()(step.observations[0], ctx));
