@@ -33,6 +33,7 @@ one finished round behind (:func:`spectator_feed`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 import time
@@ -64,7 +65,7 @@ from league.store.models import BotRow
 from league.store.registry import NotFoundError, get_bot
 from referee.core.catalogue import game_names, get_codec, get_entry, get_game, load
 from referee.core.events import ActionEvent, Event, apply_event
-from referee.records.html_replay import renderer_script, viewer_asset
+from referee.records.html_replay import enum_prefixes, renderer_script, viewer_asset
 from referee.records.replay import observation_json
 from referee.records.transcript import PublicEntry, event_text, outcome_text, public_entries
 from referee.runtime.sandbox import DEFAULT_SANDBOX
@@ -81,6 +82,9 @@ MAX_CHOICE = 10**6
 """A move's ``choice``, at most (an index into the legal moves)."""
 SEATS = 2
 """A person against one bot."""
+CHOICES_LISTED = 400
+"""Legal moves sent as text for the list, at most (the board gets every one as JSON;
+Liar's Poker offers over 8,000 announcements)."""
 
 
 async def run_human_tables(server: Server, stop: trio.Event) -> None:
@@ -240,6 +244,10 @@ async def game_state(request: Request) -> Response:
         data = {"state": "your-move", "seconds_left": data["seconds_left"], "decision": seen}
     elif data.get("view") and shown is not None:
         data["board"] = await board_json(game, shown)
+        choices = data["view"]["choices"]
+        if len(choices) > CHOICES_LISTED:  # the board has them all (board.moves)
+            data["view"]["choices"] = choices[:CHOICES_LISTED]
+            data["view"]["choice_count"] = len(choices)
     story = tell(game)
     if game.error:
         data = {"state": "error", "error": game.error}
@@ -293,13 +301,41 @@ def seat_names(game: WebGame) -> list[dict[str, Any]]:
 
 def move_json(codec: Any, action: Any) -> dict[str, Any]:
     """A legal move as the board reads it: the game's action message as JSON, without
-    the game's name (``{"bid": {"quantity": 3, "face": 4}}``), every field printed."""
+    the game's name (``{"bid": {"quantity": 3, "face": 4}}``), every field printed,
+    enum values without their type's prefix (``FIVES``, not ``DICE_POKER_LINE_FIVES``:
+    Liar's Poker offers thousands of announcements)."""
     message = codec.encode_action(action)
     inner = getattr(message, message.WhichOneof("game"))
     data: dict[str, Any] = json_format.MessageToDict(
         inner, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )
-    return data
+    short: dict[str, Any] = _short_enums(data, enum_prefixes())
+    return short
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _move_of(game: str, action: Any) -> dict[str, Any]:
+    """:func:`move_json` of a game's action, kept (the same announcements come up at
+    every Liar's Poker decision); the answer is shared: never change it."""
+    return move_json(get_codec(game), action)
+
+
+def _short_enums(value: Any, prefixes: tuple[str, ...]) -> Any:
+    if isinstance(value, dict):
+        return {key: _short_enums(item, prefixes) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_short_enums(item, prefixes) for item in value]
+    if isinstance(value, str):
+        return _short_enum(value, prefixes)
+    return value
+
+
+@functools.cache
+def _short_enum(value: str, prefixes: tuple[str, ...]) -> str:
+    for prefix in prefixes:  # longest first
+        if value.startswith(prefix) and len(value) > len(prefix):
+            return value[len(prefix) :]
+    return value
 
 
 def _moves(game: WebGame, view: SeatView) -> list[dict[str, Any]]:
@@ -307,9 +343,12 @@ def _moves(game: WebGame, view: SeatView) -> list[dict[str, Any]]:
     :class:`sdk.human.HumanSeat` asks with), as JSON; computed once per decision."""
     if game.moves is not None and game.moves[0] == view.decision:
         return game.moves[1]
-    codec = get_codec(game.game)
     actions = legal_actions(view.observation)
-    moves = [move_json(codec, action) for action in actions]
+    try:
+        moves = [_move_of(game.game, action) for action in actions]
+    except TypeError:  # an action that cannot be a key (a plugin game's): not kept
+        codec = get_codec(game.game)
+        moves = [move_json(codec, action) for action in actions]
     if len(moves) != len(view.choices):  # not the list the seat asks from: no board moves
         moves = []
     game.moves = (view.decision, moves)

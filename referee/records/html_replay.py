@@ -66,7 +66,7 @@ from referee.gamekit.base import Game
 from referee.records.record import MatchRecord
 from referee.records.replay import ReplayStep, replay_steps
 
-__all__ = ["BASE_CSS", "json_for_script", "render_replay_html", "replay_data"]
+__all__ = ["BASE_CSS", "enum_prefixes", "json_for_script", "render_replay_html", "replay_data"]
 
 
 def count_labels(game: str) -> tuple[frozenset[str], tuple[str, ...]]:
@@ -135,7 +135,7 @@ BASE_CSS = _asset("base.css")
 
 
 @functools.cache
-def _enum_prefixes() -> tuple[str, ...]:
+def enum_prefixes() -> tuple[str, ...]:
     """The value-name prefix of every protobuf enum (``LIARS_DICE_PHASE_``), longest first.
 
     The viewer strips them, so ``LIARS_DICE_PHASE_BID`` reads ``bid``.
@@ -201,7 +201,7 @@ def replay_data(record: MatchRecord) -> dict[str, Any]:
             }
             for info in record.seats
         ],
-        "enumPrefixes": list(_enum_prefixes()),
+        "enumPrefixes": list(enum_prefixes()),
         "countKeys": sorted(count_keys),
         "countLabels": list(labels),
         "renderer": get_entry(record.game).viewer.renderer,

@@ -64,8 +64,8 @@
       fields.open = true;
       return false;
     }
-    const playable = !!(draw.playable && seatView && seatView.choices && seatView.choices.length &&
-      spec.moves && spec.moves.length === seatView.choices.length);
+    const count = seatView ? seatView.choice_count || (seatView.choices || []).length : 0;
+    const playable = !!(draw.playable && count && spec.moves && spec.moves.length === count);
     const ctx = {
       me: spec.me, seats: spec.seats, prevObs: spec.prev, facts: spec.facts,
       step: { index: 1, event_public: "" },
@@ -98,8 +98,8 @@
   }
   if (filter) filter.addEventListener("input", narrow);
 
-  /* The legal moves as a list: folded away when the board takes the moves. */
-  const LIST_LIMIT = 400;
+  /* The legal moves as a list: folded away when the board takes the moves. The server
+     lists at most its first few hundred (the board has every one). */
   function offer(seatView, onBoard) {
     choices.textContent = "";
     moveList.hidden = false;
@@ -108,7 +108,7 @@
       filter.hidden = seatView.choices.length < FILTER_FROM;
       filter.value = "";
     }
-    seatView.choices.slice(0, LIST_LIMIT).forEach(function (label, index) {
+    seatView.choices.forEach(function (label, index) {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "choice";
@@ -117,11 +117,12 @@
       button.addEventListener("click", function () { send(seatView.decision, index); });
       choices.appendChild(button);
     });
-    if (seatView.choices.length > LIST_LIMIT) {
-      const more = document.createElement("p");
-      more.className = "muted";
-      more.textContent = (seatView.choices.length - LIST_LIMIT) + " more moves: make them on the board";
-      choices.appendChild(more);
+    const more = (seatView.choice_count || 0) - seatView.choices.length;
+    if (more > 0) {
+      const note = document.createElement("p");
+      note.className = "muted";
+      note.textContent = more + " more moves: make them on the board";
+      choices.appendChild(note);
     }
   }
 
