@@ -37,6 +37,8 @@ import functools
 import logging
 import secrets
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import trio
@@ -67,7 +69,14 @@ from referee.core.catalogue import game_names, get_codec, get_entry, get_game, l
 from referee.core.events import ActionEvent, Event, apply_event
 from referee.records.html_replay import enum_prefixes, renderer_script, viewer_asset
 from referee.records.replay import observation_json
-from referee.records.transcript import PublicEntry, event_text, outcome_text, public_entries
+from referee.records.transcript import (
+    HIDDEN_CHANCE,
+    OUTCOME_MARK,
+    PRIVATE_OUTCOME,
+    PublicEntry,
+    event_text,
+    outcome_text,
+)
 from referee.runtime.sandbox import DEFAULT_SANDBOX
 from sdk.human import SeatView
 from sdk.legality import legal_actions
@@ -116,7 +125,7 @@ async def _play(server: Server, game: WebGame, plan: HumanGame, reserved: Reserv
             game.asker,
             reserved=reserved,
             sandbox=DEFAULT_SANDBOX,
-            on_event=game.events.append,
+            on_event=lambda event: seen(game, event),
         )
     except Exception as error:  # the game could not be played: say so on its page
         incident = new_incident()
@@ -128,6 +137,7 @@ async def _play(server: Server, game: WebGame, plan: HumanGame, reserved: Reserv
     finally:
         game.finished_at = time.monotonic()
         game.done = True
+        watched(game).refresh(game)  # the whole text and the final table, at once
 
 
 def _unreserve(server: Server, reserved: Reservation) -> None:
@@ -482,6 +492,88 @@ def delayed(entries: list[PublicEntry], over: bool) -> list[PublicEntry]:
     return entries[: ends[-2] + 1] if len(ends) >= 2 else []
 
 
+@dataclass
+class Watched:
+    """What spectators of a game may see, kept up to date as its events come
+    (:func:`seen`), so that a feed request does the same work whatever happened since
+    the last one: it only returns :attr:`feed` (building the text of every event at
+    each request took longer the more moves the held-back rounds held, a clock a
+    spectator could read)."""
+
+    state: Any
+    """The engine state after every event so far."""
+    entries: list[PublicEntry] = field(default_factory=list)
+    """Every event so far as someone at no seat reads it (what
+    :func:`referee.records.transcript.public_entries` gives, one event at a time)."""
+    shown: int = -1
+    """How many of the events the feed shows (the delayed ones)."""
+    over: bool = False
+    feed: dict[str, Any] = field(default_factory=dict)
+    """The text and table of the first :attr:`shown` events."""
+
+    def add(self, game: WebGame, event: Event) -> None:
+        """Read ``event`` as a viewer at no seat does (the engine's text for a viewer
+        holding no seat; an outcome only when every seat reads it alike)."""
+        engine = get_game(game.game)
+        before = self.state
+        text = event_text(engine, before, event, SEATS)
+        after = apply_event(engine, before, event)
+        number = len(self.entries) + 1
+        lines = [f"{number:4d}  {HIDDEN_CHANCE if text is None else text}"]
+        settles = False
+        if isinstance(event, ActionEvent):
+            read = {
+                outcome_text(
+                    engine, engine.observe(before, s), engine.observe(after, s), event.seat
+                )
+                for s in range(SEATS)
+            }
+            settles = read != {None}
+            if settles:
+                said = read.pop() if len(read) == 1 else PRIVATE_OUTCOME
+                lines.append(f"{OUTCOME_MARK}{said}")
+        self.entries.append(PublicEntry(tuple(lines), settles))
+        self.state = after
+
+    def refresh(self, game: WebGame) -> None:
+        """Rebuild :attr:`feed` when what it may show changed (a round settled, the game
+        ended): the delayed lines and the public table after the last of them."""
+        over = game.done
+        shown = delayed(self.entries, over)
+        if len(shown) == self.shown and over == self.over:
+            return
+        self.shown, self.over = len(shown), over
+        self.feed = {
+            "lines": [line for entry in shown for line in entry.lines],
+            "board": public_board(game, game.events[: len(shown)]),
+        }
+
+
+def watched(game: WebGame) -> Watched:
+    """The spectators' view of ``game`` (made at its first use)."""
+    if game.watched is None:
+        engine = get_game(game.game)
+        game.watched = Watched(engine.new_game(engine.default_rules(), SEATS))
+        for event in game.events:
+            game.watched.add(game, event)
+        game.watched.refresh(game)
+    found: Watched = game.watched
+    return found
+
+
+def seen(game: WebGame, event: Event) -> None:
+    """An event of ``game`` as it happens (``on_event``): kept for its player's story
+    and read for its spectators at once, not when they ask."""
+    game.events.append(event)
+    try:
+        view = watched(game)
+        view.add(game, event)
+        view.refresh(game)
+    except Exception as error:  # never the match's concern: its spectators' feed fails
+        game.watched = None
+        log.error("the spectators' feed of %s failed", game.token, exc_info=error)
+
+
 def spectator_feed(game: WebGame) -> dict[str, Any]:
     """The public, delayed view of ``game`` (``GET /watch/KEY/feed``): its text and
     its table.
@@ -489,21 +581,19 @@ def spectator_feed(game: WebGame) -> dict[str, Any]:
     Nothing in it changes when a seat moves within the held-back rounds: the lines
     are the delayed ones only, the table is drawn from the public view of the state
     after the last of them (:func:`public_board`), and no count of what is held back
-    is given (a live count told a spectator the moment each move was made)."""
-    engine = get_game(game.game)
-    over = game.done
-    events = list(game.events)
-    entries = public_entries(engine, engine.default_rules(), SEATS, events)
-    shown = delayed(entries, over)
+    is given (a live count told a spectator the moment each move was made). Both are
+    built as the events come (:class:`Watched`), so answering takes the same time
+    whatever the held-back rounds hold."""
+    view = watched(game)
+    over = view.over
     return {
         "state": "over" if over else "running",
-        "lines": [line for entry in shown for line in entry.lines],
-        "board": public_board(game, events[: len(shown)]),
+        **view.feed,
         "replay": f"/matches/{game.match.key}" if over and game.match else None,
     }
 
 
-def public_board(game: WebGame, events: list[Event]) -> dict[str, Any] | None:
+def public_board(game: WebGame, events: Sequence[Event]) -> dict[str, Any] | None:
     """The table after ``events`` as someone at no seat sees it, for the game's
     renderer: the public view of the state (``ViewerSpec.public``: no cup, no hand,
     no card's kind a seat alone knows; the same whichever seat it is read from) and

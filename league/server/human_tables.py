@@ -128,6 +128,9 @@ class WebGame:
     """How many of :attr:`events` :attr:`story` tells."""
     moves: tuple[int, list[dict[str, Any]]] | None = None
     """The legal moves of the decision asked (its number, each as JSON), computed once."""
+    watched: Any = None
+    """What spectators may see, kept as the events come
+    (:class:`league.server.human_games.Watched`)."""
 
 
 class TableRefused(Exception):

@@ -11,6 +11,7 @@ token or from another origin is refused; a page left alone loses on time.
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 from collections.abc import Iterator
@@ -20,7 +21,12 @@ from typing import Any
 
 import pytest
 
+from league.server.human_games import delayed, public_board, seen, spectator_feed, watched
+from league.server.human_tables import WebGame
+from referee.core.catalogue import game_names, get_game
+from referee.core.playout import random_playout
 from referee.records.record import MatchRecord
+from referee.records.transcript import public_entries
 from tests.server.harness import (
     Served,
     add_author,
@@ -297,3 +303,28 @@ def test_a_person_resigns_and_the_record_says_resigned(site: Site) -> None:
     assert record.reason == "forfeit"
     assert [(f.seat, f.kind.value) for f in record.faults] == [(0, "resigned")]
     assert resign(site, page, dee, token) == 409  # over: nothing to resign
+
+
+@pytest.mark.parametrize("name", sorted(game_names()))
+def test_the_spectators_feed_built_as_events_come_is_the_one_built_at_once(name: str) -> None:
+    """The feed is kept up to date event by event (so a request's time tells nothing):
+    at every moment its text and table are what reading every event so far at once
+    gives (:func:`referee.records.transcript.public_entries`, :func:`delayed`)."""
+    game = get_game(name)
+    rules = game.default_rules()
+    playout = random_playout(game, rules, 2, random.Random(4))
+    web = WebGame("t", 1, "ada", "bot", name, 0)
+    for count, event in enumerate(playout.events, start=1):
+        seen(web, event)
+        entries = public_entries(game, rules, 2, playout.events[:count])
+        shown = delayed(entries, over=False)
+        feed = spectator_feed(web)
+        assert feed["lines"] == [line for entry in shown for line in entry.lines], count
+        assert feed["board"] == public_board(web, playout.events[: len(shown)]), count
+        assert feed["state"] == "running" and feed["replay"] is None
+    web.done = True
+    watched(web).refresh(web)
+    final = spectator_feed(web)
+    assert final["state"] == "over"
+    every = public_entries(game, rules, 2, playout.events)
+    assert final["lines"] == [line for entry in every for line in entry.lines]
