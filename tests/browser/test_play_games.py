@@ -398,6 +398,8 @@ def test_a_person_who_resigns_reads_so_and_the_record_says_resigned(
     page.click("#resign-confirm")
     expect(page.locator("body[data-state=over]")).to_have_count(1, timeout=60_000)
     expect(page.locator("#ending")).to_contain_text("you resigned: you lost")
+    assert page.locator("#board button.move, #board [data-controls]").count() == 0
+    assert page.locator("#resign-box").is_hidden()
     replay = page.get_attribute("#replay-link", "href")
     record = MatchRecord.from_dict(site.get(f"/api{replay}").json())
     assert [(f.seat, f.kind.value) for f in record.faults] == [(0, "resigned")]

@@ -171,7 +171,12 @@
     clearTimeout(timer);
     choices.textContent = "";
     moveList.hidden = true;
-    if (data.view) showView(data.view, data);
+    if (data.view) {
+      showView(data.view, data);
+    } else { /* no final view (a clock run out, a resignation): no move is left to make */
+      for (const node of board.querySelectorAll("[data-controls]")) node.remove();
+      disable();
+    }
     status.textContent = "game over";
     document.getElementById("resign-box").hidden = true;
     body.dataset.state = "over";
