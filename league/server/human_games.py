@@ -248,8 +248,7 @@ async def game_state(request: Request) -> Response:
     query = request.query_params
     seen = inputs.ascii_int(query["seen"], 0, MAX_DECISION, "seen") if "seen" in query else None
     told = inputs.ascii_int(query["told"], 0, MAX_DECISION, "told") if "told" in query else 0
-    data = game.asker.snapshot(server.human_tables.limits.think_s)
-    shown = game.asker.shown()
+    data, shown = game.asker.current(server.human_tables.limits.think_s)
     if data["state"] == "your-move" and seen is not None and data["view"]["decision"] == seen:
         data = {"state": "your-move", "seconds_left": data["seconds_left"], "decision": seen}
     elif data.get("view") and shown is not None:

@@ -86,19 +86,17 @@ class WebAsker:
             self._lock.notify_all()
             return None
 
-    def shown(self) -> SeatView | None:
-        """The view the page shows now: the final one, or the pending question's."""
-        with self._lock:
-            return self.final if self.final is not None else self.view
-
-    def snapshot(self, think_s: float) -> dict[str, Any]:
+    def current(self, think_s: float) -> tuple[dict[str, Any], SeatView | None]:
+        """What the page shows now, as JSON, and the view it is made of (to draw its
+        board: taken together, so the two are of the same question)."""
         with self._lock:
             if self.final is not None:
-                return {"state": "over", "view": self.final.to_json()}
+                return {"state": "over", "view": self.final.to_json()}, self.final
             if self.view is not None:
                 left = max(0.0, think_s - (time.monotonic() - self.asked_at))
-                return {"state": "your-move", "view": self.view.to_json(), "seconds_left": left}
-            return {"state": "waiting"}
+                data = {"state": "your-move", "view": self.view.to_json(), "seconds_left": left}
+                return data, self.view
+            return {"state": "waiting"}, None
 
 
 @dataclass
