@@ -62,6 +62,16 @@
         });
         return q;
       };
+      var step = function (direction) {
+        var next = null;
+        if (state.quantity === null) { return null; }
+        bids.forEach(function (m) {
+          var q = m.body.quantity;
+          if (m.body.face !== state.face || (q - state.quantity) * direction <= 0) { return; }
+          if (next === null || (q - next) * direction < 0) { next = q; }
+        });
+        return next;
+      };
       var find = function () {
         return bids.filter(function (m) {
           return m.body.face === state.face && m.body.quantity === state.quantity;
@@ -92,12 +102,12 @@
         var shown = el("b", "quantity-value", state.quantity === null ? "\u2013" :
           String(state.quantity));
         shown.setAttribute("data-quantity", state.quantity === null ? "" : String(state.quantity));
-        minus.disabled = state.quantity === null || state.quantity <= (lowest(state.face) || 1);
-        plus.disabled = state.quantity === null || !bids.some(function (m) {
-          return m.body.face === state.face && m.body.quantity > state.quantity;
-        });
-        minus.addEventListener("click", function () { state.quantity -= 1; redraw(); });
-        plus.addEventListener("click", function () { state.quantity += 1; redraw(); });
+        /* - and + step to the next legal quantity of the face (a raise rule may skip some) */
+        var fewer = step(-1), more = step(1);
+        minus.disabled = fewer === null;
+        plus.disabled = more === null;
+        minus.addEventListener("click", function () { state.quantity = fewer; redraw(); });
+        plus.addEventListener("click", function () { state.quantity = more; redraw(); });
         add(qty, minus, shown, plus);
         send.textContent = "";
         var m = find();
