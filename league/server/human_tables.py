@@ -19,6 +19,9 @@ from referee.core.events import Event
 from referee.records.record import MatchRecord
 from sdk.human import HumanLeft, Resigned, SeatView
 
+SEATS = 2
+"""A person against one bot."""
+
 
 @dataclass(frozen=True)
 class HumanLimits:
@@ -113,7 +116,7 @@ class WebGame:
     done: bool = False
     events: list[Event] = field(default_factory=list)
     """Every engine event so far (omniscient: spectators get only their public
-    text, delayed, :func:`league.server.human_games.spectator_feed`; the player the
+    text, delayed, :func:`league.server.spectators.spectator_feed`; the player the
     engine's text for their seat, :func:`league.server.human_games.tell`)."""
     finished_at: float = 0.0
     record: MatchRecord | None = None
@@ -128,7 +131,7 @@ class WebGame:
     """The legal moves of the decision asked (its number, each as JSON), computed once."""
     watched: Any = None
     """What spectators may see, kept as the events come
-    (:class:`league.server.human_games.Watched`)."""
+    (:class:`league.server.spectators.Watched`)."""
 
 
 class TableRefused(Exception):

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from league.server.human_games import delayed, public_board, seen, spectator_feed, watched
 from league.server.human_tables import WebGame
+from league.server.spectators import delayed, public_board, seen, spectator_feed, watched
 from referee.core.catalogue import game_names, get_game
 from referee.core.playout import random_playout
 from referee.records.record import MatchRecord
