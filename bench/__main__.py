@@ -30,6 +30,7 @@ from bench import (
     engine,
     exploit_probe,
     league,
+    league_db,
     luck,
     server_load,
     startup,
@@ -81,6 +82,10 @@ class Sizes:
     server_requests: int
     fairness_matches: int
     """Hog-vs-victim matches for each of the fair-share and the before rows."""
+    league_db_matches: int
+    league_db_rounds: int
+    """A league with its database (``bench/league_db.py``): matches per run, and
+    interleaved rounds of each way of writing results."""
 
 
 FULL = Sizes(
@@ -97,6 +102,8 @@ FULL = Sizes(
     server_clients=8,
     server_requests=400,
     fairness_matches=8,
+    league_db_matches=200,
+    league_db_rounds=3,
 )
 QUICK = Sizes(
     wire_matches=6,
@@ -112,6 +119,8 @@ QUICK = Sizes(
     server_clients=4,
     server_requests=100,
     fairness_matches=4,
+    league_db_matches=80,
+    league_db_rounds=1,
 )
 SLEEP_MS = 20.0
 
@@ -480,6 +489,45 @@ def league_rows(sizes: Sizes) -> list[Row]:
         )
     rows.extend(fresh_rows)
     rows.append(workers_row(sizes))
+    rows.extend(league_db_rows(sizes))
+    return rows
+
+
+def league_db_rows(sizes: Sizes) -> list[Row]:
+    """A league with its SQLite database, through the league runner, at concurrency 8:
+    results written by the writer (batched, off the event loop's thread) and, as
+    before it, committed one by one on the event loop's thread."""
+    concurrency = 8
+    runs = league_db.compare(sizes.league_db_matches, concurrency, sizes.league_db_rounds)
+    rates = {
+        label: statistics.median(run.matches_per_s for run in done) for label, done in runs.items()
+    }
+    rows = []
+    for label, done in runs.items():
+        rows.append(
+            Row(
+                "league",
+                f"instant bots, league run with SQLite, concurrency {concurrency}: {label}",
+                rates[label],
+                unit="matches/s",
+                detail=f"median of {len(done)} interleaved rounds"
+                f" ({', '.join(f'{run.matches_per_s:.1f}' for run in done)});"
+                f" {sizes.league_db_matches} matches each, rate after the first {concurrency}"
+                f" were written; {statistics.median(run.batches for run in done):.0f}"
+                " transactions",
+            )
+        )
+    writer, before = rates["writer"], rates["commit per match"]
+    rows.append(
+        Row(
+            "league",
+            f"instant bots, league run with SQLite, concurrency {concurrency}:"
+            " result writer ÷ commit per match",
+            writer / before if before else None,
+            detail=f"{writer:.1f} vs {before:.1f} matches/s (bench/league_db.py; before the"
+            " writer, each result was committed on the event loop's thread)",
+        )
+    )
     return rows
 
 

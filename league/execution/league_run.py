@@ -1,13 +1,17 @@
 """Play a league's pending matches concurrently, resumably: :class:`LeagueRun`.
 
-Each finished match is written (result, seats, record, rating update) in one
-transaction; a match that did not finish is never written, so it stays pending
+Each finished match is written (result, seats, record, rating update) whole, in
+one transaction; a match that did not finish is never written, so it stays pending
 and the next run plays it. Bot processes are kept warm across matches.
+
+The writes happen off the event loop's thread, batched, in finishing order
+(:mod:`league.execution.result_writer`); the callbacks come after the commit.
 
 Stopping: the first Ctrl-C (SIGINT) stops starting new matches and lets the
 running ones finish and be saved; a second one abandons the running matches
-(discarded, still pending). SIGKILL at any moment loses at most the matches that
-were running.
+(discarded, still pending); finished ones waiting for the writer are still
+written. SIGKILL loses at most the matches running or waiting to be written
+(still pending: the next run plays them again, on the same deals).
 
 A match the referee aborts (its own error, e.g. a game engine bug) is stored as
 aborted (no result, no rating change), listed in :attr:`RunSummary.aborted` and
@@ -41,9 +45,11 @@ from typing import Protocol
 
 import trio
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from league.execution.executor import Executor, LocalExecutor, MatchSlot
 from league.execution.ray_executor import RayExecutor, RayOptions
+from league.execution.result_writer import Finished, Leader, ResultWriter
 from league.execution.workers import RefereeWorkers, WorkerGone, WorkerLost, WorkerStartError
 from league.store.db import session_scope
 from league.store.leagues import (
@@ -197,6 +203,11 @@ class RunOptions:
     """The lowest bot protocol version a seat may speak
     (:attr:`referee.runtime.match.Limits.min_protocol`):
     the server's ladders set its ``--min-protocol``."""
+    write_behind: bool = True
+    """Write finished matches from :class:`ResultWriter` (batched, in a worker
+    thread). False: each in a transaction of its own on the event loop's thread as it
+    finishes, stalling the matches in flight meanwhile — as runs did before; only the
+    benchmark that measures the difference sets it (``bench/league_db.py``)."""
 
 
 class ScheduleSource(Protocol):
@@ -310,6 +321,7 @@ class LeagueRun:
         """Deal groups with a match in flight (how many): the next rotation of a deal
         waits until its group has none, so one rotation is played at a time and the
         warm pool's parked processes of the earlier ones never run beside it."""
+        self.writer = ResultWriter(self._write, self._written)
 
     async def play(self) -> RunSummary:
         """Play until the queue (and the schedule source) is empty, or a stop."""
@@ -353,12 +365,16 @@ class LeagueRun:
                 outer.start_soon(self._watch_signals, outer.cancel_scope)
             if self.stop is not None:
                 outer.start_soon(self._watch_stop, self.stop, outer.cancel_scope)
-            try:
-                async with executor.running(), trio.open_nursery() as tasks:
-                    for slot in executor.slots:
-                        tasks.start_soon(self._play_on, slot)
-            except WorkerStartError as error:  # raised before any match started
-                start_error = error
+            async with trio.open_nursery() as writing:
+                writing.start_soon(self.writer.run)  # shielded: writes what it was given
+                try:
+                    async with executor.running(), trio.open_nursery() as tasks:
+                        for slot in executor.slots:
+                            tasks.start_soon(self._play_on, slot)
+                except WorkerStartError as error:  # raised before any match started
+                    start_error = error
+                finally:
+                    self.writer.close()
             outer.cancel_scope.cancel()
         if start_error is not None:
             raise start_error
@@ -384,23 +400,29 @@ class LeagueRun:
             lost_workers=lost_workers,
         )
 
-    def _report(self) -> None:
+    def _report(self, leader: Leader | None = None) -> None:
+        """Tell ``on_progress`` where the run stands; ``leader``: as a batch just
+        written left it (else read now)."""
         if self.on_progress is None:
             return
-        with session_scope(self.engine) as session:
-            entries = league_bots(session=session, league=self.league)
-        leader_entry, leader_bot = max(entries, key=lambda pair: pair[0].elo)
+        if leader is None:
+            with session_scope(self.engine) as session:
+                leader = self._leader(session)
         self.on_progress(
             Progress(
                 done=self.done,
                 total=self._run_total(),
                 played_now=self.played,
                 elapsed_s=time.monotonic() - self.started,
-                leader=leader_bot.name,
-                leader_elo=leader_entry.elo,
+                leader=leader.leader,
+                leader_elo=leader.leader_elo,
                 stopping=self.stopping,
             )
         )
+
+    def _leader(self, session: Session) -> Leader:
+        entry, bot = max(league_bots(session=session, league=self.league), key=lambda p: p[0].elo)
+        return Leader(bot.name, entry.elo)
 
     def _run_total(self) -> int:
         """The league's results when this run ends at the latest: its schedule, or
@@ -445,6 +467,8 @@ class LeagueRun:
         if not self.queue and self.schedule is not None:
             async with self._schedule_lock:
                 if not self.queue and not self._stopped():
+                    # The schedule is drawn from the results: every finished one first.
+                    await self.writer.flush()
                     self.queue.extend(reversed(await self.schedule.more()))
         # Checked again: another slot may have taken the last allowed match while
         # this one waited for the schedule.
@@ -499,15 +523,32 @@ class LeagueRun:
                 return
             finally:
                 self._done_with(pending)
-            record = result.record
-            with session_scope(self.engine) as session:
+            finished = Finished(pending, spec, result)
+            if self.options.write_behind:
+                self.writer.put(finished)
+            else:  # as runs did before the writer: the event loop waits on the database
+                self._written([finished], self._write([finished]))
+
+    def _write(self, batch: list[Finished]) -> Leader | None:
+        """Write ``batch`` in one transaction, in its order (each match whole, its
+        rating update on the ratings the ones before it left); the leader after it
+        when there is a progress report to give. Runs in the writer's worker thread
+        (on the event loop's with ``write_behind`` off)."""
+        with session_scope(self.engine) as session:
+            for finished in batch:
                 record_result(
                     session=session,
                     league=self.league,
-                    match_id=pending.match_id,
-                    record=record,
-                    logs=result.logs,
+                    match_id=finished.pending.match_id,
+                    record=finished.played.record,
+                    logs=finished.played.logs,
                 )
+            return self._leader(session) if self.on_progress is not None else None
+
+    def _written(self, batch: list[Finished], leader: Leader | None) -> None:
+        """After ``batch`` is committed: count it, tell the callbacks, report."""
+        for finished in batch:
+            spec, record = finished.spec, finished.played.record
             if record.reason == "aborted":
                 error_text = str(record.meta.get("error", ""))
                 self.aborted.append(AbortedMatch(spec.match_id, error_text))
@@ -518,7 +559,7 @@ class LeagueRun:
                 self.on_result(spec.match_id)
             if self.on_match is not None:
                 self.on_match(self._finished(spec, record))
-            self._report()
+            self._report(leader)
 
     def _finished(self, spec: MatchSpec, record: MatchRecord) -> FinishedMatch:
         faults = {fault.seat: fault.kind.value for fault in record.faults}

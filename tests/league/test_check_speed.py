@@ -19,14 +19,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from league.execution.botcheck import (
-    CheckReport,
-    DecisionClock,
-    check_bot_matches,
-    judge_speed,
-    slow_reason,
-    tree_clock,
-)
+from league.execution.bot_measures import DecisionClock, tree_clock
+from league.execution.botcheck import CheckReport, check_bot_matches, judge_speed, slow_reason
 from referee.runtime.process import BotSpec
 from referee.runtime.sandbox import DEFAULT_SANDBOX
 

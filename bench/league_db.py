@@ -1,0 +1,141 @@
+"""A league run with its database: matches/s through :class:`LeagueRun`, with finished
+matches written by the result writer (batched, in a worker thread) and, for
+comparison, each committed on the event loop's thread as it finished (as runs did
+before: ``RunOptions.write_behind=False``).
+
+    python -m bench.league_db [--matches 200] [--concurrency 8] [--rounds 3]
+
+Two :mod:`bench.instant_bot` bots in a SQLite league (no sandbox, a warm pool): the
+run is what is measured — its referee, its slots and its writes. An instant bot
+answers from a plan of its seeded match, so the run's matches are given seeds
+(:class:`SeededRun`) instead of the league's secret deals; everything else is the
+league runner's own. The two ways alternate, each round on a fresh database, and a
+rate counts the matches after the first ``concurrency`` were written (the warm
+pool's processes are started by then) up to the last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import trio
+
+from bench.instant_bot import match_id_for
+from league.execution.league_run import LeagueRun, RunOptions
+from league.store.db import open_database, session_scope
+from league.store.leagues import LeagueSettings, PendingMatch, create_league
+from league.store.registry import add_bot
+from referee.runtime.match import MatchSpec
+from referee.runtime.sandbox import NO_SANDBOX
+
+GAME = "liars_dice"
+MODES = {"writer": True, "commit per match": False}
+"""The ways of writing results: label -> ``RunOptions.write_behind``."""
+
+
+class SeededRun(LeagueRun):
+    """A league run whose match at position ``k`` is dealt from seed ``k`` and named
+    ``bench-k`` to its bots, which is what an instant bot plays from."""
+
+    def _spec(self, pending: PendingMatch) -> MatchSpec:
+        spec = super()._spec(pending)
+        return replace(
+            spec,
+            chance_key=None,
+            seed=pending.position,
+            bot_match_id=match_id_for(pending.position),
+        )
+
+
+@dataclass(frozen=True)
+class DbRun:
+    matches: int
+    wall_s: float
+    steady: int
+    """Matches counted by :attr:`matches_per_s` (those after the first ``concurrency``)."""
+    steady_s: float
+    batches: int
+    """Transactions the run's writes took."""
+
+    @property
+    def matches_per_s(self) -> float:
+        return self.steady / self.steady_s if self.steady_s > 0 else 0.0
+
+
+def db_run(matches: int, concurrency: int, *, write_behind: bool) -> DbRun:
+    """One league of ``matches`` instant-bot matches, ``concurrency`` at a time."""
+    command = f"{sys.executable} -m bench.instant_bot --prepare {GAME}:0-{matches - 1}"
+    with tempfile.TemporaryDirectory() as folder:
+        engine = open_database(f"sqlite:///{Path(folder) / 'arena.db'}")
+        try:
+            with session_scope(engine) as session:
+                for name in ("instant-a", "instant-b"):
+                    add_bot(session=session, name=name, command=command, games=[GAME])
+                create_league(
+                    session=session,
+                    name="bench",
+                    settings=LeagueSettings(
+                        GAME,
+                        ("instant-a", "instant-b"),
+                        rounds=(matches + 1) // 2,
+                        sandbox=NO_SANDBOX,
+                    ),
+                )
+            stamps: list[float] = []
+            options = RunOptions(
+                concurrency=concurrency, handle_signals=False, write_behind=write_behind
+            )
+            run = SeededRun(
+                engine, "bench", options, on_result=lambda _: stamps.append(time.perf_counter())
+            )
+            began = time.perf_counter()
+            summary = trio.run(run.play)
+            wall = time.perf_counter() - began
+        finally:
+            engine.dispose()
+    if summary.played != len(stamps) or summary.remaining:
+        raise RuntimeError(f"the league did not finish: {summary}")
+    first = min(concurrency, len(stamps) - 1)
+    batches = run.writer.batches if write_behind else summary.played
+    return DbRun(len(stamps), wall, len(stamps) - 1 - first, stamps[-1] - stamps[first], batches)
+
+
+def compare(matches: int, concurrency: int, rounds: int) -> dict[str, list[DbRun]]:
+    """``rounds`` runs of each way, alternating."""
+    runs: dict[str, list[DbRun]] = {label: [] for label in MODES}
+    for _ in range(rounds):
+        for label, write_behind in MODES.items():
+            runs[label].append(db_run(matches, concurrency, write_behind=write_behind))
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    options = parser.parse_args()
+    # The bots run `python -m bench.instant_bot` from their own directory.
+    root = str(Path(__file__).resolve().parent.parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH", "")) if p
+    )
+    runs = compare(options.matches, options.concurrency, options.rounds)
+    for label, done in runs.items():
+        rates = [run.matches_per_s for run in done]
+        print(
+            f"{label:<17} {statistics.median(rates):6.1f} matches/s"
+            f" (rounds {', '.join(f'{r:.1f}' for r in rates)};"
+            f" transactions {[run.batches for run in done]})"
+        )
+
+
+if __name__ == "__main__":
+    main()
