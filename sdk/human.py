@@ -98,6 +98,9 @@ class SeatView:
     (the engine's ``announce_news``)."""
     summary: str = ""
     """The legal moves in a line or two, in the game's notation (``move_summary``)."""
+    written: tuple[str, ...] = ()
+    """Each of ``choices`` as a person types it (the engine's ``write_move``): what
+    the terminal's numbered list shows."""
     observation: Any = dataclasses.field(default=None, compare=False, repr=False)
     """The observation itself (a page draws it with the game's replay renderer)."""
     previous: Any = dataclasses.field(default=None, compare=False, repr=False)
@@ -112,7 +115,7 @@ class SeatView:
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
-            if f.name not in ("observation", "previous", "actions")
+            if f.name not in ("observation", "previous", "actions", "written")
         }
 
     def parse(self, text: str) -> int:
@@ -289,6 +292,7 @@ class HumanSeat(Bot[Any, Any]):
         view = self._view(
             observation,
             choices=labels,
+            written=tuple(engine.write_move(a, observation) for a in actions),
             actions=tuple(actions),
             summary=engine.move_summary(observation),
         )

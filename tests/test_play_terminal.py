@@ -23,13 +23,14 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from referee.core.catalogue import get_game
 from referee.records.record import MatchRecord
-from referee.records.replay import replay_states
+from referee.records.replay import replay_states, verify
 from sdk.human import Resigned, SeatView
 from tests.test_no_tracebacks import ARENA
 
@@ -254,6 +255,9 @@ def test_resigning_forfeits_and_end_of_input_too(tmp_path: Path) -> None:
     record = stored_record(db, key.group(1))
     assert [(f.seat, f.kind.value) for f in record.faults] == [(1, "resigned")]
     assert not record.faults[0].kind.by_a_bot
+    assert verify(record) == []  # a resignation is a fault on the person's own turn
+    moved = replace(record, faults=(replace(record.faults[0], seat=0),)).sealed()
+    assert any("resigned is a fault on its turn" in p for p in verify(moved)), verify(moved)
     assert re.search(r"human:me +\S+ +resigned", text), text  # the result table says so
     standings = arena(db, "league", "standings", "humans-liars_dice", "--json")
     rows = {r["bot"]: r for r in json.loads(standings.stdout)}
@@ -305,6 +309,7 @@ def opening_view() -> SeatView:
     return SeatView(
         "liars_dice", 0, 2, ("own dice: 3 4",),
         choices=tuple(game.describe_action(a, 0, 0) for a in actions), decision=1,
+        written=tuple(game.write_move(a, observation) for a in actions),
         title=game.title, rules=game.rules_summary(observation.rules, 2),
         holding=game.holding(observation), summary=game.move_summary(observation),
         observation=observation, actions=actions,
@@ -323,7 +328,9 @@ def test_the_terminal_asker_reads_the_games_notation_and_asks_again_until_a_move
     assert "rules:" in shown and "your dice: 3 4" in shown and "moves: bid 1-4 x any face" in shown
     assert shown.count("is not a move") == 2 and "there is no move #99" in shown
     assert "only 4 dice on the table" in shown  # 5 4s: the game's words for why not
-    assert "#1 bid 1 x 1s" in shown and "#25 " not in shown  # the list, on request
+    # The list, on request: each move as it is typed, which reads back to it.
+    assert "#1 1 1s " in shown and "#24 4 6s\n" in shown and "#25 " not in shown
+    assert all(view.parse(typed) == k for k, typed in enumerate(view.written))
     assert TerminalAsker(io.StringIO("#2\n"), io.StringIO()).ask(view) == 1
     with pytest.raises(Resigned):
         TerminalAsker(io.StringIO(""), io.StringIO()).ask(view)

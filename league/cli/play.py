@@ -54,6 +54,16 @@ PROMPT = "your move (? lists them all, q resigns)> "
 T = TypeVar("T")
 
 
+def _listed(view: SeatView, index: int) -> str:
+    """The ``index``-th move of the numbered list: as the person types it, with the
+    engine's words beside a notation of a letter or two (``c (challenge)``)."""
+    label = view.choices[index]
+    if index >= len(view.written):
+        return label
+    written = view.written[index]
+    return f"{written} ({label})" if len(written) <= 2 and written != label else written
+
+
 class TerminalAsker:
     """Shows a seat's view on ``out`` and reads the move from ``source``, typed as the
     game writes it (``3 4s``, ``c``, ``full house``, ``bat as fly``) or ``#N``, the
@@ -144,7 +154,9 @@ class TerminalAsker:
 
     def _list(self, view: SeatView) -> None:
         """The numbered list of every legal move, in columns, at most :data:`LIST_MOST`."""
-        entries = [f"#{n} {label}" for n, label in enumerate(view.choices[:LIST_MOST], start=1)]
+        entries = [
+            f"#{n} {_listed(view, n - 1)}" for n in range(1, min(len(view.choices), LIST_MOST) + 1)
+        ]
         width = max(map(len, entries), default=1) + 2
         per_row = max(1, self._columns() // width)
         for start in range(0, len(entries), per_row):

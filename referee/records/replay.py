@@ -36,6 +36,7 @@ DECISION_FAULTS = frozenset(
         FaultKind.STALL,
         FaultKind.ILLEGAL_ACTION,
         FaultKind.MALFORMED_MESSAGE,
+        FaultKind.RESIGNED,  # a person resigns when asked for a move
     }
 )
 """Faults that happen on a seat's turn, after its TurnRequest was sent."""
