@@ -117,9 +117,11 @@ def seen(game: WebGame, event: Event) -> None:
     and read for its spectators at once, not when they ask."""
     game.events.append(event)
     try:
-        view = watched(game)
-        view.add(game, event)
-        view.refresh(game)
+        if game.watched is None:  # first use, or after a failure: built from every
+            watched(game)  # event so far, this one included
+        else:
+            game.watched.add(game, event)
+            game.watched.refresh(game)
     except Exception as error:  # never the match's concern: its spectators' feed fails
         game.watched = None
         log.error("the spectators' feed of %s failed", game.token, exc_info=error)

@@ -212,11 +212,14 @@ def held_uid_block(pid: int, lock_dir: Path | None = None) -> int | None:
     cannot be read)."""
     lock_dir = UID_LOCK_DIR if lock_dir is None else lock_dir
     try:
-        links = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
+        descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
     except OSError:
         return None
-    for link in links:
-        path = Path(link)
+    for fd in descriptors:
+        try:  # one closed since the listing (another thread's file) is skipped
+            path = Path(os.readlink(fd))
+        except OSError:
+            continue
         if path.parent == lock_dir and path.name.isdigit():
             return int(path.name)
     return None

@@ -306,16 +306,23 @@ def test_a_person_resigns_and_the_record_says_resigned(site: Site) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(game_names()))
-def test_the_spectators_feed_built_as_events_come_is_the_one_built_at_once(name: str) -> None:
+def test_the_spectators_feed_built_as_events_come_is_the_one_built_at_once(
+    name: str, caplog: pytest.LogCaptureFixture
+) -> None:
     """The feed is kept up to date event by event (so a request's time tells nothing):
     at every moment its text and table are what reading every event so far at once
-    gives (:func:`referee.records.transcript.public_entries`, :func:`delayed`)."""
+    gives (:func:`referee.records.transcript.public_entries`, :func:`delayed`), and it
+    is the same feed kept all along (never failed and built again)."""
     game = get_game(name)
     rules = game.default_rules()
     playout = random_playout(game, rules, 2, random.Random(4))
     web = WebGame("t", 1, "ada", "bot", name, 0)
+    kept = None
     for count, event in enumerate(playout.events, start=1):
         seen(web, event)
+        assert not caplog.records, [r.getMessage() for r in caplog.records]
+        kept = kept or web.watched
+        assert web.watched is kept, count
         entries = public_entries(game, rules, 2, playout.events[:count])
         shown = delayed(entries, over=False)
         feed = spectator_feed(web)
