@@ -4,6 +4,7 @@ traceback: the `arena` command's expected error paths, each run as a real proces
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 
 from league.store.db import open_database, session_scope
 from league.store.leagues import get_league
@@ -68,6 +70,25 @@ def with_league(cwd: Path) -> None:
         cwd, "league", "create", "cup", "--game", "liars_dice", "--bot", "random", "--bot", "other"
     )  # fmt: skip
     assert code == 0, out
+
+
+SHARED_SETUPS = (with_bots, with_ladder, with_league)
+"""Setups made by the CLI itself (a few `arena` processes each): made once per test
+process and copied, since every case that uses one starts from the same database."""
+_made: dict[Callable[[Path], None], Path] = {}
+
+
+def prepare(setup: Callable[[Path], None], cwd: Path, factory: pytest.TempPathFactory) -> None:
+    """``setup`` in ``cwd``: a copy of the one made at its first use, for a shared one."""
+    if setup not in SHARED_SETUPS:
+        setup(cwd)
+        return
+    if setup not in _made:
+        made = factory.mktemp(setup.__name__)
+        setup(made)
+        _made[setup] = made
+    for path in _made[setup].iterdir():
+        shutil.copy2(path, cwd / path.name)
 
 
 def write(name: str, text: str) -> Callable[[Path], None]:
@@ -165,8 +186,10 @@ CASES: dict[str, Case] = {
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
-def test_an_expected_error_is_one_line_not_a_traceback(case: Case, tmp_path: Path) -> None:
-    case.setup(tmp_path)
+def test_an_expected_error_is_one_line_not_a_traceback(
+    case: Case, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    prepare(case.setup, tmp_path, tmp_path_factory)
     code, out = run_arena(tmp_path, *case.args)
     assert code != 0, out
     assert "Traceback" not in out, out
@@ -178,10 +201,13 @@ def test_an_expected_error_is_one_line_not_a_traceback(case: Case, tmp_path: Pat
 @pytest.fixture
 def held(tmp_path: Path) -> Iterator[Callable[[str], None]]:
     """Hold a league's run lock as `arena serve` playing it would."""
-    engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    engines: list[Engine] = []  # opened at the first hold, on the database set up by then
     stack: list[object] = []
 
     def hold(name: str) -> None:
+        if not engines:
+            engines.append(open_database(f"sqlite:///{tmp_path / 'arena.db'}"))
+        engine = engines[0]
         with session_scope(engine) as session:
             league = get_league(session=session, name=name)
         lock = league_lock(engine, league)
@@ -191,7 +217,8 @@ def held(tmp_path: Path) -> Iterator[Callable[[str], None]]:
     yield hold
     for lock in stack:
         lock.__exit__(None, None, None)  # type: ignore[attr-defined]
-    engine.dispose()
+    for engine in engines:
+        engine.dispose()
 
 
 @pytest.mark.parametrize(
@@ -203,9 +230,10 @@ def test_a_busy_league_is_refused_in_one_line(
     setup: Callable[[Path], None],
     args: tuple[str, ...],
     tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
     held: Callable[[str], None],
 ) -> None:
-    setup(tmp_path)
+    prepare(setup, tmp_path, tmp_path_factory)
     if args[0] == "rolling":
         code, out = run_arena(tmp_path, "rolling", "enter", "ladder", "random")
         assert code == 0, out

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import pytest
 import trio
 
-from bench.cpu_fairness import Fairness, Played, play, summarize
+from bench.cpu_fairness import VICTIM_SEAT, Fairness, Played, play, summarize
 from referee.runtime import cgroups
 from tests.conftest import own_cgroups
 from tests.security.support import assert_no_processes_left, quiet_host
@@ -131,8 +131,10 @@ def test_the_hog_and_its_children_stay_on_a_core_of_their_own(
 def test_the_victim_is_never_blamed_and_nothing_is_left(runs: Runs) -> None:
     for played in (runs.fair, runs.guard):
         for record in played.records:
-            assert record.reason == "completed", record.faults
-            assert not record.faults, record.faults
-            assert record.seats[1].ready
+            # The hog may starve its own gRPC threads (8 spinners beside them) into a
+            # stall on a busy machine: its fault. The victim is never faulted.
+            assert record.reason in ("completed", "forfeit"), (record.reason, record.faults)
+            assert all(fault.seat == 1 - VICTIM_SEAT for fault in record.faults), record.faults
+            assert record.seats[VICTIM_SEAT].ready
     assert_no_processes_left()
     assert own_cgroups() == []
