@@ -514,7 +514,8 @@ def league_db_rows(sizes: Sizes) -> list[Row]:
                 f" ({', '.join(f'{run.matches_per_s:.1f}' for run in done)});"
                 f" {sizes.league_db_matches} matches each, rate after the first {concurrency}"
                 f" were written; {statistics.median(run.batches for run in done):.0f}"
-                " transactions",
+                " transactions; the event loop held by writes"
+                f" {statistics.median(run.loop_write_ms for run in done):.2f} ms per match",
             )
         )
     writer, before = rates["writer"], rates["commit per match"]
