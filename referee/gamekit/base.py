@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
@@ -441,6 +441,16 @@ class Game(ABC, Generic[RulesT, StateT, ActionT, ObsT]):
             if self.write_move(action, observation).lower().split() == wanted:
                 return action
         raise NotAMove(f"{text.strip()!r} is not a move now: {self.move_summary(observation)}")
+
+    def legal_move(self, observation: ObsT, action: ActionT, refusal: Callable[[], str]) -> ActionT:
+        """``action`` (read from a person's text by a game's :meth:`parse_move`) if it
+        is legal now; else :class:`NotAMove` giving ``refusal()`` (why not, in the
+        game's words) and what the seat may do instead."""
+        try:
+            self.check_action(observation, action)
+        except IllegalActionError:
+            raise NotAMove(f"{refusal()}. You may {self.move_summary(observation)}") from None
+        return action
 
     def move_summary(self, observation: ObsT) -> str:
         """The legal moves of the seat of ``observation`` in a line or two, never one

@@ -799,15 +799,13 @@ class CockroachPoker(Game[Rules, State, Action, Observation]):
 
     def parse_move(self, text: str, observation: Observation) -> Action:
         action = read_move(text, observation)
-        try:
-            self.check_action(observation, action)
-        except IllegalActionError:
+
+        def refusal() -> str:
             if isinstance(action, Announce) and observation.phase == "announce":
-                why = f"you hold no {Kind(action.card).label}"
-            else:
-                why = "that is not a move now"
-            raise NotAMove(f"{why}. You may {self.move_summary(observation)}") from None
-        return action
+                return f"you hold no {Kind(action.card).label}"
+            return "that is not a move now"
+
+        return self.legal_move(observation, action, refusal)
 
     def move_summary(self, observation: Observation) -> str:
         return _moves_in_short(observation)

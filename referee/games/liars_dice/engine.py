@@ -903,14 +903,9 @@ class LiarsDice(Game[Rules, State, Action, Observation]):
 
     def parse_move(self, text: str, observation: Observation) -> Action:
         action = read_move(text, observation)
-        try:
-            self.check_action(observation, action)
-        except IllegalActionError:
-            raise NotAMove(
-                f"{_bid_words(action)}: {_refusal(observation, action)}."
-                f" You may {self.move_summary(observation)}"
-            ) from None
-        return action
+        return self.legal_move(
+            observation, action, lambda: f"{_bid_words(action)}: {_refusal(observation, action)}"
+        )
 
     def move_summary(self, observation: Observation) -> str:
         return moves_in_short(self.legal_actions(observation), observation.sum_round)

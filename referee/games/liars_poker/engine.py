@@ -713,13 +713,8 @@ class LiarsPoker(Game[Rules, State, Action, Observation]):
         return "accept" if isinstance(action, Accept) else "challenge"
 
     def parse_move(self, text: str, observation: Observation) -> Action:
-        action = read_move(text, observation)
-        try:
-            self.check_action(observation, action)
-        except IllegalActionError:
-            raise NotAMove(
-                f"{_refusal(observation, action)}. You may {self.move_summary(observation)}"
-            ) from None
+        read = read_move(text, observation)
+        action = self.legal_move(observation, read, lambda: _refusal(observation, read))
         if isinstance(action, Exchange):  # the engine's own order of the discards
             wanted = sorted(action.discards, key=_CARD_ORDER)
             return next(e for e in exchanges(observation.hand or ()) if list(e.discards) == wanted)

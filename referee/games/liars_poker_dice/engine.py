@@ -604,13 +604,7 @@ class LiarsPokerDice(Game[Rules, State, Action, Observation]):
 
     def parse_move(self, text: str, observation: Observation) -> Action:
         action = read_move(text, observation)
-        try:
-            self.check_action(observation, action)
-        except IllegalActionError:
-            raise NotAMove(
-                f"{_refusal(observation, action)}. You may {self.move_summary(observation)}"
-            ) from None
-        return action
+        return self.legal_move(observation, action, lambda: _refusal(observation, action))
 
     def move_summary(self, observation: Observation) -> str:
         return _moves_in_short(observation)
