@@ -59,10 +59,10 @@ from league.store.registry import (
     parse_command,
 )
 from referee.core.events import Event
-from referee.core.faults import BotFault, BotStartupError, Resigned
+from referee.core.faults import BotFault, Resigned
 from referee.records.record import MatchRecord
 from referee.runtime.channel import BotConnection, EarlyCallback, SeatStream
-from referee.runtime.launcher import FreshLauncher, Launcher, Lease
+from referee.runtime.launcher import FreshLauncher, Launcher, Lease, connect
 from referee.runtime.match import Limits, MatchSpec, run_match
 from referee.runtime.process import BotSpec, default_bot_name
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
@@ -148,15 +148,8 @@ class _PersonLauncher:
             return
         connection = _PersonConnection(spec.address)
         connection.departure = self.departure
-        try:
-            try:
-                await connection.wait_ready(startup_s)
-            except BotStartupError as error:
-                raise BotStartupError(f"{spec.name}: {error.message}") from None
-            yield Lease(spec, connection, None)
-        finally:
-            connection.close()
-            await trio.lowlevel.checkpoint()
+        async with connect(spec, startup_s, connection) as leased:
+            yield leased
 
 
 @dataclass(frozen=True)

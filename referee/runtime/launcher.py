@@ -140,9 +140,12 @@ async def release(leased: Lease, stop_grace_s: float = 1.0) -> None:
 
 
 @asynccontextmanager
-async def connect(spec: BotSpec, startup_s: float) -> AsyncIterator[Lease]:
-    """Lease a bot service that is already running at ``spec.address``."""
-    connection = BotConnection.remote(spec)
+async def connect(
+    spec: BotSpec, startup_s: float, connection: BotConnection | None = None
+) -> AsyncIterator[Lease]:
+    """Lease a bot service that is already running at ``spec.address`` (through
+    ``connection`` when the caller made its own kind of connection to it)."""
+    connection = BotConnection.remote(spec) if connection is None else connection
     try:
         try:
             await connection.wait_ready(startup_s)
