@@ -38,6 +38,7 @@ Pure functions of the counts; the league that plays the pairs is
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -166,10 +167,18 @@ def llr(penta: Pentanomial, parameters: SprtParameters) -> float:
     """
     if penta.pairs == 0:
         return 0.0
-    counts = [max(EXACT_FLOOR, float(count)) for count in penta.counts]
-    total = sum(counts)
-    observed = [count / total for count in counts]
-    per_pair = [math.sqrt(2.0) * elo / NELO_PER_T for elo in (parameters.elo0, parameters.elo1)]
+    return _exact_llr(penta.counts, parameters.elo0, parameters.elo1)
+
+
+@functools.lru_cache(maxsize=1024)
+def _exact_llr(counts: tuple[int, ...], elo0: float, elo1: float) -> float:
+    """:func:`llr` of the counts, remembered: a run asks the same counts again (the
+    progress line, the stored state, the decision), and one exact LLR of a lopsided
+    sample takes some 60 fixed-point steps."""
+    floored = [max(EXACT_FLOOR, float(count)) for count in counts]
+    total = sum(floored)
+    observed = [count / total for count in floored]
+    per_pair = [math.sqrt(2.0) * elo / NELO_PER_T for elo in (elo0, elo1)]
     null, alternative = (_constrained_mle(observed, t) for t in per_pair)
     return total * sum(
         p * math.log(p1 / p0) for p, p0, p1 in zip(observed, null, alternative, strict=True)
@@ -205,9 +214,12 @@ def _secular_root(weights: list[float], values: list[float]) -> float:
     if not bottom < 0.0 < top:
         raise SprtError(f"no distribution on the five outcomes meets the constraint ({values})")
     low, high = -1.0 / top, -1.0 / bottom
+    products = [(w * v, v) for w, v in zip(weights, values, strict=True)]
     for _ in range(200):
         middle = (low + high) / 2.0
-        total = sum(w * v / (1.0 + middle * v) for w, v in zip(weights, values, strict=True))
+        if not low < middle < high:  # adjacent floats: every later step changes nothing
+            break
+        total = sum([product / (1.0 + middle * v) for product, v in products])
         if total > 0.0:
             low = middle
         else:
