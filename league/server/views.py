@@ -119,9 +119,12 @@ def league_standings(session: Session, name: str) -> dict[str, Any]:
     """The standings table of ``arena league standings --json``, with the league's
     progress and the bluff analytics' coverage."""
     row = league_row(session, name)
+    # The progress first: each SELECT may see a newer database than the one before it
+    # (a league runner commits between them), so read this way the table covers at
+    # least the ``done`` matches it is shown with, never fewer.
+    status = league_status(session=session, league=row)
     bluff = league_bluff(session=session, league=row)
     table = standings(session=session, league=row, samples=STANDINGS_SAMPLES, bluff=bluff)
-    status = league_status(session=session, league=row)
     rated = [s for s in table if s.rank is not None]
     return {
         "league": row.name,
