@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,8 @@ import pytest
 import trio
 
 ray = pytest.importorskip("ray")
+
+from sqlalchemy.engine import Engine  # noqa: E402
 
 import league.execution.ray_executor  # noqa: E402
 import league.execution.worker_wire  # noqa: E402
@@ -75,6 +77,22 @@ def local_ray() -> Iterator[None]:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
+
+
+@pytest.fixture
+def opened() -> Iterator[Callable[[str], Engine]]:
+    """``open_database`` whose engines are disposed when the test ends, passed or
+    failed: an engine a failed test left open was reported by the next test on the
+    worker as an unclosed PostgreSQL connection (a ResourceWarning, an error)."""
+    engines: list[Engine] = []
+
+    def open_(url: str) -> Engine:
+        engines.append(open_database(url))
+        return engines[-1]
+
+    yield open_
+    for engine in engines:
+        engine.dispose()
 
 
 def pg_database(server: str, name: str) -> str:
@@ -176,11 +194,15 @@ def test_shipped_scripts_reach_a_worker_without_them_and_are_checked(tmp_path: P
 
 
 def test_ray_on_postgresql_gives_the_local_runners_standings(
-    tmp_path: Path, postgres_server: str, local_ray: None, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    postgres_server: str,
+    local_ray: None,
+    monkeypatch: pytest.MonkeyPatch,
+    opened: Callable[[str], Engine],
 ) -> None:
-    local = open_database(f"sqlite:///{tmp_path / 'local.db'}")
+    local = opened(f"sqlite:///{tmp_path / 'local.db'}")
     total = prepare(local, rounds=2)
-    remote = open_database(pg_database(postgres_server, "ray_league"))
+    remote = opened(pg_database(postgres_server, "ray_league"))
     assert prepare(remote, rounds=2) == total  # same reproducible secret
 
     sent: list[dict[str, Any]] = []
@@ -219,8 +241,6 @@ def test_ray_on_postgresql_gives_the_local_runners_standings(
     payload = json.dumps(sent)
     assert secret.hex() not in payload and secret.hex().upper() not in payload
     assert all(job["chance_key"] == keys[job["deal_group"]] for job in sent)
-    local.dispose()
-    remote.dispose()
 
 
 # ------------------------------------------------------------ a killed worker
@@ -260,9 +280,11 @@ def ray_workers_with_bots(under: int | None = None) -> list[int]:
     return found
 
 
-def test_a_killed_ray_worker_costs_no_match(tmp_path: Path, postgres_server: str) -> None:
+def test_a_killed_ray_worker_costs_no_match(
+    tmp_path: Path, postgres_server: str, opened: Callable[[str], Engine]
+) -> None:
     url = pg_database(postgres_server, "ray_kill")
-    engine = open_database(url)
+    engine = opened(url)
     total = prepare(engine, rounds=4)
     runner = subprocess.Popen(
         [
@@ -297,7 +319,6 @@ def test_a_killed_ray_worker_costs_no_match(tmp_path: Path, postgres_server: str
     while bots_of(victims[0]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert bots_of(victims[0]) == []
-    engine.dispose()
 
 
 def test_ray_needs_the_extra_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -307,10 +328,10 @@ def test_ray_needs_the_extra_and_says_so(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_first_ctrl_c_saves_running_matches_and_leaves_nothing_running(
-    tmp_path: Path,
+    tmp_path: Path, opened: Callable[[str], Engine]
 ) -> None:
     url = f"sqlite:///{tmp_path / 'stop.db'}"
-    engine = open_database(url)
+    engine = opened(url)
     total = prepare(engine, rounds=20)
     runner = subprocess.Popen(
         [
@@ -349,7 +370,6 @@ def test_first_ctrl_c_saves_running_matches_and_leaves_nothing_running(
         time.sleep(0.1)
     assert not any(process_alive(pid) for pid in workers)
     assert [bots_of(pid) for pid in workers] == [[] for _ in workers]
-    engine.dispose()
 
 
 def assert_each_match_once_so_far(engine: Any) -> None:

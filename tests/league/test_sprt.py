@@ -400,6 +400,7 @@ def wait_for_pairs(
         seen |= running
         if running and finished_pairs(url, league) >= pairs:
             return seen
+        time.sleep(0.02)  # a look costs a /proc walk and a database open: not a busy loop
     raise AssertionError(
         f"{pairs} pairs not finished with bots running in 120 s"
         f" ({finished_pairs(url, league)} finished, {len(seen)} processes seen)"
