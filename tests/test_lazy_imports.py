@@ -471,9 +471,9 @@ def _run_cli(*args: str) -> str:
     return (
         "import contextlib, io, sys\n"
         f"sys.argv = ['arena', {', '.join(repr(a) for a in args)}]\n"
-        "from league.cli import main\n"
+        "from league.cli import run\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
-        "    main()\n"
+        "    run()\n"
     )
 
 

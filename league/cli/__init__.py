@@ -7,7 +7,10 @@ none of them).
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
+import threading
 from typing import Annotated
 
 import typer
@@ -71,7 +74,18 @@ def root(
 
 
 def main() -> None:
-    """Entry point of the ``arena`` script."""
+    """Entry point of the ``arena`` script (and ``python -m league.cli``): :func:`run`,
+    then the process ends at once (:func:`leave_now`)."""
+    try:
+        run()
+    except SystemExit as done:  # how every command ends (click exits with its code)
+        leave_now(done.code)
+        raise
+
+
+def run() -> None:
+    """The command ``sys.argv`` names, ending in ``SystemExit`` with its exit code, as
+    click's commands end; what :func:`main` runs, for callers that go on afterwards."""
     try:
         app()
     except KeyboardInterrupt:
@@ -82,6 +96,33 @@ def main() -> None:
             raise
         typer.echo(f"error: {error}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+def leave_now(code: object) -> None:
+    """End the process with ``code`` at once, after what ending it normally does for
+    others (``atexit`` handlers: logging, temporary directories, …; stdout and stderr
+    flushed), but without tearing down the interpreter: freeing every module's objects
+    took 0.4 s of CPU after ``arena league list`` had printed (0.8 s), paid by every
+    command. Returns (the normal ending follows) when another thread still runs or
+    when flushing fails (a closed pipe: the normal ending reports it), and under a
+    profiler or tracer."""
+    if not (code is None or isinstance(code, int)):
+        return  # sys.exit("message"): the interpreter prints it
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return  # under cProfile or a debugger: they report after the program ends
+    if any(
+        t.is_alive() and not t.daemon
+        for t in threading.enumerate()
+        if t is not threading.current_thread()
+    ):
+        return
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code or 0)
 
 
 def _one_line_error(error: Exception) -> bool:
