@@ -574,6 +574,7 @@ def startup_rows(sizes: Sizes) -> list[Row]:
     then the median of the rounds: one slow launch of either side moves one round."""
     helps = [startup.cli_help(sizes.startup_runs) for _ in range(WIRE_ROUNDS)]
     healths = [startup.health_times(sizes.startup_runs) for _ in range(WIRE_ROUNDS)]
+    endings = [startup.cli_ending(sizes.startup_runs) for _ in range(WIRE_ROUNDS)]
     rows = []
     for name, target, rounds, what in (
         ("`arena --help` ÷ `python -c 'import typer'`", 2.0, helps, ""),
@@ -582,6 +583,12 @@ def startup_rows(sizes: Sizes) -> list[Row]:
             1.5,
             healths,
             "example_bots.liars_dice_random, ",
+        ),
+        (
+            "`arena league list` CPU: quick ending ÷ interpreter teardown",
+            1.0,
+            endings,
+            "CPU seconds, not wall; ",
         ),
     ):
         ratios = [ours / theirs for ours, theirs in rounds]

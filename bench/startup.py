@@ -46,6 +46,37 @@ def cli_help(runs: int) -> tuple[float, float]:
     return statistics.median(helps), statistics.median(typers)
 
 
+def _cpu(argv: list[str], env: dict[str, str]) -> float:
+    """CPU seconds (user + system) of the process ``argv`` and its children."""
+    process = subprocess.Popen(
+        argv,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{argv} exited with {process.returncode}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def cli_ending(runs: int) -> tuple[float, float]:
+    """Median CPU seconds of ``arena league list`` (a database command, on a fresh
+    SQLite file) as the ``arena`` script runs it (``league.cli.main``: it ends the
+    process at once) and as Python's normal ending would (``league.cli.run``, then
+    the interpreter's teardown)."""
+    ending = "import sys; sys.argv = ['arena', 'league', 'list']; from league.cli import {0}; {0}()"
+    quick, normal = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
+        env = dict(os.environ, ARENA_DB=f"sqlite:///{Path(tmp) / 'arena.db'}")
+        for _ in range(runs):
+            quick.append(_cpu([sys.executable, "-c", ending.format("main")], env))
+            normal.append(_cpu([sys.executable, "-c", ending.format("run")], env))
+    return statistics.median(quick), statistics.median(normal)
+
+
 def _time_to_health(argv: list[str]) -> float:
     """Seconds from spawning ``argv`` until its Health answers on a unix socket."""
     with tempfile.TemporaryDirectory(prefix="bench-health-") as tmp:
