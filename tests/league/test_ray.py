@@ -311,7 +311,9 @@ def test_a_killed_ray_worker_costs_no_match(
         if runner.poll() is None:
             runner.kill()
             runner.communicate()
-    assert runner.returncode == 0, (out, err)
+    assert runner.returncode == 0, (
+        f"exit {runner.returncode}\nstdout:\n{out[-4000:]}\nstderr:\n{err[-4000:]}"
+    )
     assert f"played {total} matches" in out and "0 remaining" in out, out
     assert not process_alive(victims[0])
     assert_each_match_once(engine, total)
