@@ -288,9 +288,11 @@ class LiarsDiceRoundBaseline(LiarsDiceBaseline):
         return won * match_win(mine, theirs - 1, 0) + (1 - won) * match_win(mine - 1, theirs, 1)
 
 
-def _face_counts(hand: Sequence[int], wild: int | None) -> tuple[tuple[int, ...], int]:
+@cache
+def _face_counts(hand: tuple[int, ...], wild: int | None) -> tuple[tuple[int, ...], int]:
     """Per face 1..6 the dice that count for it (wilds added to the other faces), and
-    the hand's best face (most dice, the highest face on a tie)."""
+    the hand's best face (most dice, the highest face on a tie). Remembered: a
+    distribution meets each hand once per hand of the other seat (252 × 252 pairs)."""
     wilds = hand.count(wild) if wild is not None else 0
     counts = tuple(hand.count(face) + (wilds if face != wild else 0) for face in range(1, 7))
     best = max(range(1, 7), key=lambda face: (counts[face - 1], face))
@@ -308,15 +310,8 @@ def _hand_pair(
         return _dice_strength(mine, wild, True), _dice_strength(theirs, wild, True)
     if not mine or not theirs:
         return _dice_strength(mine, wild, False), _dice_strength(theirs, wild, False)
-    return _best_face_features(_face_counts(mine, wild), _face_counts(theirs, wild))
-
-
-def _best_face_features(
-    mine: tuple[tuple[int, ...], int], theirs: tuple[tuple[int, ...], int]
-) -> tuple[int, ...]:
-    """:func:`_hand_pair`'s features outside a sum round, from both hands'
-    :func:`_face_counts`."""
-    (my_counts, my_best), (their_counts, their_best) = mine, theirs
+    my_counts, my_best = _face_counts(tuple(mine), wild)
+    their_counts, their_best = _face_counts(tuple(theirs), wild)
     return (
         my_counts[my_best - 1],
         their_counts[my_best - 1],
@@ -330,21 +325,11 @@ def _hand_pair_distribution(
     mine: int, theirs: int, wild: int | None, sum_round: bool
 ) -> tuple[tuple[tuple[int, ...], float], ...]:
     """P(features) of :func:`_hand_pair` over both seats' fresh rolls (every sorted hand
-    of each seat with its weight: both hands are independent). Outside a sum round each
-    hand's face counts are taken once, not once per pair of hands (five dice each:
-    252 hands a side, 63,504 pairs)."""
+    of each seat with its weight: both hands are independent)."""
     out: dict[tuple[int, ...], float] = {}
-    if sum_round or not mine or not theirs:
-        for first, p in sorted_rolls(mine):
-            for second, q in sorted_rolls(theirs):
-                cell = _hand_pair(first, second, wild, sum_round)
-                out[cell] = out.get(cell, 0.0) + p * q
-        return tuple(sorted(out.items()))
-    their_hands = [(_face_counts(second, wild), q) for second, q in sorted_rolls(theirs)]
     for first, p in sorted_rolls(mine):
-        my_hand = _face_counts(first, wild)
-        for their_hand, q in their_hands:
-            cell = _best_face_features(my_hand, their_hand)
+        for second, q in sorted_rolls(theirs):
+            cell = _hand_pair(first, second, wild, sum_round)
             out[cell] = out.get(cell, 0.0) + p * q
     return tuple(sorted(out.items()))
 
