@@ -71,6 +71,7 @@ def root(
 ) -> None:
     """Bluff Arena: a referee and league runner for bluffing-game bots."""
     ctx.obj = Context(db_url=db)
+    ctx.call_on_close(ctx.obj.close)
 
 
 def main() -> None:

@@ -54,6 +54,13 @@ class Context:
                 raise fail(str(error)) from None
         return self._engine
 
+    def close(self) -> None:
+        """Close the database's connections (when the command is done: a command run
+        in another program's process, as tests run them, leaves none open)."""
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     """Print ``error: message`` to stderr and return the exit to raise."""
