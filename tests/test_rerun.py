@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_no_tracebacks import ARENA
+from tests.cli_in_process import arena_in_process
 
 TRUTHFUL = f"{sys.executable} -m example_bots.liars_dice_truthful"
 CHALLENGER = f"{sys.executable} -m tests.bots.always_challenge"
@@ -22,13 +22,7 @@ pytestmark = pytest.mark.e2e
 
 
 def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, "--db", f"sqlite:///{db}", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return arena_in_process("--db", f"sqlite:///{db}", *args)
 
 
 def played_league(tmp_path: Path, *, play: bool = True) -> Path:

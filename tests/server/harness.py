@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from tests.cli_in_process import arena_in_process
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT_BOT = "<script>alert(1)</script>"
 """A bot name the registry accepts (no spaces) that must never run as script."""
@@ -28,16 +30,10 @@ SCRIPT_LEAGUE = "<svg/onload=alert(2)>"
 
 
 def arena(*args: str, db: str, check: bool = True, timeout: float = 120) -> str:
-    """Run ``arena ARGS`` on the database ``db``; its stdout."""
-    done = subprocess.run(
-        [sys.executable, "-m", "league.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "ARENA_DB": db},
-        cwd=ROOT,
-        check=False,
-    )
+    """Run ``arena ARGS`` on the database ``db``, in this process
+    (:mod:`tests.cli_in_process`); its stdout. (``timeout``: kept for callers; an
+    in-process command has no process to time out.)"""
+    done = arena_in_process("--db", db, *args)
     if check and done.returncode != 0:
         raise AssertionError(f"arena {' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
     return done.stdout
