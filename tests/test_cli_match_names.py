@@ -17,21 +17,14 @@ import pytest
 import typer
 
 from league.cli.common import MatchName, parse_match_name
-from tests.test_no_tracebacks import ARENA
+from tests.cli_in_process import arena_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 CHALLENGER = f"{sys.executable} -m tests.bots.always_challenge"
 
 
 def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, "--db", f"sqlite:///{db}", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        cwd=ROOT,
-    )
+    return arena_in_process("--db", f"sqlite:///{db}", *args)
 
 
 @pytest.mark.parametrize(
