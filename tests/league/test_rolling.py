@@ -40,6 +40,7 @@ from league.store.rolling_ladders import (
 from league.store.standings import standings
 from league.web.report import write_league_report
 from referee.runtime.sandbox import SandboxConfig
+from tests.cli_in_process import arena_in_process
 from tests.league.test_resume import bots_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -356,13 +357,7 @@ def test_cli_create_enter_status(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'cli.db'}"
 
     def arena(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "league.cli", "--db", url, *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        done = arena_in_process("--db", url, *args)
         assert done.returncode == 0, done.stderr
         return done.stdout
 

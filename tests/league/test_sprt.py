@@ -48,6 +48,7 @@ from league.store.sprt_tests import (
 )
 from league.store.standings import standings
 from referee.runtime.sandbox import SandboxConfig
+from tests.cli_in_process import arena_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = f"{sys.executable} -m example_bots.liars_dice_random"
@@ -224,13 +225,8 @@ async def test_a_run_stops_when_h1_is_accepted_and_a_rerun_plays_nothing(engine:
 
 
 def arena(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "league.cli", "--db", url, *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """``arena`` in this process (the stop tests start it as a process: start_sprt)."""
+    return arena_in_process("--db", url, *args)
 
 
 def test_cli_accepts_h1_on_sandboxed_bots_and_resumes(tmp_path: Path) -> None:
