@@ -128,17 +128,26 @@ def test_observations_do_not_leak_and_survive_the_wire(name: str, data: st.DataO
     playout = random_playout(game, rules, num_seats, random.Random(seed))
     rng = random.Random(seed ^ 0x5EED)
     step = max(1, len(playout.states) // 25)
-    for state in (*playout.states[::step], playout.final):
+    for index, state in enumerate((*playout.states[::step], playout.final)):
         actor = game.to_act(state)
         for seat in range(num_seats):
             observation = game.observe(state, seat)
-            encoded = codec.observation_bytes(observation)
-            assert codec.decode_observation(codec.encode_observation(observation)) == observation
+            # The wire (a round trip, and the same bytes whatever is hidden: equality
+            # could overlook a field) for one seat per state, in turn: a long Liar's
+            # Poker history costs 25 ms an encoding and as much to decode, and every
+            # seat's at every state took this test to 55-167 s.
+            on_the_wire = seat == index % num_seats
+            if on_the_wire:
+                message = codec.encode_observation(observation)
+                encoded = message.SerializeToString(deterministic=True)  # observation_bytes
+                assert codec.decode_observation(message) == observation
             for _ in range(2):
                 other = game.perturb_hidden(state, seat, rng)
                 assert game.to_act(other) == actor
-                assert game.observe(other, seat) == observation
-                assert codec.observation_bytes(game.observe(other, seat)) == encoded
+                hidden_changed = game.observe(other, seat)
+                assert hidden_changed == observation
+                if on_the_wire:
+                    assert codec.observation_bytes(hidden_changed) == encoded
             legal = game.legal_actions(observation)
             if actor == seat:
                 assert legal, f"seat {seat} to act with no legal action"
