@@ -104,7 +104,7 @@ def _seed(tmp: Path) -> tuple[str, Path]:
             )
     engine.dispose()
     for league in ("cup", "critters"):
-        arena("league", "run", league, "--concurrency", "2", "--no-progress", db=db, timeout=300)
+        arena("league", "run", league, "--concurrency", "2", "--no-progress", db=db)
     report = tmp / "report" / "cup.html"
     arena("league", "report", "cup", "--html", str(report), "--samples", "100", db=db)
     return db, home

@@ -29,10 +29,9 @@ SCRIPT_BOT = "<script>alert(1)</script>"
 SCRIPT_LEAGUE = "<svg/onload=alert(2)>"
 
 
-def arena(*args: str, db: str, check: bool = True, timeout: float = 120) -> str:
+def arena(*args: str, db: str, check: bool = True) -> str:
     """Run ``arena ARGS`` on the database ``db``, in this process
-    (:mod:`tests.cli_in_process`); its stdout. (``timeout``: kept for callers; an
-    in-process command has no process to time out.)"""
+    (:mod:`tests.cli_in_process`); its stdout."""
     done = arena_in_process("--db", db, *args)
     if check and done.returncode != 0:
         raise AssertionError(f"arena {' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
