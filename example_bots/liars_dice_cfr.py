@@ -43,7 +43,7 @@ from example_bots.liars_dice_cfr_solver import (
     history_of,
 )
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
-from sdk import run
+from sdk import Mixed, run
 from sdk.bot import MatchInfo
 from sdk.liars_dice import Action, Bid, Challenge, Observation, is_legal
 
@@ -165,22 +165,19 @@ class CfrLiarsDiceBot(ProbabilityLiarsDiceBot):
         total = sum(legal.values())
         return {a: p / total for a, p in legal.items()} if total > 0 else None
 
-    def act(self, observation: Observation) -> Action:
-        policy = self.table
-        if policy is None:
+    def act(self, observation: Observation) -> Action | Mixed:  # type: ignore[override]
+        # (the base bot answers with one action; this one answers mixed where it can)
+        """A mixed move from the table (the referee draws the action); the probability
+        bot's action where the table does not cover the match."""
+        if self.table is None:
             return super().act(observation)
         bids = tuple(placed.bid for placed in observation.bids)
         if not all(isinstance(bid, Bid) for bid in bids):
             raise SolverError(f"face bids expected in this configuration, got {bids!r}")
-        face_bids = tuple(bid for bid in bids if isinstance(bid, Bid))
-        hand = tuple(sorted(observation.own_dice))
-        probabilities = policy.probabilities(hand, face_bids)
-        actions: list[Action] = [*policy.game.bids, Challenge()]
-        weights = [float(p) for p in probabilities]
-        action = self.rng.choices(actions, weights)[0]
-        if not is_legal(observation, action):
-            raise SolverError(f"the table chose {action!r}, illegal after {face_bids!r}")
-        return action
+        stated = self.policy(observation)
+        if stated is None:
+            raise SolverError(f"the table has no legal action after {bids!r}")
+        return Mixed(stated)
 
 
 _POLICIES: dict[int, Policy] = {}

@@ -33,7 +33,7 @@ from example_bots.liars_dice_cfr_full_solver import (
     hands_of,
 )
 from example_bots.liars_dice_posterior import PosteriorLiarsDiceBot
-from sdk import run
+from sdk import Mixed, run
 from sdk.bot import MatchInfo
 from sdk.liars_dice import Action, Bid, Challenge, Observation, SumBid, is_legal
 
@@ -178,12 +178,13 @@ class FullCfrLiarsDiceBot(PosteriorLiarsDiceBot):
             return None
         return self.table.probabilities(observation)
 
-    def act(self, observation: Observation) -> Action:
+    def act(self, observation: Observation) -> Action | Mixed:  # type: ignore[override]
+        # (the base bot answers with one action; this one answers mixed where it can)
+        """A mixed move from the table (the referee draws the action); the fallback
+        bot's action where the table does not cover the match."""
         if self.table is None:
             return super().act(observation)
-        probabilities = self.table.probabilities(observation)
-        actions = list(probabilities)
-        return self.rng.choices(actions, [probabilities[a] for a in actions])[0]
+        return Mixed(self.table.probabilities(observation))
 
 
 def _parse_bid(text: str) -> Bid | SumBid:

@@ -5,7 +5,8 @@ python -m example_bots.liars_dice_random
 
 from __future__ import annotations
 
-from sdk import Bot, run
+from example_bots.uniform import uniform
+from sdk import Bot, Mixed, run
 from sdk.liars_dice import Action, Observation, legal_actions
 
 
@@ -15,8 +16,9 @@ class RandomLiarsDiceBot(Bot[Observation, Action]):
     game = "liars_dice"
     name = "liars-dice-random"
 
-    def act(self, observation: Observation) -> Action:
-        return self.rng.choice(legal_actions(observation))
+    def act(self, observation: Observation) -> Action | Mixed:
+        """A mixed move: the referee draws the action, uniformly among the legal ones."""
+        return uniform(legal_actions(observation), self.rng)
 
     def policy(self, observation: Observation) -> dict[Action, float]:
         """The exact policy (``arena exploit --in-process`` reads it instead of sampling)."""

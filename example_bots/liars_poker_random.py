@@ -5,7 +5,8 @@ python -m example_bots.liars_poker_random
 
 from __future__ import annotations
 
-from sdk import Bot, run
+from example_bots.uniform import uniform
+from sdk import Bot, Mixed, run
 from sdk.liars_poker import Action, Observation, legal_actions
 
 
@@ -15,8 +16,10 @@ class RandomLiarsPokerBot(Bot[Observation, Action]):
     game = "liars_poker"
     name = "liars-poker-random"
 
-    def act(self, observation: Observation) -> Action:
-        return self.rng.choice(legal_actions(observation))
+    def act(self, observation: Observation) -> Action | Mixed:
+        """A mixed move: the referee draws the action, uniformly among the legal ones
+        (:func:`example_bots.uniform.uniform`)."""
+        return uniform(legal_actions(observation), self.rng)
 
 
 if __name__ == "__main__":

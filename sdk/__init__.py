@@ -16,8 +16,17 @@ gRPC stays hidden: ``run`` serves the bot on the address the referee chose.
 observation of any game (:mod:`sdk.legality`).
 """
 
-from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
+from sdk.bot import Bot, MatchInfo, MatchResult, Mixed, SeatResult
 from sdk.legality import is_legal, legal_actions
 from sdk.serve import run
 
-__all__ = ["Bot", "MatchInfo", "MatchResult", "SeatResult", "is_legal", "legal_actions", "run"]
+__all__ = [
+    "Bot",
+    "MatchInfo",
+    "MatchResult",
+    "Mixed",
+    "SeatResult",
+    "is_legal",
+    "legal_actions",
+    "run",
+]

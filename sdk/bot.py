@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from referee.core.mixed import Mixed as Mixed
+
 ObsT = TypeVar("ObsT")
 ActionT = TypeVar("ActionT")
 
@@ -69,8 +71,13 @@ class Bot(ABC, Generic[ObsT, ActionT]):
         self.rng = random.Random(f"{match.match_id}:{match.seat}")
 
     @abstractmethod
-    def act(self, observation: ObsT) -> ActionT:
-        """Return this seat's action for the observation (its turn)."""
+    def act(self, observation: ObsT) -> ActionT | Mixed:
+        """Return this seat's action for the observation (its turn), or a mixed move:
+        ``Mixed({action: probability, ...})`` over legal actions, summing to 1; the
+        referee then draws the action played from it with its own chance (the
+        probabilities are never shown to another seat). A bad mixed move (a negative
+        probability, a bad sum, an illegal action with weight) is the fault
+        ``bad_probabilities``."""
 
     def policy(self, observation: ObsT) -> Mapping[ActionT, float] | None:
         """Optional: this seat's action probabilities at ``observation``, or ``None``.

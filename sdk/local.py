@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from referee.core.catalogue import get_game
-from referee.core.chance import chance_stream
+from referee.core.chance import ChanceStream, key_from_seed, new_secret
 from referee.core.driver import MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent, Event
+from referee.core.mixed import mixed_key
 from referee.gamekit.base import CHANCE, ChanceSource, Game, Outcome
 from referee.gamekit.fast import maker
 from referee.gamekit.fast_chance import FastChance
@@ -64,22 +65,33 @@ def _rules(
     return found
 
 
-def _chance_source(seed: int | None, chance_key: bytes | None, fast: bool) -> ChanceSource:
-    if fast:
-        if chance_key is not None:
-            raise ValueError("fast_chance draws from seed, not from a chance key")
-        return FastChance(seed)
-    return chance_stream(seed=seed, key=chance_key)
+def _chance_source(
+    seed: int | None, chance_key: bytes | None, fast: bool
+) -> tuple[ChanceSource, bytes]:
+    """Where the match's chance comes from, and the key of its mixed draws (from the
+    match's chance key, as the referee's: :func:`referee.core.mixed.mixed_key`)."""
+    if fast and chance_key is not None:
+        raise ValueError("fast_chance draws from seed, not from a chance key")
+    if chance_key is not None:
+        key = chance_key
+    elif seed is not None:
+        key = key_from_seed(seed)
+    else:
+        key = new_secret()
+    return (FastChance(seed) if fast else ChanceStream(key)), mixed_key(key)
 
 
 def _play(
     game: Game[Any, Any, Any, Any],
     rules: Any,
     seats: Sequence[Policy],
-    rng: ChanceSource,
+    sources: tuple[ChanceSource, bytes],
 ) -> tuple[MatchDriver, list[Event]]:
-    """Step one match: chance from ``rng``, seat ``i``'s action from ``seats[i]``."""
+    """Step one match: chance from ``rng``, seat ``i``'s action from ``seats[i]`` (a
+    mixed move's drawn with the mixed key, its distribution kept in the event)."""
+    rng, key = sources
     driver = MatchDriver(game, rules, len(seats))
+    driver.mixed_key = key
     events: list[Event] = []
     append, to_act, play_turn = events.append, game.to_act, driver.play_turn
     while (actor := to_act(driver.state)) is not None:
@@ -88,7 +100,7 @@ def _play(
             append(_chance_event(outcome))
             driver.apply_chance(outcome)
         else:
-            append(_action_event(actor, play_turn(actor, seats[actor])))
+            append(_action_event(actor, play_turn(actor, seats[actor]), driver.last_policy))
     return driver, events
 
 
@@ -112,7 +124,7 @@ def play_local(
     game = get_game(game_name)
     parsed, formatted = _rules(game, rules)
     num_seats = len(bots)
-    rng = _chance_source(seed, chance_key, fast_chance)
+    sources = _chance_source(seed, chance_key, fast_chance)
     if not match_id:
         match_id = f"local-{seed}" if seed is not None else f"local-{uuid.uuid4().hex[:12]}"
     players = [factory() for factory in bots]
@@ -127,7 +139,7 @@ def play_local(
                 raw_rules=dict(formatted),
             )
         )
-    driver, events = _play(game, parsed, [bot.act for bot in players], rng)
+    driver, events = _play(game, parsed, [bot.act for bot in players], sources)
     state = driver.state
     outcome = game.outcome(state)
     results = tuple(
@@ -160,6 +172,6 @@ def play_callables(
     """
     game = get_game(game_name)
     parsed, _ = _rules(game, rules)
-    rng = _chance_source(seed, chance_key, fast_chance)
-    driver, events = _play(game, parsed, policies, rng)
+    sources = _chance_source(seed, chance_key, fast_chance)
+    driver, events = _play(game, parsed, policies, sources)
     return LocalMatch(game.outcome(driver.state), tuple(events))

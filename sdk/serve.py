@@ -14,6 +14,7 @@ to this bot and the token is not sent in clear.
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import sys
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
     from referee.wire.base import Codec
     from referee.wire.deltas import DeltaDecoder
-from sdk.bot import Bot, MatchInfo, MatchResult, SeatResult
+from sdk.bot import Bot, MatchInfo, MatchResult, Mixed, SeatResult
 
 SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.max_receive_message_length", 16 << 20),
@@ -142,6 +143,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     ) -> bot_pb2.TurnResponse:
         observation = observations.decode(turn.observation)
         action = _told(bot.act)(observation)
+        nonce = turn.nonce if self.protocol_version >= NONCE_PROTOCOL else ""
+        if type(action) is Mixed:
+            return bot_pb2.TurnResponse(turn=turn.turn, nonce=nonce, mixed=self._mixed(action))
         try:
             encoded = self.codec.encode_action(action)
         except Exception as error:  # the bot returned something that is not an action
@@ -150,9 +154,28 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 file=sys.stderr,
             )
             encoded = bot_pb2.Action()
-        nonce = turn.nonce if self.protocol_version >= NONCE_PROTOCOL else ""
         stated = self._stated_policy(bot, observation) if turn.want_policy else []
         return bot_pb2.TurnResponse(turn=turn.turn, action=encoded, nonce=nonce, policy=stated)
+
+    def _mixed(self, move: Mixed) -> list[bot_pb2.ActionProbability]:
+        """A mixed move's entries as sent; an entry that is not an action of this game
+        is sent empty (the referee then faults the answer as malformed)."""
+        out = []
+        for action, probability in move.probabilities.items():
+            try:
+                encoded = self.codec.encode_action(action)
+            except Exception as error:  # the bot's bug: say so in its own log
+                print(
+                    f"mixed move entry {action!r} is not a {self.game} action: {error!r}",
+                    file=sys.stderr,
+                )
+                encoded = bot_pb2.Action()
+            try:
+                p = float(probability)
+            except (TypeError, ValueError):  # the referee faults it: bad_probabilities
+                p = math.nan
+            out.append(bot_pb2.ActionProbability(action=encoded, probability=p))
+        return out
 
     def _stated_policy(
         self, bot: Bot[Any, Any], observation: Any

@@ -36,6 +36,7 @@ from referee.core.catalogue import get_codec, get_game
 from referee.core.chance import ChanceStream, key_from_seed
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.messages import new_match_token
+from referee.core.mixed import sampled
 from referee.gamekit.base import CHANCE, Game, draw_chance
 from referee.runtime.channel import BotConnection
 from referee.runtime.launcher import FreshLauncher
@@ -219,7 +220,7 @@ class _InProcessAsker:
         bot = self.factory()
         token = new_match_token(match_id="")
         bot.start(MatchInfo(token, self.game.name, self.rules, seat, 2, self.start_rules))
-        action = bot.act(observation)
+        action = sampled(bot.act(observation), bot.rng)
         if action not in legal:
             raise InProcessLbrError(f"illegal action {action!r} at {observation!r}")
         return action

@@ -18,6 +18,7 @@ from typing import Any
 from arena.v1 import bot_pb2
 from referee.core.digests import observation_digest
 from referee.core.events import ActionEvent, ChanceEvent, Event
+from referee.core.mixed import Distribution, Mixed, checked, draw
 from referee.gamekit.base import CHANCE, ChanceOutcome, ChanceSource, Game, draw_chance
 from referee.gamekit.fast import maker
 from referee.wire.base import Codec
@@ -78,6 +79,12 @@ class MatchDriver:
             else []
         )
         self._digest = digest
+        self.mixed_key: bytes | None = None
+        """Where :meth:`play_turn` draws a mixed move's action from
+        (:func:`referee.core.mixed.mixed_key` of the match's chance key)."""
+        self.last_policy: Distribution | None = None
+        """The distribution :meth:`play_turn`'s last action was drawn from (None: the
+        seat answered with one action)."""
 
     # -- what is due --------------------------------------------------------------
 
@@ -136,19 +143,35 @@ class MatchDriver:
         """For a driver without a codec (in-process play): ask ``seat``, the seat to act,
         with ``choose(observation)`` and apply its action, as :meth:`decision` then
         :meth:`act` would (the same turn number, observation and legality check),
-        without building the :class:`Decision`. Returns the action applied."""
+        without building the :class:`Decision`. Returns the action applied.
+
+        A :class:`~referee.core.mixed.Mixed` answer is checked
+        (:class:`~referee.core.mixed.BadProbabilitiesError` if it is not a distribution
+        over legal actions) and the action drawn from it with :attr:`mixed_key`, as the
+        referee draws (:attr:`last_policy` then holds the distribution)."""
         if self._codec is not None:
             raise RuntimeError("a driver with a codec asks with decision() and act()")
         game, state = self.game, self.state
-        self.turn += 1
+        self.turn = turn = self.turn + 1
         view = game.observe(state, seat)
         action = choose(view)
+        if type(action) is Mixed:
+            action = self._drawn(turn, view, action)
+        else:
+            self.last_policy = None
         game.check_action(view, action)
         self.state = game.transition(state, seat, action)
         self.events += 1
         if self._digest is not None:
             self._digest(self.state)
         return action
+
+    def _drawn(self, turn: int, view: Any, answer: Mixed) -> Any:
+        if self.mixed_key is None:
+            raise RuntimeError("a mixed move needs the driver's mixed_key")
+        legal = self.game.legal_actions(view)
+        self.last_policy = distribution = checked(answer.probabilities.items(), legal)
+        return draw(distribution, self.mixed_key, turn)
 
     def apply(self, event: Event) -> str:
         """Apply a recorded event with full validation (replays): a decision is asked

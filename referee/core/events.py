@@ -7,7 +7,7 @@ chance outcome the referee drew and every action a seat took, in order.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from referee.gamekit.base import ChanceOutcome, Game
@@ -26,6 +26,10 @@ class ActionEvent:
 
     seat: int
     action: Any
+    policy: Any = field(default=None, compare=False)
+    """The :class:`referee.core.mixed.Distribution` ``action`` was drawn from when the
+    seat answered with a mixed move (in-process play; luck's action terms), else
+    None. Not part of the event's identity: a replay of the record has no policies."""
 
 
 Event = ChanceEvent | ActionEvent

@@ -39,6 +39,10 @@ class FaultKind(enum.StrEnum):
     """Not a valid answer: wrong kind, wrong turn number, wrong game, bad values,
     bytes that are not a PlayResponse, or a message sent before the referee asked
     for it (an answer streamed ahead of its TurnRequest, a second answer)."""
+    BAD_PROBABILITIES = "bad_probabilities"
+    """A mixed move (protocol 4) whose probabilities are not a distribution over
+    legal actions: one negative, above 1 or not finite, a sum not within 1e-6 of 1,
+    an action given twice, an illegal action with weight, too many entries."""
     RESIGNED = "resigned"
     """A person's seat only (``arena play``, a browser game), never a bot's: the
     person resigned (``q``) or left (end of input). Not a fault of a bot's kind:
@@ -99,6 +103,10 @@ class IllegalAction(BotFault):
 
 class ProtocolViolation(BotFault):
     kind = FaultKind.MALFORMED_MESSAGE
+
+
+class BadProbabilities(BotFault):
+    kind = FaultKind.BAD_PROBABILITIES
 
 
 class Resigned(BotFault):

@@ -27,7 +27,7 @@ from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.faults import FaultKind
 from referee.gamekit.base import Outcome
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 """Version 2: ``seed`` may be null (the match drew its chance from a secret key).
 Version 3: state digests by :class:`referee.core.digests.StateDigester`
 (incremental), and a seat may have taken observation deltas (``SeatInfo.deltas``;
@@ -36,8 +36,10 @@ Version 4: the protocol each seat spoke (``SeatInfo.protocol``), the opaque matc
 the seats were sent (``bot_match_id``) and the nonce of every TurnRequest
 (``nonces``, protocol 3).
 Version 5: state digests write values in canonical form
-(:func:`referee.core.digests.canonical`), not as their ``repr``."""
-READABLE_FORMATS = (1, 2, 3, 4, 5)
+(:func:`referee.core.digests.canonical`), not as their ``repr``.
+Version 6: an action drawn from a seat's mixed move (protocol 4) carries ``mixed``,
+the commitment to the probabilities (:func:`referee.core.mixed.commit`)."""
+READABLE_FORMATS = (1, 2, 3, 4, 5, 6)
 """Format 1 records (always a seed, drawn with the old ``random.Random`` stream) still load."""
 
 
@@ -101,6 +103,10 @@ class RecordedEvent:
     """The TurnRequest number this action answered."""
     obs: str | None = None
     """Digest of the observation the acting seat was sent for this decision."""
+    mixed: str | None = None
+    """The seat answered with a mixed move and the referee drew ``action`` from it: the
+    commitment to its probabilities (64 hex digits; the probabilities themselves are
+    its author's alone). Format 6."""
     state: str = ""
     """Digest of the engine state after this event."""
     hash: str = ""
@@ -344,6 +350,7 @@ def _event_from_dict(e: dict[str, Any]) -> RecordedEvent:
         at_ms=optional("at_ms", float),
         turn=optional("turn", int),
         obs=optional("obs", str),
+        mixed=optional("mixed", str),
         state=str(e.get("state", "")),
         hash=str(e.get("hash", "")),
     )

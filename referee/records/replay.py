@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -18,13 +19,14 @@ from google.protobuf import json_format
 from arena.v1 import bot_pb2
 from referee.core import messages
 from referee.core.catalogue import get_codec, get_game
-from referee.core.chance import ChanceStream
+from referee.core.chance import ChanceStream, key_from_seed
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
 from referee.core.events import ActionEvent, describe_event
 from referee.core.faults import FaultKind
+from referee.core.mixed import MixedAnswer, mixed_key, problems_with
 from referee.core.playout import legacy_match_rng, match_rng
-from referee.core.protocol import NONCE_PROTOCOL, READABLE_PROTOCOLS
+from referee.core.protocol import MIXED_PROTOCOL, NONCE_PROTOCOL, READABLE_PROTOCOLS
 from referee.gamekit.base import CHANCE, ChanceSource, Game, GameError, Outcome, forfeit
 from referee.records.record import MatchRecord, RecordedEvent, RecordError, chain_problems
 from referee.records.transcript import event_text
@@ -36,6 +38,7 @@ DECISION_FAULTS = frozenset(
         FaultKind.STALL,
         FaultKind.ILLEGAL_ACTION,
         FaultKind.MALFORMED_MESSAGE,
+        FaultKind.BAD_PROBABILITIES,
         FaultKind.RESIGNED,  # a person resigns when asked for a move
     }
 )
@@ -71,7 +74,11 @@ def record_driver(record: MatchRecord, *, digests: bool = False) -> MatchDriver:
 
 
 def verify(
-    record: MatchRecord, *, chance_key: bytes | None = None, header: bool = True
+    record: MatchRecord,
+    *,
+    chance_key: bytes | None = None,
+    header: bool = True,
+    mixed: Mapping[int, Sequence[MixedAnswer]] | None = None,
 ) -> list[str]:
     """Problems found, first differing part first; an empty list means verified.
 
@@ -86,6 +93,12 @@ def verify(
     belong to the seat whose turn it was, and the outcome must follow from the
     final state. ``header=False``: a public copy, its header's own hash unchecked
     (:func:`referee.records.record.chain_problems`).
+
+    ``mixed``: seats' mixed moves as their authors hold them (``run_match``'s
+    ``mixed``). Each must match its event's public commitment, and the action drawn
+    must be what the chance key (or the seed) draws from it; without a key, it must
+    at least have had weight. A seat named here must have an answer for every
+    mixed event of its own.
     """
     problems = chain_problems(record, header=header)
     if problems:
@@ -100,6 +113,8 @@ def verify(
     if problems:
         return problems
     problems = _event_problems(record, driver, chance_key)
+    if not problems and mixed is not None:
+        problems = _mixed_problems(record, chance_key, mixed)
     if problems:
         return problems
     return _outcome_problems(record, game, driver.state)
@@ -149,6 +164,43 @@ def _event_problems(
                 return [f"{where}: action {event.action} is not legal here: {error}"]
         if event.state != digest:
             return [f"{where}: the state after it differs from the recorded one"]
+    return []
+
+
+def _mixed_problems(
+    record: MatchRecord, chance_key: bytes | None, answers: Mapping[int, Sequence[MixedAnswer]]
+) -> list[str]:
+    """The authors' mixed moves against the record's commitments and draws."""
+    if chance_key is not None:
+        key: bytes | None = mixed_key(chance_key)
+    elif record.seed is not None and record.format >= 2:
+        key = mixed_key(key_from_seed(record.seed))
+    else:
+        key = None
+    codec = get_codec(record.game)
+    by_turn = {(seat, answer.turn): answer for seat, listed in answers.items() for answer in listed}
+    used: set[tuple[int, int]] = set()
+    for index, event in enumerate(record.events, start=1):
+        if event.seat is None or event.seat not in answers:
+            continue
+        found = by_turn.get((event.seat, event.turn or 0))
+        if event.mixed is None:
+            if found is not None:
+                return [f"event {index}: a mixed move of turn {event.turn}, but no commitment"]
+            continue
+        if found is None:
+            return [
+                f"event {index}: seat {event.seat}'s mixed move of turn {event.turn} is missing"
+            ]
+        used.add((event.seat, found.turn))
+        drawn = codec.action_from_json(event.action or {})
+        problems = problems_with(found, event.mixed, drawn, key)
+        if problems:
+            return [f"event {index}: {problem}" for problem in problems]
+    extra = sorted(set(by_turn) - used)
+    if extra:
+        seat, turn = extra[0]
+        return [f"seat {seat}: a mixed move of turn {turn} answers no event of the record"]
     return []
 
 
@@ -221,6 +273,7 @@ def _expected_chance(
 
 
 _DIGEST = re.compile(r"[0-9a-f]{16}")
+_COMMITMENT = re.compile(r"[0-9a-f]{64}")
 _NONCE = re.compile(r"[A-Za-z0-9_-]{0,64}")
 _CLOCK_SLACK_MS = 0.01
 """Rounding slack between ``elapsed_ms`` and ``at_ms`` (both rounded to 0.001 ms)."""
@@ -332,7 +385,7 @@ def _event_field_problems(
     if event.seat is None:
         if event.outcome is None or not all(_is_int(v) for v in event.outcome):
             problems.append(f"{where}: a chance event without a list of integers as outcome")
-        for name in ("action", "elapsed_ms", "turn", "obs"):
+        for name in ("action", "elapsed_ms", "turn", "obs", "mixed"):
             if getattr(event, name) is not None:
                 problems.append(f"{where}: a chance event has a {name} field")
     else:
@@ -348,6 +401,18 @@ def _event_field_problems(
             problems.append(f"{where}: obs {event.obs!r} is not an observation digest")
         if not _is_number(event.elapsed_ms) or event.elapsed_ms < 0:  # type: ignore[operator]
             problems.append(f"{where}: elapsed_ms {event.elapsed_ms!r} is not a duration")
+        if event.mixed is not None:
+            if not isinstance(event.mixed, str) or not _COMMITMENT.fullmatch(event.mixed):
+                problems.append(f"{where}: mixed {event.mixed!r} is not a commitment")
+            elif record.format < 6 or (
+                _is_int(event.seat)
+                and 0 <= event.seat < len(record.seats)
+                and record.seats[event.seat].protocol < MIXED_PROTOCOL
+            ):
+                problems.append(
+                    f"{where}: a mixed move needs record format 6 and a seat of protocol"
+                    f" {MIXED_PROTOCOL} (format {record.format})"
+                )
     if not _is_number(event.at_ms) or event.at_ms < 0:  # type: ignore[operator]
         problems.append(f"{where}: at_ms {event.at_ms!r} is not a time")
     elif event.at_ms < previous_at:  # type: ignore[operator]

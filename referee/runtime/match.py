@@ -28,11 +28,12 @@ from google.protobuf import json_format
 from arena.v1 import bot_pb2
 from referee.core import messages
 from referee.core.catalogue import get_codec, get_game
-from referee.core.chance import ChanceKeyError, ChanceStream, chance_stream, check_key
+from referee.core.chance import ChanceKeyError, ChanceStream, check_key, key_from_seed, new_secret
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.faults import (
+    BadProbabilities,
     BotFault,
     BotStartupError,
     BotTimeout,
@@ -40,7 +41,17 @@ from referee.core.faults import (
     IllegalAction,
     ProtocolViolation,
 )
-from referee.core.protocol import NONCE_PROTOCOL, PROTOCOL_VERSION, seat_protocol
+from referee.core.mixed import (
+    MAX_ENTRIES,
+    BadProbabilitiesError,
+    MixedAnswer,
+    checked,
+    commit,
+    draw,
+    mixed_key,
+    new_salt,
+)
+from referee.core.protocol import MIXED_PROTOCOL, NONCE_PROTOCOL, PROTOCOL_VERSION, seat_protocol
 from referee.gamekit.base import (
     CHANCE,
     Game,
@@ -148,7 +159,16 @@ class MatchSpec:
 
     def chance(self) -> ChanceStream:
         """The match's chance stream (a fresh secret one when neither key nor seed is set)."""
-        return chance_stream(seed=self.seed, key=self.chance_key)
+        return ChanceStream(self.key())
+
+    def key(self) -> bytes:
+        """The match's chance key: ``chance_key``, else the key of ``seed``, else a fresh
+        secret (a new one at each call)."""
+        if self.chance_key is not None:
+            return self.chance_key
+        if self.seed is not None:
+            return key_from_seed(self.seed)
+        return new_secret()
 
 
 @dataclass
@@ -232,6 +252,7 @@ async def run_match(
     observer: MessageLog | None = None,
     logs: dict[int, bytes] | None = None,
     on_event: Callable[[Event], None] | None = None,
+    mixed: dict[int, list[MixedAnswer]] | None = None,
 ) -> MatchRecord:
     """Play ``spec`` to the end and return its record. Raises only for bad specs
     (unknown game, bad rules, wrong seat count): never because of a bot.
@@ -241,9 +262,12 @@ async def run_match(
     never became ready included (what it wrote before it failed). ``on_event``
     is called with each engine event as it is applied (a live spectator's feed,
     :mod:`league.server.human_games`: it sees omniscient events and must show only
-    their public text)."""
+    their public text). ``mixed``, if given, receives each seat's mixed moves (the
+    probabilities it stated and the salt of each public commitment): like ``logs``,
+    for the seat's author only."""
     table = _Table(spec, limits or Limits(), launcher or FreshLauncher(), observer, logs)
     table.on_event = on_event
+    table.mixed_answers = mixed if mixed is not None else {}
     return await table.run()
 
 
@@ -295,6 +319,10 @@ class _Table:
         """Set when the decision loop is over: the seat tasks then close their streams."""
         self.watch = EarlyWatch()
         self.on_event: Callable[[Event], None] | None = None
+        self.mixed_answers: dict[int, list[MixedAnswer]] = {}
+        """Each seat's mixed moves, for its author (never in the record)."""
+        self.mixed_key = b""
+        """Where the mixed draws come from (:func:`referee.core.mixed.mixed_key`)."""
 
     async def run(self) -> MatchRecord:
         """Start a task per seat, play once every seat is ready or failed, seal the record."""
@@ -403,7 +431,9 @@ class _Table:
         An engine error on a well-formed action ends the match as ``aborted``: no
         fault, the error text in ``meta["error"]``.
         """
-        rng = self.spec.chance()
+        key = self.spec.key()
+        rng = ChanceStream(key)
+        self.mixed_key = mixed_key(key)
         driver = MatchDriver(
             self.game,
             self.rules,
@@ -461,8 +491,14 @@ class _Table:
             time_limit_ms=int(self.limits.decision_for(decision.seat) * 1000),
             nonce=nonce,
         )
-        action_message, elapsed = await _ask(seat, request, self.limits, self.observer, self.watch)
-        action = _decode(self.codec, action_message, quotable=self.quotable)
+        answer, elapsed = await _ask(seat, request, self.limits, self.observer, self.watch)
+        commitment: str | None = None
+        if answer.mixed:
+            action, commitment = self._draw(seat, decision, answer)
+            action_message = self.codec.encode_action(action)
+        else:
+            action_message = answer.action
+            action = _decode(self.codec, action_message, quotable=self.quotable)
         digest = self._act(driver, decision, action)
         if self.on_event is not None:
             self.on_event(ActionEvent(decision.seat, action))
@@ -474,7 +510,37 @@ class _Table:
             turn=decision.turn,
             obs=decision.digest,
             state=digest,
+            mixed=commitment,
         )
+
+    def _draw(
+        self, seat: _Seat, decision: Decision, answer: bot_pb2.TurnResponse
+    ) -> tuple[Any, str]:
+        """The action drawn from a mixed move and the public commitment to it; the
+        probabilities and the commitment's salt are kept for the seat's author."""
+        turn = decision.turn
+        if seat.protocol < MIXED_PROTOCOL:
+            raise ProtocolViolation(
+                f"answered turn {turn} with a mixed move, but spoke protocol {seat.protocol}"
+                f" (mixed moves need protocol {MIXED_PROTOCOL})"
+            )
+        if answer.HasField("action"):
+            raise ProtocolViolation(f"answered turn {turn} with both an action and a mixed move")
+        if len(answer.mixed) > MAX_ENTRIES:
+            raise BadProbabilities(
+                f"bad mixed move on turn {turn}: more than {MAX_ENTRIES} entries"
+            )
+        entries = [
+            (_decode(self.codec, entry.action, quotable=self.quotable), entry.probability)
+            for entry in answer.mixed
+        ]
+        try:
+            distribution = checked(entries, self.game.legal_actions(decision.view))
+        except BadProbabilitiesError as error:
+            raise BadProbabilities(f"bad mixed move on turn {turn}: {error}") from None
+        salt = new_salt()
+        self.mixed_answers.setdefault(seat.index, []).append(MixedAnswer(turn, salt, distribution))
+        return draw(distribution, self.mixed_key, turn), commit(salt, distribution)
 
     def _act(self, driver: MatchDriver, decision: Decision, action: Any) -> str:
         """Apply a decoded action; the engine's refusal becomes the seat's fault, and
@@ -591,7 +657,7 @@ async def _ask(
     limits: Limits,
     observer: MessageLog | None,
     watch: EarlyWatch,
-) -> tuple[bot_pb2.Action, float]:
+) -> tuple[bot_pb2.TurnResponse, float]:
     """Send one TurnRequest and wait for its answer under the seat's deadline.
 
     Raises :class:`SeatOffence` if any seat (this one included) sent a message
@@ -637,7 +703,7 @@ async def _ask(
             f" (protocol {seat.protocol}: an answer must echo the nonce of the request it"
             " answers)"
         )
-    return reply.turn.action, elapsed
+    return reply.turn, elapsed
 
 
 def _decode(codec: Codec[Any, Any], message: bot_pb2.Action, *, quotable: bool) -> Any:

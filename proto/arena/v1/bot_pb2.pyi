@@ -86,6 +86,11 @@ class _FaultKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultKind.V
     """Never a bot's: the person in a seat (a human playing a bot) resigned or left.
     A bot is told it of its opponent; it rates as a loss of that person's seat.
     """
+    FAULT_KIND_BAD_PROBABILITIES: _FaultKind.ValueType  # 8
+    """A mixed move (protocol 4) whose probabilities are not a distribution over
+    legal actions: negative, above 1 or not finite, not summing to 1 within 1e-6,
+    an action given twice, an illegal action with weight, too many entries.
+    """
 
 class FaultKind(_FaultKind, metaclass=_FaultKindEnumTypeWrapper):
     """FaultKind names every way a seat can break a match."""
@@ -112,6 +117,11 @@ not ask for: every message must answer a MatchStart or TurnRequest already sent.
 FAULT_KIND_RESIGNED: FaultKind.ValueType  # 7
 """Never a bot's: the person in a seat (a human playing a bot) resigned or left.
 A bot is told it of its opponent; it rates as a loss of that person's seat.
+"""
+FAULT_KIND_BAD_PROBABILITIES: FaultKind.ValueType  # 8
+"""A mixed move (protocol 4) whose probabilities are not a distribution over
+legal actions: negative, above 1 or not finite, not summing to 1 within 1e-6,
+an action given twice, an illegal action with weight, too many entries.
 """
 Global___FaultKind: _TypeAlias = FaultKind  # noqa: Y015
 
@@ -144,8 +154,9 @@ class HealthResponse(_message.Message):
     name: _builtins.str
     """The bot's display name."""
     protocol_version: _builtins.int
-    """Version of this protocol the bot speaks; this file is version 3. A bot that
-    says 3 (or more) must echo every TurnRequest's nonce; one that says 1 or 2
+    """Version of this protocol the bot speaks; this file is version 4. A bot that
+    says 3 (or more) must echo every TurnRequest's nonce; one that says 4 may
+    answer a turn with a mixed move (TurnResponse.mixed); one that says 1 or 2
     (or leaves it 0) is held to the older versions' rules.
     """
     @_builtins.property
@@ -411,7 +422,9 @@ Global___ActionProbability: _TypeAlias = ActionProbability  # noqa: Y015
 
 @_typing.final
 class TurnResponse(_message.Message):
-    """TurnResponse is the seat's action for one TurnRequest."""
+    """TurnResponse is the seat's action for one TurnRequest: one action, or (protocol
+    4) a mixed move, never both.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -419,19 +432,32 @@ class TurnResponse(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     NONCE_FIELD_NUMBER: _builtins.int
     POLICY_FIELD_NUMBER: _builtins.int
+    MIXED_FIELD_NUMBER: _builtins.int
     turn: _builtins.int
     """The `turn` of the TurnRequest being answered."""
     nonce: _builtins.str
     """Protocol 3: the `nonce` of the TurnRequest being answered, unchanged."""
     @_builtins.property
     def action(self) -> Global___Action:
-        """The action chosen."""
+        """The action chosen. Unset when `mixed` is given."""
 
     @_builtins.property
     def policy(self) -> _containers.RepeatedCompositeFieldContainer[Global___ActionProbability]:
         """Only when the request had want_policy and the bot offers one: its action
         probabilities at this observation (legal actions; missing ones count 0;
         summing to 1). Empty: not offered. Self-reported, see want_policy.
+        """
+
+    @_builtins.property
+    def mixed(self) -> _containers.RepeatedCompositeFieldContainer[Global___ActionProbability]:
+        """Protocol 4: a mixed move instead of `action`: a probability for each of some
+        legal actions (each in [0, 1], no action twice, summing to 1 within 1e-6;
+        actions left out count 0). The referee draws the action played from these
+        probabilities with its own keyed chance (docs/protocol.md, "Mixed moves"), so
+        the stated probabilities are the played ones. Bad probabilities (negative,
+        above 1, not finite, a bad sum, an action twice, an illegal action with
+        weight) are the fault FAULT_KIND_BAD_PROBABILITIES. No other seat ever sees
+        them; the public record holds the drawn action and a commitment to them.
         """
 
     def __init__(
@@ -441,10 +467,11 @@ class TurnResponse(_message.Message):
         action: Global___Action | None = ...,
         nonce: _builtins.str = ...,
         policy: _abc.Iterable[Global___ActionProbability] | None = ...,
+        mixed: _abc.Iterable[Global___ActionProbability] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "nonce", b"nonce", "policy", b"policy", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "mixed", b"mixed", "nonce", b"nonce", "policy", b"policy", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
