@@ -426,6 +426,24 @@ def python_runtime() -> tuple[Path, ...]:
     return tuple(sorted(paths))
 
 
+@functools.cache
+def sdk_roots() -> tuple[Path, ...]:
+    """The directories the referee imports the SDK packages from (their parents): on a
+    bot's ``PYTHONPATH`` after its own, so a bot imports the SDK the referee imports,
+    also when the referee found it through ``PYTHONPATH`` (a source checkout) rather
+    than through the environment's own paths. Only the packages are bound."""
+    roots: dict[Path, None] = {}
+    for name in SDK_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.submodule_search_locations:
+            for location in spec.submodule_search_locations:
+                roots[Path(location).resolve().parent] = None
+    return tuple(roots)
+
+
 def _minimal(paths: Iterable[Path]) -> list[Path]:
     """Drop paths inside other paths of the list (one bind covers them)."""
     result: list[Path] = []
@@ -467,7 +485,7 @@ def build_command(
     bwrap = _system_args(config, as_root)
     # The runtime and the bot's own files, read-only, at their host paths.
     own, pythonpath = bot_files(command)
-    pythonpath = [*pythonpath, *installed_games()]
+    pythonpath = [*pythonpath, *installed_games(), *sdk_roots()]
     trees = [p for p in own if config.copy_trees and tree_copy.is_tree(p, BOT_TREE_MARKER)]
     bwrap += _bot_file_args(config, own, as_root, copied=trees)
     bwrap += ["--perms", "0755", "--dir", "/run"]
