@@ -23,6 +23,7 @@ from referee.analysis import luck
 from referee.core.catalogue import get_game
 from referee.core.events import Event
 from referee.core.playout import random_playout
+from referee.games.liars_dice.baseline import LiarsDiceBaseline
 from sdk.local import play_local
 
 BOTS = {
@@ -101,7 +102,7 @@ def test_the_luck_of_seeded_matches_is_unchanged_bit_for_bit(game: str) -> None:
 
 def test_the_liars_dice_table_baseline_is_unchanged_bit_for_bit() -> None:
     rules: Any = get_game("liars_dice").parse_rules({})
-    baseline = luck.LiarsDiceBaseline()
+    baseline = LiarsDiceBaseline()
     found = {
         label: luck.luck("liars_dice", rules, 2, events, salt=label.encode(), baseline=baseline)
         for label, events in _matches("liars_dice")
