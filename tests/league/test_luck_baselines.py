@@ -1,6 +1,9 @@
-"""The luck baselines' numbers, pinned: the luck of a fixed set of seeded matches per game
-is exactly (bit for bit) what it was when the fitted tables were Python dictionaries in
-``referee/analysis/``, so moving a baseline or its data changes no result.
+"""Each game's luck baseline lives in its folder (``baseline.py``, its data in
+``baseline.json``) and is found through its registration: a plugin game brings its own,
+the data files are in their canonical form and read on first use only. And the numbers,
+pinned: the luck of a fixed set of seeded matches per game is exactly (bit for bit)
+what it was when the fitted tables were Python dictionaries in ``referee/analysis/``,
+so moving a baseline or its data changes no result.
 
 The pinned values were produced by the code of commit d4c451b (before the move), with
 the loop of :func:`_matches` and ``luck(game, rules, 2, events, salt=label.encode())``
@@ -12,19 +15,38 @@ match); re-capture them then, from the code before the change.
 
 from __future__ import annotations
 
+import json
+import math
 import random
+import subprocess
+import sys
+import tomllib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench.luck import main as bench_luck
 from league.execution.counters import bot_class
 from referee.analysis import luck
-from referee.core.catalogue import get_game
-from referee.core.events import Event
+from referee.core.catalogue import BUILTIN_GAMES, game_folder, get_entry, get_game
+from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.playout import random_playout
+from referee.gamekit import luck_baseline
+from referee.gamekit.luck_baseline import (
+    ConstantBaseline,
+    data_file,
+    format_fitted,
+    load_fitted,
+    parse_fitted,
+)
 from referee.games.liars_dice.baseline import LiarsDiceBaseline
 from sdk.local import play_local
+from tests.game_plugins.three_card_bluff import baseline as plugin_baseline
+from tests.game_plugins.three_card_bluff.engine import Call, Claim
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BOTS = {
     "liars_dice": ("liars_dice_probability", "liars_dice_random"),
@@ -108,3 +130,104 @@ def test_the_liars_dice_table_baseline_is_unchanged_bit_for_bit() -> None:
         for label, events in _matches("liars_dice")
     }
     assert found == PINNED_LIARS_DICE_TABLE
+
+
+# -- where the baselines live ------------------------------------------------------
+
+
+def test_a_plugin_game_brings_its_own_baseline() -> None:
+    """Three-Card Bluff (tests/game_plugins, installed as an entry point) names its
+    baseline in its registration and keeps its table beside it; the luck of its match
+    is that baseline's, times the coefficient in its data, and no file of
+    referee/analysis names the game."""
+    assert luck.baseline_for("three_card_bluff") is plugin_baseline.BASELINE
+    assert luck.coefficient_for("three_card_bluff") == 0.5
+    game = get_game("three_card_bluff")
+    events: list[Event] = [
+        ChanceEvent((3, 1, 2)),
+        ActionEvent(0, Claim(3)),
+        ActionEvent(1, Call()),
+    ]
+    # seat 0's 3 is worth 0.9 of (0.2, 0.5, 0.9); seat 1's 1 is worth 0.3 of (0.3, 0.6, 0.7)
+    assert luck.luck("three_card_bluff", game.parse_rules({}), 2, events) == pytest.approx(
+        (0.5 * (0.9 - 1.6 / 3), 0.5 * (0.3 - 1.6 / 3))
+    )
+    for path in (ROOT / "referee" / "analysis").rglob("*.py"):
+        assert "three_card_bluff" not in path.read_text(encoding="utf-8"), path
+
+
+def test_a_game_without_a_baseline_gets_the_constant_one() -> None:
+    assert get_entry("cockroach_poker").baseline is not None  # a constant, said so
+    assert type(luck.baseline_for("cockroach_poker")) is ConstantBaseline
+    assert type(luck.baseline_for("no_such_game")) is ConstantBaseline
+    assert luck.coefficient_for("no_such_game") == 1.0
+
+
+@pytest.mark.parametrize("game", BUILTIN_GAMES)
+def test_each_games_data_is_beside_its_baseline_in_canonical_form(game: str) -> None:
+    """The data file a baseline reads is in its game's folder, and is exactly what the
+    refit writes for its data (one cell a line, keys in order: a refit's diff shows
+    only the cells that moved)."""
+    baseline = luck.baseline_for(game)
+    assert get_entry(game).baseline == f"referee.games.{game}.baseline:BASELINE"
+    if baseline.data is None:
+        assert isinstance(baseline, ConstantBaseline)
+        return
+    path = data_file(baseline.data)
+    assert path == game_folder(game) / "baseline.json"
+    text = path.read_text(encoding="utf-8")
+    assert format_fitted(parse_fitted(text)) == text
+    assert baseline.fitted() is load_fitted(baseline.data)  # read once
+
+
+def test_the_data_files_ship_in_the_wheel() -> None:
+    """setuptools' package data carries every game folder's baseline.json."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "baseline.json" in config["tool"]["setuptools"]["package-data"]["*"]
+
+
+def test_importing_the_luck_module_loads_no_baseline_and_reads_no_data() -> None:
+    """A game's baseline module (and its data) is loaded when a match of it is measured,
+    not when the referee or the luck module is imported."""
+    probe = (
+        "import sys, json, referee.analysis.luck\n"
+        "from referee.gamekit import luck_baseline\n"
+        "print(json.dumps([sorted(m for m in sys.modules if m.endswith('.baseline')),"
+        " luck_baseline.load_fitted.cache_info().currsize]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [[], 0]
+
+
+def test_one_command_refits_a_games_data_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``python -m bench.luck --fit --game liars_poker_dice`` (on a few matches) rewrites
+    the game's data file (here a copy: the shipped one stays) with a new table and a new
+    ``b``, in the canonical form, and what is read next is the new data."""
+    reference = luck.baseline_for("liars_poker_dice").data
+    assert reference is not None
+    real = data_file(reference)
+    shipped = real.read_text(encoding="utf-8")
+    copy = tmp_path / "baseline.json"
+    copy.write_text(shipped, encoding="utf-8")
+    original = luck_baseline.data_file
+    monkeypatch.setattr(
+        luck_baseline, "data_file", lambda r: copy if r == reference else original(r)
+    )
+    load_fitted.cache_clear()
+    try:
+        args = ["--fit", "--game", "liars_poker_dice", "--fit-matches", "4", "--fit-deals", "2"]
+        assert bench_luck(args) == 0
+        refit = parse_fitted(copy.read_text(encoding="utf-8"))
+        assert luck.baseline_for("liars_poker_dice").fitted().coefficient == refit.coefficient
+    finally:
+        load_fitted.cache_clear()
+    assert refit.fit_deals == 2
+    assert refit.coefficient is not None and math.isfinite(refit.coefficient)
+    cells = len(refit.tables["values"].cells)
+    assert 0 < cells < len(parse_fitted(shipped).tables["values"].cells)
+    assert format_fitted(refit) == copy.read_text(encoding="utf-8")
+    assert real.read_text(encoding="utf-8") == shipped
