@@ -18,30 +18,37 @@ expectations). It prints, per bot pair:
     python -m bench.luck                          # a small run of every bot pair
     python -m bench.luck --matches 20000          # ≥ 20k matches per game
     python -m bench.luck --game liars_dice --matches 2000
-    python -m bench.luck --fit                    # refit referee/analysis/luck_tables.py
-    python -m bench.luck --fit-coefficients 2000  # refit luck_coefficients.py (b per game)
+    python -m bench.luck --fit                    # refit every game's baseline.json
+    python -m bench.luck --fit --game liars_dice  # refit one game's
+    python -m bench.luck --fit-tables             # only the tables
+    python -m bench.luck --fit-rounds 5000        # only Liar's Dice's round-win shares
+    python -m bench.luck --fit-coefficients 2000  # only b per game
     python -m bench.luck --sprt 1000 --matches 4000  # the GSPRT's error rates, resampled
 
-``--fit`` plays the reference pairs of :data:`FIT_PAIRS` on seeds apart from the
-measurement's and writes the tables the baselines read; ``--fit-coefficients N`` plays
-N duplicate pairs of each reference pair on other seeds again and writes each game's
-least-squares coefficient ``b`` of the luck term (adjusted = score − b·luck). The
-measurement prints the ratio with the fitted ``b`` and, for comparison, with ``b = 1``.
+A game's fitted data is ``baseline.json`` in its folder (``referee/games/<game>/``, beside
+the ``baseline.py`` that reads it; the format: :mod:`referee.gamekit.luck_baseline`).
+``--fit`` refits all of it, game by game, in order: the tables (``--fit-tables``: the
+reference pairs of :data:`FIT_PAIRS`, ``--fit-matches`` each, on seeds apart from the
+measurement's), Liar's Dice's round-win shares (``--fit-rounds``: the same pairs,
+``--fit-round-matches`` each), then each game's least-squares coefficient ``b`` of the
+luck term (adjusted = score − b·luck) under the new tables (``--fit-coefficients``:
+duplicate pairs of the measured bot pairs on other seeds again, ``--fit-deals`` each or
+as many as the game's ``b`` was last fitted on). The measurement prints the ratio with
+the fitted ``b`` and, for comparison, with ``b = 1``.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import pprint
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -50,18 +57,21 @@ from bench import sprt_error_rates as harness
 from bench.report import Row
 from league.domain.luck import LuckSprt, fitted_coefficient, pair_interval
 from league.execution.counters import bot_class
-from referee.analysis import luck_coefficients
-from referee.analysis.luck import (
-    BASELINES,
-    ConstantBaseline,
-    DicePokerBaseline,
-    TableBaseline,
-    coefficient_for,
-    luck,
-)
-from referee.analysis.luck_tables import PARENTS, TABLES
+from referee.analysis.luck import baseline_for, coefficient_for, luck
 from referee.core.catalogue import get_game
 from referee.core.events import ChanceEvent, Event
+from referee.gamekit import luck_baseline
+from referee.gamekit.luck_baseline import (
+    ConstantBaseline,
+    Fitted,
+    FittedTable,
+    Key,
+    TableBaseline,
+    format_fitted,
+    load_fitted,
+    parent,
+)
+from referee.games.dice_poker.baseline import DicePokerBaseline
 from sdk.local import play_local
 
 BOT_PAIRS: tuple[tuple[str, str, str], ...] = (
@@ -98,12 +108,14 @@ FIT_SEED = 10_000_000
 """Fitting deals start here, far from the measurement's seeds."""
 COEFFICIENT_SEED = 20_000_000
 """The coefficients' deals start here, apart from the measurement's and the tables'."""
-COEFFICIENTS_PATH = (
-    Path(__file__).resolve().parent.parent / "referee" / "analysis" / "luck_coefficients.py"
-)
 SMOOTHING = 10.0
 """Virtual observations at the parent key's mean added to every fitted cell."""
-TABLES_PATH = Path(__file__).resolve().parent.parent / "referee" / "analysis" / "luck_tables.py"
+FIT_MATCHES = 3000
+"""Matches per reference pair a table is fitted on (``--fit-matches``)."""
+FIT_ROUND_MATCHES = 5000
+"""Matches per reference pair Liar's Dice's round-win shares are fitted on."""
+FIT_DEALS = 1000
+"""Duplicate pairs per bot pair ``b`` is fitted on when the game's data names none."""
 
 
 class LuckBenchError(ValueError):
@@ -266,12 +278,55 @@ def section_rows(*, quick: bool = False) -> list[Row]:
 # Fitting
 
 
-def _chance_keys(
-    game: str, events: Sequence[Event]
-) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+def _fitted_baseline(game: str) -> tuple[str, Path]:
+    """The ``"package:file"`` reference of the game's fitted data and the file itself."""
+    reference = baseline_for(game).data
+    if reference is None:
+        raise LuckBenchError(f"{game}: its baseline reads no fitted data (nothing to refit)")
+    path = luck_baseline.data_file(reference)
+    if not isinstance(path, Path):
+        raise LuckBenchError(f"{game}: its fitted data {reference} is not a file on disk")
+    return reference, path
+
+
+def update_fitted(game: str, change: Callable[[Fitted], Fitted]) -> Path:
+    """Rewrite the game's fitted data (its ``baseline.json``) as ``change`` of what it
+    holds (nothing when the file is missing); what is read next is the new data."""
+    reference, path = _fitted_baseline(game)
+    current = load_fitted(reference) if path.exists() else Fitted()
+    path.write_text(format_fitted(change(current)), encoding="utf-8")
+    load_fitted.cache_clear()
+    return path
+
+
+def _with_table(fitted: Fitted, name: str, table: FittedTable) -> Fitted:
+    return replace(fitted, tables={**fitted.tables, name: table})
+
+
+def _with_coefficient(fitted: Fitted, b: float, deals: int) -> Fitted:
+    return replace(fitted, coefficient=b, fit_deals=deals)
+
+
+def _smoothed(sums: dict[Key, list[float]]) -> FittedTable:
+    """Mean per key, smoothed with :data:`SMOOTHING` virtual observations at the mean of
+    its parent key (:func:`parent`); the parents' means are the table's fallback."""
+    parents: dict[Key, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for key, (total, count) in sums.items():
+        cell = parents[parent(key)]
+        cell[0] += total
+        cell[1] += count
+    parent_means = {k: round(t / n, 4) for k, (t, n) in parents.items()}
+    table = {
+        key: round((total + SMOOTHING * parent_means[parent(key)]) / (count + SMOOTHING), 4)
+        for key, (total, count) in sums.items()
+    }
+    return FittedTable(dict(sorted(table.items())), dict(sorted(parent_means.items())))
+
+
+def _chance_keys(game: str, events: Sequence[Event]) -> list[tuple[Key, Key]]:
     """Both seats' table keys at every chance event of a match (tabular games)."""
     engine = get_game(game)
-    baseline = BASELINES[game]
+    baseline = baseline_for(game)
     state = engine.new_game(engine.parse_rules({}), 2)
     found = []
     for event in events:
@@ -285,12 +340,10 @@ def _chance_keys(
     return found
 
 
-def fit_table(
-    game: str, matches: int
-) -> tuple[dict[tuple[int, ...], float], dict[tuple[int, ...], float]]:
+def fit_table(game: str, matches: int) -> FittedTable:
     """Mean final score per key (smoothed towards the parent key) over ``matches``
     reference matches per fit pair, both seat orders."""
-    sums: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    sums: dict[Key, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for a, b in FIT_PAIRS[game]:
         bots = [bot_class(a), bot_class(b)]
         for index in range(matches):
@@ -302,22 +355,13 @@ def fit_table(
                     cell = sums[keys[seat]]
                     cell[0] += scores[seat]
                     cell[1] += 1
-    parents: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for key, (total, count) in sums.items():
-        cell = parents[key[:3]]
-        cell[0] += total
-        cell[1] += count
-    parent_means = {k: round(t / n, 4) for k, (t, n) in parents.items()}
-    table = {
-        key: round((total + SMOOTHING * parent_means[key[:3]]) / (count + SMOOTHING), 4)
-        for key, (total, count) in sums.items()
-    }
-    return dict(sorted(table.items())), dict(sorted(parent_means.items()))
+    return _smoothed(sums)
 
 
 def fit_dice_poker(deals: int) -> tuple[float, float]:
     """σ and β of the Dice Poker baseline that minimise the variance of the adjusted
-    scores of the fit pair's matches (a grid)."""
+    scores of the fit pair's matches (a grid; printed, not written: they are constants
+    of ``referee/games/dice_poker/baseline.py``)."""
     a, b = FIT_PAIRS["dice_poker"][0]
     bots = [bot_class(a), bot_class(b)]
     engine = get_game("dice_poker")
@@ -344,50 +388,36 @@ def fit_dice_poker(deals: int) -> tuple[float, float]:
     return best[1], best[2]
 
 
+def _games(games: Sequence[str] | None) -> list[str]:
+    """The games with reference pairs, in :data:`FIT_PAIRS`' order (``games`` only)."""
+    return [game for game in FIT_PAIRS if games is None or game in games]
+
+
 def write_tables(matches: int, games: Sequence[str] | None = None) -> None:
-    """Refit the tables of ``games`` (every tabular game when None), keep the others."""
-    tables, parents = dict(TABLES), dict(PARENTS)
-    for game, baseline in BASELINES.items():
-        if isinstance(baseline, TableBaseline) and (games is None or game in games):
-            start = time.perf_counter()
-            tables[game], parents[game] = fit_table(game, matches)
-            print(
-                f"{game}: {len(tables[game])} cells from {matches} matches per fit pair"
-                f" ({time.perf_counter() - start:.0f} s)",
-                flush=True,
-            )
-    text = (
-        '"""Fitted baseline tables for :mod:`referee.analysis.luck` (generated by\n'
-        "``python -m bench.luck --fit``; do not edit by hand).\n\n"
-        "Per game, the mean final score (1 / ½ / 0) of the seat whose key it is, over the\n"
-        f"reference pairs' matches (bench.luck.FIT_PAIRS, {matches} matches per pair), each\n"
-        f"cell smoothed with {SMOOTHING:g} virtual matches at its parent's mean; PARENTS: the\n"
-        'means per first three features (the fallback of a missing key)."""\n\n'
-        "# long module: generated data (the fitted tables, one cell a line)\n"
-        "from __future__ import annotations\n\n"
-        "TABLES: dict[str, dict[tuple[int, ...], float]] = "
-        + pprint.pformat(dict(sorted(tables.items())), width=99, compact=True)
-        + "\nPARENTS: dict[str, dict[tuple[int, ...], float]] = "
-        + pprint.pformat(dict(sorted(parents.items())), width=99, compact=True)
-        + "\n"
-    )
-    TABLES_PATH.write_text(text)
-    ruff = Path(sys.executable).parent / "ruff"
-    subprocess.run([str(ruff), "format", "-q", str(TABLES_PATH)], check=False)
-    print(f"wrote {TABLES_PATH}")
+    """Refit the table of each tabular game of ``games`` (every one when None) and write
+    it to the game's data file, keeping the rest of the file."""
+    for game in _games(games):
+        baseline = baseline_for(game)
+        if not isinstance(baseline, TableBaseline):
+            continue
+        start = time.perf_counter()
+        table = fit_table(game, matches)
+        path = update_fitted(game, partial(_with_table, name=baseline.table_name, table=table))
+        print(
+            f"{game}: {len(table.cells)} cells from {matches} matches per fit pair"
+            f" ({time.perf_counter() - start:.0f} s); wrote {path}",
+            flush=True,
+        )
 
 
-ROUNDS_PATH = Path(__file__).resolve().parent.parent / "referee" / "analysis" / "luck_rounds.py"
-
-
-def _round_results(events: Sequence[Event]) -> list[tuple[tuple[int, ...], float]]:
+def _round_results(events: Sequence[Event]) -> list[tuple[Key, float]]:
     """Per Liar's Dice roll with table keys, both seats' keys with 1 when that seat won
     the round (the other seat lost a die before the next roll), 0 when it lost."""
     engine = get_game("liars_dice")
-    baseline = BASELINES["liars_dice"]
+    baseline = baseline_for("liars_dice")
     state = engine.new_game(engine.parse_rules({}), 2)
-    found: list[tuple[tuple[int, ...], float]] = []
-    open_round: tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] | None = None
+    found: list[tuple[Key, float]] = []
+    open_round: tuple[tuple[Key, Key], tuple[int, ...]] | None = None
     for event in events:
         if isinstance(event, ChanceEvent):
             keys = baseline.keys(state, event.outcome)
@@ -405,8 +435,9 @@ def _round_results(events: Sequence[Event]) -> list[tuple[tuple[int, ...], float
 
 def fit_rounds(matches: int) -> None:
     """Liar's Dice's round-win shares per key over ``matches`` matches per reference pair
-    (both seat orders, seeds from :data:`FIT_SEED`), written to ``luck_rounds.py``."""
-    sums: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    (both seat orders, seeds from :data:`FIT_SEED`), written to the ``round_wins`` table
+    of its data file."""
+    sums: dict[Key, list[float]] = defaultdict(lambda: [0.0, 0.0])
     start = time.perf_counter()
     for a, b in FIT_PAIRS["liars_dice"]:
         bots = [bot_class(a), bot_class(b)]
@@ -417,77 +448,63 @@ def fit_rounds(matches: int) -> None:
                 cell = sums[key]
                 cell[0] += won
                 cell[1] += 1
-    parents: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for key, (total, count) in sums.items():
-        cell = parents[key[:3]]
-        cell[0] += total
-        cell[1] += count
-    parent_means = {k: round(t / n, 4) for k, (t, n) in parents.items()}
-    table = {
-        key: round((total + SMOOTHING * parent_means[key[:3]]) / (count + SMOOTHING), 4)
-        for key, (total, count) in sums.items()
-    }
-    ROUNDS_PATH.write_text(
-        ROUNDS_PATH.read_text().split("ROUND_WINS: dict[")[0]
-        + "ROUND_WINS: dict[tuple[int, ...], float] = "
-        + pprint.pformat(dict(sorted(table.items())), width=99, compact=True)
-        + "\nROUND_PARENTS: dict[tuple[int, ...], float] = "
-        + pprint.pformat(dict(sorted(parent_means.items())), width=99, compact=True)
-        + "\n"
-    )
-    ruff = Path(sys.executable).parent / "ruff"
-    subprocess.run([str(ruff), "format", "-q", str(ROUNDS_PATH)], check=False)
+    table = _smoothed(sums)
+    path = update_fitted("liars_dice", partial(_with_table, name="round_wins", table=table))
     print(
-        f"liars_dice: {len(table)} round cells from {matches} matches per fit pair"
-        f" ({time.perf_counter() - start:.0f} s); wrote {ROUNDS_PATH}"
+        f"liars_dice: {len(table.cells)} round cells from {matches} matches per fit pair"
+        f" ({time.perf_counter() - start:.0f} s); wrote {path}"
     )
 
 
-def fit_coefficients(deals: int, games: Sequence[str] | None = None) -> dict[str, float]:
+def fit_coefficients(deals: int | None, games: Sequence[str] | None = None) -> dict[str, float]:
     """Each game's least-squares ``b`` (:func:`fitted_coefficient`) over ``deals``
-    duplicate pairs of each of its :data:`BOT_PAIRS` (pair score against pair luck at
-    b = 1), on seeds from :data:`COEFFICIENT_SEED`, apart from the measurement's; writes
-    them beside the tables, keeping the other games' coefficients.
+    duplicate pairs (None: as many as its ``b`` was last fitted on, else
+    :data:`FIT_DEALS`) of each of its :data:`BOT_PAIRS` (pair score against pair luck
+    at b = 1), on seeds from :data:`COEFFICIENT_SEED`, apart from the measurement's;
+    writes each into its game's data file, beside the tables.
 
     The pairs are the measured bot pairs, not the tables' reference pairs: a reference
     pair of a deterministic bot against itself (Dice Poker's, Liar's Poker's) plays the
     same game twice per deal, so its pair score never varies and says nothing of ``b``.
     In a league ``b`` would likewise come from earlier matches of its own bots."""
-    found = dict(luck_coefficients.COEFFICIENTS)
-    counts = dict(luck_coefficients.FIT_DEALS)
-    for game, baseline in BASELINES.items():
-        if (games is not None and game not in games) or isinstance(baseline, ConstantBaseline):
+    found: dict[str, float] = {}
+    for game in _games(games):
+        baseline = baseline_for(game)
+        if isinstance(baseline, ConstantBaseline):
             continue
+        count = deals or baseline.fitted().fit_deals or FIT_DEALS
         start = time.perf_counter()
         scores: list[float] = []
         lucks: list[float] = []
         for _, new, old in (p for p in BOT_PAIRS if p[0] == game):
-            played = play_pairs(game, new, old, deals, COEFFICIENT_SEED, coefficient=1.0)
+            played = play_pairs(game, new, old, count, COEFFICIENT_SEED, coefficient=1.0)
             pair_lucks = [r - u for r, u in zip(played.raw, played.unit_adjusted, strict=True)]
             print(f"{game}: {new} vs {old}: b = {fitted_coefficient(played.raw, pair_lucks):.4f}")
             scores += played.raw
             lucks += pair_lucks
-        found[game] = round(fitted_coefficient(scores, lucks), 4)
-        counts[game] = deals
+        b = found[game] = round(fitted_coefficient(scores, lucks), 4)
+        path = update_fitted(game, partial(_with_coefficient, b=b, deals=count))
         print(
-            f"{game}: b = {found[game]} from {len(scores)} pairs"
-            f" ({time.perf_counter() - start:.0f} s)",
+            f"{game}: b = {b} from {len(scores)} pairs"
+            f" ({time.perf_counter() - start:.0f} s); wrote {path}",
             flush=True,
         )
-    text = COEFFICIENTS_PATH.read_text()
-    head = text[: text.index("COEFFICIENTS: dict[str, float] =")]
-    COEFFICIENTS_PATH.write_text(
-        head
-        + "COEFFICIENTS: dict[str, float] = "
-        + pprint.pformat(dict(sorted(found.items())), width=99)
-        + "\nFIT_DEALS: dict[str, int] = "
-        + pprint.pformat(dict(sorted(counts.items())), width=99)
-        + '\n"""Duplicate pairs per reference pair each coefficient was fitted on."""\n'
-    )
-    ruff = Path(sys.executable).parent / "ruff"
-    subprocess.run([str(ruff), "format", "-q", str(COEFFICIENTS_PATH)], check=False)
-    print(f"wrote {COEFFICIENTS_PATH}")
     return found
+
+
+def fit_all(
+    games: Sequence[str] | None = None,
+    *,
+    matches: int = FIT_MATCHES,
+    round_matches: int = FIT_ROUND_MATCHES,
+    deals: int | None = None,
+) -> None:
+    """Refit every part of the data of ``games`` (every game with reference pairs when
+    None): the tables, Liar's Dice's round-win shares, then ``b`` under the new data."""
+    write_tables(matches, games)
+    if "liars_dice" in _games(games):
+        fit_rounds(round_matches)
+    fit_coefficients(deals, games)
 
 
 # ---------------------------------------------------------------------------
@@ -543,20 +560,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
     parser.add_argument("--matches", type=int, default=400, help="matches per game")
     parser.add_argument("--seed", type=int, default=1, help="first deal's seed")
-    parser.add_argument("--fit", action="store_true", help="refit the baseline tables")
-    parser.add_argument("--fit-matches", type=int, default=3000, help="matches per fit pair")
-    parser.add_argument("--fit-dice-poker", type=int, default=0, help="deals to fit σ, β on")
     parser.add_argument(
-        "--fit-rounds", type=int, default=0, help="matches per pair to fit Liar's Dice rounds on"
+        "--fit",
+        action="store_true",
+        help="refit every game's baseline.json: tables, Liar's Dice's rounds, then b",
+    )
+    parser.add_argument("--fit-tables", action="store_true", help="refit only the tables")
+    parser.add_argument(
+        "--fit-matches", type=int, default=FIT_MATCHES, help="matches per fit pair (tables)"
     )
     parser.add_argument(
-        "--fit-coefficients", type=int, default=0, help="pairs per reference pair to fit b on"
+        "--fit-round-matches",
+        type=int,
+        default=FIT_ROUND_MATCHES,
+        help="matches per fit pair (Liar's Dice's round-win shares)",
+    )
+    parser.add_argument(
+        "--fit-deals",
+        type=int,
+        default=None,
+        help="pairs per bot pair to fit b on (default: as many as last time)",
+    )
+    parser.add_argument("--fit-dice-poker", type=int, default=0, help="deals to fit σ, β on")
+    parser.add_argument(
+        "--fit-rounds", type=int, default=0, help="only Liar's Dice's rounds, on N matches per pair"
+    )
+    parser.add_argument(
+        "--fit-coefficients", type=int, default=0, help="only b, on N pairs per bot pair"
     )
     parser.add_argument("--sprt", type=int, default=0, help="simulated tests per cell")
     args = parser.parse_args(argv)
     if args.matches < 4:
         raise SystemExit(f"--matches {args.matches}: at least 4")
     if args.fit:
+        fit_all(
+            args.game,
+            matches=args.fit_matches,
+            round_matches=args.fit_round_matches,
+            deals=args.fit_deals,
+        )
+        return 0
+    if args.fit_tables:
         write_tables(args.fit_matches, args.game)
         return 0
     if args.fit_rounds:

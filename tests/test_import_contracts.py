@@ -4,8 +4,8 @@
 repository (it must pass) and on a copy with one planted violation per layer (it
 must fail, naming the broken contract), so a contract that checks nothing cannot
 slip in. A second, independent check reads the engines' syntax trees: every import
-of the gamekit and of each game's engine, action universe and registration is of the
-standard library, the gamekit or that game itself.
+of the gamekit and of each game's engine, action universe, luck baseline and
+registration is of the standard library, the gamekit or that game itself.
 """
 
 from __future__ import annotations
@@ -91,6 +91,8 @@ PLANTS = [
     # the wildcards reach every game's engine and action universe
     ("engines-standard-library-only", "referee/games/liars_dice/engine.py", "import numpy"),
     ("engines-standard-library-only", "referee/games/dice_poker/universe.py", "import sdk"),
+    # and every game's luck baseline (it builds on the gamekit's, never on the analysis)
+    ("engines-standard-library-only", "referee/games/liars_dice/baseline.py", "import numpy"),
     ("games-independent", "referee/games/liars_dice/codec.py", "import referee.games.dice_poker"),
     ("referee-layers", "referee/gamekit/dice.py", "import referee.core.chance"),
     ("referee-layers", "referee/gamekit/base.py", "import referee.wire.derived"),
@@ -163,13 +165,15 @@ def test_the_sdk_boundary_forbids_every_other_part_of_the_referee() -> None:
 
 
 def _engine_files(root: Path) -> list[Path]:
-    """The gamekit, and each game's engine, action universe and registration."""
+    """The gamekit, and each game's engine, action universe, luck baseline and
+    registration."""
     games = root / "referee" / "games"
     return sorted(
         [
             *(root / "referee" / "gamekit").rglob("*.py"),
             *games.glob("*/engine.py"),
             *games.glob("*/universe.py"),
+            *games.glob("*/baseline.py"),
             *games.glob("*/__init__.py"),
         ]
     )

@@ -127,6 +127,12 @@ class GameEntry:
     """``"module:ATTRIBUTE"`` of ``(owners, knowledge[, public])``: what each seat may
     see, written from the rules, which the leak suite (tests/games/test_leak_generic.py)
     checks the engine against; ``None``: not checked."""
+    baseline: str | None = None
+    """``"module:ATTRIBUTE"`` of the game's luck baseline, an instance of a
+    :class:`referee.gamekit.luck_baseline.Baseline` subclass (the built-in games':
+    ``baseline.py``'s ``BASELINE``, its fitted data in ``baseline.json`` beside it), under
+    which :mod:`referee.analysis.luck` measures the luck of the game's chance events;
+    ``None``: a constant baseline (no correction)."""
     order: int = 1000
     """Where the game comes in listings (then by name): the built-in games are
     1..5, in the order of their rule texts."""

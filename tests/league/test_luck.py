@@ -8,6 +8,7 @@ import itertools
 import math
 import random
 import statistics
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -22,14 +23,17 @@ from league.domain.luck import (
     pair_interval,
     summarize,
 )
-from referee.analysis import luck, luck_coefficients, luck_tables, luck_turns
-from referee.core.catalogue import get_game
+from referee.analysis import luck
+from referee.core.catalogue import BUILTIN_GAMES, get_game
 from referee.core.events import ActionEvent, ChanceEvent, Event
 from referee.core.playout import random_playout
 from referee.gamekit.base import CHANCE, DiceRoll
+from referee.gamekit.luck_baseline import Fitted, FittedTable, Key, TableBaseline
+from referee.games.dice_poker import baseline as dice_poker_baseline
+from referee.games.liars_dice import baseline as liars_dice_baseline
 
 
-def _uneven(game: str, key: tuple[int, ...]) -> float:
+def _uneven(_baseline: TableBaseline, key: tuple[int, ...]) -> float:
     """A table with a different value for nearly every key (tuples of ints hash the
     same in every run), so that the checks below do not depend on the fitted data."""
     return (hash(key) % 1009) / 1009
@@ -37,7 +41,7 @@ def _uneven(game: str, key: tuple[int, ...]) -> float:
 
 @pytest.fixture
 def uneven_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(luck, "lookup", _uneven)
+    monkeypatch.setattr(TableBaseline, "lookup", _uneven)
 
 
 def _chance_states(game_name: str, rules: dict[str, str], seed: int, limit: int) -> list[Any]:
@@ -95,11 +99,13 @@ def test_the_exact_expectation_is_the_mean_over_every_outcome(
 
 
 def test_the_liars_dice_strength_counts_wilds_and_sum_rounds() -> None:
-    assert luck._dice_strength((2, 2, 5), None, False) == 2
-    assert luck._dice_strength((1, 2, 5), 1, False) == 2  # the 1 is wild: counts for 2 and 5
-    assert luck._dice_strength((1, 1, 1), 1, False) == 3
-    assert luck._dice_strength((4,), None, True) == 4
-    assert luck._dice_strength((), None, False) == 0
+    assert liars_dice_baseline._dice_strength((2, 2, 5), None, False) == 2
+    assert (
+        liars_dice_baseline._dice_strength((1, 2, 5), 1, False) == 2
+    )  # the 1 is wild: counts for 2 and 5
+    assert liars_dice_baseline._dice_strength((1, 1, 1), 1, False) == 3
+    assert liars_dice_baseline._dice_strength((4,), None, True) == 4
+    assert liars_dice_baseline._dice_strength((), None, False) == 0
 
 
 def _match_luck(game_name: str, seed: int) -> tuple[float, float]:
@@ -127,11 +133,17 @@ def test_the_luck_averages_to_zero_over_random_deals(
 
 
 def test_every_tabular_game_ships_a_fitted_table() -> None:
-    for game_name, baseline in luck.BASELINES.items():
-        if isinstance(baseline, luck.TableBaseline):
-            table = luck_tables.TABLES[game_name]
-            assert len(table) > 20
-            assert all(0.0 <= v <= 1.0 for v in table.values())
+    tabular = []
+    for game_name in BUILTIN_GAMES:
+        baseline = luck.baseline_for(game_name)
+        if isinstance(baseline, TableBaseline):
+            tabular.append(game_name)
+            table = baseline.fitted().tables[baseline.table_name]
+            assert len(table.cells) > 20
+            assert all(0.0 <= v <= 1.0 for v in [*table.cells.values(), *table.parents.values()])
+    assert sorted(tabular) == ["liars_dice", "liars_poker", "liars_poker_dice"]
+    rounds = liars_dice_baseline.BASELINE.fitted().tables["round_wins"]
+    assert len(rounds.cells) > 20
 
 
 def test_cockroach_poker_has_no_correction() -> None:
@@ -143,13 +155,12 @@ def test_a_hand_checked_one_die_round(monkeypatch: pytest.MonkeyPatch) -> None:
     when my die is higher, ½ when equal and 0 when lower, a roll is worth ½ on average
     (15 + 3 of 36), so a 6 against a 2 is luck +½ for seat 0 and −½ for seat 1, and the
     roll-off before it is not corrected."""
-    table = {
+    table: dict[Key, float] = {
         (1, 1, opens, a, b): 1.0 if a > b else 0.5 if a == b else 0.0
         for opens in (0, 1)
         for a in range(1, 7)
         for b in range(1, 7)
     }
-    monkeypatch.setitem(luck_tables.TABLES, "liars_dice", table)
     game = get_game("liars_dice")
     rules = game.parse_rules({"dice_per_player": "1"})
     state = game.new_game(rules, 2)
@@ -157,7 +168,7 @@ def test_a_hand_checked_one_die_round(monkeypatch: pytest.MonkeyPatch) -> None:
     events: list[Event] = [ChanceEvent((5, 5, 3, 3)), ChanceEvent((6, 2))]
     state = game.apply_chance(state, (5, 5, 3, 3))
     assert state.opener == 0
-    table_baseline = luck.LiarsDiceBaseline()
+    table_baseline = liars_dice_baseline.LiarsDiceBaseline(Fitted({"values": FittedTable(table)}))
     rows = luck.chance_corrections("liars_dice", rules, 2, events, baseline=table_baseline)
     assert rows == [(0.0, 0.0), pytest.approx((0.5, -0.5))]
     events.append(
@@ -170,7 +181,13 @@ def test_a_hand_checked_one_die_round(monkeypatch: pytest.MonkeyPatch) -> None:
         "liars_dice", rules, 2, events, baseline=table_baseline, coefficient=0.4
     ) == pytest.approx((0.2, -0.2))
     # by default the luck is the game's fitted coefficient b times the corrections' sum
-    monkeypatch.setitem(luck_coefficients.COEFFICIENTS, "liars_dice", 0.4)
+    fitted = liars_dice_baseline.BASELINE.fitted()
+    monkeypatch.setattr(
+        liars_dice_baseline,
+        "BASELINE",
+        liars_dice_baseline.LiarsDiceRoundBaseline(replace(fitted, coefficient=0.4)),
+    )
+    assert luck.coefficient_for("liars_dice") == 0.4
     unit = luck.luck("liars_dice", rules, 2, events, coefficient=1.0)
     assert luck.luck("liars_dice", rules, 2, events) == pytest.approx(
         (0.4 * unit[0], 0.4 * unit[1])
@@ -189,14 +206,14 @@ def test_only_two_seat_matches_are_adjusted() -> None:
     assert luck.chance_corrections("liars_dice", game.parse_rules({}), 3, []) == []
 
 
-def test_an_unseen_key_falls_back_to_its_parent_then_to_a_half(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setitem(luck_tables.TABLES, "liars_dice", {(5, 5, 1, 3, 2): 0.7})
-    monkeypatch.setitem(luck_tables.PARENTS, "liars_dice", {(5, 5, 1): 0.6})
-    assert luck.lookup("liars_dice", (5, 5, 1, 3, 2)) == 0.7
-    assert luck.lookup("liars_dice", (5, 5, 1, 4, 4)) == 0.6
-    assert luck.lookup("liars_dice", (4, 5, 1, 4, 4)) == 0.5
+def test_an_unseen_key_falls_back_to_its_parent_then_to_a_half() -> None:
+    table = FittedTable({(5, 5, 1, 3, 2): 0.7}, {(5, 5, 1): 0.6})
+    baseline = liars_dice_baseline.LiarsDiceBaseline(Fitted({"values": table}))
+    assert baseline.lookup((5, 5, 1, 3, 2)) == 0.7
+    assert baseline.lookup((5, 5, 1, 4, 4)) == 0.6
+    assert baseline.lookup((4, 5, 1, 4, 4)) == 0.5
+    # no table at all: ½ everywhere
+    assert liars_dice_baseline.LiarsDiceBaseline(Fitted()).lookup((5, 5, 1, 3, 2)) == 0.5
 
 
 # -- the statistics -------------------------------------------------------------
@@ -308,27 +325,23 @@ def test_a_coefficient_fitted_apart_keeps_the_mean_and_lowers_the_variance() -> 
     assert statistics.pvariance(adjusted_means) < statistics.pvariance(raw_means) / 2
 
 
-def test_the_liars_dice_round_baseline_chains_round_wins_through_the_dice_counts(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_liars_dice_round_baseline_chains_round_wins_through_the_dice_counts() -> None:
     """With every round won 60% of the time, W(1, 1) = 0.6 and W(2, 1) = 0.6 + 0.4·0.6 =
     0.84 (the round's loser loses a die); a roll that wins the round for sure is worth
     W(2, 0) = 1, one that loses it W(1, 1) = 0.6."""
-    shares = dict.fromkeys(itertools.product((1, 2), (1, 2), (0, 1)), 0.6)
-    monkeypatch.setattr(luck, "ROUND_PARENTS", shares)
-    monkeypatch.setattr(
-        luck, "ROUND_WINS", {(2, 1, 1, 2, 0, 1, 0): 1.0, (2, 1, 1, 1, 0, 1, 1): 0.0}
+    shares: dict[Key, float] = dict.fromkeys(itertools.product((1, 2), (1, 2), (0, 1)), 0.6)
+    rounds = FittedTable({(2, 1, 1, 2, 0, 1, 0): 1.0, (2, 1, 1, 1, 0, 1, 1): 0.0}, shares)
+    assert liars_dice_baseline.match_win(rounds, 1, 1, 0) == pytest.approx(0.6)
+    assert liars_dice_baseline.match_win(rounds, 2, 1, 1) == pytest.approx(0.84)
+    baseline = liars_dice_baseline.LiarsDiceRoundBaseline(Fitted({"round_wins": rounds}))
+    assert baseline.table((2, 1, 1, 2, 0, 1, 0)) == pytest.approx(1.0)
+    assert baseline.table((2, 1, 1, 1, 0, 1, 1)) == pytest.approx(0.6)
+    assert baseline.table((2, 1, 1, 1, 1, 1, 1)) == pytest.approx(0.84)  # the parent's
+    # without round shares the round baseline is its plain table
+    plain = liars_dice_baseline.LiarsDiceRoundBaseline(
+        Fitted({"values": FittedTable({(2, 1, 1, 2, 0, 1, 0): 0.3})})
     )
-    luck.match_win.cache_clear()
-    try:
-        assert luck.match_win(1, 1, 0) == pytest.approx(0.6)
-        assert luck.match_win(2, 1, 1) == pytest.approx(0.84)
-        baseline = luck.LiarsDiceRoundBaseline()
-        assert baseline.table((2, 1, 1, 2, 0, 1, 0)) == pytest.approx(1.0)
-        assert baseline.table((2, 1, 1, 1, 0, 1, 1)) == pytest.approx(0.6)
-        assert baseline.table((2, 1, 1, 1, 1, 1, 1)) == pytest.approx(0.84)  # the parent's
-    finally:
-        luck.match_win.cache_clear()
+    assert plain.table((2, 1, 1, 2, 0, 1, 0)) == 0.3
 
 
 def test_the_dice_poker_turn_values_on_a_card_with_only_chance_open() -> None:
@@ -337,10 +350,10 @@ def test_the_dice_poker_turn_values_on_a_card_with_only_chance_open() -> None:
     # Two left: a re-rolled die is then worth (3·3.5 + 4 + 5 + 6) / 6 = 4.25, so only
     # the 5s and 6s stay.
     lines = (0,) * 14 + (None,)
-    last, one, two = luck.turn_values(lines)
-    throw = luck_turns.THROWS.index((1, 2, 3, 4, 6))
+    last, one, two = dice_poker_baseline.turn_values(lines)
+    throw = dice_poker_baseline.THROWS.index((1, 2, 3, 4, 6))
     assert last[throw] == pytest.approx(16 - 22)
     assert one[throw] == pytest.approx(3 * 3.5 + 4 + 6 - 22)
     assert two[throw] == pytest.approx(4 * 4.25 + 6 - 22)
-    sixes = luck_turns.THROWS.index((6, 6, 6, 6, 6))
+    sixes = dice_poker_baseline.THROWS.index((6, 6, 6, 6, 6))
     assert last[sixes] == one[sixes] == two[sixes] == pytest.approx(30 - 22)

@@ -4,7 +4,8 @@
 ``proto/arena/v1/cockroach_poker.proto``); ``universe.py`` every action it can take (for
 reinforcement learning); ``viewer.js`` its renderer in the replay viewer
 (``viewer.py`` what its omniscient view shows);
-``leak_rules.py`` what each seat may see (for the leak suite). Its SDK module is
+``leak_rules.py`` what each seat may see (for the leak suite); ``baseline.py`` its
+luck baseline (a constant: nothing is fitted). Its SDK module is
 ``sdk/cockroach_poker.py``.
 """
 
@@ -42,5 +43,6 @@ ENTRY = GameEntry(
         public=f"{__name__}.viewer:public_view",
     ),
     leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
+    baseline=f"{__name__}.baseline:BASELINE",
     order=4,
 )

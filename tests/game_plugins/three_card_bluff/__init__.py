@@ -3,7 +3,8 @@
 The same layout as a built-in game (``referee/games/<game>/``): everything else is in
 this directory: the engine (``engine.py``), its messages (``three_card_bluff.proto``
 and the generated code), the codec, the SDK module, the random bot, its renderer in
-the replay viewer (``viewer.js``) and the leak rules the leak suite reads. The suite
+the replay viewer (``viewer.js``), the leak rules the leak suite reads and its luck
+baseline (``baseline.py``, its table in ``baseline.json``). The suite
 installs it as an entry point (``tests/game_plugins/__init__.py``).
 """
 
@@ -20,4 +21,5 @@ ENTRY = GameEntry(
     action_universe=f"{__name__}.engine:action_universe",
     viewer=ViewerSpec(renderer="three_card_bluff", script=f"{__name__}:viewer.js"),
     leak_rules=f"{__name__}.leak_rules:LEAK_RULES",
+    baseline=f"{__name__}.baseline:BASELINE",
 )
