@@ -23,12 +23,14 @@ from league.store.luck_standings import pair_points
 from referee.analysis.luck import action_corrections, luck
 from referee.analysis.policy_values import PolicyBaseline, PolicyValues
 from referee.core.catalogue import get_game
+from referee.core.events import ActionEvent
 from sdk.bot import MatchInfo
 from sdk.local import play_local
 
 RULES = {**OPENSPIEL_OPTIONS, "dice_per_player": "1"}
 GAME = get_game("liars_dice")
 PARSED = GAME.parse_rules(dict(RULES))
+PAIR = [RandomLiarsDiceBot, CfrLiarsDiceBot]
 
 
 def started(bot: Any, seat: int) -> Any:
@@ -39,9 +41,13 @@ def started(bot: Any, seat: int) -> Any:
 def policy_of(factory: Any, seat: int) -> Any:
     bot = started(factory(), seat)
 
+    seen: dict[Any, Mapping[Any, float]] = {}
+
     def policy(observation: Any) -> Mapping[Any, float]:
-        stated = bot.policy(observation)
-        assert stated is not None
+        stated = seen.get(observation)
+        if stated is None:
+            stated = seen[observation] = bot.policy(observation)
+            assert stated is not None
         return stated
 
     return policy
@@ -58,8 +64,10 @@ def test_every_adjusted_score_is_the_exact_value_of_the_two_policies(values: Pol
     assert 0.0 < root < 1.0
     scores = []
     for seed in range(40):
-        match = play_local("liars_dice", [RandomLiarsDiceBot, CfrLiarsDiceBot], seed=seed, rules=RULES)
-        assert all(e.policy is not None for e in match.events if hasattr(e, "seat"))
+        match = play_local(
+            "liars_dice", [RandomLiarsDiceBot, CfrLiarsDiceBot], seed=seed, rules=RULES
+        )
+        assert all(e.policy is not None for e in match.events if isinstance(e, ActionEvent))
         lucky = luck("liars_dice", PARSED, 2, match.events, baseline=baseline)
         places = list(match.outcome.places)
         for seat in (0, 1):
@@ -75,9 +83,11 @@ def test_without_the_action_terms_the_adjusted_scores_vary(values: PolicyValues)
     root = values(GAME.new_game(PARSED, 2))
     off = []
     for seed in range(10):
-        match = play_local("liars_dice", [RandomLiarsDiceBot, CfrLiarsDiceBot], seed=seed, rules=RULES)
+        match = play_local(
+            "liars_dice", [RandomLiarsDiceBot, CfrLiarsDiceBot], seed=seed, rules=RULES
+        )
         chance_only = [
-            e if not hasattr(e, "seat") else type(e)(e.seat, e.action) for e in match.events
+            ActionEvent(e.seat, e.action) if isinstance(e, ActionEvent) else e for e in match.events
         ]
         lucky = luck("liars_dice", PARSED, 2, chance_only, baseline=baseline)
         off.append(abs(pair_points(list(match.outcome.places), 0) - lucky[0] - root))
@@ -86,6 +96,6 @@ def test_without_the_action_terms_the_adjusted_scores_vary(values: PolicyValues)
 
 def test_action_terms_have_mean_zero_under_the_stated_policy(values: PolicyValues) -> None:
     baseline = PolicyBaseline(values)
-    match = play_local("liars_dice", [RandomLiarsDiceBot, CfrLiarsDiceBot], seed=3, rules=RULES)
+    match = play_local("liars_dice", PAIR, seed=3, rules=RULES)
     rows = action_corrections("liars_dice", PARSED, 2, match.events, baseline=baseline)
     assert rows and all(abs(a + b) < 1e-12 for a, b in rows)  # zero-sum pair scores

@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.core.chance import key_from_seed
+from referee.core.events import ActionEvent
 from referee.core.mixed import (
     MAX_ENTRIES,
     SUM_TOLERANCE,
@@ -134,7 +136,7 @@ def test_sampled_draws_from_a_mixed_answer_with_the_callers_rng() -> None:
 
 
 def test_in_process_play_draws_mixed_moves_with_the_seeds_key() -> None:
-    def uniform_mixed(view: object) -> Mixed:
+    def uniform_mixed(view: Any) -> Mixed:
         from referee.games.liars_dice.engine import LiarsDice
 
         actions = list(LiarsDice().legal_actions(view))
@@ -145,7 +147,7 @@ def test_in_process_play_draws_mixed_moves_with_the_seeds_key() -> None:
     assert first.events == again.events
     other = play_callables("liars_dice", [uniform_mixed, uniform_mixed], seed=5)
     assert first.events != other.events
-    acted = [e for e in first.events if hasattr(e, "seat")]
+    acted = [e for e in first.events if isinstance(e, ActionEvent)]
     assert all(isinstance(e.policy, Distribution) for e in acted)
 
 
@@ -167,7 +169,7 @@ def test_the_random_bots_answer_mixed_in_every_game() -> None:
         )
         seats = 2
         match = play_local(game, [bot] * seats, seed=2)
-        acted = [e for e in match.events if hasattr(e, "seat")]
+        acted = [e for e in match.events if isinstance(e, ActionEvent)]
         listed = [e.policy is not None for e in acted]
         assert any(listed), game
         if game != "liars_poker":  # thousands of announcements: it draws itself there

@@ -9,12 +9,26 @@ where ``f_p(s, c)`` is a baseline's value for seat ``p`` of the state after ``c`
 number near seat ``p``'s expected score from there). Summed over a match's chance
 events this is how much the dice and cards favoured ``p`` by the baseline's measure;
 the luck-adjusted score is the score minus that sum (Burch, Schmid, Moravčík, Morrill,
-Bowling: AIVAT, AAAI 2018; chance terms only: the bots are black boxes). Whatever the
-baseline, each correction has mean zero under the true chance distribution, so the
-adjusted score has the same mean as the raw one; a good baseline removes most of the
-luck's variance. The luck is that sum times a coefficient ``b`` fitted per game by
-least squares (:meth:`Baseline.coefficient`): any fixed ``b`` keeps the mean, and a
-fitted one stops a weak baseline from adding noise.
+Bowling: AIVAT, AAAI 2018). Whatever the baseline, each correction has mean zero under
+the true chance distribution, so the adjusted score has the same mean as the raw one; a
+good baseline removes most of the luck's variance.
+
+A seat that answered a turn with a mixed move (:mod:`referee.core.mixed`: the referee
+drew the action from the stated probabilities ``π``) adds AIVAT's *action* term
+
+    f_p(s·a) − Σ_{a'} π(a') f_p(s·a')
+
+for the action ``a`` drawn: mean zero too, since ``a`` was drawn from ``π``. It removes
+the noise of the seat's own coin flips, which chance terms alone cannot (a referee that
+sees only the actions taken cannot tell a lucky draw from a good move). It needs a
+baseline that values the state after any action
+(:meth:`~referee.gamekit.luck_baseline.Baseline.after_action`); with the exact value of
+the game under both seats' policies (:mod:`referee.analysis.policy_values`) every
+match's adjusted score is that value exactly.
+
+The luck is that sum times a coefficient ``b`` fitted per game by least squares
+(:meth:`Baseline.coefficient`): any fixed ``b`` keeps the mean, and a fitted one stops a
+weak baseline from adding noise.
 
 The expectation is exact where the outcomes can be enumerated cheaply (dice: every
 sorted roll with its multinomial weight) and a seeded sample otherwise (card
@@ -59,6 +73,7 @@ __all__ = [
     "ConstantBaseline",
     "LuckError",
     "Sampler",
+    "action_corrections",
     "baseline_for",
     "chance_corrections",
     "coefficient_for",
@@ -116,26 +131,70 @@ def chance_corrections(
     (use something fixed per match that does not depend on its chance, such as its
     id or the deal's seed). Raises :class:`LuckError` when the events do not replay.
     """
+    return _corrections(game_name, rules, num_seats, events, salt, baseline)[0]
+
+
+def action_corrections(
+    game_name: str,
+    rules: Any,
+    num_seats: int,
+    events: Sequence[Event],
+    *,
+    salt: bytes = b"",
+    baseline: Baseline | None = None,
+) -> list[tuple[float, float]]:
+    """Per action drawn from a mixed move (an :class:`ActionEvent` with its ``policy``),
+    both seats' action corrections ``f_p(s·a) − Σ_a' π(a') f_p(s·a')`` (AIVAT's action
+    terms); none when the baseline values no actions
+    (:meth:`~referee.gamekit.luck_baseline.Baseline.after_action`) or the seat answered
+    with one action."""
+    return _corrections(game_name, rules, num_seats, events, salt, baseline)[1]
+
+
+Rows = list[tuple[float, float]]
+
+
+def _corrections(
+    game_name: str,
+    rules: Any,
+    num_seats: int,
+    events: Sequence[Event],
+    salt: bytes,
+    baseline: Baseline | None,
+) -> tuple[Rows, Rows]:
+    """One walk of the match: its chance rows and its action rows."""
     if num_seats != 2:
-        return []
+        return [], []
     game: Game[Any, Any, Any, Any] = get_game(game_name)
     chosen = baseline if baseline is not None else baseline_for(game_name)
+    constant = isinstance(chosen, ConstantBaseline)
     state = game.new_game(rules, num_seats)
-    out: list[tuple[float, float]] = []
+    chance: Rows = []
+    actions: Rows = []
     try:
         for index, event in enumerate(events):
             if isinstance(event, ChanceEvent):
                 request = game.chance_request(state)
-                if isinstance(chosen, ConstantBaseline):
-                    out.append((0.0, 0.0))
+                if constant:
+                    chance.append((0.0, 0.0))
                 else:
-                    out.append(chosen.pair(state, event.outcome, request, _sampler(salt, index)))
+                    chance.append(chosen.pair(state, event.outcome, request, _sampler(salt, index)))
                 state = game.apply_chance(state, event.outcome)
-            else:
-                state = game.apply_action(state, event.seat, event.action)
+                continue
+            policy = event.policy
+            if policy is not None and not constant:
+                row = chosen.action_pair(
+                    state,
+                    event.seat,
+                    event.action,
+                    tuple(zip(policy.actions, policy.probabilities, strict=True)),
+                )
+                if row is not None:
+                    actions.append(row)
+            state = game.apply_action(state, event.seat, event.action)
     except GameError as error:  # the engine's own error names what is wrong
         raise LuckError(f"{game_name}: event {index + 1} does not replay: {error}") from error
-    return out
+    return chance, actions
 
 
 def coefficient_for(game: str) -> float:
@@ -154,8 +213,8 @@ def luck(
     baseline: Baseline | None = None,
     coefficient: float | None = None,
 ) -> tuple[float, float]:
-    """Both seats' total luck in a two-seat match: ``b`` times the sum of their
-    corrections; ``(0, 0)`` for other seat counts. The luck-adjusted score of seat
+    """Both seats' total luck in a two-seat match: ``b`` times the sum of their chance
+    and action corrections; ``(0, 0)`` for other seat counts. The luck-adjusted score of seat
     ``p`` is its score minus ``luck(...)[p]``.
 
     ``b`` is ``coefficient`` when given, else 1 with a caller's own ``baseline``, else
@@ -166,5 +225,6 @@ def luck(
         b = 1.0 if baseline is not None else coefficient_for(game_name)
     if not math.isfinite(b):
         raise LuckError(f"{game_name}: the luck coefficient must be finite, got {b}")
-    rows = chance_corrections(game_name, rules, num_seats, events, salt=salt, baseline=baseline)
+    chance, actions = _corrections(game_name, rules, num_seats, events, salt, baseline)
+    rows = chance + actions
     return b * math.fsum(a for a, _ in rows), b * math.fsum(c for _, c in rows)

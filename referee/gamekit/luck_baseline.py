@@ -221,6 +221,27 @@ class Baseline:
             self.value(state, outcome, 1) - self.expected(state, request, 1, sample),
         )
 
+    def after_action(self, state: Any, actor: int, action: Any, seat: int) -> float | None:
+        """The value for ``seat`` of the state after ``actor`` takes ``action`` (AIVAT's
+        action terms, for a seat that answered with a mixed move); None: this baseline
+        values no actions (the default), so the match gets chance terms only."""
+        return None
+
+    def action_pair(
+        self, state: Any, actor: int, drawn: Any, policy: Sequence[tuple[Any, float]]
+    ) -> tuple[float, float] | None:
+        """Both seats' action corrections ``f_p(s·a) − Σ_a' π(a') f_p(s·a')`` for the action
+        ``drawn`` from ``policy`` (each legal action with its stated probability); None
+        when the baseline values no actions."""
+        out = []
+        for seat in (0, 1):
+            taken = self.after_action(state, actor, drawn, seat)
+            if taken is None:
+                return None
+            values = [(p, self.after_action(state, actor, a, seat)) for a, p in policy]
+            out.append(taken - math.fsum(p * (v or 0.0) for p, v in values))
+        return out[0], out[1]
+
 
 class ConstantBaseline(Baseline):
     """No correction at all (a game without a baseline of its own)."""

@@ -18,6 +18,7 @@ import trio
 from arena.v1 import bot_pb2
 from referee.core.chance import key_from_seed
 from referee.core.digests import canonical
+from referee.core.events import ActionEvent
 from referee.core.faults import FaultKind
 from referee.core.mixed import MixedAnswer, commit, draw, mixed_key
 from referee.records.html_replay import render_replay_html
@@ -105,7 +106,9 @@ def test_an_in_process_match_draws_what_the_referee_draws() -> None:
         match_id=record.bot_match_id,
     )
     assert list(local.events) == record.engine_events()
-    assert all(e.policy is not None for e in local.events if getattr(e, "seat", None) == 0)
+    assert all(
+        e.policy is not None for e in local.events if isinstance(e, ActionEvent) and e.seat == 0
+    )
 
 
 @pytest.mark.parametrize(
