@@ -423,6 +423,7 @@ FAULT_WORDS = {
     "startup": "did not start",
     "illegal_action": "made an illegal move",
     "malformed_message": "sent a move the referee could not read",
+    "bad_probabilities": "stated probabilities that were not a distribution over legal moves",
 }
 """How a finished game's page says each fault kind (``referee.core.faults``)."""
 
