@@ -99,6 +99,12 @@ LAZY_IMPORTS: dict[str, str] = {
     "league/cli/leagues.py league.store.leagues": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
+    "league/cli/leagues.py league.store.mixed_moves": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/leagues.py referee.records.mixed_answers": (
+        "protobuf: only commands that read or print match records"
+    ),
     "league/cli/leagues.py league.store.registry": (
         "SQLModel and the referee stack: only commands that read the database"
     ),
@@ -221,6 +227,12 @@ LAZY_IMPORTS: dict[str, str] = {
     ),
     "league/cli/rerun.py league.store.leagues": (
         "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/rerun.py league.store.mixed_moves": (
+        "SQLModel and the referee stack: only commands that read the database"
+    ),
+    "league/cli/rerun.py referee.records.mixed_answers": (
+        "protobuf: only commands that read or print match records"
     ),
     "league/cli/rerun.py league.store.models": (
         "SQLModel and the referee stack: only commands that read the database"

@@ -43,12 +43,14 @@ from referee.runtime.sandbox_config import SandboxError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
+    from sqlmodel import Session
 
     from league.domain.luck import LuckSummary
     from league.domain.ratings import PairElo
     from league.execution.league_run import FinishedMatch, Progress, RunOptions, RunSummary
     from league.execution.ray_executor import RayOptions
     from league.store.bluff import LeagueBluff
+    from league.store.models import MatchRow
     from league.store.standings import Standing
 
 app = typer.Typer(
@@ -479,9 +481,19 @@ def logs_command(
     ctx: typer.Context,
     match: Annotated[str, typer.Argument(metavar=MATCH_NAME, help=MATCH_NAME_HELP)],
     seat: Annotated[int, typer.Option("--seat", "-s", min=0, help="Seat whose output to print.")],
+    mixed: Annotated[
+        bool,
+        typer.Option(
+            "--mixed",
+            help="Print the seat's mixed moves instead: each turn it answered with"
+            " probabilities, what it stated and the action drawn (never in the record).",
+        ),
+    ] = False,
 ) -> None:
-    """What a seat's bot printed (stdout and stderr) during match LEAGUE-N, capped."""
+    """What a seat's bot printed (stdout and stderr) during match LEAGUE-N, capped;
+    with --mixed, its mixed moves. Both are for the bot's author only."""
     from league.store.leagues import find_match, match_log
+    from league.store.mixed_moves import mixed_count
     from league.store.registry import LeagueError
 
     name = _logs_match_name(match, ctx.args, seat)
@@ -489,13 +501,42 @@ def logs_command(
         found = find_match(session=session, key=str(name))[1]
         if found.status != "done":
             raise LeagueError(f"match {name} has not been played")
-        output = match_log(session=session, match=found, seat=seat)
-        if output is None:
-            raise LeagueError(f"no output captured for seat {seat} of match {name}")
+        if mixed:
+            lines = _mixed_lines(session, found, seat, str(name))
+        else:
+            output = match_log(session=session, match=found, seat=seat)
+            if output is None:
+                raise LeagueError(f"no output captured for seat {seat} of match {name}")
+            moves = mixed_count(session=session, match=found, seat=seat)
+    if mixed:
+        for line in lines:
+            typer.echo(line)
+        return
     if not output:
         typer.echo("(no output: the bot printed nothing on stdout or stderr in this match)")
-        return
-    sys.stdout.write(output.decode("utf-8", "replace"))
+    else:
+        sys.stdout.write(output.decode("utf-8", "replace"))
+    if moves:
+        typer.echo(
+            f"note: seat {seat} answered {moves} turn(s) with mixed moves:"
+            f" `arena league logs {name} --seat {seat} --mixed` shows them",
+            err=True,
+        )
+
+
+def _mixed_lines(session: Session, match: MatchRow, seat: int, name: str) -> list[str]:
+    """A line per mixed move of ``seat`` in ``match`` (:func:`answer_lines`)."""
+    from league.store.leagues import decompress_record
+    from league.store.mixed_moves import match_mixed
+    from referee.records.mixed_answers import MixedAnswersError, answer_lines
+
+    try:
+        answers = match_mixed(session=session, match=match, seat=seat)
+    except MixedAnswersError as error:
+        raise fail(f"match {name}: {error}") from None
+    if not answers or match.record is None:
+        return [f"(no mixed moves kept for seat {seat} of {name})"]
+    return answer_lines(decompress_record(match.record), seat, answers)
 
 
 def _logs_match_name(match: str, extra: list[str], seat: int) -> MatchName:
@@ -663,8 +704,9 @@ def verify_command(
         typer.Option(help="The revealed secret (hex) to check; default: the stored one."),
     ] = None,
 ) -> None:
-    """Check a finished league: the secret matches the published commitment and
-    every match's chance outcomes are exactly the deal drawn from it."""
+    """Check a finished league: the secret matches the published commitment, every
+    match's chance outcomes are exactly the deal drawn from it, and every kept mixed
+    move matches its commitment and draws the action played."""
     from league.store.leagues import get_league, verify_league
     from referee.core.chance import parse_secret
 
@@ -681,6 +723,12 @@ def verify_command(
         f"league {name}: verified: the secret matches commitment {result.commitment};"
         f" {result.matches} matches replayed, {result.chance_events} chance outcomes"
         " equal the deals drawn from the secret"
+        + (
+            f"; {result.mixed_checked} of {result.mixed_events} mixed draws match their"
+            " seats' kept probabilities and what the secret draws from them"
+            if result.mixed_events
+            else ""
+        )
     )
 
 

@@ -52,6 +52,9 @@ from referee.gamekit.errors import GameError
 from referee.runtime.sandbox_config import SandboxConfig
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from referee.core.mixed import MixedAnswer
     from referee.records.record import MatchRecord, RecordedEvent
     from referee.runtime.match import Limits
     from referee.runtime.process import BotSpec
@@ -176,14 +179,22 @@ def not_revealed(league: str) -> str:
 
 
 def checked_deal_key(
-    record: MatchRecord, *, league: str, secret: bytes, published: str, group: str
+    record: MatchRecord,
+    *,
+    league: str,
+    secret: bytes,
+    published: str,
+    group: str,
+    mixed: Mapping[int, Sequence[MixedAnswer]] | None = None,
 ) -> bytes:
     """The deal key of ``record``'s match, group ``group`` of league ``league``, once
     ``secret`` hashes to the commitment ``published`` when the league was created and
     the record verifies against the key: every chance outcome is what it draws, every
     action legal, the outcome right (:func:`referee.records.replay.verify`; a public
     copy from the server, every seat's command and address emptied, from its stored
-    header hash on). Both forms of ``arena rerun`` check through here."""
+    header hash on), and every mixed move in ``mixed`` (the seats' kept probabilities:
+    the league database's, for ``LEAGUE-N``) matches its commitment and draws the
+    action played. Both forms of ``arena rerun`` check through here."""
     from referee.core.chance import ChanceKeyError, commitment, deal_key
     from referee.records.replay import verify
 
@@ -198,7 +209,7 @@ def checked_deal_key(
         )
     key = deal_key(secret, group)
     public = all(not info.command and not info.address for info in record.seats)
-    problems = verify(record, chance_key=key, header=not public)
+    problems = verify(record, chance_key=key, header=not public, mixed=mixed)
     if problems:
         raise fail(
             f"match {record.match_id}: its record does not check against the deal: {problems[0]}"
@@ -211,8 +222,10 @@ def local(ctx: typer.Context, match: str) -> Original:
     from sqlmodel import select
 
     from league.store.leagues import decompress_record, find_match, league_sandbox, revealed_secret
+    from league.store.mixed_moves import stored_mixed
     from league.store.models import BotRow, SeatRow
     from league.store.registry import bot_spec
+    from referee.records.mixed_answers import MixedAnswersError
     from referee.runtime.match import Limits
 
     name = parse_match_name(match)
@@ -223,12 +236,17 @@ def local(ctx: typer.Context, match: str) -> Original:
         if revealed_secret(session=session, league=league) is None:
             raise fail(not_revealed(league.name))
         record = decompress_record(row.record)
+        try:
+            mixed = stored_mixed(session=session, match=row)
+        except MixedAnswersError as error:
+            raise fail(f"match {name}: {error}") from None
         key = checked_deal_key(
             record,
             league=league.name,
             secret=league.secret,
             published=league.commitment,
             group=row.group_key,
+            mixed=mixed,
         )
         bots: dict[int, BotSpec] = {}
         for seat_row in session.exec(select(SeatRow).where(SeatRow.match_id == row.id)).all():

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import trio
 
+from referee.core.mixed import MixedAnswer
 from referee.records.record import MatchRecord
 from referee.runtime.match import Limits, MatchSpec, run_match
 from referee.runtime.pool import WarmPool
@@ -30,10 +31,12 @@ from referee.runtime.sandbox import SandboxConfig
 
 @dataclass(frozen=True, slots=True)
 class Played:
-    """A refereed match: its record and each seat's captured log."""
+    """A refereed match: its record, each seat's captured log and each seat's mixed
+    moves (``run_match``'s ``mixed``; like the logs, for the seat's author only)."""
 
     record: MatchRecord
     logs: dict[int, bytes]
+    mixed: dict[int, list[MixedAnswer]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +83,9 @@ class LocalSlot:
 
     async def play(self, spec: MatchSpec, limits: Limits) -> Played:
         logs: dict[int, bytes] = {}
-        record = await run_match(spec, limits, launcher=self.pool, logs=logs)
-        return Played(record, logs)
+        mixed: dict[int, list[MixedAnswer]] = {}
+        record = await run_match(spec, limits, launcher=self.pool, logs=logs, mixed=mixed)
+        return Played(record, logs, mixed)
 
 
 class LocalExecutor:

@@ -60,6 +60,7 @@ from league.store.registry import (
 )
 from referee.core.events import Event
 from referee.core.faults import BotFault, Resigned
+from referee.core.mixed import MixedAnswer
 from referee.records.record import MatchRecord
 from referee.runtime.channel import BotConnection, EarlyCallback, SeatStream
 from referee.runtime.launcher import FreshLauncher, Launcher, Lease, connect
@@ -256,6 +257,7 @@ async def play_human_game(
     specs = list(reserved.bots) if reserved is not None else [bot_spec(b) for b in game.opponents]
     record: MatchRecord | None = None
     logs: dict[int, bytes] = {}
+    mixed: dict[int, list[MixedAnswer]] = {}
     try:
         departure = Departure()
         with hosted_seat(game.game, asker, HUMAN_PREFIX + game.player, departure) as seat:
@@ -276,16 +278,19 @@ async def play_human_game(
                 min_protocol=game.min_protocol,
             )
             launcher = _PersonLauncher(FreshLauncher(sandbox=sandbox), seat, departure)
-            record = await run_match(spec, limits, launcher=launcher, logs=logs, on_event=on_event)
+            record = await run_match(
+                spec, limits, launcher=launcher, logs=logs, on_event=on_event, mixed=mixed
+            )
     finally:
         if match is not None:
             kept, stored = record, match
-            human_logs = {s: out for s, out in logs.items() if s != game.human_seat}
+            bot_logs = {s: out for s, out in logs.items() if s != game.human_seat}
+            bot_mixed = {s: answers for s, answers in mixed.items() if s != game.human_seat}
             with trio.CancelScope(shield=True):
                 await _db(
                     engine,
                     lambda session: finish_human_match(
-                        session=session, match=stored, record=kept, logs=human_logs
+                        session=session, match=stored, record=kept, logs=bot_logs, mixed=bot_mixed
                     ),
                 )
     return match, record

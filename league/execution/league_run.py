@@ -542,6 +542,7 @@ class LeagueRun:
                     match_id=finished.pending.match_id,
                     record=finished.played.record,
                     logs=finished.played.logs,
+                    mixed=finished.played.mixed,
                 )
             return self._leader(session) if self.on_progress is not None else None
 

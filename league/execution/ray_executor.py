@@ -260,7 +260,7 @@ class RayExecutor:
                 f"Ray task of {spec.match_id} returned the record of {result.record.match_id!r}"
             )
         self._counters[int(answer["pid"])] = (result.counters.started, result.counters.reused)
-        return Played(result.record, result.logs)
+        return Played(result.record, result.logs, result.mixed)
 
 
 def parse_runtime_env(text: str) -> dict[str, Any]:

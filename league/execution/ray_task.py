@@ -41,6 +41,7 @@ from league.execution.worker_wire import (
     encode_result,
 )
 from league.store.registry import LeagueError, command_file_args, version_of
+from referee.core.mixed import MixedAnswer
 from referee.runtime.match import MatchSpec, run_match
 from referee.runtime.pool import WarmPool
 from referee.runtime.sandbox import SandboxConfig, claim_uid_block, require_tools
@@ -160,8 +161,10 @@ class RefereeHost:
     async def _play(self, job: Job) -> JobResult:
         assert self._pool is not None
         logs: dict[int, bytes] = {}
-        record = await run_match(job.spec, job.limits, launcher=self._pool, logs=logs)
-        return JobResult(job.number, record, logs, Counters(self._pool.started, self._pool.reused))
+        mixed: dict[int, list[MixedAnswer]] = {}
+        record = await run_match(job.spec, job.limits, launcher=self._pool, logs=logs, mixed=mixed)
+        counters = Counters(self._pool.started, self._pool.reused)
+        return JobResult(job.number, record, logs, counters, mixed)
 
 
 _hosts: dict[str, RefereeHost] = {}

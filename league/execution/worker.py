@@ -33,6 +33,7 @@ from league.execution.worker_wire import (
     encode_frame,
     encode_result,
 )
+from referee.core.mixed import MixedAnswer
 from referee.runtime.match import run_match
 from referee.runtime.pool import WarmPool
 from referee.runtime.sandbox import share_uids
@@ -53,15 +54,16 @@ class Outbox:
 
 async def play(job: Job, pool: WarmPool, outbox: Outbox) -> None:
     logs: dict[int, bytes] = {}
+    mixed: dict[int, list[MixedAnswer]] = {}
     try:
-        record = await run_match(job.spec, job.limits, launcher=pool, logs=logs)
+        record = await run_match(job.spec, job.limits, launcher=pool, logs=logs, mixed=mixed)
     except Exception as error:  # a spec the referee refuses: the runner decides
         await outbox.send(
             {"type": "failed", "job": job.number, "error": f"{type(error).__name__}: {error}"}
         )
         return
     counters = Counters(pool.started, pool.reused)
-    await outbox.send(encode_result(JobResult(job.number, record, logs, counters)))
+    await outbox.send(encode_result(JobResult(job.number, record, logs, counters, mixed)))
 
 
 async def serve(inbox: trio.abc.ReceiveStream, outbox: Outbox) -> None:

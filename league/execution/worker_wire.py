@@ -16,8 +16,9 @@ Runner → worker (the worker's stdin):
   worker's bots are stopped and it exits. A runner that dies closes the pipe too.
 
 Worker → runner (its stdout): ``ready``, then for each job ``result`` (the sealed
-record, each seat's output, the worker's bot-process counters) or ``failed`` (the
-referee refused the spec, e.g. an unknown game: the in-process runner would raise).
+record, each seat's output, each seat's mixed moves — :func:`encode_result` —, the
+worker's bot-process counters) or ``failed`` (the referee refused the spec, e.g. an
+unknown game: the in-process runner would raise).
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ import base64
 import json
 import struct
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import trio
 
+from referee.core.mixed import MixedAnswer
+from referee.records.mixed_answers import seats_from_json, seats_to_json
 from referee.records.record import MatchRecord, RecordError, chain_problems
 from referee.runtime.match import Limits, MatchSpec
 from referee.runtime.process import BotSpec
@@ -195,14 +198,21 @@ class JobResult:
     record: MatchRecord
     logs: dict[int, bytes]
     counters: Counters
+    mixed: dict[int, list[MixedAnswer]] = field(default_factory=dict)
+    """Each seat's mixed moves (``run_match``'s ``mixed``): for its author only."""
 
 
 def encode_result(result: JobResult) -> dict[str, Any]:
+    """A ``result`` message. The seats' mixed moves travel in their JSON form
+    (:func:`referee.records.mixed_answers.seats_to_json`: actions in the game's JSON
+    mapping, the salt in hex, each probability a JSON number that reads back as the
+    same double), like the logs over the private pipe only."""
     return {
         "type": "result",
         "job": result.number,
         "record": result.record.to_dict(),
         "logs": {str(seat): base64.b64encode(data).decode() for seat, data in result.logs.items()},
+        "mixed": seats_to_json(result.record.game, result.mixed),
         "started": result.counters.started,
         "reused": result.counters.reused,
     }
@@ -213,11 +223,13 @@ def decode_result(message: Mapping[str, Any]) -> JobResult:
     try:
         record = MatchRecord.from_dict(dict(message["record"]))
         logs = {int(seat): base64.b64decode(data) for seat, data in message["logs"].items()}
+        mixed = seats_from_json(record.game, message.get("mixed", {}))
         result = JobResult(
             int(message["job"]),
             record,
             logs,
             Counters(int(message["started"]), int(message["reused"])),
+            mixed,
         )
     except (KeyError, TypeError, ValueError, RecordError) as error:
         raise WorkerWireError(f"bad result message: {error!r}") from None

@@ -183,7 +183,7 @@ class Worker:
                     f" but its record is of {result.record.match_id!r}"
                 )
             self.counters = result.counters
-            waiter.played = Played(result.record, result.logs)
+            waiter.played = Played(result.record, result.logs, result.mixed)
         else:
             raise WorkerWireError(f"unexpected {kind!r} message")
         waiter.done.set()

@@ -33,10 +33,13 @@ from league.server.rendering import render
 from league.server.state import Server, client_address, server_of
 from league.server.submit import TooLarge, author_notices, capped_body, parse_form
 from league.server.throttle import Throttled
-from league.store.leagues import match_log
+from league.store.leagues import decompress_record, match_log
+from league.store.mixed_moves import match_mixed
+from league.store.models import MatchRow
 from league.web.report import REPORT_CSS
 from referee.core.faults import FaultKind
 from referee.records.html_replay import render_replay_html
+from referee.records.mixed_answers import MixedAnswersError, answer_lines
 
 
 async def standings_of(server: Server, name: str) -> dict[str, Any]:
@@ -188,14 +191,35 @@ def _is_author_of(session: Session, name: str, author: Any) -> bool:
     return any(may_read_logs(author, v.author_id) for v in versions)
 
 
-def _log(session: Session, key: str, seat: int, author: Any, finished_only: bool) -> bytes:
+def _log(session: Session, key: str, seat: int, author: Any, finished_only: bool) -> str:
+    """The seat's output, then its mixed moves if it made any: the author's alone."""
     match, bot = views.match_seat_bot(session, key, seat, finished_only=finished_only)
     if not may_read_logs(author, bot.author_id):
         raise HTTPException(403, "a bot's output is shown only to its author (log in first)")
     output = match_log(session=session, match=match, seat=seat)
     if output is None:
         raise views.Missing(f"no output captured for seat {seat} of match {key}")
-    return output
+    text = output.decode("utf-8", "replace")
+    mixed = _mixed_lines(session, match, seat)
+    if mixed:
+        heading = (
+            f"--- mixed moves of seat {seat}: the probabilities it stated and the action"
+            " drawn (yours alone: the public record holds only a commitment) ---"
+        )
+        text += "\n" if text and not text.endswith("\n") else ""
+        text += "\n".join([heading, *mixed, ""])
+    return text
+
+
+def _mixed_lines(session: Session, match: MatchRow, seat: int) -> list[str]:
+    """A line per mixed move kept for ``seat`` of ``match`` (none: no lines)."""
+    if match.record is None:
+        return []
+    try:
+        answers = match_mixed(session=session, match=match, seat=seat)
+    except MixedAnswersError as error:
+        return [str(error)]
+    return answer_lines(decompress_record(match.record), seat, answers) if answers else []
 
 
 MAX_SEAT = 63
@@ -203,7 +227,8 @@ MAX_SEAT = 63
 
 
 async def log_page(request: Request) -> Response:
-    """What a seat's bot printed during a match: to the bot's author only."""
+    """What a seat's bot printed during a match, then its mixed moves: to the bot's
+    author only."""
     server = server_of(request)
     found = await server.author_of(request)  # a disabled author's cookie reads nothing
     seat = inputs.ascii_int(request.path_params["seat"], 0, MAX_SEAT, "seat", status=404)
@@ -215,7 +240,7 @@ async def log_page(request: Request) -> Response:
         server.settings.hide_unfinished,
     )
     return PlainTextResponse(
-        output.decode("utf-8", "replace"),
+        output,
         headers={"cache-control": "private, no-store", "content-disposition": "inline"},
     )
 

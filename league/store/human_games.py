@@ -61,9 +61,18 @@ from league.store.leagues import (
     new_league_row,
     record_result,
 )
-from league.store.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchRow, SeatRow
+from league.store.models import (
+    BotRow,
+    EntryRow,
+    LeagueRow,
+    MatchLogRow,
+    MatchMixedRow,
+    MatchRow,
+    SeatRow,
+)
 from league.store.registry import AlreadyExistsError
 from referee.core.catalogue import get_game
+from referee.core.mixed import MixedAnswer
 from referee.records.record import MatchRecord
 from referee.runtime.owners import start_ticks, tag_is_alive
 
@@ -218,7 +227,7 @@ def drop_abandoned(
 def _delete_match(session: Session, row: MatchRow) -> None:
     """Delete a reservation and its seats (plain ``DELETE`` statements: a row another
     transaction deleted first is no error)."""
-    for table in (SeatRow, MatchLogRow):
+    for table in (SeatRow, MatchLogRow, MatchMixedRow):
         session.execute(delete(table).where(col(table.match_id) == row.id))
     session.execute(delete(MatchRow).where(col(MatchRow.id) == row.id))
     session.expunge(row)
@@ -310,9 +319,11 @@ def finish_human_match(
     match: HumanMatch,
     record: MatchRecord | None,
     logs: Mapping[int, bytes] | None = None,
+    mixed: Mapping[int, Sequence[MixedAnswer]] | None = None,
 ) -> bool:
-    """Store ``record`` (the league's Elo only); with no record, or an aborted one,
-    delete the reserved match instead. Returns whether a result was stored."""
+    """Store ``record`` (the league's Elo only) with the bots' ``logs`` and ``mixed``
+    moves; with no record, or an aborted one, delete the reserved match instead.
+    Returns whether a result was stored."""
     row = session.get(MatchRow, match.match_id)
     league = session.exec(select(LeagueRow).where(LeagueRow.name == match.league)).one()
     if row is None:
@@ -323,7 +334,14 @@ def finish_human_match(
     row.status, row.holder, row.owner = "pending", None, ""
     session.add(row)
     session.flush()
-    record_result(session=session, league=league, match_id=match.match_id, record=record, logs=logs)
+    record_result(
+        session=session,
+        league=league,
+        match_id=match.match_id,
+        record=record,
+        logs=logs,
+        mixed=mixed,
+    )
     return True
 
 

@@ -27,6 +27,7 @@ from sqlmodel import Session, col, select
 
 from league.domain.ratings import MatchResult, elo_update
 from league.domain.schedules import ScheduleError, make_schedule
+from league.store.mixed_moves import stored_mixed, write_mixed
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchRow, SeatRow, utcnow
 from league.store.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
 from referee.core.catalogue import get_game
@@ -38,7 +39,9 @@ from referee.core.chance import (
     new_secret,
 )
 from referee.core.faults import FaultKind
+from referee.core.mixed import MixedAnswer
 from referee.gamekit.base import GameError
+from referee.records.mixed_answers import MixedAnswersError
 from referee.records.record import MatchRecord, RecordError
 from referee.records.replay import verify
 from referee.runtime.sandbox import DEFAULT_SANDBOX, SandboxConfig
@@ -347,9 +350,10 @@ def record_result(
     match_id: int,
     record: MatchRecord,
     logs: Mapping[int, bytes] | None = None,
+    mixed: Mapping[int, Sequence[MixedAnswer]] | None = None,
 ) -> None:
-    """Store a finished match: status, seats, record, bot output and rating update,
-    together.
+    """Store a finished match: status, seats, record, bot output, the seats' mixed
+    moves (:mod:`league.store.mixed_moves`) and rating update, together.
 
     An ``aborted`` record is stored with status ``aborted``, no places, no faults
     and no rating change (see the module docstring).
@@ -399,6 +403,7 @@ def record_result(
                 match_id=match_id, seat=seat_index, size=len(kept), data=zlib.compress(kept, 6)
             )
         )
+    write_mixed(session=session, match_id=match_id, game=league.game, mixed=mixed or {})
     session.flush()
 
 
@@ -648,6 +653,11 @@ class LeagueVerification:
     chance_events: int
     """Chance outcomes compared with the deal drawn from the secret."""
     problems: tuple[str, ...]
+    mixed_events: int = 0
+    """Actions drawn from a seat's mixed move (the record holds a commitment)."""
+    mixed_checked: int = 0
+    """Of those, the ones checked against the seat's kept probabilities: the
+    commitment, and the draw redone from the secret."""
 
     @property
     def ok(self) -> bool:
@@ -662,8 +672,10 @@ def verify_league(
     ``secret`` (default: the stored one, which is what ``show`` reveals) must hash
     to the commitment published at creation, and every stored record must be
     intact, replay legally, and hold exactly the chance outcomes that
-    ``deal_key(secret, group)`` draws. Raises :class:`LeagueError` while matches
-    are pending (the secret is not revealed before).
+    ``deal_key(secret, group)`` draws. Every mixed move kept for a seat's author
+    (:mod:`league.store.mixed_moves`) must match its event's commitment, and the
+    action must be what the secret draws from it. Raises :class:`LeagueError` while
+    matches are pending (the secret is not revealed before).
     """
     status = league_status(session=session, league=league)
     if status.pending:
@@ -688,7 +700,7 @@ def verify_league(
             ),
         )
     problems: list[str] = []
-    checked = chance_events = 0
+    checked = chance_events = mixed_events = mixed_checked = 0
     for match in session.exec(
         select(MatchRow)
         .where(MatchRow.league_id == league.id, MatchRow.status == "done")
@@ -708,9 +720,20 @@ def verify_league(
             problems.append(f"match {key}: the stored record is of match {record.match_id!r}")
             continue
         chance_events += sum(1 for event in record.events if event.seat is None)
-        found = verify(record, chance_key=deal_key(secret, match.group_key))
+        try:
+            mixed = stored_mixed(session=session, match=match)
+        except MixedAnswersError as error:
+            problems.append(f"match {key}: {error}")
+            continue
+        mixed_events += sum(1 for event in record.events if event.mixed is not None)
+        mixed_checked += sum(
+            1 for event in record.events if event.mixed is not None and event.seat in mixed
+        )
+        found = verify(record, chance_key=deal_key(secret, match.group_key), mixed=mixed)
         problems.extend(f"match {key}: {problem}" for problem in found)
-    return LeagueVerification(league.commitment, checked, chance_events, tuple(problems))
+    return LeagueVerification(
+        league.commitment, checked, chance_events, tuple(problems), mixed_events, mixed_checked
+    )
 
 
 def league_json(row: LeagueRow) -> dict[str, object]:

@@ -215,6 +215,22 @@ class MatchLogRow(SQLModel, table=True):
     data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
+class MatchMixedRow(SQLModel, table=True):
+    """One seat's mixed moves in one match: the probabilities it stated and the salt of
+    each public commitment (for its author only, like its output; never part of the
+    public record). zlib-compressed JSON (:mod:`referee.records.mixed_answers`)."""
+
+    __tablename__ = "match_mixed"
+    __table_args__ = (UniqueConstraint("match_id", "seat", name="uq_mixed_match_seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: int = Field(foreign_key="match.id", index=True, ondelete="CASCADE")
+    seat: int
+    moves: int = 0
+    """Mixed moves kept (one per turn the seat answered with probabilities)."""
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
 class ExploitRow(SQLModel, table=True):
     """One ``arena exploit`` measurement of a registered bot version, for one variant.
 

@@ -30,6 +30,7 @@ MODEL_TABLES = {
     "league_entry",
     "match",
     "match_log",
+    "match_mixed",
     "match_seat",
     "submission",
 }
