@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from referee.core.mixed import Mixed as Mixed
+from referee.core.mixed_move import Mixed as Mixed
 
 ObsT = TypeVar("ObsT")
 ActionT = TypeVar("ActionT")

@@ -29,7 +29,13 @@ import grpc
 
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from referee.core.catalogue import get_codec, get_game
-from referee.core.protocol import NONCE_PROTOCOL, PROTO_FAULTS, PROTO_REASONS, PROTOCOL_VERSION
+from referee.core.protocol import (
+    MIXED_PROTOCOL,
+    NONCE_PROTOCOL,
+    PROTO_FAULTS,
+    PROTO_REASONS,
+    PROTOCOL_VERSION,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -145,7 +151,11 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         action = _told(bot.act)(observation)
         nonce = turn.nonce if self.protocol_version >= NONCE_PROTOCOL else ""
         if type(action) is Mixed:
-            return bot_pb2.TurnResponse(turn=turn.turn, nonce=nonce, mixed=self._mixed(action))
+            if self.protocol_version >= MIXED_PROTOCOL:
+                return bot_pb2.TurnResponse(turn=turn.turn, nonce=nonce, mixed=self._mixed(action))
+            # a servicer held to an older protocol draws itself, with the bot's own rng
+            stated = action.probabilities
+            action = bot.rng.choices(list(stated), list(stated.values()))[0]
         try:
             encoded = self.codec.encode_action(action)
         except Exception as error:  # the bot returned something that is not an action

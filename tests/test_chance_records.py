@@ -112,7 +112,7 @@ def test_format_1_records_still_load_and_verify_with_the_old_generator() -> None
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"format": 6}, "record format 6 is not supported (this version reads 1, 2, 3, 4, 5)"),
+        ({"format": 7}, "record format 7 is not supported (this version reads 1, 2, 3, 4, 5, 6)"),
         ({"format": 1, "seed": None}, "format 1 record without a seed"),
     ],
 )

@@ -26,7 +26,7 @@ from example_bots.liars_dice_cfr_solver import (
 from example_bots.liars_dice_probability import ProbabilityLiarsDiceBot
 from referee.core.events import ActionEvent
 from referee.games.liars_dice.engine import Bid, Challenge, Observation
-from sdk.bot import MatchInfo
+from sdk.bot import MatchInfo, Mixed
 from sdk.liars_dice import is_legal
 from sdk.local import BotFactory, play_local
 
@@ -141,7 +141,8 @@ def test_history_bitmask(one_die: SmallGame) -> None:
 class CheckingCfrBot(CfrLiarsDiceBot):
     def act(self, observation: Observation) -> Any:
         action = super().act(observation)
-        assert is_legal(observation, action)
+        stated = action.probabilities if isinstance(action, Mixed) else {action: 1.0}
+        assert all(is_legal(observation, a) for a, p in stated.items() if p > 0)
         return action
 
 

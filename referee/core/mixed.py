@@ -37,11 +37,12 @@ import math
 import random
 import secrets
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from referee.core.digests import canonical
+from referee.core.mixed_move import Mixed as Mixed
 
 MIXED_LABEL: Final = b"bluff-arena/chance/mixed/v1:"
 """Domain label of :func:`mixed_key`."""
@@ -55,28 +56,6 @@ SALT_BYTES: Final = 16
 class BadProbabilitiesError(ValueError):
     """Probabilities that are not a distribution over legal actions; the message says
     which entry and why, in the referee's own words and numbers."""
-
-
-class Mixed:
-    """A mixed move: ``Mixed({action: probability, ...})``, returned from ``act``.
-
-    Actions left out have probability 0. The referee (or the in-process runner)
-    checks the probabilities and draws the action played from them.
-    """
-
-    __slots__ = ("probabilities",)
-
-    def __init__(self, probabilities: Mapping[Any, float]) -> None:
-        self.probabilities: dict[Any, float] = dict(probabilities)
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{a!r}: {p:g}" for a, p in self.probabilities.items())
-        return f"Mixed({{{inner}}})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mixed) and other.probabilities == self.probabilities
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)

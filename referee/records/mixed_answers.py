@@ -28,8 +28,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.core.catalogue import get_codec, get_game
+from referee.core.chance import key_from_seed
 from referee.core.digests import canonical
-from referee.core.mixed import Distribution, MixedAnswer
+from referee.core.mixed import Distribution, MixedAnswer, mixed_key, problems_with
 from referee.gamekit.base import GameError
 from referee.records.record import MatchRecord
 
@@ -159,3 +160,41 @@ def answer_lines(record: MatchRecord, seat: int, answers: Sequence[MixedAnswer])
             outcome = f"drawn: {text(action)}" + ("" if weighted else " (not one of them!)")
         lines.append(f"turn {answer.turn}: {entries}; {outcome}")
     return lines
+
+
+def mixed_problems(
+    record: MatchRecord, chance_key: bytes | None, answers: Mapping[int, Sequence[MixedAnswer]]
+) -> list[str]:
+    """The authors' mixed moves against the record's commitments and draws
+    (:func:`referee.records.replay.verify`'s ``mixed``): the first problem found."""
+    if chance_key is not None:
+        key: bytes | None = mixed_key(chance_key)
+    elif record.seed is not None and record.format >= 2:
+        key = mixed_key(key_from_seed(record.seed))
+    else:
+        key = None
+    codec = get_codec(record.game)
+    by_turn = {(seat, answer.turn): answer for seat, listed in answers.items() for answer in listed}
+    used: set[tuple[int, int]] = set()
+    for index, event in enumerate(record.events, start=1):
+        if event.seat is None or event.seat not in answers:
+            continue
+        found = by_turn.get((event.seat, event.turn or 0))
+        if event.mixed is None:
+            if found is not None:
+                return [f"event {index}: a mixed move of turn {event.turn}, but no commitment"]
+            continue
+        if found is None:
+            return [
+                f"event {index}: seat {event.seat}'s mixed move of turn {event.turn} is missing"
+            ]
+        used.add((event.seat, found.turn))
+        drawn = codec.action_from_json(event.action or {})
+        problems = problems_with(found, event.mixed, drawn, key)
+        if problems:
+            return [f"event {index}: {problem}" for problem in problems]
+    extra = sorted(set(by_turn) - used)
+    if extra:
+        seat, turn = extra[0]
+        return [f"seat {seat}: a mixed move of turn {turn} answers no event of the record"]
+    return []

@@ -19,15 +19,16 @@ from google.protobuf import json_format
 from arena.v1 import bot_pb2
 from referee.core import messages
 from referee.core.catalogue import get_codec, get_game
-from referee.core.chance import ChanceStream, key_from_seed
+from referee.core.chance import ChanceStream
 from referee.core.digests import state_digester
 from referee.core.driver import Decision, MatchDriver
 from referee.core.events import ActionEvent, describe_event
 from referee.core.faults import FaultKind
-from referee.core.mixed import MixedAnswer, mixed_key, problems_with
+from referee.core.mixed import MixedAnswer
 from referee.core.playout import legacy_match_rng, match_rng
 from referee.core.protocol import MIXED_PROTOCOL, NONCE_PROTOCOL, READABLE_PROTOCOLS
 from referee.gamekit.base import CHANCE, ChanceSource, Game, GameError, Outcome, forfeit
+from referee.records.mixed_answers import mixed_problems
 from referee.records.record import MatchRecord, RecordedEvent, RecordError, chain_problems
 from referee.records.transcript import event_text
 
@@ -114,7 +115,7 @@ def verify(
         return problems
     problems = _event_problems(record, driver, chance_key)
     if not problems and mixed is not None:
-        problems = _mixed_problems(record, chance_key, mixed)
+        problems = mixed_problems(record, chance_key, mixed)
     if problems:
         return problems
     return _outcome_problems(record, game, driver.state)
@@ -164,43 +165,6 @@ def _event_problems(
                 return [f"{where}: action {event.action} is not legal here: {error}"]
         if event.state != digest:
             return [f"{where}: the state after it differs from the recorded one"]
-    return []
-
-
-def _mixed_problems(
-    record: MatchRecord, chance_key: bytes | None, answers: Mapping[int, Sequence[MixedAnswer]]
-) -> list[str]:
-    """The authors' mixed moves against the record's commitments and draws."""
-    if chance_key is not None:
-        key: bytes | None = mixed_key(chance_key)
-    elif record.seed is not None and record.format >= 2:
-        key = mixed_key(key_from_seed(record.seed))
-    else:
-        key = None
-    codec = get_codec(record.game)
-    by_turn = {(seat, answer.turn): answer for seat, listed in answers.items() for answer in listed}
-    used: set[tuple[int, int]] = set()
-    for index, event in enumerate(record.events, start=1):
-        if event.seat is None or event.seat not in answers:
-            continue
-        found = by_turn.get((event.seat, event.turn or 0))
-        if event.mixed is None:
-            if found is not None:
-                return [f"event {index}: a mixed move of turn {event.turn}, but no commitment"]
-            continue
-        if found is None:
-            return [
-                f"event {index}: seat {event.seat}'s mixed move of turn {event.turn} is missing"
-            ]
-        used.add((event.seat, found.turn))
-        drawn = codec.action_from_json(event.action or {})
-        problems = problems_with(found, event.mixed, drawn, key)
-        if problems:
-            return [f"event {index}: {problem}" for problem in problems]
-    extra = sorted(set(by_turn) - used)
-    if extra:
-        seat, turn = extra[0]
-        return [f"seat {seat}: a mixed move of turn {turn} answers no event of the record"]
     return []
 
 

@@ -75,6 +75,12 @@ class MixedAnswersBot(Bot[Observation, Action]):
 class Servicer(BotServicer):
     """The SDK's servicer, with the wire-level mistakes of some modes."""
 
+    def Health(self, request: Any, context: Any) -> bot_pb2.HealthResponse:
+        answer: bot_pb2.HealthResponse = super().Health(request, context)
+        if MODE == "protocol3":  # says 3, and answers mixed all the same
+            answer.protocol_version = 3
+        return answer
+
     def _turn(self, bot: Bot[Any, Any], turn: bot_pb2.TurnRequest, observations: Any) -> Any:
         answer: bot_pb2.TurnResponse = super()._turn(bot, turn, observations)
         late = getattr(bot, "turns", 0) >= AFTER
@@ -106,11 +112,7 @@ def main() -> None:
 
         from arena.v1 import bot_pb2_grpc
 
-        servicer = (
-            Servicer(MixedAnswersBot, protocol_version=3)
-            if MODE == "protocol3"
-            else Servicer(MixedAnswersBot)
-        )
+        servicer = Servicer(MixedAnswersBot)
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         bot_pb2_grpc.add_BotServiceServicer_to_server(servicer, server)
         server.add_insecure_port(os.environ["ARENA_LISTEN"])

@@ -174,7 +174,7 @@ CASES: list[tuple[str, str, Tamper, Where | str]] = [
     ("deltas in format 2", "completed", lambda r: replace(r, format=2), "format 2"),
     ("deltas with protocol 1", "completed", lambda r: replace(r, protocol_version=1), "protocol 1"),
     # -- protocol 3: seat protocols and nonces ------------------------------------------
-    ("seat protocol above the record's", "completed", lambda r: _seat(r, 0, protocol=4), "seat 0"),
+    ("seat protocol above the record's", "completed", lambda r: _seat(r, 0, protocol=5), "seat 0"),
     ("seat protocol in format 3", "completed", lambda r: replace(r, format=3), "format 3"),
     ("nonces dropped", "completed", lambda r: replace(r, nonces=()), "has no nonce"),
     (
@@ -192,8 +192,27 @@ CASES: list[tuple[str, str, Tamper, Where | str]] = [
     (
         "protocol 3 seat marked protocol 2",
         "completed",
-        lambda r: _seat(r, 0, protocol=2),
-        "has a nonce, but seat 0 spoke protocol 2",
+        lambda r: _seat(r, 1, protocol=2),  # seat 1 answers with one action
+        "has a nonce, but seat 1 spoke protocol 2",
+    ),
+    # -- protocol 4: mixed moves (seat 0, the random bot, answers mixed) ----------------
+    (
+        "mixed moves of a seat marked protocol 3",
+        "completed",
+        lambda r: _seat(r, 0, protocol=3),
+        "a seat of protocol 4",
+    ),
+    (
+        "a mixed commitment that is not 64 hex digits",
+        "completed",
+        lambda r: _event(r, next(i for i, e in enumerate(r.events) if e.mixed), mixed="ab"),
+        "is not a commitment",
+    ),
+    (
+        "a mixed commitment in format 5",
+        "completed",
+        lambda r: replace(r, format=5),
+        "format 6",
     ),
     (
         "bot_match_id in format 3",

@@ -124,8 +124,8 @@ async def test_a_protocol_2_bot_plays_without_nonces_and_is_marked_in_the_record
     spec = MatchSpec("liars_dice", bots, seed=5, rules=SEAT_0_OPENS)
     record = await run_match(spec, FAST, observer=log)
     assert record.reason == "completed", record.faults
-    assert record.protocol_version == 3
-    assert [info.protocol for info in record.seats] == [3, 2]
+    assert record.protocol_version == 4
+    assert [info.protocol for info in record.seats] == [4, 2]
     assert json.loads(record.to_json())["seats"][1]["protocol"] == 2
     actions = [e for e in record.events if e.seat is not None]
     assert {e.seat for e in actions} == {0, 1}

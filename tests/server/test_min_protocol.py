@@ -137,5 +137,5 @@ async def test_the_servers_ladders_play_with_its_min_protocol(
 
 def test_limits_refuse_a_minimum_no_referee_speaks() -> None:
     with pytest.raises(ValueError, match="min_protocol"):
-        Limits(min_protocol=4)
+        Limits(min_protocol=5)
     assert json.dumps(Limits().min_protocol) == "1"  # matches outside a server: any protocol
