@@ -154,8 +154,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             if self.protocol_version >= MIXED_PROTOCOL:
                 return bot_pb2.TurnResponse(turn=turn.turn, nonce=nonce, mixed=self._mixed(action))
             # a servicer held to an older protocol draws itself, with the bot's own rng
-            stated = action.probabilities
-            action = bot.rng.choices(list(stated), list(stated.values()))[0]
+            weights = action.probabilities
+            action = bot.rng.choices(list(weights), list(weights.values()))[0]
         try:
             encoded = self.codec.encode_action(action)
         except Exception as error:  # the bot returned something that is not an action
