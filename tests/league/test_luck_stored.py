@@ -6,7 +6,9 @@ the match's id. Under a baseline that values actions, the mixed moves change it 
 action terms): stored with them, a match's luck differs from the chance terms alone. A
 match stored before migration 0011 has its luck computed on first read and stored, once;
 one whose record does not read keeps today's handling (skipped in the standings, no
-correction in an SPRT) without being tried again.
+correction in an SPRT) without being tried again. The league runner computes it in its
+writer's thread, or in a process of its own once a match's takes long
+(:class:`league.execution.luck_worker.LuckWorker`): the same values.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from sqlalchemy import Engine
 from sqlmodel import col, select
 
 from league.domain.luck import LuckSprt, adjusted_pair_score
+from league.execution.luck_worker import LuckWorker
 from league.store.db import MIGRATIONS, make_engine, open_database, session_scope
 from league.store.leagues import (
     LeagueSettings,
@@ -30,6 +33,7 @@ from league.store.leagues import (
     record_result,
 )
 from league.store.luck_standings import finished_luck, league_luck, luck_sprt_state, pair_points
+from league.store.match_luck import match_luck
 from league.store.models import MatchRow, SeatRow
 from league.store.registry import add_bot
 from referee.analysis.luck import luck
@@ -263,3 +267,13 @@ def test_a_record_that_does_not_read_is_skipped_once_and_no_correction_in_an_spr
     finally:
         engine.dispose()
 
+
+def test_the_luck_worker_computes_the_same_in_its_process() -> None:
+    """Forced to its process from the second match on (``slow_s=0``), the worker gives
+    what the store computes itself."""
+    records = [mixed_record(bytes([n]) * 32, match_id=f"w-{n}", seed=n) for n in range(3)]
+    with LuckWorker(slow_s=0.0) as worker:
+        found = worker.lucks(records)
+        assert worker.here == 2 and worker.elsewhere == 1 and worker.failure == ""
+    assert found == [match_luck(record, answers) for record, answers in records]
+    assert all(f is not None and f.seats is not None for f in found)
