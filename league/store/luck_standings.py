@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+from sqlalchemy import select as columns
 from sqlmodel import Session, col, select
 
 from league.domain.luck import (
@@ -72,43 +74,66 @@ def pair_points(places: list[int], seat: int) -> float:
 
 def finished_luck(*, session: Session, league: LeagueRow) -> list[FinishedLuck]:
     """Every finished two-seat match of ``league`` with its stored luck, in schedule
-    order. A match stored without it (before migration 0011) has it computed now, from
-    its record and the seats' kept mixed moves, and stored on its seat rows (the
+    order (one query of plain columns: ``arena sprt --luck-adjusted`` reads it after
+    every pair). A match stored without it (before migration 0011) has it computed now,
+    from its record and the seats' kept mixed moves, and stored on its seat rows (the
     caller commits), so it is computed once."""
-    found: dict[int, tuple[int, str, list[SeatRow]]] = {}
-    for seat_row, position, group in session.exec(
-        select(SeatRow, MatchRow.position, MatchRow.group_key)
-        .join(MatchRow, col(MatchRow.id) == SeatRow.match_id)
-        .where(MatchRow.league_id == league.id, MatchRow.status == "done")
+    found: dict[int, list[_Seat]] = {}
+    session.flush()  # what follows reads the connection's rows, not the session's objects
+    for row in session.connection().execute(
+        columns(  # more columns than sqlmodel's select() and exec() type
+            col(SeatRow.match_id),
+            col(SeatRow.seat),
+            col(SeatRow.bot_id),
+            col(SeatRow.place),
+            col(SeatRow.luck),
+            col(SeatRow.luck_error),
+            col(MatchRow.position),
+            col(MatchRow.group_key),
+        )
+        .join(MatchRow, col(MatchRow.id) == col(SeatRow.match_id))
+        .where(col(MatchRow.league_id) == league.id, col(MatchRow.status) == "done")
     ):
-        found.setdefault(seat_row.match_id, (position, group, []))[2].append(seat_row)
+        found.setdefault(row[0], []).append(_Seat(*row[1:]))
     out = []
-    for match_id, (position, group, seats) in sorted(found.items(), key=lambda m: m[1][0]):
+    for match_id, seats in sorted(found.items(), key=lambda m: m[1][0].position):
         seats.sort(key=lambda s: s.seat)
         if [s.seat for s in seats] != [0, 1]:
             continue  # another seat count: no luck
-        computed = any(s.luck is None for s in seats) and not any(s.luck_error for s in seats)
-        if computed:
-            keep_luck(seats, _stored_match_luck(session, league, match_id))
-            for seat_row in seats:
-                session.add(seat_row)
         first, second = seats
+        lucky = None if first.luck is None or second.luck is None else (first.luck, second.luck)
+        error = first.error or second.error
+        computed = lucky is None and not error
+        if computed:
+            stored = _stored_match_luck(session, league, match_id)
+            rows = session.exec(select(SeatRow).where(SeatRow.match_id == match_id)).all()
+            keep_luck(rows, stored)
+            session.add_all(rows)
+            lucky, error = stored.seats, rows[0].luck_error
         out.append(
             FinishedLuck(
                 match_id=match_id,
-                position=position,
-                group=group,
-                bots=(first.bot_id, second.bot_id),
+                position=first.position,
+                group=first.group,
+                bots=(first.bot, second.bot),
                 places=(first.place or 0, second.place or 0),
-                luck=None
-                if first.luck is None or second.luck is None
-                else (first.luck, second.luck),
-                error=first.luck_error or second.luck_error,
+                luck=lucky,
+                error=error,
                 computed=computed,
             )
         )
     session.flush()
     return out
+
+
+class _Seat(NamedTuple):
+    seat: int
+    bot: int
+    place: int | None
+    luck: float | None
+    error: str
+    position: int
+    group: str
 
 
 def _stored_match_luck(session: Session, league: LeagueRow, match_id: int) -> MatchLuck:
