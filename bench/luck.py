@@ -54,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import sprt_error_rates as harness
+from bench.luck_store import section_rows as stored_rows
 from bench.report import Row
 from league.domain.luck import LuckSprt, fitted_coefficient, pair_interval
 from league.execution.counters import bot_class
@@ -270,8 +271,11 @@ Dice Poker take minutes per thousand matches: ``python -m bench.luck --game ...`
 
 
 def section_rows(*, quick: bool = False) -> list[Row]:
-    """The ``luck`` section of ``python -m bench``: a small run of :data:`SECTION_GAMES`."""
-    return measure(SECTION_GAMES, 120 if quick else 400, seed=1)
+    """The ``luck`` section of ``python -m bench``: a small run of :data:`SECTION_GAMES`,
+    then what storing each match's luck with its result costs and saves
+    (:mod:`bench.luck_store`: ``record_result`` with and without it, and a luck-adjusted
+    SPRT's state at N and 2N pairs)."""
+    return [*measure(SECTION_GAMES, 120 if quick else 400, seed=1), *stored_rows(quick=quick)]
 
 
 # ---------------------------------------------------------------------------

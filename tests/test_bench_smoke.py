@@ -17,6 +17,7 @@ from bench import (
     exploit_probe,
     league,
     league_db,
+    luck_store,
     timing_channel,
     transports,
     wire,
@@ -212,3 +213,14 @@ def test_timing_channel_quick_bench_reports_numbers(
     assert data["meta"]["load_before"] and data["meta"]["load_after"]
     printed = capsys.readouterr().out
     assert "capacity bit/s" in printed and "best:" in printed
+
+
+def test_the_stored_luck_rows_measure_writes_and_an_sprts_state() -> None:
+    """``bench/luck_store.py`` on a few Liar's Dice matches: both rows, measured."""
+    rows, lines = luck_store.measure(("liars_dice",), matches=2, pairs=1)
+    assert [row.name for row in rows] == [
+        "liars_dice: record_result with the luck ÷ without",
+        "liars_dice: luck-adjusted SPRT state, 2 pairs ÷ 1 pairs",
+    ]
+    assert all(row.value is not None and row.value > 0 for row in rows)
+    assert len(lines) == 1 and "recomputing every match's luck" in lines[0]

@@ -5,7 +5,9 @@ one transaction; a match that did not finish is never written, so it stays pendi
 and the next run plays it. Bot processes are kept warm across matches.
 
 The writes happen off the event loop's thread, batched, in finishing order
-(:mod:`league.execution.result_writer`); the callbacks come after the commit.
+(:mod:`league.execution.result_writer`); the callbacks come after the commit. Each
+match's luck is stored with its result, computed before the batch's transaction where
+it does not stall the matches in flight (:mod:`league.execution.luck_worker`).
 
 Stopping: the first Ctrl-C (SIGINT) stops starting new matches and lets the
 running ones finish and be saved; a second one abandons the running matches
@@ -32,6 +34,9 @@ shares this run's writes, resuming, warm pool and workers instead of having a
 second runner.
 """
 
+# long module: one class, the run (queue, slots, writes, signals, progress); what it
+# delegates (executors, result writer, luck worker, schedules) are modules of their own
+
 from __future__ import annotations
 
 import json
@@ -48,6 +53,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from league.execution.executor import Executor, LocalExecutor, MatchSlot
+from league.execution.luck_worker import LuckWorker
 from league.execution.ray_executor import RayExecutor, RayOptions
 from league.execution.result_writer import Finished, Leader, ResultWriter
 from league.execution.workers import RefereeWorkers, WorkerGone, WorkerLost, WorkerStartError
@@ -322,6 +328,7 @@ class LeagueRun:
         waits until its group has none, so one rotation is played at a time and the
         warm pool's parked processes of the earlier ones never run beside it."""
         self.writer = ResultWriter(self._write, self._written)
+        self.lucks = LuckWorker()
 
     async def play(self) -> RunSummary:
         """Play until the queue (and the schedule source) is empty, or a stop."""
@@ -347,7 +354,7 @@ class LeagueRun:
         self.done = self.status.done
         self.queue = list(reversed(todo))
         # One process plays a league at a time (two would take the same matches).
-        with league_lock(self.engine, self.league):
+        with league_lock(self.engine, self.league), self.lucks:
             self._report()
             await self._play_all(executor)
         return self._summary(executor)
@@ -533,9 +540,10 @@ class LeagueRun:
         """Write ``batch`` in one transaction, in its order (each match whole, its
         rating update on the ratings the ones before it left); the leader after it
         when there is a progress report to give. Runs in the writer's worker thread
-        (on the event loop's with ``write_behind`` off)."""
+        (on the event loop's with ``write_behind`` off); the matches' luck before it."""
+        lucks = self.lucks.lucks([(f.played.record, f.played.mixed) for f in batch])
         with session_scope(self.engine) as session:
-            for finished in batch:
+            for finished, luck in zip(batch, lucks, strict=True):
                 record_result(
                     session=session,
                     league=self.league,
@@ -543,6 +551,7 @@ class LeagueRun:
                     record=finished.played.record,
                     logs=finished.played.logs,
                     mixed=finished.played.mixed,
+                    luck=luck,
                 )
             return self._leader(session) if self.on_progress is not None else None
 

@@ -20,7 +20,7 @@ from sqlmodel import Session, create_engine
 
 DEFAULT_URL = "sqlite:///arena.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-HEAD_REVISION = "0010"
+HEAD_REVISION = "0011"
 """The newest migration's revision (``migrations/versions/``; tests/league/test_db.py
 checks that it is Alembic's head). A database already there is opened without
 loading Alembic, which is a sixth of every database command's start-up."""

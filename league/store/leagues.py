@@ -27,6 +27,7 @@ from sqlmodel import Session, col, select
 
 from league.domain.ratings import MatchResult, elo_update
 from league.domain.schedules import ScheduleError, make_schedule
+from league.store.match_luck import MatchLuck, keep_luck, match_luck
 from league.store.mixed_moves import stored_mixed, write_mixed
 from league.store.models import BotRow, EntryRow, LeagueRow, MatchLogRow, MatchRow, SeatRow, utcnow
 from league.store.registry import AlreadyExistsError, LeagueError, NotFoundError, get_bot
@@ -351,9 +352,12 @@ def record_result(
     record: MatchRecord,
     logs: Mapping[int, bytes] | None = None,
     mixed: Mapping[int, Sequence[MixedAnswer]] | None = None,
+    luck: MatchLuck | None = None,
 ) -> None:
     """Store a finished match: status, seats, record, bot output, the seats' mixed
-    moves (:mod:`league.store.mixed_moves`) and rating update, together.
+    moves (:mod:`league.store.mixed_moves`), each seat's luck
+    (:mod:`league.store.match_luck`: ``luck``, else computed here from ``record`` and
+    ``mixed``) and rating update, together.
 
     An ``aborted`` record is stored with status ``aborted``, no places, no faults
     and no rating change (see the module docstring).
@@ -390,6 +394,9 @@ def record_result(
         entries[seat.bot_id].elo = updated[names[seat.bot_id]]
         session.add(seat)
         session.add(entries[seat.bot_id])
+    found = luck if luck is not None else match_luck(record, mixed)
+    if found is not None:
+        keep_luck(seats, found)
     match.status = "done"
     match.reason = record.reason
     match.duration_ms = record.duration_ms

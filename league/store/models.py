@@ -198,6 +198,15 @@ class SeatRow(SQLModel, table=True):
     fault: str = Field(default="", max_length=30)
     elo_after: float | None = None
     """Incremental Elo of this bot right after this match (rating history)."""
+    luck: float | None = None
+    """This seat's luck in a two-seat match (:func:`referee.analysis.luck.luck`, action
+    terms from the seats' mixed moves included), computed once when the result is
+    stored (:mod:`league.store.match_luck`). None: not computed — another seat count,
+    a match stored before migration 0011 (computed on first read), or one whose luck
+    cannot be computed (:attr:`luck_error` says why)."""
+    luck_error: str = Field(default="", max_length=500)
+    """Why this match's luck cannot be computed (its events do not replay, no record),
+    so that it is not tried again; empty otherwise."""
 
 
 class MatchLogRow(SQLModel, table=True):

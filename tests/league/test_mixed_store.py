@@ -43,8 +43,9 @@ from league.store.leagues import (
     record_result,
     verify_league,
 )
+from league.store.match_luck import match_luck
 from league.store.mixed_moves import match_mixed, mixed_count, stored_mixed, write_mixed
-from league.store.models import MatchMixedRow, MatchRow
+from league.store.models import MatchMixedRow, MatchRow, SeatRow
 from league.store.registry import add_bot
 from referee.runtime.sandbox import SandboxConfig
 from tests.mixed_records import mixed_record
@@ -88,6 +89,20 @@ def assert_every_mixed_event_is_kept(engine: Engine, name: str = "mix") -> int:
     return kept
 
 
+def assert_luck_is_stored(engine: Engine, name: str = "mix") -> None:
+    """Each done match's seats hold its luck as computed from its record and its
+    stored mixed moves (:mod:`league.store.match_luck`), bit for bit."""
+    with session_scope(engine) as session:
+        league = get_league(session=session, name=name)
+        for row in session.exec(select(MatchRow).where(MatchRow.league_id == league.id)):
+            found = match_luck(
+                decompress_record(row.record or b""), stored_mixed(session=session, match=row)
+            )
+            seats = session.exec(select(SeatRow).where(SeatRow.match_id == row.id)).all()
+            assert found is not None and found.seats is not None
+            assert {s.seat: s.luck for s in seats} == dict(enumerate(found.seats))
+
+
 def alter_stored(engine: Engine, name: str = "mix", *, drop: bool = False) -> str:
     """Change (or with ``drop``, leave out) the first stored mixed move of the league's
     first match with two entries or more; that match's key."""
@@ -125,6 +140,7 @@ def test_a_league_keeps_every_mixed_move_and_verify_checks_each_draw(engine: Eng
     )
     assert summary.played == 2 and summary.remaining == 0
     kept = assert_every_mixed_event_is_kept(engine)
+    assert_luck_is_stored(engine)
     with session_scope(engine) as session:
         result = verify_league(session=session, league=get_league(session=session, name="mix"))
         assert result.ok, result.problems
@@ -153,6 +169,7 @@ def test_worker_processes_send_them_and_the_cli_checks_and_shows_them(tmp_path: 
         summary = trio.run(lambda: LeagueRun(engine, "mix", options).play())
         assert summary.played == 2 and summary.workers == 2  # worker processes
         kept = assert_every_mixed_event_is_kept(engine)
+        assert_luck_is_stored(engine)
         with session_scope(engine) as session:
             league = get_league(session=session, name="mix")
             key = match_key(league, 0)
@@ -214,9 +231,9 @@ def test_a_populated_database_upgrades_and_a_matchs_mixed_moves_go_with_it(db_ur
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, "0009")
+        command.upgrade(config, "head")
     kept = {}
-    with session_scope(engine) as session:  # every table but match_mixed is as at head
+    with session_scope(engine) as session:  # written at head, then taken back to 0009
         for bot in ("ra", "rb"):
             add_bot(session=session, name=bot, command=RANDOM, games=["liars_dice"])
         league = create_league(
@@ -228,6 +245,9 @@ def test_a_populated_database_upgrades_and_a_matchs_mixed_moves_go_with_it(db_ur
             assert row.id is not None
             record_result(session=session, league=league, match_id=row.id, record=record)
             kept[row.id] = answers
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0009")
     engine.dispose()
 
     upgraded = open_database(db_url)
