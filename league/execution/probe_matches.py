@@ -331,8 +331,8 @@ class _ProbeSpec(MatchSpec):
 
     planned: _PlannedChance | None = field(default=None, compare=False, repr=False)
 
-    def chance(self) -> ChanceStream:
-        return self.planned if self.planned is not None else MatchSpec.chance(self)
+    def chance(self, key: bytes | None = None) -> ChanceStream:
+        return self.planned if self.planned is not None else MatchSpec.chance(self, key)
 
 
 class _Prober:
@@ -491,6 +491,7 @@ class _ShadowStream:
         if reply.WhichOneof("kind") == "turn" and self.action is not None:
             reply.turn.action.CopyFrom(self.action)
             del reply.turn.policy[:]
+            del reply.turn.mixed[:]  # the shadow (a random bot) answers mixed: one action
             self.action = None
         return reply
 

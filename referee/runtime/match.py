@@ -157,9 +157,13 @@ class MatchSpec:
         if self.seed is not None and self.chance_key is not None:
             raise ChanceKeyError(f"give a seed or a chance key, not both (seed {self.seed!r})")
 
-    def chance(self) -> ChanceStream:
-        """The match's chance stream (a fresh secret one when neither key nor seed is set)."""
-        return ChanceStream(self.key())
+    def chance(self, key: bytes | None = None) -> ChanceStream:
+        """The match's chance stream: from ``key`` (the match's :meth:`key`, drawn
+        once per match by :func:`run_match`, which also derives the mixed draws'
+        key from it), by default a fresh :meth:`key` (a secret one when neither
+        key nor seed is set). A spec whose chance is its own may ignore ``key``
+        (``arena exploit``'s probe plans the dice)."""
+        return ChanceStream(self.key() if key is None else key)
 
     def key(self) -> bytes:
         """The match's chance key: ``chance_key``, else the key of ``seed``, else a fresh
@@ -432,7 +436,7 @@ class _Table:
         fault, the error text in ``meta["error"]``.
         """
         key = self.spec.key()
-        rng = ChanceStream(key)
+        rng = self.spec.chance(key)
         self.mixed_key = mixed_key(key)
         driver = MatchDriver(
             self.game,
