@@ -44,6 +44,7 @@ from referee.core.faults import (
 from referee.core.mixed import (
     MAX_ENTRIES,
     BadProbabilitiesError,
+    Distribution,
     MixedAnswer,
     checked,
     commit,
@@ -173,6 +174,16 @@ class MatchSpec:
         if self.seed is not None:
             return key_from_seed(self.seed)
         return new_secret()
+
+    def draw_mixed(
+        self, seat: int, view: Any, distribution: Distribution, key: bytes, turn: int
+    ) -> Any:
+        """The action a checked mixed move of ``seat`` at its observation ``view``
+        plays: the referee's keyed draw (:func:`referee.core.mixed.draw` under the
+        match's mixed key). Like :meth:`chance`, a spec whose randomness is its own
+        may choose instead (``arena exploit``'s probe, which also chooses the dice;
+        it must return an action of ``distribution``, never one without weight)."""
+        return draw(distribution, key, turn)
 
 
 @dataclass
@@ -544,7 +555,10 @@ class _Table:
             raise BadProbabilities(f"bad mixed move on turn {turn}: {error}") from None
         salt = new_salt()
         self.mixed_answers.setdefault(seat.index, []).append(MixedAnswer(turn, salt, distribution))
-        return draw(distribution, self.mixed_key, turn), commit(salt, distribution)
+        drawn = self.spec.draw_mixed(seat.index, decision.view, distribution, self.mixed_key, turn)
+        if drawn not in distribution.actions:  # a spec's own draw must keep to the weights
+            raise EngineFailure(f"turn {turn}: the draw chose an action without weight")
+        return drawn, commit(salt, distribution)
 
     def _act(self, driver: MatchDriver, decision: Decision, action: Any) -> str:
         """Apply a decoded action; the engine's refusal becomes the seat's fault, and
