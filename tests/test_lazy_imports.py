@@ -178,6 +178,25 @@ LAZY_IMPORTS: dict[str, str] = {
         "trio, gRPC and the warm pool: only `arena exploit` on a bot process"
     ),
     "league/cli/exploit_adaptive.py trio": "trio: only `arena exploit` on a bot process",
+    "league/cli/exploit_exact.py league.execution.probe_matches": (
+        "trio, gRPC and the warm pool: only `arena exploit` on a bot process"
+    ),
+    "league/cli/exploit_exact.py league.execution.probe_mixed": (
+        "trio, gRPC, the warm pool and multiprocessing: only `arena exploit` on a bot process"
+    ),
+    "league/cli/exploit_exact.py referee.core.faults": "gRPC's status codes: only `arena exploit`",
+    "league/cli/exploit_exact.py referee.runtime.match": (
+        "trio and gRPC: only `arena exploit` on a bot process"
+    ),
+    "league/cli/exploit_exact.py league.execution.exploit": (
+        "SQLModel (the stored measurement): only `arena exploit`"
+    ),
+    "league/cli/exploit_exact.py league.execution.exploit_bounds": (
+        "the bounded best responses: only `arena exploit` when the budget ran out"
+    ),
+    "league/cli/exploit_exact.py referee.analysis.best_response": (
+        "the game-tree solver: only `arena exploit`"
+    ),
     "league/cli/leagues.py league.store.rolling_ladders": (
         "SQLModel and the referee stack: only commands that read the database"
     ),

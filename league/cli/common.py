@@ -296,3 +296,17 @@ def output_tail(output: bytes) -> list[str]:
     (empty when it wrote nothing)."""
     text = output.decode("utf-8", "replace").rstrip()
     return [f"  {line}" for line in text.splitlines()[-OUTPUT_TAIL_LINES:]] if text else []
+
+
+def first_failure(error: BaseException, kinds: tuple[type[Exception], ...]) -> BaseException | None:
+    """The first of the bot's failures if ``error`` holds nothing else: parallel
+    questions can fail together, and trio groups their errors; one line says it."""
+    if not isinstance(error, BaseExceptionGroup):
+        return error if isinstance(error, kinds) else None
+    matched, rest = error.split(kinds)
+    if matched is None or rest is not None:
+        return None
+    first: BaseException = matched
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    return first

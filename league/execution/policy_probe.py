@@ -32,7 +32,9 @@ import trio
 from arena.v1 import bot_pb2
 from referee.analysis.best_response import Frontier, GameTree, InfoSet
 from referee.core import messages
+from referee.core.chance import new_secret
 from referee.core.faults import BotFault
+from referee.core.mixed import BadProbabilitiesError, checked, draw, mixed_key
 from referee.core.protocol import NONCE_PROTOCOL, seat_protocol
 from referee.gamekit.base import GameError
 from referee.runtime.channel import BotConnection
@@ -180,13 +182,32 @@ async def _ask(
         stream.cancel()
     if reply.WhichOneof("kind") != "turn":
         raise ProbeError(f"expected an action, got {reply.WhichOneof('kind')}")
-    try:
-        action = codec.decode_action(reply.turn.action)
-    except (GameError, ValueError, TypeError, KeyError, IndexError) as error:
-        raise ProbeError(f"undecodable action {reply.turn.action!r}: {error}") from None
+    if reply.turn.mixed:
+        action = _drawn(reply.turn, infoset, codec)
+    else:
+        action = _decoded(codec, reply.turn.action)
     if action not in infoset.actions:
         raise ProbeError(f"illegal action {action!r} at {infoset.observation!r}")
     return infoset.actions.index(action), reply.turn
+
+
+def _decoded(codec: Codec[Any, Any], message: bot_pb2.Action) -> Any:
+    try:
+        return codec.decode_action(message)
+    except (GameError, ValueError, TypeError, KeyError, IndexError) as error:
+        raise ProbeError(f"undecodable action {message!r}: {error}") from None
+
+
+def _drawn(answer: bot_pb2.TurnResponse, infoset: InfoSet, codec: Codec[Any, Any]) -> Any:
+    """A mixed move's action (protocol 4), as a match would play it: its
+    probabilities checked as the referee checks them, the action drawn with the
+    referee's keyed draw under a fresh secret key (one question, one draw)."""
+    entries = [(_decoded(codec, entry.action), entry.probability) for entry in answer.mixed]
+    try:
+        distribution = checked(entries, infoset.actions)
+    except BadProbabilitiesError as error:
+        raise ProbeError(f"bad mixed move at {infoset.observation!r}: {error}") from None
+    return draw(distribution, mixed_key(new_secret()), infoset.turn)
 
 
 async def probe_stated_policy(
@@ -230,14 +251,17 @@ def _uniform(width: int) -> list[float]:
 
 
 def _stated(reply: bot_pb2.TurnResponse, infoset: InfoSet, codec: Codec[Any, Any]) -> list[float]:
-    """The probabilities of ``infoset``'s legal actions a reply states, checked."""
-    if not reply.policy:
+    """The probabilities of ``infoset``'s legal actions a reply states, checked: its
+    ``policy``, or else its mixed move (protocol 4: what it plays, so what it states;
+    the SDK sends no ``policy`` beside a mixed move)."""
+    stated = reply.policy or reply.mixed
+    if not stated:
         raise ProbeError(
             f"the bot states no policy at {infoset.observation!r} (it offers no"
             " Bot.policy()); measure it by sampling instead"
         )
     probs = [0.0] * len(infoset.actions)
-    for entry in reply.policy:
+    for entry in stated:
         try:
             action = codec.decode_action(entry.action)
         except (GameError, ValueError, TypeError, KeyError, IndexError) as error:

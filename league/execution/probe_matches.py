@@ -56,6 +56,7 @@ from arena.v1 import bot_pb2
 from league.execution.botcheck import check_opponents
 from referee.analysis.best_response import TERMINAL, GameTree
 from referee.core.chance import ChanceStream, new_secret
+from referee.core.mixed import Distribution
 from referee.core.protocol import PROTOCOL_VERSION
 from referee.gamekit.base import CHANCE, DiceRoll
 from referee.records.record import MatchRecord
@@ -83,6 +84,11 @@ FILLER_SHARE: Final = 0.25
 """Matches in which the prober aims at nothing: it plays as the random bot and
 chance is secret, so the lengths of the probe's matches stay nearer those of
 matches against that bot (the aimed ones reach deep information sets)."""
+
+
+MixedDrawer = Callable[[int, Any, Distribution, bytes, int], Any]
+"""Chooses the action of a mixed move: (seat, its observation, the checked
+distribution, the match's mixed key, the turn) -> an action of the distribution."""
 
 
 class MatchProbeError(Exception):
@@ -265,14 +271,24 @@ class Coverage:
                 infoset = infoset_of[node]
                 if self._pending(node) and self.reserved.get(infoset, 0) < self.missing(infoset):
                     return node
-                options = [children[node][a] for a in self.answers.get(infoset, ())]
+                options, weights = self.answered_children(node)
             else:
-                options = list(children[node])
-            options = [child for child in options if self._has_pending(child)]
-            if not options:
+                options, weights = list(children[node]), None
+            kept = [i for i, child in enumerate(options) if self._has_pending(child)]
+            if not kept:
                 break
-            node = rng.choice(options)
+            if weights is None:
+                node = options[rng.choice(kept)]
+            else:
+                node = options[rng.choices(kept, [weights[i] for i in kept])[0]]
         return self.pick(rng, within)
+
+    def answered_children(self, node: int) -> tuple[list[int], list[float] | None]:
+        """The children of this seat's ``node`` its answers lead to, and their weights
+        for :meth:`aim` (``None``: uniform over the list, which repeats an action as
+        often as it was answered)."""
+        children = self.index.tree.children[node]
+        return [children[a] for a in self.answers.get(self.index.tree.infoset[node], ())], None
 
     def _pending(self, node: int) -> bool:
         at = bisect.bisect_left(self.pending, node)
@@ -301,7 +317,7 @@ class Coverage:
         return None
 
 
-class _PlannedChance(ChanceStream):
+class PlannedChance(ChanceStream):
     """A match's chance: the prober's planned outcomes while they fit, else draws
     from a fresh secret stream (as a match without a key draws)."""
 
@@ -326,16 +342,26 @@ class _PlannedChance(ChanceStream):
 
 
 @dataclass(frozen=True, slots=True)
-class _ProbeSpec(MatchSpec):
-    """A match whose chance the prober draws (:class:`_PlannedChance`)."""
+class ProbeSpec(MatchSpec):
+    """A match whose chance the prober draws (:class:`PlannedChance`)."""
 
-    planned: _PlannedChance | None = field(default=None, compare=False, repr=False)
+    planned: PlannedChance | None = field(default=None, compare=False, repr=False)
+    drawer: MixedDrawer | None = field(default=None, compare=False, repr=False)
+    """Draws the probed bot's mixed moves (:mod:`league.execution.probe_mixed`);
+    ``None``: the referee's keyed draw, as in any match."""
 
-    def chance(self) -> ChanceStream:
-        return self.planned if self.planned is not None else MatchSpec.chance(self)
+    def chance(self, key: bytes | None = None) -> ChanceStream:
+        return self.planned if self.planned is not None else MatchSpec.chance(self, key)
+
+    def draw_mixed(
+        self, seat: int, view: Any, distribution: Distribution, key: bytes, turn: int
+    ) -> Any:
+        if self.drawer is None:
+            return MatchSpec.draw_mixed(self, seat, view, distribution, key, turn)
+        return self.drawer(seat, view, distribution, key, turn)
 
 
-class _Prober:
+class Prober:
     """The prober's side of one match: where it is in the tree, what it aims at."""
 
     def __init__(
@@ -344,7 +370,7 @@ class _Prober:
         coverage: Coverage | None,
         codec: Codec[Any, Any],
         rng: random.Random,
-        chance: _PlannedChance,
+        chance: PlannedChance,
         steer: Mapping[int, Sequence[float]] | None = None,
     ) -> None:
         self.index = index
@@ -409,14 +435,9 @@ class _Prober:
             return self.rng.choices(actions, weights=weights)[0]
         if self.filler or self.coverage is None:
             return self.rng.choice(actions)
-        here = self.index.members_within(infoset, self.known)
-        if len(here) > 1 and self.chance.followed:
-            # chance drew the plan's outcomes: if the public history is the plan's,
-            # so was everything else
-            here = [node for node in here if node in self.on_path]
-        if len(here) != 1:  # hidden chance off the plan: play on at random
+        node = self.locate(infoset)
+        if node is None:  # hidden chance off the plan: play on at random
             return self.rng.choice(actions)
-        node = here[0]
         target = self.target
         if target is None or not node < target < self.index.end[node]:
             self.aim(self.coverage.aim(self.rng, node), node)
@@ -429,13 +450,22 @@ class _Prober:
         self.known = tree.children[node][choice]
         return actions[choice]
 
+    def locate(self, infoset: int) -> int | None:
+        """The node of ``infoset`` the match is at, if the prober can tell: the one
+        below :attr:`known`, or, while chance followed the plan, the one on the
+        planned path (if the public history is the plan's, so was everything else)."""
+        here = self.index.members_within(infoset, self.known)
+        if len(here) > 1 and self.chance.followed:
+            here = [node for node in here if node in self.on_path]
+        return here[0] if len(here) == 1 else None
+
 
 class _ProberStream:
     """The prober's seat as the referee sees a bot's stream: Ready to MatchStart
     (no deltas), an action echoing turn and nonce to each TurnRequest after a
     short delay, and a clean close after MatchEnd."""
 
-    def __init__(self, prober: _Prober, delay_s: tuple[float, float]) -> None:
+    def __init__(self, prober: Prober, delay_s: tuple[float, float]) -> None:
         self.prober = prober
         self.delay_s = delay_s
         self.request: bot_pb2.PlayRequest | None = None
@@ -474,7 +504,7 @@ class _ShadowStream:
     goes to it and every answer comes from it (its timing, its Ready, its clean
     close), but each action it answers is replaced by the prober's."""
 
-    def __init__(self, prober: _Prober, stream: SeatStream) -> None:
+    def __init__(self, prober: Prober, stream: SeatStream) -> None:
         self.prober = prober
         self.stream = stream
         self.observations = DeltaDecoder(prober.codec)
@@ -491,6 +521,7 @@ class _ShadowStream:
         if reply.WhichOneof("kind") == "turn" and self.action is not None:
             reply.turn.action.CopyFrom(self.action)
             del reply.turn.policy[:]
+            del reply.turn.mixed[:]  # the shadow (a random bot) answers mixed: one action
             self.action = None
         return reply
 
@@ -502,7 +533,7 @@ class _ShadowStream:
 
 
 class _ShadowConnection:
-    def __init__(self, connection: BotConnection, prober: _Prober) -> None:
+    def __init__(self, connection: BotConnection, prober: Prober) -> None:
         self.connection = connection
         self.health = connection.health
         self.prober = prober
@@ -535,7 +566,7 @@ class ProbeLauncher:
     def __init__(
         self,
         pool: Launcher,
-        prober: _Prober,
+        prober: Prober,
         shadow: BotSpec | None,
         delay_s: tuple[float, float] = PROBER_DELAY_S,
     ) -> None:
@@ -614,8 +645,8 @@ async def probe_by_matches(
         nonlocal progress, matches
         seat = rng.randrange(2)
         coverage = coverages[seat]
-        chance = _PlannedChance()
-        prober = _Prober(index, coverage, codec, rng, chance)
+        chance = PlannedChance()
+        prober = Prober(index, coverage, codec, rng, chance)
         prober.filler = coverage.done or rng.random() < settings.filler_share
         if not prober.filler:
             target = coverage.aim(rng)
@@ -624,7 +655,7 @@ async def probe_by_matches(
                 return
             prober.aim(target, 0)
         bots = (spec, PROBER) if seat == 0 else (PROBER, spec)
-        match = _ProbeSpec(
+        match = ProbeSpec(
             settings.game, bots, rules=tree.game.format_rules(tree.rules), planned=chance
         )
         launcher = ProbeLauncher(pool, prober, settings.shadow, settings.prober_delay_s)
@@ -632,7 +663,7 @@ async def probe_by_matches(
             record = await run_match(match, settings.limits, launcher=launcher)
         finally:
             prober.release()
-        _check(record, seat)
+        check_record(record, seat)
         if records is not None:
             records.append(record)
         if played is not None:
@@ -702,12 +733,12 @@ async def play_steered_rounds(
 
     async def one_match(pool: WarmPool, steer: SteeredRound, half: int) -> None:
         seat = rng.randrange(2)
-        prober = _Prober(index, None, codec, rng, _PlannedChance(), steer=steer.steer[1 - seat])
+        prober = Prober(index, None, codec, rng, PlannedChance(), steer=steer.steer[1 - seat])
         bots = (spec, PROBER) if seat == 0 else (PROBER, spec)
-        match = _ProbeSpec(settings.game, bots, rules=tree.game.format_rules(tree.rules))
+        match = ProbeSpec(settings.game, bots, rules=tree.game.format_rules(tree.rules))
         launcher = ProbeLauncher(pool, prober, settings.shadow, settings.prober_delay_s)
         record = await run_match(match, settings.limits, launcher=launcher)
-        _check(record, seat)
+        check_record(record, seat)
         on_match(half, seat, replay(index, record, codec))
 
     def out_of_time() -> bool:
@@ -733,7 +764,7 @@ async def play_steered_rounds(
             await pool.aclose()
 
 
-def _check(record: MatchRecord, seat: int) -> None:
+def check_record(record: MatchRecord, seat: int) -> None:
     """A fault of the probed bot (at ``seat``) stops the probe, as an illegal answer
     did; so does one of the shadow process (which plays nothing of its own)."""
     for fault in record.faults:

@@ -44,6 +44,7 @@ from referee.core.faults import (
 from referee.core.mixed import (
     MAX_ENTRIES,
     BadProbabilitiesError,
+    Distribution,
     MixedAnswer,
     checked,
     commit,
@@ -157,9 +158,13 @@ class MatchSpec:
         if self.seed is not None and self.chance_key is not None:
             raise ChanceKeyError(f"give a seed or a chance key, not both (seed {self.seed!r})")
 
-    def chance(self) -> ChanceStream:
-        """The match's chance stream (a fresh secret one when neither key nor seed is set)."""
-        return ChanceStream(self.key())
+    def chance(self, key: bytes | None = None) -> ChanceStream:
+        """The match's chance stream: from ``key`` (the match's :meth:`key`, drawn
+        once per match by :func:`run_match`, which also derives the mixed draws'
+        key from it), by default a fresh :meth:`key` (a secret one when neither
+        key nor seed is set). A spec whose chance is its own may ignore ``key``
+        (``arena exploit``'s probe plans the dice)."""
+        return ChanceStream(self.key() if key is None else key)
 
     def key(self) -> bytes:
         """The match's chance key: ``chance_key``, else the key of ``seed``, else a fresh
@@ -169,6 +174,16 @@ class MatchSpec:
         if self.seed is not None:
             return key_from_seed(self.seed)
         return new_secret()
+
+    def draw_mixed(
+        self, seat: int, view: Any, distribution: Distribution, key: bytes, turn: int
+    ) -> Any:
+        """The action a checked mixed move of ``seat`` at its observation ``view``
+        plays: the referee's keyed draw (:func:`referee.core.mixed.draw` under the
+        match's mixed key). Like :meth:`chance`, a spec whose randomness is its own
+        may choose instead (``arena exploit``'s probe, which also chooses the dice;
+        it must return an action of ``distribution``, never one without weight)."""
+        return draw(distribution, key, turn)
 
 
 @dataclass
@@ -432,7 +447,7 @@ class _Table:
         fault, the error text in ``meta["error"]``.
         """
         key = self.spec.key()
-        rng = ChanceStream(key)
+        rng = self.spec.chance(key)
         self.mixed_key = mixed_key(key)
         driver = MatchDriver(
             self.game,
@@ -540,7 +555,10 @@ class _Table:
             raise BadProbabilities(f"bad mixed move on turn {turn}: {error}") from None
         salt = new_salt()
         self.mixed_answers.setdefault(seat.index, []).append(MixedAnswer(turn, salt, distribution))
-        return draw(distribution, self.mixed_key, turn), commit(salt, distribution)
+        drawn = self.spec.draw_mixed(seat.index, decision.view, distribution, self.mixed_key, turn)
+        if drawn not in distribution.actions:  # a spec's own draw must keep to the weights
+            raise EngineFailure(f"turn {turn}: the draw chose an action without weight")
+        return drawn, commit(salt, distribution)
 
     def _act(self, driver: MatchDriver, decision: Decision, action: Any) -> str:
         """Apply a decoded action; the engine's refusal becomes the seat's fault, and
