@@ -370,6 +370,15 @@ LAZY_IMPORTS: dict[str, str] = {
     ),
     "bench/__main__.py ray": "Ray (an optional extra) takes seconds to import; only the"
     " ray section probes for it",
+    "bench/exploit_exact.py pyspiel": (
+        "OpenSpiel (optional, ~1 s to import): only its reference value, when installed"
+    ),
+    "bench/exploit_exact.py open_spiel.python": (
+        "OpenSpiel (optional, ~1 s to import): only its reference value, when installed"
+    ),
+    "bench/exploit_exact.py open_spiel.python.algorithms": (
+        "OpenSpiel (optional, ~1 s to import): only its reference value, when installed"
+    ),
     "bench/engine.py pyspiel": "OpenSpiel (optional) takes ~1 s to import; only the"
     " side-by-side row needs it",
     "bench/league.py league.execution.ray_executor": (

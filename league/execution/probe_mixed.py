@@ -35,6 +35,7 @@ that answers mixed") has the measurements and what a bot may still notice.
 from __future__ import annotations
 
 import bisect
+import functools
 import multiprocessing
 import multiprocessing.connection
 import pickle
@@ -43,7 +44,7 @@ import secrets
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Any, Final, cast
 
@@ -230,6 +231,7 @@ async def probe_policies(
     index: TreeIndex | None = None,
     records: list[MatchRecord] | None = None,
     part: tuple[int, int] = (0, 1),
+    most: int | None = None,
 ) -> PlayedPolicies:
     """Both seats' answered probabilities, read from matches against the prober
     until every information set they reach is answered (or ``deadline``,
@@ -237,7 +239,8 @@ async def probe_policies(
     per match. :class:`NotMixedError` or :class:`ChangedAnswerError` as soon as a
     match shows one; ``on_progress`` as in
     :func:`~league.execution.probe_matches.probe_by_matches`. ``part``: only that
-    part of the tree (:class:`PolicyCoverage`; :func:`probe_in_processes`)."""
+    part of the tree (:class:`PolicyCoverage`; :func:`probe_in_processes`);
+    ``most``: no new match once that many are done."""
     index = index or TreeIndex(tree)
     coverages = [PolicyCoverage(index, seat, part) for seat in (0, 1)]
     rng = random.Random(secrets.randbits(64))
@@ -293,6 +296,8 @@ async def probe_policies(
     def going() -> bool:
         if deadline is not None and trio.current_time() >= deadline:
             return False
+        if most is not None and matches >= most:
+            return False
         return not all(c.done for c in coverages)
 
     async def worker(pool: WarmPool) -> None:
@@ -330,9 +335,11 @@ def probe_in_processes(
     first decisions themselves are answered in every part and must agree. A part's
     failure stops the others and is raised here (:class:`NotMixedError`,
     :class:`ChangedAnswerError`, :class:`MatchProbeError`)."""
-    context = multiprocessing.get_context("spawn")  # fresh: no threads or gRPC state copied
     deadline = time.monotonic() + budget_s  # one clock for every process
-    payload = pickle.dumps((spec, TreeIndex(tree), settings), pickle.HIGHEST_PROTOCOL)
+    index = TreeIndex(tree)
+    _scout(spec, index, settings)
+    context = multiprocessing.get_context("spawn")  # fresh: no threads or gRPC state copied
+    payload = pickle.dumps((spec, index, settings), pickle.HIGHEST_PROTOCOL)
     readers: dict[Any, int] = {}
     processes = []
     for k in range(parts):
@@ -376,6 +383,24 @@ def probe_in_processes(
                 process.kill()  # its bots die with it (the sandbox's death signal)
                 process.join()
     return _merged(tree, results)
+
+
+def _scout(spec: BotSpec, index: TreeIndex, settings: MatchProbeSettings) -> None:
+    """One match here first: a bot that answers one action (or faults) is told
+    apart in a second, before the processes are started and sent the tree."""
+    scout = replace(settings, workers=1, filler_share=0.0)
+    codec = get_codec(settings.game)
+    try:
+        trio.run(
+            functools.partial(probe_policies, spec, index.tree, codec, scout, index=index, most=1)
+        )
+    except BaseExceptionGroup as group:  # one task failed: its error alone
+        first: BaseException = group
+        while isinstance(first, BaseExceptionGroup) and len(first.exceptions) == 1:
+            first = first.exceptions[0]
+        if first is group:
+            raise
+        raise first from None
 
 
 _FAILURES: dict[str, type[Exception]] = {
