@@ -38,6 +38,7 @@ import bisect
 import functools
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.resource_tracker
 import pickle
 import random
 import secrets
@@ -339,6 +340,7 @@ def probe_in_processes(
     index = TreeIndex(tree)
     _scout(spec, index, settings)
     context = multiprocessing.get_context("spawn")  # fresh: no threads or gRPC state copied
+    tracker_was_running = _tracker_running()
     payload = pickle.dumps((spec, index, settings), pickle.HIGHEST_PROTOCOL)
     readers: dict[Any, int] = {}
     processes = []
@@ -382,7 +384,27 @@ def probe_in_processes(
             if process.is_alive():
                 process.kill()  # its bots die with it (the sandbox's death signal)
                 process.join()
+        if not tracker_was_running:
+            _stop_tracker()
     return _merged(tree, results)
+
+
+def _tracker_running() -> bool:
+    """Whether multiprocessing's resource tracker runs in this process already."""
+    tracker = multiprocessing.resource_tracker._resource_tracker
+    return getattr(tracker, "_pid", None) is not None
+
+
+def _stop_tracker() -> None:
+    """Stop the resource tracker the spawn context started for the probe's processes
+    (every spawned process is given one; the probe shares no semaphore or memory
+    with them, so it tracks nothing): nothing the probe started outlives it, as
+    nothing a match starts does (a caller's check for leftover children, and the
+    sandbox tests', would otherwise find it). ``_stop`` is the tracker's own way to
+    end (Python 3.11+); without it the tracker stays, as it would anyway."""
+    stop = getattr(multiprocessing.resource_tracker._resource_tracker, "_stop", None)
+    if stop is not None:
+        stop()
 
 
 def _scout(spec: BotSpec, index: TreeIndex, settings: MatchProbeSettings) -> None:
